@@ -1,0 +1,43 @@
+// Clock: the one source of time, so tests can run on a fake clock.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+namespace clusterctl {
+
+class Clock {
+ public:
+  virtual ~Clock() = default;
+  // Wall-clock time in milliseconds since the Unix epoch (for records).
+  virtual int64_t NowMs() const = 0;
+  // Monotonic time (for durations and deadlines).
+  virtual std::chrono::steady_clock::time_point Monotonic() const = 0;
+};
+
+class SystemClock final : public Clock {
+ public:
+  int64_t NowMs() const override;
+  std::chrono::steady_clock::time_point Monotonic() const override { return std::chrono::steady_clock::now(); }
+};
+
+class FakeClock final : public Clock {
+ public:
+  explicit FakeClock(int64_t now_ms = 1'700'000'000'000) : now_ms_(now_ms) {}
+  int64_t NowMs() const override { return now_ms_; }
+  std::chrono::steady_clock::time_point Monotonic() const override {
+    return std::chrono::steady_clock::time_point(std::chrono::milliseconds(now_ms_));
+  }
+  void Advance(std::chrono::milliseconds by) { now_ms_ += by.count(); }
+
+ private:
+  int64_t now_ms_;
+};
+
+// "2026-11-21 16:50:03 UTC"
+std::string FormatUtc(int64_t ms_since_epoch);
+// "850ms", "12.3s", "4m05s", "2h03m"
+std::string FormatDuration(int64_t ms);
+
+}  // namespace clusterctl

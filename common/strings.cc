@@ -1,0 +1,140 @@
+#include "common/strings.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace clusterctl {
+
+std::string_view Trim(std::string_view s) {
+  const char* kSpace = " \t\r\n";
+  size_t begin = s.find_first_not_of(kSpace);
+  if (begin == std::string_view::npos) return {};
+  size_t end = s.find_last_not_of(kSpace);
+  return s.substr(begin, end - begin + 1);
+}
+
+std::vector<std::string> Split(std::string_view s, char separator) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (true) {
+    size_t pos = s.find(separator, start);
+    if (pos == std::string_view::npos) {
+      parts.emplace_back(s.substr(start));
+      return parts;
+    }
+    parts.emplace_back(s.substr(start, pos - start));
+    start = pos + 1;
+  }
+}
+
+std::string Join(const std::vector<std::string>& parts, std::string_view separator) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i > 0) out += separator;
+    out += parts[i];
+  }
+  return out;
+}
+
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> previous(b.size() + 1), current(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) previous[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    current[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      current[j] = std::min({previous[j] + 1, current[j - 1] + 1, substitution});
+    }
+    std::swap(previous, current);
+  }
+  return previous[b.size()];
+}
+
+std::optional<std::string> ClosestMatch(std::string_view word,
+                                        const std::vector<std::string>& candidates) {
+  const size_t limit = word.size() <= 4 ? 1 : 2;
+  std::optional<std::string> best;
+  size_t best_distance = limit + 1;
+  for (const std::string& candidate : candidates) {
+    size_t d = EditDistance(word, candidate);
+    if (d < best_distance) {
+      best_distance = d;
+      best = candidate;
+    }
+  }
+  return best;
+}
+
+std::string DidYouMean(std::string_view word, const std::vector<std::string>& candidates) {
+  std::optional<std::string> match = ClosestMatch(word, candidates);
+  return match ? " (did you mean '" + *match + "'?)" : "";
+}
+
+std::optional<size_t> FindInvalidUtf8(std::string_view text) {
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  const size_t n = text.size();
+  size_t i = 0;
+  while (i < n) {
+    unsigned char c = p[i];
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t length;
+    unsigned int code_point;
+    if (c >= 0xC2 && c <= 0xDF) {
+      length = 2;
+      code_point = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      length = 3;
+      code_point = c & 0x0F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      length = 4;
+      code_point = c & 0x07;
+    } else {
+      return i;  // continuation byte out of place, overlong lead, or > U+10FFFF lead
+    }
+    if (i + length > n) return i;
+    for (size_t k = 1; k < length; ++k) {
+      if ((p[i + k] & 0xC0) != 0x80) return i;
+      code_point = (code_point << 6) | (p[i + k] & 0x3F);
+    }
+    const bool overlong = (length == 3 && code_point < 0x800) || (length == 4 && code_point < 0x10000);
+    const bool surrogate = code_point >= 0xD800 && code_point <= 0xDFFF;
+    if (overlong || surrogate || code_point > 0x10FFFF) return i;
+    i += length;
+  }
+  return std::nullopt;
+}
+
+LineColumn LineColumnAt(std::string_view text, size_t offset) {
+  LineColumn lc;
+  offset = std::min(offset, text.size());
+  for (size_t i = 0; i < offset; ++i) {
+    if (text[i] == '\n') {
+      ++lc.line;
+      lc.column = 1;
+    } else {
+      ++lc.column;
+    }
+  }
+  return lc;
+}
+
+std::string Printable(std::string_view bytes, size_t max_bytes) {
+  std::string out;
+  for (size_t i = 0; i < bytes.size() && i < max_bytes; ++i) {
+    auto c = static_cast<unsigned char>(bytes[i]);
+    if (c >= 0x20 && c < 0x7F && c != '\\') {
+      out += static_cast<char>(c);
+    } else {
+      char buffer[8];
+      std::snprintf(buffer, sizeof buffer, "\\x%02x", c);
+      out += buffer;
+    }
+  }
+  if (bytes.size() > max_bytes) out += "...";
+  return out;
+}
+
+}  // namespace clusterctl

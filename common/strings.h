@@ -1,0 +1,42 @@
+// Small string helpers shared by the controller, the inventory and the agent.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace clusterctl {
+
+std::string_view Trim(std::string_view s);
+std::vector<std::string> Split(std::string_view s, char separator);
+std::string Join(const std::vector<std::string>& parts, std::string_view separator);
+
+// Levenshtein distance, used for "did you mean" suggestions.
+size_t EditDistance(std::string_view a, std::string_view b);
+
+// The candidate closest to `word` when it is close enough to be a plausible
+// typo (distance at most 2, or 1 for very short words); nullopt otherwise.
+std::optional<std::string> ClosestMatch(std::string_view word,
+                                        const std::vector<std::string>& candidates);
+
+// " (did you mean 'x'?)" or "" when nothing is close.
+std::string DidYouMean(std::string_view word, const std::vector<std::string>& candidates);
+
+// Byte offset of the first byte that breaks UTF-8 well-formedness (overlong
+// forms, surrogates and code points above U+10FFFF included), or nullopt.
+std::optional<size_t> FindInvalidUtf8(std::string_view text);
+
+// 1-based line and column of a byte offset in `text`.
+struct LineColumn {
+  int line = 1;
+  int column = 1;
+};
+LineColumn LineColumnAt(std::string_view text, size_t offset);
+
+// A printable rendering of arbitrary bytes for error messages: printable ASCII
+// kept, everything else as \xNN, cut after `max_bytes`.
+std::string Printable(std::string_view bytes, size_t max_bytes = 60);
+
+}  // namespace clusterctl

@@ -1,0 +1,43 @@
+#include "common/strings.h"
+
+#include <doctest/doctest.h>
+
+namespace clusterctl {
+
+TEST_CASE("DidYouMean suggests a close key and nothing for an unrelated word") {
+  std::vector<std::string> keys = {"address", "addresses", "vars", "connection"};
+  CHECK(DidYouMean("adress", keys) == " (did you mean 'address'?)");
+  CHECK(DidYouMean("conection", keys) == " (did you mean 'connection'?)");
+  CHECK(DidYouMean("banana", keys).empty());
+  CHECK(DidYouMean("var", keys) == " (did you mean 'vars'?)");
+}
+
+TEST_CASE("FindInvalidUtf8 finds the first bad byte") {
+  CHECK_FALSE(FindInvalidUtf8("plain ascii").has_value());
+  CHECK_FALSE(FindInvalidUtf8("gr\xc3\xbc\xc3\x9f \xe2\x82\xac \xf0\x9f\x98\x80").has_value());
+  CHECK(FindInvalidUtf8("ab\xff").value() == 2);
+  CHECK(FindInvalidUtf8("a\xc0\x80").value() == 1);          // overlong NUL
+  CHECK(FindInvalidUtf8("a\xed\xa0\x80").value() == 1);      // UTF-16 surrogate
+  CHECK(FindInvalidUtf8("a\xf4\x90\x80\x80").value() == 1);  // above U+10FFFF
+  CHECK(FindInvalidUtf8("abc\xe2\x82").value() == 3);        // truncated sequence
+}
+
+TEST_CASE("LineColumnAt counts lines and columns from 1") {
+  std::string text = "ab\ncd\nef";
+  CHECK(LineColumnAt(text, 0).line == 1);
+  CHECK(LineColumnAt(text, 4).line == 2);
+  CHECK(LineColumnAt(text, 4).column == 2);
+}
+
+TEST_CASE("Split keeps empty fields and Trim strips whitespace") {
+  CHECK(Split("a,,b", ',') == std::vector<std::string>{"a", "", "b"});
+  CHECK(Trim("  x y \n") == "x y");
+  CHECK(Trim("   ").empty());
+}
+
+TEST_CASE("Printable escapes non-printing bytes and truncates") {
+  CHECK(Printable("a\x01z") == "a\\x01z");
+  CHECK(Printable(std::string(100, 'x'), 5) == "xxxxx...");
+}
+
+}  // namespace clusterctl

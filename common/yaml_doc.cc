@@ -1,0 +1,381 @@
+#include "common/yaml_doc.h"
+
+#include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <map>
+
+#include "common/strings.h"
+
+namespace clusterctl {
+namespace {
+
+SourceLocation LocationOf(const std::string& file, const YAML::Mark& mark) {
+  if (mark.is_null()) return {file, 0, 0};
+  return {file, mark.line + 1, mark.column + 1};
+}
+
+// Rejects bytes no YAML file contains: invalid UTF-8 and C0 control
+// characters other than tab, newline and carriage return.
+bool CheckEncoding(std::string_view text, const std::string& file, Diagnostics& diagnostics) {
+  if (std::optional<size_t> bad = FindInvalidUtf8(text)) {
+    LineColumn lc = LineColumnAt(text, *bad);
+    diagnostics.Error({file, lc.line, lc.column},
+                      "invalid UTF-8 (byte " + Printable(text.substr(*bad, 1)) +
+                          "); inventory and role files must be UTF-8 text");
+    return false;
+  }
+  for (size_t i = 0; i < text.size(); ++i) {
+    auto c = static_cast<unsigned char>(text[i]);
+    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F) {
+      LineColumn lc = LineColumnAt(text, i);
+      diagnostics.Error({file, lc.line, lc.column},
+                        "control character " + Printable(text.substr(i, 1)) +
+                            " in text; this looks like a binary file, not YAML");
+      return false;
+    }
+  }
+  return true;
+}
+
+// yaml-cpp's error for `hosts: [gpu[01-04]]` is "end of sequence flow not
+// found" at the end of the file: '[' inside a flow list opens a nested list.
+// Finds such a host range so the error can point at it and say what to write.
+std::optional<LineColumn> FindRangeInFlowList(std::string_view text) {
+  LineColumn at;
+  size_t line_start = 0;
+  while (line_start < text.size()) {
+    size_t line_end = text.find('\n', line_start);
+    if (line_end == std::string_view::npos) line_end = text.size();
+    std::string_view line = text.substr(line_start, line_end - line_start);
+    int depth = 0;
+    char quote = 0;
+    for (size_t i = 0; i < line.size(); ++i) {
+      char c = line[i];
+      if (quote) {
+        if (c == quote) quote = 0;
+        continue;
+      }
+      if (c == '"' || c == '\'') {
+        quote = c;
+      } else if (c == '#' && (i == 0 || line[i - 1] == ' ')) {
+        break;
+      } else if (c == '[') {
+        bool glued = i > 0 && (std::isalnum(static_cast<unsigned char>(line[i - 1])) || line[i - 1] == '.' ||
+                               line[i - 1] == '-' || line[i - 1] == '_');
+        if (glued && depth > 0) {
+          size_t token = i;
+          while (token > 0 && line[token - 1] != '[' && line[token - 1] != ',' && line[token - 1] != ' ') --token;
+          return LineColumn{at.line, static_cast<int>(token + 1)};
+        }
+        if (!glued) ++depth;
+      } else if (c == ']' && depth > 0) {
+        --depth;
+      }
+    }
+    ++at.line;
+    line_start = line_end + 1;
+  }
+  return std::nullopt;
+}
+
+class Converter {
+ public:
+  Converter(const std::string& file, const YamlLimits& limits, Diagnostics& diagnostics)
+      : file_(file), limits_(limits), diagnostics_(diagnostics) {}
+
+  // Returns false once a limit is exceeded (already reported).
+  bool Convert(const YAML::Node& in, int depth, YamlNode& out) {
+    if (++node_count_ > limits_.max_nodes) {
+      if (!budget_reported_) {
+        diagnostics_.Error(LocationOf(file_, in.Mark()),
+                           "document expands to more than " + std::to_string(limits_.max_nodes) +
+                               " nodes (aliases that multiply, a 'billion laughs' document?)");
+        budget_reported_ = true;
+      }
+      return false;
+    }
+    if (depth > limits_.max_depth) {
+      diagnostics_.Error(LocationOf(file_, in.Mark()),
+                         "nesting deeper than " + std::to_string(limits_.max_depth) + " levels");
+      return false;
+    }
+    out.location = LocationOf(file_, in.Mark());
+    switch (in.Type()) {
+      case YAML::NodeType::Undefined:
+      case YAML::NodeType::Null:
+        out.kind = YamlNode::Kind::kNull;
+        return true;
+      case YAML::NodeType::Scalar:
+        return ConvertScalar(in, out);
+      case YAML::NodeType::Sequence:
+        out.kind = YamlNode::Kind::kSequence;
+        out.items.reserve(in.size());
+        for (const YAML::Node& item : in) {
+          out.items.emplace_back();
+          if (!Convert(item, depth + 1, out.items.back())) return false;
+        }
+        return true;
+      case YAML::NodeType::Map:
+        return ConvertMap(in, depth, out);
+    }
+    return true;
+  }
+
+ private:
+  bool ConvertScalar(const YAML::Node& in, YamlNode& out) {
+    out.kind = YamlNode::Kind::kScalar;
+    out.scalar = in.Scalar();
+    const std::string& tag = in.Tag();
+    if (tag == "?" || tag.empty()) {
+      out.quoted = false;
+    } else if (tag == "!" || tag == "tag:yaml.org,2002:str") {
+      out.quoted = true;
+    } else {
+      diagnostics_.Error(out.location, "unsupported YAML tag '" + tag + "'");
+      return false;
+    }
+    return true;
+  }
+
+  bool ConvertMap(const YAML::Node& in, int depth, YamlNode& out) {
+    out.kind = YamlNode::Kind::kMap;
+    std::map<std::string, SourceLocation> seen;
+    for (auto it = in.begin(); it != in.end(); ++it) {
+      SourceLocation key_location = LocationOf(file_, it->first.Mark());
+      if (!it->first.IsScalar()) {
+        diagnostics_.Error(key_location, "map keys must be plain strings");
+        return false;
+      }
+      const std::string& key = it->first.Scalar();
+      auto [previous, inserted] = seen.emplace(key, key_location);
+      if (!inserted) {
+        diagnostics_.Error(key_location, "duplicate key '" + key + "' (first at line " +
+                                             std::to_string(previous->second.line) + ")");
+        continue;
+      }
+      out.entries.emplace_back(key, YamlNode{});
+      out.key_locations.push_back(key_location);
+      if (!Convert(it->second, depth + 1, out.entries.back().second)) return false;
+    }
+    return true;
+  }
+
+  const std::string& file_;
+  const YamlLimits& limits_;
+  Diagnostics& diagnostics_;
+  size_t node_count_ = 0;
+  bool budget_reported_ = false;
+};
+
+bool IsInteger(std::string_view s, long long& out) {
+  if (s.empty()) return false;
+  std::string text(s);
+  int base = 10;
+  size_t start = (text[0] == '-' || text[0] == '+') ? 1 : 0;
+  if (text.size() > start + 2 && text[start] == '0' && (text[start + 1] == 'x' || text[start + 1] == 'o')) {
+    base = text[start + 1] == 'x' ? 16 : 8;
+    text.erase(start, 2);
+  }
+  if (text.size() == start) return false;
+  for (size_t i = start; i < text.size(); ++i) {
+    char c = text[i];
+    bool digit = base == 16 ? std::isxdigit(static_cast<unsigned char>(c)) != 0
+                            : (c >= '0' && c < static_cast<char>('0' + base));
+    if (!digit) return false;
+  }
+  errno = 0;
+  char* end = nullptr;
+  out = std::strtoll(text.c_str(), &end, base);
+  return errno == 0 && end == text.c_str() + text.size();
+}
+
+bool IsFloat(std::string_view s, double& out) {
+  if (s.empty()) return false;
+  bool has_digit = false;
+  for (char c : s) {
+    if (c >= '0' && c <= '9') {
+      has_digit = true;
+    } else if (c != '.' && c != 'e' && c != 'E' && c != '-' && c != '+') {
+      return false;
+    }
+  }
+  if (!has_digit) return false;
+  std::string text(s);
+  char* end = nullptr;
+  out = std::strtod(text.c_str(), &end);
+  return end == text.c_str() + text.size() && std::isfinite(out);
+}
+
+void EmitJson(YAML::Emitter& emitter, const nlohmann::ordered_json& value) {
+  if (value.is_object()) {
+    emitter << YAML::BeginMap;
+    for (const auto& [key, item] : value.items()) {
+      emitter << YAML::Key << key << YAML::Value;
+      EmitJson(emitter, item);
+    }
+    emitter << YAML::EndMap;
+  } else if (value.is_array()) {
+    bool scalars_only = true;
+    for (const auto& item : value) scalars_only = scalars_only && item.is_primitive();
+    emitter << (scalars_only ? YAML::Flow : YAML::Block) << YAML::BeginSeq;
+    for (const auto& item : value) EmitJson(emitter, item);
+    emitter << YAML::EndSeq;
+  } else if (value.is_string()) {
+    const std::string& s = value.get_ref<const std::string&>();
+    long long integer;
+    double real;
+    bool ambiguous = s.empty() || ParseYamlBool(s) || IsInteger(s, integer) || IsFloat(s, real) ||
+                     s == "null" || s == "~";
+    if (ambiguous) emitter << YAML::DoubleQuoted;
+    emitter << s;
+  } else if (value.is_boolean()) {
+    emitter << value.get<bool>();
+  } else if (value.is_number_integer()) {
+    emitter << value.get<long long>();
+  } else if (value.is_number()) {
+    emitter << value.get<double>();
+  } else {
+    emitter << YAML::Null;
+  }
+}
+
+}  // namespace
+
+const YamlNode* YamlNode::Find(std::string_view key) const {
+  for (const auto& [k, v] : entries) {
+    if (k == key) return &v;
+  }
+  return nullptr;
+}
+
+const char* YamlNode::KindName() const {
+  switch (kind) {
+    case Kind::kNull: return "nothing";
+    case Kind::kScalar: return "a single value";
+    case Kind::kSequence: return "a list";
+    case Kind::kMap: return "a map";
+  }
+  return "?";
+}
+
+std::optional<std::string> ReadUserFile(const std::string& path, const YamlLimits& limits,
+                                        Diagnostics& diagnostics) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    diagnostics.Error({path, 0, 0}, std::string("cannot read file: ") + std::strerror(errno));
+    return std::nullopt;
+  }
+  std::string text;
+  text.resize(limits.max_bytes + 1);
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(in.gcount()));
+  if (text.size() > limits.max_bytes) {
+    diagnostics.Error({path, 0, 0}, "file is larger than " +
+                                        std::to_string(limits.max_bytes / (1024 * 1024)) +
+                                        " MiB; refusing to parse it");
+    return std::nullopt;
+  }
+  return text;
+}
+
+std::optional<YamlNode> ParseYaml(std::string_view text, const std::string& file_name,
+                                  const YamlLimits& limits, Diagnostics& diagnostics) {
+  if (text.size() > limits.max_bytes) {
+    diagnostics.Error({file_name, 0, 0}, "document is larger than the limit of " +
+                                             std::to_string(limits.max_bytes) + " bytes");
+    return std::nullopt;
+  }
+  if (!CheckEncoding(text, file_name, diagnostics)) return std::nullopt;
+
+  std::vector<YAML::Node> documents;
+  try {
+    documents = YAML::LoadAll(std::string(text));
+  } catch (const YAML::DeepRecursion& e) {
+    diagnostics.Error(LocationOf(file_name, e.mark),
+                      "nesting too deep (" + std::to_string(e.depth()) + " levels)");
+    return std::nullopt;
+  } catch (const YAML::Exception& e) {
+    if (std::optional<LineColumn> range = FindRangeInFlowList(text)) {
+      diagnostics.Error({file_name, range->line, range->column},
+                        "a host range inside a [ ] list must be quoted: write [\"gpu[01-04]\"], or a block "
+                        "list (- gpu[01-04]), or a plain value (hosts: gpu[01-04],login01)");
+      return std::nullopt;
+    }
+    diagnostics.Error(LocationOf(file_name, e.mark), "YAML syntax error: " + e.msg);
+    return std::nullopt;
+  }
+  if (documents.size() > 1) {
+    diagnostics.Error(LocationOf(file_name, documents[1].Mark()),
+                      "more than one YAML document ('---') in this file; expected exactly one");
+    return std::nullopt;
+  }
+  YamlNode root;
+  root.location = {file_name, 1, 1};
+  if (documents.empty()) return root;
+
+  const int errors_before = diagnostics.error_count();
+  Converter converter(file_name, limits, diagnostics);
+  try {
+    if (!converter.Convert(documents[0], 0, root)) return std::nullopt;
+  } catch (const YAML::Exception& e) {
+    diagnostics.Error(LocationOf(file_name, e.mark), "YAML error: " + e.msg);
+    return std::nullopt;
+  }
+  if (diagnostics.error_count() > errors_before) return std::nullopt;
+  return root;
+}
+
+std::optional<bool> ParseYamlBool(std::string_view text) {
+  static const char* kTrue[] = {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON"};
+  static const char* kFalse[] = {"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF"};
+  for (const char* t : kTrue) {
+    if (text == t) return true;
+  }
+  for (const char* f : kFalse) {
+    if (text == f) return false;
+  }
+  return std::nullopt;
+}
+
+nlohmann::json YamlToJson(const YamlNode& node) {
+  switch (node.kind) {
+    case YamlNode::Kind::kNull:
+      return nullptr;
+    case YamlNode::Kind::kScalar: {
+      if (node.quoted) return node.scalar;
+      const std::string& s = node.scalar;
+      if (s == "~" || s == "null" || s == "Null" || s == "NULL") return nullptr;
+      if (std::optional<bool> b = ParseYamlBool(s)) return *b;
+      long long integer;
+      if (IsInteger(s, integer)) return integer;
+      double real;
+      if (IsFloat(s, real)) return real;
+      return s;
+    }
+    case YamlNode::Kind::kSequence: {
+      nlohmann::json array = nlohmann::json::array();
+      for (const YamlNode& item : node.items) array.push_back(YamlToJson(item));
+      return array;
+    }
+    case YamlNode::Kind::kMap: {
+      nlohmann::json object = nlohmann::json::object();
+      for (const auto& [key, value] : node.entries) object[key] = YamlToJson(value);
+      return object;
+    }
+  }
+  return nullptr;
+}
+
+std::string JsonToYaml(const nlohmann::ordered_json& value) {
+  YAML::Emitter emitter;
+  emitter.SetIndent(2);
+  EmitJson(emitter, value);
+  return std::string(emitter.c_str()) + "\n";
+}
+
+}  // namespace clusterctl

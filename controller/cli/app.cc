@@ -1,0 +1,92 @@
+#include "controller/cli/app.h"
+
+#include <CLI/CLI.hpp>
+
+#include "common/strings.h"
+#include "controller/cli/exit_codes.h"
+#include "controller/cli/hold_command.h"
+#include "controller/cli/inventory_command.h"
+#include "controller/cli/status_command.h"
+
+#ifndef CLUSTERCTL_VERSION
+#define CLUSTERCTL_VERSION "dev"
+#endif
+
+namespace clusterctl {
+namespace {
+
+std::string CommandLine(int argc, char** argv) {
+  std::vector<std::string> words;
+  for (int i = 0; i < argc; ++i) words.emplace_back(i == 0 ? "clusterctl" : argv[i]);
+  return Join(words, " ");
+}
+
+}  // namespace
+
+int RunCommandLine(int argc, char** argv, const Services& services) {
+  CLI::App app{"clusterctl: provision and configure GPU clusters over SSH"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", CLUSTERCTL_VERSION);
+  GlobalOptions options;
+  options.command_line = CommandLine(argc, argv);
+  int exit_code = kExitOk;
+
+  std::string inventory_path;
+  auto add_state_option = [&](CLI::App* command) {
+    command->add_option("--state", options.state_dir, "state directory (default: .clusterctl beside the inventory)");
+  };
+
+  CLI::App* inventory = app.add_subcommand("inventory", "check, show or import an inventory");
+  inventory->require_subcommand(1);
+  CLI::App* check = inventory->add_subcommand("check", "validate an inventory: exit 0, or 2 with every problem");
+  check->add_option("INVENTORY", inventory_path, "inventory file")->required();
+  check->callback([&] { exit_code = RunInventoryCheck(inventory_path, services); });
+
+  CLI::App* show = inventory->add_subcommand("show", "print resolved hosts, groups and variables");
+  show->add_option("INVENTORY", inventory_path, "inventory file")->required();
+  show->add_flag("--json", options.json, "one JSON document");
+  show->callback([&] { exit_code = RunInventoryShow(inventory_path, options.json, services); });
+
+  std::string ini_path, cluster_name = "cluster", output_path;
+  bool force = false;
+  CLI::App* import = inventory->add_subcommand("import", "convert a DeepOps/Ansible INI inventory");
+  import->add_option("FILE", ini_path, "Ansible INI inventory")->required();
+  import->add_option("--cluster", cluster_name, "cluster name for the new inventory")->capture_default_str();
+  import->add_option("-o,--output", output_path, "write here instead of stdout");
+  import->add_flag("--force", force, "overwrite the output file if it exists");
+  import->callback([&] { exit_code = RunInventoryImport(ini_path, cluster_name, output_path, force, services); });
+
+  CLI::App* status = app.add_subcommand("status", "per-host state from the state store");
+  status->add_option("INVENTORY", inventory_path, "inventory file")->required();
+  status->add_flag("--json", options.json, "one JSON document");
+  add_state_option(status);
+  status->callback([&] { exit_code = RunStatus(inventory_path, options, services); });
+
+  std::vector<std::string> hold_command;
+  std::string reason;
+  CLI::App* hold = app.add_subcommand("hold", "hold the state lock for manual maintenance (blocks deploys)");
+  hold->add_option("INVENTORY", inventory_path, "inventory file")->required();
+  hold->add_option("COMMAND", hold_command, "command to run while holding (after --); none: until Ctrl-C");
+  hold->add_option("--reason", reason, "recorded in the state's event log");
+  add_state_option(hold);
+  hold->callback([&] { exit_code = RunHold(inventory_path, hold_command, reason, options, services); });
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    *services.out << app.help();
+    return kExitOk;
+  } catch (const CLI::CallForAllHelp&) {
+    *services.out << app.help("", CLI::AppFormatMode::All);
+    return kExitOk;
+  } catch (const CLI::CallForVersion&) {
+    *services.out << CLUSTERCTL_VERSION << "\n";
+    return kExitOk;
+  } catch (const CLI::ParseError& e) {
+    *services.err << "clusterctl: " << e.what() << "\nRun 'clusterctl --help' for usage.\n";
+    return kExitUsage;
+  }
+  return exit_code;
+}
+
+}  // namespace clusterctl

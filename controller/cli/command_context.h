@@ -1,0 +1,45 @@
+// What every subcommand needs: the loaded inventory, the state paths, and a
+// uniform way to turn failures into messages and exit codes.
+#pragma once
+
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "common/clock.h"
+#include "controller/state/filesystem_check.h"
+#include "controller/state/state_store.h"
+#include "inventory/model.h"
+
+namespace clusterctl {
+
+struct GlobalOptions {
+  std::string state_dir;  // --state
+  bool json = false;      // --json
+  int verbosity = 0;      // -v
+  std::string command_line;  // for the lock holder record and runs table
+};
+
+// Process-wide services, real in main() and replaceable in tests.
+struct Services {
+  const Clock* clock = nullptr;
+  const FilesystemProbe* filesystem = nullptr;
+  std::ostream* out = &std::cout;
+  std::ostream* err = &std::cerr;
+};
+
+// Loads the inventory; on failure prints every diagnostic to `err` and
+// returns nullopt (the caller exits 2). Warnings are printed either way when
+// `print_warnings` is set.
+std::optional<Inventory> LoadInventoryOrReport(const std::string& path, const Services& services,
+                                               bool print_warnings);
+
+StatePaths StatePathsFor(const Inventory& inventory, const GlobalOptions& options);
+
+// Opens the state for writing. On failure prints the reason and sets
+// `exit_code` (3 when another run holds the state, 1 otherwise).
+std::unique_ptr<StateStore> OpenStateForWritingOrReport(const StatePaths& paths, const GlobalOptions& options,
+                                                        const Services& services, int& exit_code);
+
+}  // namespace clusterctl

@@ -1,0 +1,143 @@
+#include "controller/cli/inventory_command.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <map>
+
+#include "common/strings.h"
+#include "common/yaml_doc.h"
+#include "controller/cli/exit_codes.h"
+#include "controller/output/table.h"
+#include "inventory/hostlist.h"
+#include "inventory/ini_import.h"
+#include "inventory/inventory_json.h"
+
+namespace clusterctl {
+namespace {
+
+std::string InterfacesText(const Host& host) {
+  std::vector<std::string> parts;
+  for (const Interface& i : host.interfaces) {
+    parts.push_back(i.name + "=" + i.address + (i.prefix_length >= 0 ? "/" + std::to_string(i.prefix_length) : ""));
+  }
+  return parts.empty() ? "-" : Join(parts, " ");
+}
+
+std::string ConnectionText(const ConnectionSettings& c) {
+  std::string text = c.user + " port " + std::to_string(c.port);
+  if (c.EffectiveBecome() == Become::kSudo) text += " sudo";
+  if (c.jump_host) text += " via " + c.jump_host->ToString();
+  if (c.host_key_policy == HostKeyPolicy::kStrict) text += " strict";
+  return text;
+}
+
+void PrintGroups(const Inventory& inventory, std::ostream& out) {
+  TextTable table({"GROUP", "HOSTS", "MEMBERS", "CHILDREN", "ROLES"});
+  for (const Group& g : inventory.groups) {
+    table.AddRow({g.name, std::to_string(g.members.size()), g.members.empty() ? "-" : CollapseHostList(g.members),
+                  g.children.empty() ? "-" : Join(g.children, ","), g.roles.empty() ? "-" : Join(g.roles, ",")});
+  }
+  out << "\nGroups (" << inventory.groups.size() << ")\n";
+  table.Print(out, "  ");
+}
+
+// Hosts sharing identical resolved variables are printed once, in range notation.
+void PrintVariables(const Inventory& inventory, std::ostream& out) {
+  std::map<std::string, std::vector<std::string>> by_vars;
+  std::vector<std::string> order;
+  for (const Host& h : inventory.hosts) {
+    std::string key = h.vars.dump();
+    if (!by_vars.count(key)) order.push_back(key);
+    by_vars[key].push_back(h.name);
+  }
+  out << "\nVariables (resolved: cluster < group < host)\n";
+  for (const std::string& key : order) {
+    nlohmann::json vars = nlohmann::json::parse(key);
+    out << "  " << CollapseHostList(by_vars[key]) << ":";
+    if (vars.empty()) {
+      out << " (none)\n";
+      continue;
+    }
+    out << "\n";
+    for (const auto& [name, value] : vars.items()) out << "    " << name << ": " << value.dump() << "\n";
+  }
+}
+
+}  // namespace
+
+int RunInventoryCheck(const std::string& inventory_path, const Services& services) {
+  std::optional<Inventory> inventory = LoadInventoryOrReport(inventory_path, services, true);
+  if (!inventory) return kExitUsage;
+  std::vector<std::string> summary;
+  for (const std::string& name : WellKnownGroups()) {
+    std::vector<std::string> members = inventory->MembersOf(name);
+    if (!members.empty()) summary.push_back(name + ": " + CollapseHostList(members));
+  }
+  *services.out << inventory_path << ": ok: cluster '" << inventory->cluster_name << "', "
+                << inventory->hosts.size() << " hosts, " << inventory->groups.size() << " groups";
+  if (!summary.empty()) *services.out << " (" << Join(summary, "; ") << ")";
+  *services.out << "\n";
+  return kExitOk;
+}
+
+int RunInventoryShow(const std::string& inventory_path, bool json, const Services& services) {
+  std::optional<Inventory> inventory = LoadInventoryOrReport(inventory_path, services, !json);
+  if (!inventory) return kExitUsage;
+  std::ostream& out = *services.out;
+  if (json) {
+    out << InventoryToJson(*inventory).dump(2) << "\n";
+    return kExitOk;
+  }
+  out << "Cluster " << inventory->cluster_name << " (" << inventory->source_file << ", format version "
+      << inventory->format_version << ")\n";
+  out << "\nHosts (" << inventory->hosts.size() << ")\n";
+  TextTable hosts({"HOST", "ADDRESS", "INTERFACES", "CONNECTION", "KEY", "GROUPS"});
+  for (const Host& h : inventory->hosts) {
+    hosts.AddRow({h.name, h.address, InterfacesText(h), ConnectionText(h.connection),
+                  h.connection.key_file.empty() ? "agent/default" : h.connection.key_file,
+                  h.groups.empty() ? "-" : Join(h.groups, ",")});
+  }
+  hosts.Print(out, "  ");
+  PrintGroups(*inventory, out);
+  PrintVariables(*inventory, out);
+  return kExitOk;
+}
+
+int RunInventoryImport(const std::string& ini_path, const std::string& cluster_name, const std::string& output_path,
+                       bool force, const Services& services) {
+  Diagnostics diagnostics;
+  YamlLimits limits;
+  std::optional<std::string> text = ReadUserFile(ini_path, limits, diagnostics);
+  std::optional<IniImport> imported;
+  if (text) imported = ImportAnsibleIni(*text, ini_path, cluster_name, diagnostics);
+  if (!imported) {
+    *services.err << diagnostics.ToString();
+    return kExitUsage;
+  }
+  std::string yaml = RenderImport(*imported, ini_path);
+  for (const std::string& note : imported->notes) *services.err << "note: " << note << "\n";
+  if (output_path.empty()) {
+    *services.out << yaml;
+    return kExitOk;
+  }
+  int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (force ? O_TRUNC : O_EXCL);
+  int fd = ::open(output_path.c_str(), flags, 0644);
+  if (fd < 0) {
+    *services.err << "clusterctl: cannot write " << output_path << ": " << std::strerror(errno)
+                  << (errno == EEXIST ? " (use --force to overwrite)" : "") << "\n";
+    return kExitUsage;
+  }
+  bool ok = ::write(fd, yaml.data(), yaml.size()) == static_cast<ssize_t>(yaml.size());
+  ok = ::close(fd) == 0 && ok;
+  if (!ok) {
+    *services.err << "clusterctl: writing " << output_path << " failed\n";
+    return kExitFailed;
+  }
+  *services.err << "wrote " << output_path << "; check it with: clusterctl inventory check " << output_path << "\n";
+  return kExitOk;
+}
+
+}  // namespace clusterctl

@@ -1,0 +1,99 @@
+#include "controller/cli/status_command.h"
+
+#include <map>
+
+#include "common/strings.h"
+#include "controller/cli/exit_codes.h"
+#include "controller/output/table.h"
+#include "inventory/hostlist.h"
+
+namespace clusterctl {
+
+std::vector<HostStatusRow> BuildStatusRows(const Inventory& inventory, const std::vector<HostRecord>& records) {
+  std::map<std::string, const HostRecord*> by_name;
+  for (const HostRecord& r : records) by_name[r.name] = &r;
+  std::vector<HostStatusRow> rows;
+  for (const Host& h : inventory.hosts) {
+    HostStatusRow row{h.name, h.address, h.groups, "never deployed", std::nullopt, ""};
+    if (auto it = by_name.find(h.name); it != by_name.end()) {
+      const HostRecord& r = *it->second;
+      // In the inventory again: a removed host that was re-added is due a deploy.
+      row.state = r.status == "removed" || r.status == "never" ? "never deployed" : r.status;
+      row.since = r.last_status_at;
+      if (r.drifted) row.detail = "drift detected";
+      if (r.last_error && r.status != "ok") row.detail = *r.last_error;
+      by_name.erase(it);
+    }
+    rows.push_back(std::move(row));
+  }
+  for (const auto& [name, record] : by_name) {
+    HostStatusRow row{name, record->address.value_or("-"), {}, "", std::nullopt, ""};
+    row.state = record->status == "removed" ? "removed" : "gone from inventory";
+    row.since = record->status == "removed" ? record->removed_at : record->last_status_at;
+    row.detail = record->status == "removed" ? "removed from the cluster"
+                                             : "in the state but not in the inventory; the next deploy removes it";
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+int RunStatus(const std::string& inventory_path, const GlobalOptions& options, const Services& services) {
+  std::optional<Inventory> inventory = LoadInventoryOrReport(inventory_path, services, false);
+  if (!inventory) return kExitUsage;
+  StatePaths paths = StatePathsFor(*inventory, options);
+  std::vector<HostRecord> records;
+  bool has_state = false;
+  auto store = StateStore::OpenForReading(paths, *services.filesystem);
+  if (store.ok()) {
+    auto hosts = (*store)->ListHosts();
+    if (!hosts.ok()) {
+      *services.err << "clusterctl: reading " << paths.database() << ": " << hosts.status().message() << "\n";
+      return kExitFailed;
+    }
+    records = std::move(hosts).value();
+    has_state = true;
+  } else if (store.status().code() != Status::Code::kNotFound) {
+    *services.err << "clusterctl: " << store.status().message() << "\n";
+    return kExitFailed;
+  }
+
+  std::vector<HostStatusRow> rows = BuildStatusRows(*inventory, records);
+  std::map<std::string, std::vector<std::string>> by_state;
+  for (const HostStatusRow& row : rows) by_state[row.state].push_back(row.name);
+
+  std::ostream& out = *services.out;
+  if (options.json) {
+    nlohmann::json hosts = nlohmann::json::array();
+    for (const HostStatusRow& row : rows) {
+      hosts.push_back({{"name", row.name},
+                       {"address", row.address},
+                       {"groups", row.groups},
+                       {"state", row.state},
+                       {"since", row.since ? nlohmann::json(*row.since) : nlohmann::json(nullptr)},
+                       {"detail", row.detail}});
+    }
+    nlohmann::json summary = nlohmann::json::object();
+    for (const auto& [state, names] : by_state) summary[state] = names.size();
+    out << nlohmann::json{{"cluster", inventory->cluster_name}, {"state_dir", paths.dir},
+                          {"has_state", has_state},           {"hosts", hosts},
+                          {"summary", summary}}
+               .dump(2)
+        << "\n";
+    return kExitOk;
+  }
+  out << "Cluster " << inventory->cluster_name << ", state " << paths.dir
+      << (has_state ? "" : " (no state yet: nothing deployed)") << "\n\n";
+  TextTable table({"HOST", "ADDRESS", "STATE", "SINCE", "GROUPS", "DETAIL"});
+  for (const HostStatusRow& row : rows) {
+    table.AddRow({row.name, row.address, row.state, row.since ? FormatUtc(*row.since) : "-",
+                  row.groups.empty() ? "-" : Join(row.groups, ","), row.detail});
+  }
+  table.Print(out);
+  out << "\n";
+  for (const auto& [state, names] : by_state) {
+    out << names.size() << " " << state << ": " << CollapseHostList(names) << "\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace clusterctl

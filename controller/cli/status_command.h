@@ -1,0 +1,28 @@
+// `clusterctl status INV [--json]`: every host of the inventory and every host
+// the state knows, with its deployment state. Reads only; creates nothing.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "controller/cli/command_context.h"
+#include "controller/state/state_store.h"
+#include "inventory/model.h"
+
+namespace clusterctl {
+
+struct HostStatusRow {
+  std::string name;
+  std::string address;
+  std::vector<std::string> groups;
+  std::string state;  // "never deployed" | "ok" | "failed" | "unreachable" | "gone from inventory" | "removed"
+  std::optional<int64_t> since;
+  std::string detail;
+};
+
+// Pure: joins the inventory with the state's host records.
+std::vector<HostStatusRow> BuildStatusRows(const Inventory& inventory, const std::vector<HostRecord>& records);
+
+int RunStatus(const std::string& inventory_path, const GlobalOptions& options, const Services& services);
+
+}  // namespace clusterctl

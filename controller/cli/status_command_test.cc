@@ -1,0 +1,45 @@
+#include "controller/cli/status_command.h"
+
+#include <doctest/doctest.h>
+
+#include "inventory/loader.h"
+
+namespace clusterctl {
+
+TEST_CASE("status rows cover inventory hosts and hosts only the state knows") {
+  Diagnostics d;
+  auto inventory = ParseInventory("cluster: c\nhosts:\n  a: {address: 10.0.0.1}\n  b: {address: 10.0.0.2}\n"
+                                  "  c: {address: 10.0.0.3}\n",
+                                  "inv.yaml", "/tmp", d);
+  REQUIRE(inventory);
+  std::vector<HostRecord> records(3);
+  records[0].name = "a";
+  records[0].status = "ok";
+  records[0].last_status_at = 1000;
+  records[1].name = "b";
+  records[1].status = "failed";
+  records[1].last_error = "apt-get exited 100";
+  records[2].name = "old";
+  records[2].status = "ok";
+  records[2].in_inventory = false;
+
+  std::vector<HostStatusRow> rows = BuildStatusRows(*inventory, records);
+  REQUIRE(rows.size() == 4);
+  CHECK(rows[0].state == "ok");
+  CHECK(rows[1].state == "failed");
+  CHECK(rows[1].detail == "apt-get exited 100");
+  CHECK(rows[2].state == "never deployed");
+  CHECK(rows[3].name == "old");
+  CHECK(rows[3].state == "gone from inventory");
+}
+
+TEST_CASE("status of an empty state lists every host as never deployed") {
+  Diagnostics d;
+  auto inventory = ParseInventory("cluster: c\nhosts:\n  n[1-3]: {}\n", "inv.yaml", "/tmp", d);
+  REQUIRE(inventory);
+  std::vector<HostStatusRow> rows = BuildStatusRows(*inventory, {});
+  REQUIRE(rows.size() == 3);
+  for (const HostStatusRow& row : rows) CHECK(row.state == "never deployed");
+}
+
+}  // namespace clusterctl

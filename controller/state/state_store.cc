@@ -1,0 +1,206 @@
+#include "controller/state/state_store.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "controller/state/schema.h"
+
+namespace clusterctl {
+namespace {
+
+bool Exists(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+// The deepest existing ancestor of `path` (for the file system check before
+// anything is created).
+std::string ExistingAncestor(std::string path) {
+  while (!path.empty() && !Exists(path)) {
+    std::string parent = std::filesystem::path(path).parent_path().string();
+    if (parent == path) break;
+    path = parent;
+  }
+  return path.empty() ? "." : path;
+}
+
+Status MakePrivateDirectory(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::create_directories(path, ec);
+  if (ec) return Status::IoError("cannot create " + path + ": " + ec.message());
+  if (::chmod(path.c_str(), 0700) != 0) {
+    return Status::IoError("cannot set mode 0700 on " + path + ": " + std::strerror(errno));
+  }
+  return Status::Ok();
+}
+
+Status ConfigureConnection(SqliteDb& db, bool writer) {
+  if (writer) {
+    Result<std::string> mode = db.QueryText("PRAGMA journal_mode = WAL");
+    if (!mode.ok()) return mode.status();
+    if (*mode != "wal") return Status::FailedPrecondition("SQLite refused WAL mode (journal_mode=" + *mode + ")");
+  }
+  CLUSTERCTL_RETURN_IF_ERROR(db.Exec("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;"));
+  return Status::Ok();
+}
+
+}  // namespace
+
+const char* ToString(RunStatus status) {
+  switch (status) {
+    case RunStatus::kRunning: return "running";
+    case RunStatus::kOk: return "ok";
+    case RunStatus::kFailed: return "failed";
+    case RunStatus::kInterrupted: return "interrupted";
+  }
+  return "?";
+}
+
+StatePaths StatePaths::For(const std::string& inventory_dir, const std::string& override_dir) {
+  if (!override_dir.empty()) return {std::filesystem::absolute(override_dir).lexically_normal().string()};
+  return {inventory_dir + "/.clusterctl"};
+}
+
+Result<std::unique_ptr<StateStore>> StateStore::OpenForWriting(const StatePaths& paths, const WriterOptions& options) {
+  CLUSTERCTL_RETURN_IF_ERROR(CheckStateFilesystem(ExistingAncestor(paths.dir), *options.probe));
+  CLUSTERCTL_RETURN_IF_ERROR(MakePrivateDirectory(paths.dir));
+  CLUSTERCTL_RETURN_IF_ERROR(CheckStateFilesystem(paths.dir, *options.probe));
+
+  std::unique_ptr<StateStore> store(new StateStore());
+  store->paths_ = paths;
+  store->clock_ = options.clock;
+  auto acquired = StateLock::Acquire(paths.lock(), LockHolder::Current(options.clock->NowMs(), options.command));
+  if (!acquired.ok()) {
+    if (acquired.status().code() == Status::Code::kBusy) {
+      return Status::Busy("the state " + paths.dir + " is " + acquired.status().message());
+    }
+    return acquired.status();
+  }
+  store->lock_ = std::move(acquired->lock);
+  store->cleared_stale_holder_ = acquired->cleared_stale_holder;
+  CLUSTERCTL_RETURN_IF_ERROR(MakePrivateDirectory(paths.secrets()));
+
+  auto db = SqliteDb::Open(paths.database(), SqliteDb::Mode::kReadWriteCreate);
+  if (!db.ok()) return db.status();
+  store->db_ = std::move(db).value();
+  CLUSTERCTL_RETURN_IF_ERROR(::chmod(paths.database().c_str(), 0600) == 0
+                                 ? Status::Ok()
+                                 : Status::IoError("cannot chmod " + paths.database()));
+  CLUSTERCTL_RETURN_IF_ERROR(ConfigureConnection(*store->db_, true));
+  CLUSTERCTL_RETURN_IF_ERROR(MigrateSchema(*store->db_));
+  return store;
+}
+
+Result<std::unique_ptr<StateStore>> StateStore::OpenForReading(const StatePaths& paths, const FilesystemProbe& probe) {
+  if (!Exists(paths.database())) return Status::NotFound("no state yet in " + paths.dir);
+  CLUSTERCTL_RETURN_IF_ERROR(CheckStateFilesystem(paths.dir, probe));
+  std::unique_ptr<StateStore> store(new StateStore());
+  store->paths_ = paths;
+  auto db = SqliteDb::Open(paths.database(), SqliteDb::Mode::kReadOnly);
+  if (!db.ok()) return db.status();
+  store->db_ = std::move(db).value();
+  CLUSTERCTL_RETURN_IF_ERROR(ConfigureConnection(*store->db_, false));
+  Result<int> version = StoredSchemaVersion(*store->db_);
+  if (!version.ok()) return version.status().WithContext("reading " + paths.database());
+  if (*version != CurrentSchemaVersion()) {
+    return Status::FailedPrecondition("the state database " + paths.database() + " has schema version " +
+                                      std::to_string(*version) + " but this clusterctl uses version " +
+                                      std::to_string(CurrentSchemaVersion()) +
+                                      (*version < CurrentSchemaVersion()
+                                           ? "; any writing command (deploy, facts) upgrades it"
+                                           : "; it was written by a newer clusterctl"));
+  }
+  return store;
+}
+
+int64_t StateStore::NowMs() const { return clock_ ? clock_->NowMs() : system_clock_.NowMs(); }
+
+Result<int64_t> StateStore::BeginRun(const std::string& kind, const std::string& command) {
+  if (!writable()) return Status::FailedPrecondition("BeginRun needs the state opened for writing");
+  auto transaction = SqliteTransaction::Begin(*db_);
+  if (!transaction.ok()) return transaction.status();
+  auto stale = db_->Prepare("UPDATE runs SET status = 'interrupted' WHERE status = 'running'");
+  if (!stale.ok()) return stale.status();
+  CLUSTERCTL_RETURN_IF_ERROR(stale->Run());
+  auto insert = db_->Prepare(
+      "INSERT INTO runs (kind, command, controller_host, pid, started_at) VALUES (?, ?, ?, ?, ?)");
+  if (!insert.ok()) return insert.status();
+  LockHolder me = LockHolder::Current(NowMs(), command);
+  insert->Bind(1, kind).Bind(2, command).Bind(3, me.host).Bind(4, int64_t{me.pid}).Bind(5, me.started_at_ms);
+  CLUSTERCTL_RETURN_IF_ERROR(insert->Run());
+  int64_t id = db_->LastInsertId();
+  CLUSTERCTL_RETURN_IF_ERROR((*transaction)->Commit());
+  return id;
+}
+
+Status StateStore::FinishRun(int64_t run_id, RunStatus status, const nlohmann::json& summary) {
+  auto update = db_->Prepare("UPDATE runs SET status = ?, finished_at = ?, summary = ? WHERE id = ?");
+  if (!update.ok()) return update.status();
+  update->Bind(1, ToString(status)).Bind(2, NowMs()).Bind(3, summary.dump()).Bind(4, run_id);
+  return update->Run();
+}
+
+Result<std::vector<RunRecord>> StateStore::ListRuns(int limit) {
+  auto query = db_->Prepare(
+      "SELECT id, kind, command, controller_host, pid, started_at, finished_at, status, summary "
+      "FROM runs ORDER BY id DESC LIMIT ?");
+  if (!query.ok()) return query.status();
+  query->Bind(1, int64_t{limit});
+  std::vector<RunRecord> runs;
+  while (true) {
+    auto row = query->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    runs.push_back({query->Int64(0), query->Text(1), query->Text(2), query->Text(3),
+                    static_cast<int>(query->Int64(4)), query->Int64(5), query->OptionalInt64(6), query->Text(7),
+                    query->OptionalText(8)});
+  }
+  return runs;
+}
+
+Result<std::vector<HostRecord>> StateStore::ListHosts() {
+  auto query = db_->Prepare(
+      "SELECT name, address, status, in_inventory, first_seen_at, last_run_id, last_status_at, last_error, "
+      "host_key_type, host_key_sha256, drifted, removed_at FROM hosts ORDER BY name");
+  if (!query.ok()) return query.status();
+  std::vector<HostRecord> hosts;
+  while (true) {
+    auto row = query->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    HostRecord h;
+    h.name = query->Text(0);
+    h.address = query->OptionalText(1);
+    h.status = query->Text(2);
+    h.in_inventory = query->Int64(3) != 0;
+    h.first_seen_at = query->Int64(4);
+    h.last_run_id = query->OptionalInt64(5);
+    h.last_status_at = query->OptionalInt64(6);
+    h.last_error = query->OptionalText(7);
+    h.host_key_type = query->OptionalText(8);
+    h.host_key_sha256 = query->OptionalText(9);
+    h.drifted = query->Int64(10) != 0;
+    h.removed_at = query->OptionalInt64(11);
+    hosts.push_back(std::move(h));
+  }
+  return hosts;
+}
+
+Status StateStore::RecordEvent(std::optional<int64_t> run_id, const std::optional<std::string>& host,
+                               const std::string& level, const std::string& kind, const std::string& message) {
+  auto insert = db_->Prepare("INSERT INTO events (run_id, at, host, level, kind, message) VALUES (?, ?, ?, ?, ?, ?)");
+  if (!insert.ok()) return insert.status();
+  if (run_id) {
+    insert->Bind(1, *run_id);
+  } else {
+    insert->BindNull(1);
+  }
+  insert->Bind(2, NowMs()).Bind(3, host).Bind(4, level).Bind(5, kind).Bind(6, message);
+  return insert->Run();
+}
+
+}  // namespace clusterctl

@@ -1,0 +1,115 @@
+// StateStore: the per-cluster SQLite state (docs/state.md).
+//
+// Two ways in:
+//  - OpenForWriting takes the writer lock first (a second writer gets Busy
+//    naming the holder), refuses network file systems, creates the directory
+//    (0700) and secrets/ (0700), enables WAL and migrates the schema.
+//  - OpenForReading needs no lock (WAL lets readers run beside a writer) and
+//    returns NotFound when the cluster has no state yet; it creates nothing.
+//
+// Durability contract: every method that writes commits before it returns
+// (synchronous=FULL), so a record made before an action survives a crash or
+// power cut during that action.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/clock.h"
+#include "common/status.h"
+#include "controller/state/filesystem_check.h"
+#include "controller/state/sqlite.h"
+#include "controller/state/state_lock.h"
+
+namespace clusterctl {
+
+struct StatePaths {
+  std::string dir;
+
+  std::string database() const { return dir + "/state.db"; }
+  std::string lock() const { return dir + "/lock"; }
+  std::string secrets() const { return dir + "/secrets"; }
+
+  // `override_dir` (from --state) when given, else `.clusterctl` beside the inventory.
+  static StatePaths For(const std::string& inventory_dir, const std::string& override_dir);
+};
+
+enum class RunStatus { kRunning, kOk, kFailed, kInterrupted };
+const char* ToString(RunStatus status);
+
+struct HostRecord {
+  std::string name;
+  std::optional<std::string> address;
+  std::string status;  // never | ok | failed | unreachable | removed
+  bool in_inventory = true;
+  int64_t first_seen_at = 0;
+  std::optional<int64_t> last_run_id;
+  std::optional<int64_t> last_status_at;
+  std::optional<std::string> last_error;
+  std::optional<std::string> host_key_type;
+  std::optional<std::string> host_key_sha256;
+  bool drifted = false;
+  std::optional<int64_t> removed_at;
+};
+
+struct RunRecord {
+  int64_t id = 0;
+  std::string kind;
+  std::string command;
+  std::string controller_host;
+  int pid = 0;
+  int64_t started_at = 0;
+  std::optional<int64_t> finished_at;
+  std::string status;
+  std::optional<std::string> summary;
+};
+
+class StateStore {
+ public:
+  struct WriterOptions {
+    const Clock* clock = nullptr;            // REQUIRED
+    const FilesystemProbe* probe = nullptr;  // REQUIRED
+    std::string command;                     // recorded as the lock holder's command
+  };
+
+  static Result<std::unique_ptr<StateStore>> OpenForWriting(const StatePaths& paths, const WriterOptions& options);
+  static Result<std::unique_ptr<StateStore>> OpenForReading(const StatePaths& paths, const FilesystemProbe& probe);
+
+  const StatePaths& paths() const { return paths_; }
+  bool writable() const { return lock_ != nullptr; }
+  // Set when OpenForWriting found the record of a holder that died holding the lock.
+  const std::optional<LockHolder>& cleared_stale_holder() const { return cleared_stale_holder_; }
+
+  // Runs. BeginRun marks runs left 'running' by dead processes 'interrupted'
+  // (only a lock holder can be running, and the caller now holds the lock).
+  Result<int64_t> BeginRun(const std::string& kind, const std::string& command);
+  Status FinishRun(int64_t run_id, RunStatus status, const nlohmann::json& summary);
+  Result<std::vector<RunRecord>> ListRuns(int limit);
+
+  // Hosts.
+  Result<std::vector<HostRecord>> ListHosts();
+
+  // Events (the run's journal; also what `history` shows).
+  Status RecordEvent(std::optional<int64_t> run_id, const std::optional<std::string>& host,
+                     const std::string& level, const std::string& kind, const std::string& message);
+
+  SqliteDb& db() { return *db_; }
+  int64_t NowMs() const;
+
+ private:
+  StateStore() = default;
+
+  StatePaths paths_;
+  std::unique_ptr<StateLock> lock_;
+  std::optional<LockHolder> cleared_stale_holder_;
+  std::unique_ptr<SqliteDb> db_;
+  const Clock* clock_ = nullptr;
+  SystemClock system_clock_;
+};
+
+}  // namespace clusterctl

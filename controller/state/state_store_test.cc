@@ -1,0 +1,128 @@
+#include "controller/state/state_store.h"
+
+#include <doctest/doctest.h>
+#include <sys/stat.h>
+
+#include "controller/state/schema.h"
+#include "controller/state/test_util.h"
+
+namespace clusterctl {
+namespace {
+
+int ModeOf(const std::string& path) {
+  struct stat st;
+  REQUIRE(::stat(path.c_str(), &st) == 0);
+  return static_cast<int>(st.st_mode & 0777);
+}
+
+class LocalProbe final : public FilesystemProbe {
+ public:
+  Result<FilesystemInfo> Probe(const std::string&) const override { return FilesystemInfo{0xEF53, "", "/"}; }
+};
+
+class NfsProbe final : public FilesystemProbe {
+ public:
+  Result<FilesystemInfo> Probe(const std::string&) const override { return FilesystemInfo{0x6969, "", "/home"}; }
+};
+
+}  // namespace
+
+TEST_CASE("opening for writing creates a private state directory with WAL and the current schema") {
+  testing::TempDir dir;
+  FakeClock clock;
+  LocalProbe probe;
+  StatePaths paths{dir.path() + "/site/.clusterctl"};
+  auto store = StateStore::OpenForWriting(paths, {&clock, &probe, "clusterctl test"});
+  REQUIRE(store.ok());
+  CHECK(ModeOf(paths.dir) == 0700);
+  CHECK(ModeOf(paths.secrets()) == 0700);
+  CHECK(ModeOf(paths.database()) == 0600);
+  CHECK(*(*store)->db().QueryText("PRAGMA journal_mode") == "wal");
+  CHECK(*StoredSchemaVersion((*store)->db()) == CurrentSchemaVersion());
+  auto hosts = (*store)->ListHosts();
+  REQUIRE(hosts.ok());
+  CHECK(hosts->empty());
+}
+
+TEST_CASE("a second writer on the same state is refused while the first holds it") {
+  testing::TempDir dir;
+  FakeClock clock;
+  LocalProbe probe;
+  StatePaths paths{dir.path()};
+  auto first = StateStore::OpenForWriting(paths, {&clock, &probe, "clusterctl deploy a.yaml"});
+  REQUIRE(first.ok());
+  auto second = StateStore::OpenForWriting(paths, {&clock, &probe, "clusterctl deploy a.yaml"});
+  REQUIRE_FALSE(second.ok());
+  CHECK(second.status().code() == Status::Code::kBusy);
+  CHECK(second.status().message().find("the state " + dir.path() + " is held by pid ") == 0);
+  first->reset();
+  CHECK(StateStore::OpenForWriting(paths, {&clock, &probe, "again"}).ok());
+}
+
+TEST_CASE("reading a state that does not exist creates nothing") {
+  testing::TempDir dir;
+  LocalProbe probe;
+  StatePaths paths{dir.path() + "/.clusterctl"};
+  auto store = StateStore::OpenForReading(paths, probe);
+  CHECK(store.status().code() == Status::Code::kNotFound);
+  struct stat st;
+  CHECK(::stat(paths.dir.c_str(), &st) != 0);
+}
+
+TEST_CASE("a state directory on NFS is refused before anything is created") {
+  testing::TempDir dir;
+  FakeClock clock;
+  NfsProbe probe;
+  StatePaths paths{dir.path() + "/.clusterctl"};
+  auto store = StateStore::OpenForWriting(paths, {&clock, &probe, "x"});
+  REQUIRE_FALSE(store.ok());
+  CHECK(store.status().message().find("network file system (NFS)") != std::string::npos);
+  struct stat st;
+  CHECK(::stat(paths.dir.c_str(), &st) != 0);
+}
+
+TEST_CASE("a database from a newer clusterctl is refused, not guessed at") {
+  testing::TempDir dir;
+  FakeClock clock;
+  LocalProbe probe;
+  StatePaths paths{dir.path()};
+  {
+    auto store = StateStore::OpenForWriting(paths, {&clock, &probe, "x"});
+    REQUIRE(store.ok());
+    REQUIRE((*store)->db().Exec("PRAGMA user_version = 99").ok());
+  }
+  auto again = StateStore::OpenForWriting(paths, {&clock, &probe, "x"});
+  REQUIRE_FALSE(again.ok());
+  CHECK(again.status().message().find("schema version 99, written by a newer clusterctl") != std::string::npos);
+  auto reader = StateStore::OpenForReading(paths, probe);
+  REQUIRE_FALSE(reader.ok());
+  CHECK(reader.status().message().find("written by a newer clusterctl") != std::string::npos);
+}
+
+TEST_CASE("runs left running by a dead process are marked interrupted by the next run") {
+  testing::TempDir dir;
+  FakeClock clock;
+  LocalProbe probe;
+  StatePaths paths{dir.path()};
+  int64_t first_run = 0;
+  {
+    auto store = StateStore::OpenForWriting(paths, {&clock, &probe, "first"});
+    REQUIRE(store.ok());
+    first_run = *(*store)->BeginRun("deploy", "clusterctl deploy x");
+    // no FinishRun: the process "died"
+  }
+  auto store = StateStore::OpenForWriting(paths, {&clock, &probe, "second"});
+  REQUIRE(store.ok());
+  clock.Advance(std::chrono::seconds(5));
+  int64_t second_run = *(*store)->BeginRun("deploy", "clusterctl deploy x");
+  REQUIRE((*store)->FinishRun(second_run, RunStatus::kOk, {{"changed", 0}}).ok());
+  auto runs = (*store)->ListRuns(10);
+  REQUIRE(runs.ok());
+  REQUIRE(runs->size() == 2);
+  CHECK(runs->at(1).id == first_run);
+  CHECK(runs->at(1).status == "interrupted");
+  CHECK(runs->at(0).status == "ok");
+  CHECK(runs->at(0).finished_at.value() == clock.NowMs());
+}
+
+}  // namespace clusterctl

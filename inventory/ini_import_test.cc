@@ -1,0 +1,107 @@
+#include "inventory/ini_import.h"
+
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "inventory/loader.h"
+
+namespace clusterctl {
+namespace {
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+bool HasNoteContaining(const IniImport& import, const std::string& text) {
+  for (const std::string& note : import.notes) {
+    if (note.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("a DeepOps inventory imports into a valid inventory with the well-known groups") {
+  std::string ini = ReadFile(std::string(CLUSTERCTL_SOURCE_DIR) + "/inventory/examples/deepops-inventory.ini");
+  Diagnostics d;
+  std::optional<IniImport> import = ImportAnsibleIni(ini, "deepops.ini", "lab", d);
+  INFO(d.ToString());
+  REQUIRE(import);
+  const auto& doc = import->inventory;
+  CHECK(doc["cluster"] == "lab");
+  CHECK(doc["connection"]["user"] == "ubuntu");
+  CHECK(doc["connection"]["become"] == "sudo");
+  CHECK(doc["connection"]["jump_host"] == "ubuntu@10.0.0.1");
+  CHECK(doc["connection"]["key_file"] == "~/.ssh/id_rsa");
+  CHECK(doc["vars"]["slurm_version"] == "23.02.7");
+  // Consecutive hosts with consecutive addresses fold into one range.
+  CHECK(doc["hosts"]["gpu[01-04]"]["address"] == "10.0.2.[1-4]");
+  CHECK(doc["groups"]["controller"]["hosts"][0] == "login01");
+  CHECK(doc["groups"]["compute"]["hosts"][0] == "gpu[01-04]");
+  CHECK(doc["groups"]["nfs_server"]["hosts"][0] == "login01");
+  CHECK(doc["groups"]["nfs_clients"]["children"][0] == "compute");
+  CHECK(doc["groups"]["slurm-cluster"]["children"] == nlohmann::ordered_json({"controller", "compute"}));
+  CHECK_FALSE(doc["groups"].contains("kube-master"));
+  CHECK(HasNoteContaining(*import, "group 'kube-master' (1 hosts) not imported"));
+  CHECK(HasNoteContaining(*import, "StrictHostKeyChecking=no"));
+  CHECK(HasNoteContaining(*import, "group 'slurm-master' imported as 'controller'"));
+
+  // The rendered YAML is itself a valid inventory (key file existence aside).
+  InventoryLoadOptions options;
+  options.file_exists = [](const std::string&) { return true; };
+  Diagnostics load;
+  auto inventory = ParseInventory(RenderImport(*import, "deepops.ini"), "imported.yaml", "/tmp", load, options);
+  INFO(load.ToString());
+  REQUIRE(inventory);
+  CHECK(inventory->MembersOf("compute").size() == 4);
+  CHECK(inventory->FindHost("gpu03")->address == "10.0.2.3");
+  CHECK(inventory->FindHost("gpu03")->connection.jump_host->ToString() == "ubuntu@10.0.0.1:22");
+}
+
+TEST_CASE("import never copies passwords and names unmapped Ansible variables") {
+  Diagnostics d;
+  auto import = ImportAnsibleIni(
+      "[all]\nn1 ansible_host=10.0.0.1 ansible_become_pass=s3cret ansible_python_interpreter=/usr/bin/python3\n",
+      "x.ini", "c", d);
+  REQUIRE(import);
+  std::string yaml = RenderImport(*import, "x.ini");
+  CHECK(yaml.find("s3cret") == std::string::npos);
+  CHECK(HasNoteContaining(*import, "ansible_become_pass not imported: passwords do not belong in the inventory"));
+  CHECK(HasNoteContaining(*import, "ansible_python_interpreter has no clusterctl equivalent"));
+}
+
+TEST_CASE("import handles ProxyJump and Ansible host ranges") {
+  Diagnostics d;
+  auto import = ImportAnsibleIni(
+      "[slurm-node]\nnode[1:3]\n[all:vars]\nansible_ssh_common_args=\"-o ProxyJump=admin@gw:2222\"\n", "x.ini", "c", d);
+  REQUIRE(import);
+  CHECK(import->inventory["connection"]["jump_host"] == "admin@gw:2222");
+  CHECK(import->inventory["groups"]["compute"]["hosts"][0] == "node[1-3]");
+}
+
+TEST_CASE("import reports malformed INI with the line") {
+  struct Case {
+    const char* text;
+    const char* expected;
+  };
+  const Case cases[] = {
+      {"[all\nn1\n", "x.ini:1:1: error: section header without closing ']'\n"},
+      {"[g:hostz]\nn1\n", "x.ini:1:4: error: unknown section kind ':hostz' (expected :children or :vars)\n"},
+      {"[all:vars]\njust_a_word\n", "x.ini:2:1: error: expected key=value in [all:vars]\n"},
+      {"[all]\nn1 oops\n", "x.ini:2:1: error: expected key=value after host 'n1', got 'oops'\n"},
+      {"# nothing\n", "x.ini: error: no hosts found (expected lines like 'gpu01 ansible_host=10.0.2.1')\n"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.text);
+    Diagnostics d;
+    CHECK_FALSE(ImportAnsibleIni(c.text, "x.ini", "c", d));
+    CHECK(d.ToString() == c.expected);
+  }
+}
+
+}  // namespace clusterctl

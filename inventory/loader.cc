@@ -1,0 +1,190 @@
+#include "inventory/loader.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <tuple>
+
+#include "common/yaml_fields.h"
+#include "inventory/loader_internal.h"
+
+namespace clusterctl {
+namespace {
+
+using inventory_internal::HostDraft;
+using inventory_internal::InventoryDraft;
+
+const std::vector<std::string> kTopLevelKeys = {"version", "cluster", "connection", "vars", "hosts", "groups"};
+
+bool IsClusterName(const std::string& name) {
+  if (name.empty() || name.size() > 40 || !(name[0] >= 'a' && name[0] <= 'z')) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+  });
+}
+
+bool RegularFileExists(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), R_OK) == 0;
+}
+
+void FillDefaults(InventoryLoadOptions& options) {
+  if (options.home_dir.empty()) {
+    const char* home = std::getenv("HOME");
+    options.home_dir = home ? home : "/root";
+  }
+  if (!options.file_exists) options.file_exists = RegularFileExists;
+}
+
+// Connection: cluster defaults, then groups shallow-to-deep (name order within
+// a depth), then the host's own settings.
+void ResolveConnections(InventoryDraft& draft) {
+  std::vector<const Group*> ordered;
+  for (const Group& g : draft.inventory.groups) ordered.push_back(&g);
+  std::sort(ordered.begin(), ordered.end(), [](const Group* a, const Group* b) {
+    return std::tie(a->depth, a->name) < std::tie(b->depth, b->name);
+  });
+  for (HostDraft& h : draft.hosts) {
+    ConnectionSettings settings;
+    draft.cluster_connection.ApplyTo(settings);
+    for (const Group* g : ordered) {
+      if (std::binary_search(h.host.groups.begin(), h.host.groups.end(), g->name)) g->connection.ApplyTo(settings);
+    }
+    h.connection.ApplyTo(settings);
+    h.host.connection = settings;
+  }
+}
+
+void CheckDuplicateEndpoints(const InventoryDraft& draft, Diagnostics& diagnostics) {
+  std::map<std::pair<std::string, int>, const Host*> endpoints;
+  for (const HostDraft& h : draft.hosts) {
+    auto key = std::make_pair(h.host.address, h.host.connection.port);
+    auto [it, inserted] = endpoints.emplace(key, &h.host);
+    if (!inserted) {
+      diagnostics.Error(h.host.defined_at, "hosts '" + it->second->name + "' and '" + h.host.name +
+                                               "' have the same address " + h.host.address + " and port " +
+                                               std::to_string(h.host.connection.port));
+    }
+  }
+}
+
+void WarnAboutWellKnownGroups(const Inventory& inventory, Diagnostics& diagnostics) {
+  const Group* controller = inventory.FindGroup(kGroupController);
+  const Group* compute = inventory.FindGroup(kGroupCompute);
+  if (compute && !compute->members.empty() && (!controller || controller->members.empty())) {
+    diagnostics.Warning({inventory.source_file, 0, 0},
+                        "group 'compute' has hosts but group 'controller' has none; the Slurm roles need one");
+  }
+  if (controller && controller->members.size() > 1) {
+    diagnostics.Warning(controller->defined_at,
+                        "group 'controller' has " + std::to_string(controller->members.size()) +
+                            " hosts; the first (" + controller->members.front() + ") runs slurmctld");
+  }
+}
+
+}  // namespace
+
+std::optional<Inventory> ParseInventory(std::string_view text, const std::string& file_name,
+                                        const std::string& base_dir, Diagnostics& diagnostics,
+                                        InventoryLoadOptions options) {
+  FillDefaults(options);
+  std::optional<YamlNode> root = ParseYaml(text, file_name, options.limits, diagnostics);
+  if (!root) return std::nullopt;
+  YamlFields fields(diagnostics);
+  if (root->is_null()) {
+    diagnostics.Error({file_name, 1, 1}, "the inventory is empty; it needs at least 'cluster' and 'hosts'");
+    return std::nullopt;
+  }
+  if (!fields.ExpectMap(*root, "the inventory", false)) return std::nullopt;
+  fields.CheckKnownKeys(*root, kTopLevelKeys, "the inventory");
+
+  InventoryDraft draft;
+  Inventory& inventory = draft.inventory;
+  inventory.source_file = file_name;
+  inventory.base_dir = base_dir;
+
+  if (const YamlNode* version = root->Find("version")) {
+    if (auto v = fields.Integer(*version, "version", 1, 1000000); v && *v != kInventoryFormatVersion) {
+      fields.Error(version->location, "inventory format version " + std::to_string(*v) +
+                                          " is not supported by this clusterctl (it reads version " +
+                                          std::to_string(kInventoryFormatVersion) + ")");
+    }
+  }
+  if (const YamlNode* cluster = root->Find("cluster")) {
+    if (auto name = fields.String(*cluster, "cluster")) {
+      if (IsClusterName(*name)) {
+        inventory.cluster_name = *name;
+      } else {
+        fields.Error(cluster->location, "cluster name '" + *name +
+                                            "' must be 1-40 lowercase letters, digits, '_' or '-', starting with a letter");
+      }
+    }
+  } else {
+    fields.Error({file_name, 1, 1}, "missing required key 'cluster' (the cluster's name)");
+  }
+  if (const YamlNode* connection = root->Find("connection")) {
+    if (auto c = inventory_internal::ParseConnection(*connection, "the inventory", base_dir, options, fields)) {
+      draft.cluster_connection = *c;
+    }
+  }
+  if (const YamlNode* vars = root->Find("vars")) {
+    if (auto v = inventory_internal::ParseVars(*vars, "the inventory", fields)) inventory.cluster_vars = *v;
+  }
+  if (const YamlNode* hosts = root->Find("hosts")) {
+    inventory_internal::ParseHosts(*hosts, draft, options, fields);
+    if (hosts->is_map() && hosts->entries.empty()) fields.Error(hosts->location, "'hosts' is empty");
+  } else {
+    fields.Error({file_name, 1, 1}, "missing required key 'hosts'");
+  }
+  if (const YamlNode* groups = root->Find("groups")) inventory_internal::ParseGroups(*groups, draft, options, fields);
+  if (diagnostics.has_errors()) return std::nullopt;
+
+  for (auto& g : draft.groups) inventory.groups.push_back(g.group);
+  if (!inventory_internal::ResolveGroups(draft, diagnostics)) return std::nullopt;
+  inventory.groups.clear();
+  for (size_t i = 0; i < draft.groups.size(); ++i) {
+    inventory.groups.push_back(draft.groups[i].group);
+    inventory.group_index[draft.groups[i].group.name] = i;
+  }
+  ResolveConnections(draft);
+  inventory_internal::ResolveVariables(draft, diagnostics);
+  CheckDuplicateEndpoints(draft, diagnostics);
+  if (diagnostics.has_errors()) return std::nullopt;
+
+  for (HostDraft& h : draft.hosts) {
+    std::sort(h.host.interfaces.begin(), h.host.interfaces.end(),
+              [](const Interface& a, const Interface& b) { return a.name < b.name; });
+    inventory.host_index[h.host.name] = inventory.hosts.size();
+    inventory.hosts.push_back(std::move(h.host));
+  }
+  WarnAboutWellKnownGroups(inventory, diagnostics);
+  return inventory;
+}
+
+std::optional<Inventory> LoadInventory(const std::string& path, Diagnostics& diagnostics,
+                                       InventoryLoadOptions options) {
+  FillDefaults(options);
+  std::error_code ec;
+  std::filesystem::path absolute = std::filesystem::absolute(path, ec);
+  if (ec) absolute = path;
+  struct stat st;
+  if (::stat(absolute.c_str(), &st) != 0) {
+    diagnostics.Error({path, 0, 0}, "inventory file not found");
+    return std::nullopt;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    diagnostics.Error({path, 0, 0}, "not a regular file");
+    return std::nullopt;
+  }
+  std::optional<std::string> text = ReadUserFile(absolute.string(), options.limits, diagnostics);
+  if (!text) return std::nullopt;
+  std::optional<Inventory> inventory =
+      ParseInventory(*text, path, absolute.parent_path().string(), diagnostics, options);
+  if (inventory) inventory->source_file = absolute.string();
+  return inventory;
+}
+
+}  // namespace clusterctl

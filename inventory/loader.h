@@ -1,0 +1,36 @@
+// Loading an inventory file: YAML -> validated, resolved Inventory.
+//
+// Contract: either every problem in the file is reported (file:line:column,
+// what is wrong, a "did you mean" for typos) and nullopt is returned, or the
+// returned Inventory satisfies the invariants in model.h. Nothing outside the
+// process is touched except reading the file and checking that key files exist.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "common/diagnostics.h"
+#include "common/yaml_doc.h"
+#include "inventory/model.h"
+
+namespace clusterctl {
+
+struct InventoryLoadOptions {
+  YamlLimits limits;
+  // Expands a leading "~/" in key file paths; defaults to $HOME.
+  std::string home_dir;
+  // Whether a path names a readable regular file; replaced in unit tests.
+  std::function<bool(const std::string&)> file_exists;
+};
+
+std::optional<Inventory> LoadInventory(const std::string& path, Diagnostics& diagnostics,
+                                       InventoryLoadOptions options = {});
+
+// `base_dir` is where relative key file paths resolve.
+std::optional<Inventory> ParseInventory(std::string_view text, const std::string& file_name,
+                                        const std::string& base_dir, Diagnostics& diagnostics,
+                                        InventoryLoadOptions options = {});
+
+}  // namespace clusterctl

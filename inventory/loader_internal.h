@@ -1,0 +1,57 @@
+// Internal to the inventory loader: the pieces loader.cc stitches together.
+// Each section parser adds what it finds to `InventoryDraft` and reports
+// problems through the shared YamlFields; resolution runs only when parsing
+// found no errors.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/yaml_fields.h"
+#include "inventory/loader.h"
+#include "inventory/model.h"
+
+namespace clusterctl::inventory_internal {
+
+struct HostDraft {
+  Host host;
+  ConnectionOverrides connection;
+  std::string pattern;  // the hosts key it was expanded from
+};
+
+struct GroupDraft {
+  Group group;
+  std::vector<SourceLocation> host_locations;   // parallel to group.hosts
+  std::vector<SourceLocation> child_locations;  // parallel to group.children
+};
+
+struct InventoryDraft {
+  Inventory inventory;
+  ConnectionOverrides cluster_connection;
+  std::vector<HostDraft> hosts;
+  std::vector<GroupDraft> groups;
+};
+
+// connection_section.cc
+std::optional<ConnectionOverrides> ParseConnection(const YamlNode& node, const std::string& context,
+                                                   const std::string& base_dir,
+                                                   const InventoryLoadOptions& options, YamlFields& fields);
+
+// variables_section.cc: a `vars` map, names checked; JSON object on success.
+std::optional<nlohmann::json> ParseVars(const YamlNode& node, const std::string& context, YamlFields& fields);
+// Resolves every host's vars: cluster < groups (shallow to deep, then by name) < host.
+void ResolveVariables(InventoryDraft& draft, Diagnostics& diagnostics);
+
+// hosts_section.cc
+void ParseHosts(const YamlNode& node, InventoryDraft& draft, const InventoryLoadOptions& options,
+                YamlFields& fields);
+
+// groups_section.cc
+void ParseGroups(const YamlNode& node, InventoryDraft& draft, const InventoryLoadOptions& options,
+                 YamlFields& fields);
+// Checks references and cycles, computes depth and members. False on error.
+bool ResolveGroups(InventoryDraft& draft, Diagnostics& diagnostics);
+
+}  // namespace clusterctl::inventory_internal
