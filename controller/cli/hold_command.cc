@@ -15,6 +15,14 @@ extern char** environ;
 namespace clusterctl {
 namespace {
 
+volatile sig_atomic_t g_held_child = 0;
+
+// SIGTERM/SIGHUP/SIGINT while a held command runs go to the command; the
+// lock is released once it has ended.
+void ForwardToChild(int signal_number) {
+  if (g_held_child > 0) ::kill(static_cast<pid_t>(g_held_child), signal_number);
+}
+
 // Runs argv[0] (searched in PATH, no shell) and returns its exit status, or
 // 128+signal when it was killed, or 127 when it could not be started.
 int SpawnAndWait(const std::vector<std::string>& command, std::ostream& err) {
@@ -27,12 +35,18 @@ int SpawnAndWait(const std::vector<std::string>& command, std::ostream& err) {
     err << "clusterctl: cannot run " << command[0] << ": " << std::strerror(rc) << "\n";
     return 127;
   }
-  // The terminal's Ctrl-C reaches the child too; the lock is released after it ends.
-  ::signal(SIGINT, SIG_IGN);
+  g_held_child = pid;
+  struct sigaction forward {};
+  forward.sa_handler = ForwardToChild;
+  sigemptyset(&forward.sa_mask);
+  struct sigaction previous[3];
+  const int signals[3] = {SIGINT, SIGTERM, SIGHUP};
+  for (int i = 0; i < 3; ++i) ::sigaction(signals[i], &forward, &previous[i]);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  ::signal(SIGINT, SIG_DFL);
+  for (int i = 0; i < 3; ++i) ::sigaction(signals[i], &previous[i], nullptr);
+  g_held_child = 0;
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return kExitFailed;

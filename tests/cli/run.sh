@@ -1,2 +1,130 @@
 #!/usr/bin/env bash
-# Placeholder replaced below
+# End-to-end tests of the clusterctl command line as a user runs it: exit
+# codes, messages on stderr, and what is (not) created on disk.
+# Usage: tests/cli/run.sh PATH/TO/clusterctl
+set -u
+CLUSTERCTL=$(realpath "$1")
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+WORK=$(mktemp -d /tmp/clusterctl-cli-XXXXXX)
+HOLDER_PID=""
+cleanup() {
+  [ -n "$HOLDER_PID" ] && kill "$HOLDER_PID" 2>/dev/null
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+failures=0
+pass() { echo "ok   - $1"; }
+fail() { echo "FAIL - $1"; failures=$((failures + 1)); }
+
+# expect NAME EXIT_CODE STDERR_SUBSTRING -- COMMAND...
+expect() {
+  local name=$1 code=$2 needle=$3
+  shift 4
+  local out err rc
+  out=$("$@" 2>"$WORK/stderr"); rc=$?
+  err=$(cat "$WORK/stderr")
+  if [ "$rc" -ne "$code" ]; then
+    fail "$name: exit $rc, expected $code; stderr: $err"
+  elif [ -n "$needle" ] && ! grep -qF -- "$needle" <<<"$err$out"; then
+    fail "$name: output lacks '$needle'; got: $err$out"
+  else
+    pass "$name"
+  fi
+}
+
+# --- the bundled examples pass --------------------------------------------
+for f in "$SRC"/inventory/examples/*.yaml; do
+  expect "inventory check $(basename "$f")" 0 "ok: cluster" -- "$CLUSTERCTL" inventory check "$f"
+done
+expect "inventory show --json is JSON" 0 '"cluster": "small"' -- "$CLUSTERCTL" inventory show --json "$SRC/inventory/examples/small.yaml"
+
+# --- bad input: exit 2 with file:line:column -------------------------------
+bad() { printf '%s' "$2" >"$WORK/$1.yaml"; }
+bad typo 'cluster: c
+hosts:
+  a:
+    adress: 10.0.0.1
+'
+expect "unknown key with suggestion" 2 "typo.yaml:4:5: error: unknown key 'adress' in host 'a' (did you mean 'address'?)" -- "$CLUSTERCTL" inventory check "$WORK/typo.yaml"
+bad overlap 'cluster: c
+hosts:
+  gpu[01-10]: {}
+  gpu[05-20]: {}
+'
+expect "overlapping ranges" 2 "overlap.yaml:4:3: error: host 'gpu05' is defined twice (overlapping ranges" -- "$CLUSTERCTL" inventory check "$WORK/overlap.yaml"
+bad cycle 'cluster: c
+hosts:
+  a: {}
+groups:
+  x: {children: [y]}
+  y: {children: [x]}
+'
+expect "group cycle" 2 "error: groups form a cycle: x -> y -> x" -- "$CLUSTERCTL" inventory check "$WORK/cycle.yaml"
+bad keyfile 'cluster: c
+connection:
+  key_file: keys/nope
+hosts:
+  a: {}
+'
+expect "missing key file" 2 "keyfile.yaml:3:13: error: key file 'keys/nope' not found" -- "$CLUSTERCTL" inventory check "$WORK/keyfile.yaml"
+expect "missing inventory file" 2 "inventory file not found" -- "$CLUSTERCTL" inventory check "$WORK/none.yaml"
+expect "unknown subcommand" 2 "Run 'clusterctl --help'" -- "$CLUSTERCTL" inventroy check x
+
+# --- hostile input: rejected, exit 2, in bounded time ----------------------
+{ printf 'cluster: c\nvars:\n  x: '; head -c 16384 /dev/zero | tr '\0' '['; head -c 16384 /dev/zero | tr '\0' ']'; printf '\nhosts:\n  a: {}\n'; } >"$WORK/deep.yaml"
+expect "16384 levels of nesting" 2 "nesting" -- timeout 10 "$CLUSTERCTL" inventory check "$WORK/deep.yaml"
+{
+  printf 'cluster: c\nvars:\n  a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n'
+  prev=a
+  for c in b c d e f g h i j; do
+    printf '  %s: &%s [*%s, *%s, *%s, *%s, *%s, *%s, *%s, *%s, *%s]\n' $c $c $prev $prev $prev $prev $prev $prev $prev $prev $prev
+    prev=$c
+  done
+  printf 'hosts:\n  a: {}\n'
+} >"$WORK/bomb.yaml"
+expect "billion laughs" 2 "billion laughs" -- timeout 10 "$CLUSTERCTL" inventory check "$WORK/bomb.yaml"
+head -c $((50 * 1024 * 1024)) /dev/zero | tr '\0' 'x' >"$WORK/big.yaml"
+expect "50 MB file" 2 "file is larger than 16 MiB" -- timeout 10 "$CLUSTERCTL" inventory check "$WORK/big.yaml"
+head -c 200000 /dev/urandom >"$WORK/junk.yaml"
+expect "binary junk" 2 "error:" -- timeout 10 "$CLUSTERCTL" inventory check "$WORK/junk.yaml"
+printf 'cluster: caf\xe9\nhosts:\n  a: {}\n' >"$WORK/latin1.yaml"
+expect "invalid UTF-8" 2 "latin1.yaml:1:13: error: invalid UTF-8" -- timeout 10 "$CLUSTERCTL" inventory check "$WORK/latin1.yaml"
+
+# --- status on an empty state: exit 0, nothing created ---------------------
+mkdir -p "$WORK/site"
+cp "$SRC/inventory/examples/small.yaml" "$WORK/site/inventory.yaml"
+expect "status with no state" 0 "6 never deployed: gpu[01-04],head01,login01" -- "$CLUSTERCTL" status "$WORK/site/inventory.yaml"
+if [ -e "$WORK/site/.clusterctl" ]; then fail "status created a state directory"; else pass "status created nothing"; fi
+expect "status --json" 0 '"has_state": false' -- "$CLUSTERCTL" status --json "$WORK/site/inventory.yaml"
+
+# --- one writer at a time ----------------------------------------------------
+"$CLUSTERCTL" hold "$WORK/site/inventory.yaml" --reason "cli test" -- sleep 30 2>"$WORK/holder.err" &
+HOLDER_PID=$!
+for _ in $(seq 50); do grep -q "holding the state" "$WORK/holder.err" 2>/dev/null && break; sleep 0.1; done
+expect "second writer exits 3 naming the holder" 3 "is held by pid $HOLDER_PID on $(hostname) since" -- "$CLUSTERCTL" hold "$WORK/site/inventory.yaml" -- true
+expect "status works while a writer holds the state" 0 "6 never deployed" -- "$CLUSTERCTL" status "$WORK/site/inventory.yaml"
+kill -9 "$HOLDER_PID"; wait "$HOLDER_PID" 2>/dev/null; HOLDER_PID=""
+expect "the lock of a killed holder is cleared" 0 "ended without releasing it; the lock was cleared" -- "$CLUSTERCTL" hold "$WORK/site/inventory.yaml" -- true
+mode=$(stat -c %a "$WORK/site/.clusterctl/secrets")
+[ "$mode" = 700 ] && pass "secrets/ is 0700" || fail "secrets/ has mode $mode"
+expect "hold passes the command's exit code" 7 "" -- "$CLUSTERCTL" hold "$WORK/site/inventory.yaml" -- sh -c "exit 7"
+"$CLUSTERCTL" hold "$WORK/site/inventory.yaml" -- sleep 30 2>"$WORK/holder2.err" &
+HOLDER_PID=$!
+for _ in $(seq 50); do grep -q "holding the state" "$WORK/holder2.err" 2>/dev/null && break; sleep 0.1; done
+kill -TERM "$HOLDER_PID"; wait "$HOLDER_PID"; rc=$?; HOLDER_PID=""
+[ "$rc" -eq 143 ] && pass "SIGTERM ends the held command (exit 143)" || fail "SIGTERM: exit $rc, expected 143"
+expect "a terminated hold released its lock cleanly" 0 "released the state" -- "$CLUSTERCTL" hold "$WORK/site/inventory.yaml" -- true
+grep -q "ended without releasing" "$WORK/stderr" && fail "terminated hold left a stale lock" || pass "no stale lock after SIGTERM"
+
+# --- import ------------------------------------------------------------------
+expect "import a DeepOps inventory" 0 "group 'slurm-master' imported as 'controller'" -- "$CLUSTERCTL" inventory import --cluster lab -o "$WORK/imported.yaml" "$SRC/inventory/examples/deepops-inventory.ini"
+expect "import refuses to overwrite" 2 "use --force" -- "$CLUSTERCTL" inventory import -o "$WORK/imported.yaml" "$SRC/inventory/examples/deepops-inventory.ini"
+sed -i 's|key_file: ~/.ssh/id_rsa|key_file: /dev/null|' "$WORK/imported.yaml"
+expect "imported inventory is valid" 2 "key file '/dev/null' not found" -- "$CLUSTERCTL" inventory check "$WORK/imported.yaml"
+touch "$WORK/id_rsa"; sed -i "s|key_file: /dev/null|key_file: $WORK/id_rsa|" "$WORK/imported.yaml"
+expect "imported inventory is valid with its key" 0 "compute: gpu[01-04]" -- "$CLUSTERCTL" inventory check "$WORK/imported.yaml"
+
+echo
+if [ "$failures" -ne 0 ]; then echo "$failures CLI test(s) failed"; exit 1; fi
+echo "all CLI tests passed"

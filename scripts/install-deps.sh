@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs what clusterctl needs to build and test, from Debian/Ubuntu packages.
+# Only missing packages are installed; nothing is downloaded outside apt.
+#
+# RHEL/Rocky/Alma equivalents (dnf, with EPEL and CRB enabled) are listed in
+# docs/building.md.
+set -euo pipefail
+
+BUILD_PACKAGES=(
+  g++ cmake make pkg-config
+  libssh-dev libyaml-cpp-dev libsqlite3-dev libboost-dev libspdlog-dev libfmt-dev
+  doctest-dev nlohmann-json3-dev libkainjow-mustache-dev libcli11-dev
+)
+# The testbed (tests/testbed): nspawn containers on a bridge, an apt proxy.
+TESTBED_PACKAGES=(
+  debootstrap systemd-container iproute2 apt-cacher-ng openssh-client procps util-linux sqlite3
+)
+
+want=("${BUILD_PACKAGES[@]}")
+[ "${1:-}" = "--testbed" ] && want+=("${TESTBED_PACKAGES[@]}")
+
+missing=()
+for pkg in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install-deps: missing packages: ${missing[*]}" >&2
+  echo "install-deps: run as root (or: sudo $0 $*) to install them" >&2
+  exit 1
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# apt-cacher-ng asks a debconf question on install; the testbed starts its own instance.
+echo "apt-cacher-ng apt-cacher-ng/tunnelenable boolean false" | debconf-set-selections 2>/dev/null || true
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
