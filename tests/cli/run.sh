@@ -99,17 +99,19 @@ if [ -e "$WORK/site/.clusterctl" ]; then fail "status created a state directory"
 expect "status --json" 0 '"has_state": false' -- "$CLUSTERCTL" status --json "$WORK/site/inventory.yaml"
 
 # --- one writer at a time ----------------------------------------------------
-"$CLUSTERCTL" hold "$WORK/site/inventory.yaml" --reason "cli test" -- sleep 30 2>"$WORK/holder.err" &
+"$CLUSTERCTL" hold "$WORK/site/inventory.yaml" --reason "cli test" -- sleep 30 >/dev/null 2>"$WORK/holder.err" &
 HOLDER_PID=$!
 for _ in $(seq 50); do grep -q "holding the state" "$WORK/holder.err" 2>/dev/null && break; sleep 0.1; done
 expect "second writer exits 3 naming the holder" 3 "is held by pid $HOLDER_PID on $(hostname) since" -- "$CLUSTERCTL" hold "$WORK/site/inventory.yaml" -- true
 expect "status works while a writer holds the state" 0 "6 never deployed" -- "$CLUSTERCTL" status "$WORK/site/inventory.yaml"
+held_command=$(cat /proc/"$HOLDER_PID"/task/*/children 2>/dev/null)
 kill -9 "$HOLDER_PID"; wait "$HOLDER_PID" 2>/dev/null; HOLDER_PID=""
+[ -n "$held_command" ] && kill $held_command 2>/dev/null  # the orphaned 'sleep 30', by pid
 expect "the lock of a killed holder is cleared" 0 "ended without releasing it; the lock was cleared" -- "$CLUSTERCTL" hold "$WORK/site/inventory.yaml" -- true
 mode=$(stat -c %a "$WORK/site/.clusterctl/secrets")
 [ "$mode" = 700 ] && pass "secrets/ is 0700" || fail "secrets/ has mode $mode"
 expect "hold passes the command's exit code" 7 "" -- "$CLUSTERCTL" hold "$WORK/site/inventory.yaml" -- sh -c "exit 7"
-"$CLUSTERCTL" hold "$WORK/site/inventory.yaml" -- sleep 30 2>"$WORK/holder2.err" &
+"$CLUSTERCTL" hold "$WORK/site/inventory.yaml" -- sleep 30 >/dev/null 2>"$WORK/holder2.err" &
 HOLDER_PID=$!
 for _ in $(seq 50); do grep -q "holding the state" "$WORK/holder2.err" 2>/dev/null && break; sleep 0.1; done
 kill -TERM "$HOLDER_PID"; wait "$HOLDER_PID"; rc=$?; HOLDER_PID=""
