@@ -1,0 +1,36 @@
+# Shared helpers for the end-to-end tests. Each test script sources this,
+# gets its own testbed (separate state directory, subnet and link names from
+# a developer's testbed) and tears it down on exit.
+set -u
+
+E2E_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+TESTBED="$E2E_ROOT/tests/testbed/testbed"
+export TESTBED_STATE=${E2E_TESTBED_STATE:-/var/lib/clusterctl-testbed-e2e}
+export TESTBED_PREFIX=${E2E_TESTBED_PREFIX:-cte}
+export TESTBED_SUBNET=${E2E_TESTBED_SUBNET:-10.213.78}
+
+failures=0
+pass() { echo "ok   - $*"; }
+fail() { echo "FAIL - $*"; failures=$((failures + 1)); }
+check() {  # check NAME COMMAND...: passes when COMMAND succeeds
+  local name=$1
+  shift
+  if "$@"; then pass "$name"; else fail "$name"; fi
+}
+finish() {
+  echo
+  if [ "$failures" -ne 0 ]; then echo "$failures check(s) failed"; exit 1; fi
+  echo "all checks passed"
+  exit 0
+}
+
+# ctest treats 77 as "skipped".
+require_root_or_skip() {
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "SKIPPED: end-to-end tests need root (network namespaces, containers)"
+    exit 77
+  fi
+}
+
+tb() { "$TESTBED" "$@"; }
+seconds_since() { echo $(( $(date +%s) - $1 )); }

@@ -1,0 +1,81 @@
+# Shared settings and helpers for the testbed.
+
+TESTBED_STATE=${TESTBED_STATE:-/var/lib/clusterctl-testbed}
+TESTBED_CACHE=${TESTBED_CACHE:-/var/cache/clusterctl-testbed}
+TESTBED_SUBNET=${TESTBED_SUBNET:-10.213.77}
+# Names of the links and namespaces this testbed creates start with the prefix
+# (at most 4 characters: link names are limited to 15).
+TESTBED_PREFIX=${TESTBED_PREFIX:-ctb}
+TESTBED_BRIDGE=${TESTBED_BRIDGE:-${TESTBED_PREFIX}0}
+TESTBED_SUITE=bookworm
+TESTBED_MIRROR=${TESTBED_MIRROR:-http://deb.debian.org/debian}
+TESTBED_SECURITY_MIRROR=${TESTBED_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
+PROXY_PORT=3142
+BRIDGE_ADDRESS="$TESTBED_SUBNET.1"
+MAX_NODES=200
+
+log() { printf 'testbed: %s\n' "$*" >&2; }
+die() { printf 'testbed: error: %s\n' "$*" >&2; exit 1; }
+
+require_root() {
+  [ "$(id -u)" -eq 0 ] || die "must run as root (network namespaces, mounts and containers need it)"
+}
+
+# Serialises commands that change the testbed.
+with_lock() {
+  mkdir -p "$TESTBED_STATE"
+  exec 9>"$TESTBED_STATE/.lock"
+  flock -w 600 9 || die "another testbed command holds $TESTBED_STATE/.lock"
+  "$@"
+}
+
+node_name() { printf 'node%02d' "$1"; }
+node_index() {
+  [[ $1 =~ ^node0*([1-9][0-9]*)$ ]] || die "'$1' is not a node name (node01, node02, ...)"
+  echo "${BASH_REMATCH[1]}"
+}
+node_address() { echo "$TESTBED_SUBNET.$((10 + $1))"; }
+node_dir() { echo "$TESTBED_STATE/nodes/$1"; }
+netns_name() { echo "$TESTBED_PREFIX-$1"; }
+veth_name() { echo "$TESTBED_PREFIX-$1"; }
+
+require_node() {
+  local node=$1
+  node_index "$node" >/dev/null
+  [ -d "$(node_dir "$node")" ] || die "no such node: $node (see: testbed status)"
+}
+
+# Existing node names, sorted.
+existing_nodes() {
+  [ -d "$TESTBED_STATE/nodes" ] || return 0
+  find "$TESTBED_STATE/nodes" -mindepth 1 -maxdepth 1 -type d -name 'node*' -printf '%f\n' | sort
+}
+
+# A live (not zombie) process.
+pid_alive() {
+  [ -n "${1:-}" ] && [ -r "/proc/$1/stat" ] || return 1
+  local state
+  state=$(sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f1)
+  [ "$state" != Z ] && [ "$state" != X ]
+}
+
+# Pid files hold "PID STARTTIME" (field 22 of /proc/PID/stat), so a pid reused
+# by another process after a host reboot is never mistaken for ours.
+process_start_time() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f20; }
+record_pid() { echo "$2 $(process_start_time "$2")" >"$1"; }
+read_pid() {
+  [ -f "$1" ] || return 0
+  local pid start
+  read -r pid start <"$1" || true
+  [ -n "${pid:-}" ] || return 0
+  if [ -z "${start:-}" ] || [ "$(process_start_time "$pid")" = "$start" ]; then echo "$pid"; fi
+}
+
+ssh_key() { echo "$TESTBED_STATE/ssh/id_ed25519"; }
+
+ssh_options() {
+  echo "-i $(ssh_key) -o UserKnownHostsFile=$TESTBED_STATE/ssh/known_hosts -o StrictHostKeyChecking=accept-new \
+-o BatchMode=yes -o ConnectTimeout=5 -o LogLevel=ERROR"
+}
+
+now_ms() { date +%s%3N; }

@@ -1,0 +1,79 @@
+# Simulated hardware for GPU and InfiniBand roles and facts.
+#
+# Every node sees a fixture PCI tree bound read-only over
+# /sys/bus/pci/devices (so the host's own devices never leak into facts):
+# a host bridge and a virtio NIC, plus on compute nodes K NVIDIA H100 SXM5
+# GPUs (10de:2330, class 030200) and M ConnectX-6 HCAs (15b3:101b, class
+# 020700). Each HCA function carries infiniband/mlx5_N/ports/1 with the sysfs
+# files a real one has (state, phys_state, rate, link_layer, ...); sysfs in a
+# container cannot gain /sys/class/infiniband, so facts find IB ports under
+# their PCI function, as they can on real hardware. GPUs also get character
+# devices /dev/nvidia0..K-1 (major 195). No driver is bound: nvidia-smi does
+# not exist, so GPU checks see "driver not loaded".
+
+GPU_BUS_IDS=(18 2a 3a 5d 9a ab ba db)
+HCA_BUS_IDS=(0c 1f 40 4f 8c 9f c0 ce)
+
+write_pci_function() {
+  local dir=$1 vendor=$2 device=$3 class=$4 subsystem_vendor=$5 subsystem_device=$6 numa=$7
+  mkdir -p "$dir"
+  echo "$vendor" >"$dir/vendor"
+  echo "$device" >"$dir/device"
+  echo "$class" >"$dir/class"
+  echo "$subsystem_vendor" >"$dir/subsystem_vendor"
+  echo "$subsystem_device" >"$dir/subsystem_device"
+  echo "$numa" >"$dir/numa_node"
+  echo 0x00 >"$dir/revision"
+  echo 1 >"$dir/enable"
+}
+
+bus_id() {
+  local -n ids=$1
+  local i=$2
+  if [ "$i" -lt "${#ids[@]}" ]; then echo "${ids[$i]}"; else printf '%02x' $((0xe0 + i)); fi
+}
+
+# make_hardware DIR GPUS HCAS: writes DIR/pci and DIR/dev.
+make_hardware() {
+  local dir=$1 gpus=$2 hcas=$3
+  rm -rf "$dir"
+  mkdir -p "$dir/pci" "$dir/dev"
+  write_pci_function "$dir/pci/0000:00:00.0" 0x8086 0x2020 0x060000 0x8086 0x0000 -1
+  write_pci_function "$dir/pci/0000:00:03.0" 0x1af4 0x1041 0x020000 0x1af4 0x1100 -1
+  local i bus
+  for ((i = 0; i < gpus; i++)); do
+    bus=$(bus_id GPU_BUS_IDS "$i")
+    write_pci_function "$dir/pci/0000:$bus:00.0" 0x10de 0x2330 0x030200 0x10de 0x16c1 $((i < gpus / 2 ? 0 : 1))
+    echo "32.0 GT/s PCIe" >"$dir/pci/0000:$bus:00.0/current_link_speed"
+    echo 16 >"$dir/pci/0000:$bus:00.0/current_link_width"
+    mknod "$dir/dev/nvidia$i" c 195 "$i"
+  done
+  for ((i = 0; i < hcas; i++)); do
+    bus=$(bus_id HCA_BUS_IDS "$i")
+    local function="$dir/pci/0000:$bus:00.0"
+    write_pci_function "$function" 0x15b3 0x101b 0x020700 0x15b3 0x0007 $((i < hcas / 2 ? 0 : 1))
+    local ib="$function/infiniband/mlx5_$i"
+    mkdir -p "$ib/ports/1"
+    echo "20.31.1014" >"$ib/fw_ver"
+    echo "MT4123" >"$ib/hca_type"
+    echo "MT_0000000223" >"$ib/board_id"
+    printf '0c42:a103:00%02x:%04x\n' "$i" "$RANDOM" >"$ib/node_guid"
+    echo "4: ACTIVE" >"$ib/ports/1/state"
+    echo "5: LinkUp" >"$ib/ports/1/phys_state"
+    echo "200 Gb/sec (4X HDR)" >"$ib/ports/1/rate"
+    echo "InfiniBand" >"$ib/ports/1/link_layer"
+    printf '0x%x\n' $((100 + i)) >"$ib/ports/1/lid"
+    echo "0x1" >"$ib/ports/1/sm_lid"
+  done
+}
+
+# nspawn arguments that show the node its hardware.
+hardware_nspawn_args() {
+  local dir=$1
+  echo "--bind-ro=$dir/pci:/sys/bus/pci/devices"
+  local dev
+  for dev in "$dir"/dev/nvidia*; do
+    [ -e "$dev" ] && echo "--bind=$dev:/dev/$(basename "$dev")"
+  done
+  return 0
+}

@@ -1,0 +1,64 @@
+# The inventory the testbed writes for its nodes, in clusterctl's own format
+# (docs/inventory.md): node01 is the head (controller, login, NFS server,
+# monitoring); the others are compute nodes.
+
+inventory_path() { echo "$TESTBED_STATE/inventory.yaml"; }
+
+write_inventory() {
+  local -a nodes
+  mapfile -t nodes < <(existing_nodes)
+  local count=${#nodes[@]}
+  [ "$count" -gt 0 ] || return 0
+  local last first_address last_address compute
+  last=$(node_index "${nodes[$((count - 1))]}")
+  first_address=$((10 + 1))
+  last_address=$((10 + last))
+  if [ "$count" -ne "$last" ]; then die "nodes are not contiguous (node01..$(node_name "$last")): ${nodes[*]}"; fi
+  local hosts
+  if [ "$count" -eq 1 ]; then
+    hosts="  node01:
+    address: $TESTBED_SUBNET.11"
+    compute=node01
+  else
+    hosts="  node[01-$(printf '%02d' "$last")]:
+    address: $TESTBED_SUBNET.[$first_address-$last_address]"
+    compute=$([ "$last" -eq 2 ] && echo node02 || echo "node[02-$(printf '%02d' "$last")]")
+  fi
+  cat >"$(inventory_path).tmp" <<YAML
+# Written by tests/testbed/testbed up; rewritten whenever the testbed grows.
+version: 1
+cluster: testbed
+
+connection:
+  user: root
+  key_file: ssh/id_ed25519
+  host_key_policy: accept-new
+  connect_timeout: 5
+
+vars:
+  testbed: true
+
+hosts:
+$hosts
+
+groups:
+  controller:
+    hosts: node01
+  login:
+    hosts: node01
+  nfs_server:
+    hosts: node01
+  monitoring:
+    hosts: node01
+  compute:
+    hosts: $compute
+  nfs_clients:
+    children: [compute]
+YAML
+  mv "$(inventory_path).tmp" "$(inventory_path)"
+}
+
+cmd_inventory() {
+  [ -f "$(inventory_path)" ] || die "no testbed (testbed up N)"
+  inventory_path
+}

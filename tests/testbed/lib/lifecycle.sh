@@ -1,0 +1,125 @@
+# up, down, status: the testbed as a whole.
+
+ensure_ssh_key() {
+  mkdir -p "$TESTBED_STATE/ssh"
+  chmod 700 "$TESTBED_STATE/ssh"
+  [ -f "$(ssh_key)" ] || ssh-keygen -q -t ed25519 -N '' -C "clusterctl-testbed" -f "$(ssh_key)"
+  touch "$TESTBED_STATE/ssh/known_hosts"
+}
+
+# A node directory without a live supervisor that was not powered off on
+# purpose is what a crashed run (or a host reboot) leaves behind.
+crashed_nodes() {
+  local node
+  for node in $(existing_nodes); do
+    if ! node_running "$node" && [ ! -e "$(node_dir "$node")/stopped" ]; then echo "$node"; fi
+  done
+}
+
+cmd_up() {
+  local count="" gpus=0 hcas=0
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --gpus) gpus=${2:?--gpus needs a number}; shift 2 ;;
+      --hcas) hcas=${2:?--hcas needs a number}; shift 2 ;;
+      -*) die "unknown option $1" ;;
+      *) count=$1; shift ;;
+    esac
+  done
+  [[ $count =~ ^[0-9]+$ ]] && [ "$count" -ge 1 ] && [ "$count" -le $MAX_NODES ] ||
+    die "usage: testbed up N [--gpus K] [--hcas M] (1 <= N <= $MAX_NODES)"
+  [[ $gpus =~ ^[0-9]+$ ]] && [ "$gpus" -le 16 ] || die "--gpus must be 0-16"
+  [[ $hcas =~ ^[0-9]+$ ]] && [ "$hcas" -le 8 ] || die "--hcas must be 0-8"
+  local started
+  started=$(now_ms)
+
+  local crashed
+  crashed=$(crashed_nodes)
+  if [ -n "$crashed" ]; then
+    log "clearing what a previous run left (nodes without a running container: $(echo $crashed))"
+    teardown
+  fi
+  ensure_bridge
+  ensure_proxy
+  ensure_base
+  ensure_ssh_key
+
+  local i node
+  local -a new=()
+  for ((i = 1; i <= count; i++)); do
+    node=$(node_name "$i")
+    if [ -d "$(node_dir "$node")" ]; then continue; fi
+    local node_gpus=$gpus node_hcas=$hcas
+    if [ "$i" -eq 1 ] && [ "$count" -gt 1 ]; then node_gpus=0 node_hcas=0; fi  # node01 is the head node
+    prepare_node "$node" "$i" "$node_gpus" "$node_hcas"
+    start_supervisor "$node"
+    new+=("$node")
+  done
+  if [ ${#new[@]} -gt 0 ]; then
+    wait_ready "${new[@]}"
+    log "booted ${new[*]} in $(( ($(now_ms) - started) / 1000 )).$(( ($(now_ms) - started) % 1000 / 100 ))s"
+  else
+    log "all $count nodes already up"
+  fi
+  local existing
+  existing=$(existing_nodes | wc -l)
+  [ "$existing" -gt "$count" ] && log "note: the testbed has $existing nodes; up never removes nodes (testbed down does)"
+  write_inventory
+  inventory_path
+}
+
+# Removes everything the testbed made, by its records and its own names.
+teardown() {
+  local node
+  for node in $(existing_nodes); do remove_node "$node"; done
+  # Leftovers whose records were lost: only names this testbed uses.
+  local ns link
+  for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^$TESTBED_PREFIX-node" || true); do
+    kill_netns_processes "${ns#"$TESTBED_PREFIX"-}"
+    ip netns del "$ns"
+  done
+  for link in $(ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | cut -d@ -f1 | grep "^$TESTBED_PREFIX-node" || true); do
+    ip link del "$link" 2>/dev/null || true
+  done
+  local mount_point
+  while read -r mount_point; do
+    umount "$mount_point" 2>/dev/null || umount -l "$mount_point"
+  done < <(awk -v d="$TESTBED_STATE/" 'index($2, d) == 1 { print $2 }' /proc/self/mounts | sort -r)
+  stop_proxy
+  remove_bridge
+  find "$TESTBED_STATE" -mindepth 1 -maxdepth 1 ! -name .lock -exec rm -rf {} +
+}
+
+cmd_down() {
+  if [ ! -d "$TESTBED_STATE" ]; then log "no testbed"; return 0; fi
+  teardown
+  log "removed the testbed (base image and apt cache kept in $TESTBED_CACHE)"
+}
+
+cmd_status() {
+  local nodes
+  nodes=$(existing_nodes)
+  if [ -z "$nodes" ]; then echo "no testbed (testbed up N)"; return 0; fi
+  local proxy_pid
+  proxy_pid=$(read_pid "$(proxy_dir)/pid")
+  echo "bridge $TESTBED_BRIDGE $BRIDGE_ADDRESS/24; apt proxy $(proxy_url) pid ${proxy_pid:--} ($(pid_alive "$proxy_pid" && echo running || echo stopped))"
+  echo "inventory $(inventory_path)"
+  printf '%-8s %-14s %-12s %-11s %-11s %-9s %-5s %s\n' NODE ADDRESS STATE SUPERVISOR NSPAWN INIT GPUS HCAS
+  local node dir state init INDEX ADDRESS GPUS HCAS
+  for node in $nodes; do
+    dir=$(node_dir "$node")
+    source "$dir/node.env"
+    init=$(node_init_pid "$node" 2>/dev/null || echo -)
+    if node_running "$node"; then
+      state=running
+      link_is_up "$node" || state=partitioned
+    elif [ -e "$dir/stopped" ]; then
+      state=off
+    else
+      state=crashed
+    fi
+    printf '%-8s %-14s %-12s %-11s %-11s %-9s %-5s %s\n' "$node" "$ADDRESS" "$state" \
+      "$(read_pid "$dir/supervisor.pid" | grep . || echo -)" "$(read_pid "$dir/nspawn.pid" | grep . || echo -)" \
+      "$init" "$GPUS" "$HCAS"
+  done
+}

@@ -1,0 +1,214 @@
+# Node lifecycle: prepare (overlay, identity, hardware, network), boot under
+# a supervisor that restarts the container when it reboots (nspawn exit 133),
+# power-cut, and removal. Per-node records live in $TESTBED_STATE/nodes/NODE:
+#   root/ upper/ work/   the overlay (lower = base image)
+#   hw/                  simulated hardware (pci/, dev/)
+#   node.env             index, address, gpus, hcas
+#   supervisor.pid nspawn.pid   the processes the testbed started
+#   stopped              present while the node is powered off on purpose
+#   console.log exits.log
+
+mounted() { grep -q " $1 " /proc/self/mounts; }
+
+prepare_node() {
+  local node=$1 index=$2 gpus=$3 hcas=$4
+  local dir root
+  dir=$(node_dir "$node")
+  root="$dir/root"
+  mkdir -p "$dir/upper" "$dir/work" "$root"
+  mounted "$root" || mount -t overlay overlay \
+    -o "lowerdir=$(base_root),upperdir=$dir/upper,workdir=$dir/work" "$root"
+  cat >"$dir/node.env" <<ENV
+INDEX=$index
+ADDRESS=$(node_address "$index")
+GPUS=$gpus
+HCAS=$hcas
+ENV
+  echo "$node" >"$root/etc/hostname"
+  printf '127.0.0.1\tlocalhost\n127.0.1.1\t%s\n' "$node" >"$root/etc/hosts"
+  [ -s "$root/etc/machine-id" ] || tr -d '-' </proc/sys/kernel/random/uuid >"$root/etc/machine-id"
+  if ! ls "$root"/etc/ssh/ssh_host_*_key >/dev/null 2>&1; then ssh-keygen -q -A -f "$root" >/dev/null; fi
+  local home
+  for home in "$root/root" "$root/home/admin"; do
+    mkdir -p "$home/.ssh"
+    cp "$(ssh_key).pub" "$home/.ssh/authorized_keys"
+    chmod 700 "$home/.ssh"
+    chmod 600 "$home/.ssh/authorized_keys"
+  done
+  chroot "$root" chown -R admin:admin /home/admin/.ssh
+  echo "Acquire::http::Proxy \"$(proxy_url)\";" >"$root/etc/apt/apt.conf.d/01testbed-proxy"
+  make_hardware "$dir/hw" "$gpus" "$hcas"
+  ensure_node_network "$node" "$index"
+}
+
+# Runs in the background (setsid) for the life of a node.
+supervise_node() {
+  local node=$1
+  local dir root rc
+  dir=$(node_dir "$node")
+  root="$dir/root"
+  record_pid "$dir/supervisor.pid" $$
+  local -a hardware
+  mapfile -t hardware < <(hardware_nspawn_args "$dir/hw")
+  while [ ! -e "$dir/stopped" ]; do
+    systemd-nspawn -D "$root" --register=no --keep-unit \
+      --network-namespace-path="/run/netns/$(netns_name "$node")" \
+      --resolv-conf=off --timezone=off --link-journal=no --console=read-only \
+      -M "$node" "${hardware[@]}" -b </dev/null &
+    record_pid "$dir/nspawn.pid" $!
+    rc=0
+    wait $! || rc=$?
+    echo "$(date '+%F %T') nspawn exited with status $rc" >>"$dir/exits.log"
+    [ "$rc" -eq 133 ] || break  # 133: the node rebooted itself; boot it again
+  done
+  rm -f "$dir/nspawn.pid" "$dir/supervisor.pid"
+}
+
+start_supervisor() {
+  local node=$1 dir
+  dir=$(node_dir "$node")
+  rm -f "$dir/stopped"
+  setsid "$TESTBED_HOME/testbed" __supervise "$node" >>"$dir/console.log" 2>&1 </dev/null 8>&- 9>&- &
+  local i
+  for i in $(seq 50); do [ -f "$dir/nspawn.pid" ] && return 0; sleep 0.1; done
+  die "$node: the supervisor did not start; see $dir/console.log"
+}
+
+# The container's PID 1 as seen from the host: the descendant of nspawn whose
+# innermost PID is 1.
+node_init_pid() {
+  local node=$1 nspawn pid queue
+  nspawn=$(read_pid "$(node_dir "$node")/nspawn.pid")
+  pid_alive "$nspawn" || return 1
+  queue=("$nspawn")
+  while [ ${#queue[@]} -gt 0 ]; do
+    pid=${queue[0]}
+    queue=("${queue[@]:1}")
+    if [ "$pid" != "$nspawn" ] && awk '/^NSpid:/ { exit !($NF == 1 && NF > 2) }' "/proc/$pid/status" 2>/dev/null; then
+      echo "$pid"
+      return 0
+    fi
+    # shellcheck disable=SC2207
+    queue+=($(cat /proc/"$pid"/task/*/children 2>/dev/null))
+  done
+  return 1
+}
+
+node_running() {
+  local dir
+  dir=$(node_dir "$1")
+  pid_alive "$(read_pid "$dir/supervisor.pid")" && pid_alive "$(read_pid "$dir/nspawn.pid")"
+}
+
+# Waits until every given node answers SSH with systemctl is-system-running = running.
+wait_ready() {
+  local deadline=$(($(date +%s) + ${READY_TIMEOUT:-180})) node state failed=0
+  local -A pending=()
+  for node in "$@"; do pending[$node]=1; done
+  while [ ${#pending[@]} -gt 0 ]; do
+    for node in "${!pending[@]}"; do
+      state=$(ssh $(ssh_options) "root@$(source "$(node_dir "$node")/node.env"; echo "$ADDRESS")" \
+        systemctl is-system-running 2>/dev/null || true)
+      case "$state" in
+        running) unset "pending[$node]" ;;
+        degraded)
+          log "$node: degraded; failed units:"
+          ssh $(ssh_options) "root@$(source "$(node_dir "$node")/node.env"; echo "$ADDRESS")" \
+            systemctl --failed --no-legend >&2 || true
+          unset "pending[$node]"
+          failed=1
+          ;;
+      esac
+    done
+    [ ${#pending[@]} -eq 0 ] && break
+    if [ "$(date +%s)" -ge "$deadline" ]; then
+      die "nodes not ready in time: ${!pending[*]} (see $TESTBED_STATE/nodes/NODE/console.log)"
+    fi
+    sleep 0.3
+  done
+  [ "$failed" -eq 0 ] || die "some nodes booted degraded"
+}
+
+# Power-cut: SIGKILL to the container's PID 1 takes its whole PID namespace down at once.
+power_off_node() {
+  local node=$1 dir init i
+  dir=$(node_dir "$node")
+  touch "$dir/stopped"
+  if init=$(node_init_pid "$node"); then kill -9 "$init" 2>/dev/null || true; fi
+  kill_netns_processes "$node"  # also finds a container whose nspawn died
+  for i in $(seq 100); do
+    pid_alive "$(read_pid "$dir/supervisor.pid")" || pid_alive "$(read_pid "$dir/nspawn.pid")" || break
+    sleep 0.1
+  done
+  local pid
+  for pid in "$(read_pid "$dir/nspawn.pid")" "$(read_pid "$dir/supervisor.pid")"; do
+    pid_alive "$pid" && kill -9 "$pid" 2>/dev/null
+  done
+  rm -f "$dir/nspawn.pid" "$dir/supervisor.pid"
+}
+
+remove_node() {
+  local node=$1 dir
+  dir=$(node_dir "$node")
+  power_off_node "$node"
+  local mount_point
+  # Innermost first: anything mounted below the node's directory, then the overlay.
+  while read -r mount_point; do
+    umount "$mount_point" 2>/dev/null || umount -l "$mount_point"
+  done < <(awk -v d="$dir/" 'index($2, d) == 1 { print $2 }' /proc/self/mounts | sort -r)
+  remove_node_network "$node"
+  rmdir "/run/systemd/nspawn/propagate/$node" 2>/dev/null || true
+  rm -rf "$dir"
+}
+
+cmd_exec() {
+  local node=${1:?usage: testbed exec NODE CMD...}
+  shift
+  require_node "$node"
+  local init
+  init=$(node_init_pid "$node") || die "$node is not running"
+  exec nsenter --target "$init" --mount --uts --ipc --net --pid --root --wd -- "$@"
+}
+
+cmd_ssh() {
+  local node=${1:?usage: testbed ssh NODE [CMD...]}
+  shift
+  require_node "$node"
+  local address
+  address=$(source "$(node_dir "$node")/node.env"; echo "$ADDRESS")
+  # shellcheck disable=SC2046
+  exec ssh $(ssh_options) "root@$address" "$@"
+}
+
+cmd_rekey() {
+  local node=${1:?usage: testbed rekey NODE}
+  require_node "$node"
+  local init address
+  init=$(node_init_pid "$node") || die "$node is not running"
+  address=$(source "$(node_dir "$node")/node.env"; echo "$ADDRESS")
+  nsenter --target "$init" --mount --uts --ipc --net --pid --root --wd -- \
+    sh -c 'rm -f /etc/ssh/ssh_host_* && ssh-keygen -q -A >/dev/null && systemctl restart ssh'
+  ssh-keygen -q -R "$address" -f "$TESTBED_STATE/ssh/known_hosts" >/dev/null 2>&1 || true
+  log "$node: new SSH host keys: $(ssh-keygen -lf "$(node_dir "$node")/root/etc/ssh/ssh_host_ed25519_key.pub" | awk '{print $2}')"
+}
+
+cmd_kill() {
+  local node=${1:?usage: testbed kill NODE}
+  require_node "$node"
+  power_off_node "$node"
+  log "$node: powered off (testbed start $node powers it on)"
+}
+
+cmd_start() {
+  local node=${1:?usage: testbed start NODE}
+  require_node "$node"
+  if node_running "$node"; then log "$node: already running"; return 0; fi
+  local INDEX GPUS HCAS ADDRESS
+  source "$(node_dir "$node")/node.env"
+  ensure_bridge
+  ensure_proxy
+  prepare_node "$node" "$INDEX" "$GPUS" "$HCAS"
+  start_supervisor "$node"
+  wait_ready "$node"
+  log "$node: running"
+}
