@@ -121,6 +121,26 @@ LineColumn LineColumnAt(std::string_view text, size_t offset) {
   return lc;
 }
 
+bool GlobMatch(std::string_view pattern, std::string_view text) {
+  size_t p = 0, t = 0, star = std::string_view::npos, match = 0;
+  while (t < text.size()) {
+    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
+      ++p;
+      ++t;
+    } else if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      match = t;
+    } else if (star != std::string_view::npos) {
+      p = star + 1;
+      t = ++match;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
+}
+
 std::string Printable(std::string_view bytes, size_t max_bytes) {
   std::string out;
   for (size_t i = 0; i < bytes.size() && i < max_bytes; ++i) {

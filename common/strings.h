@@ -35,6 +35,9 @@ struct LineColumn {
 };
 LineColumn LineColumnAt(std::string_view text, size_t offset);
 
+// Shell-style glob: '*' any run of characters, '?' one character.
+bool GlobMatch(std::string_view pattern, std::string_view text);
+
 // A printable rendering of arbitrary bytes for error messages: printable ASCII
 // kept, everything else as \xNN, cut after `max_bytes`.
 std::string Printable(std::string_view bytes, size_t max_bytes = 60);

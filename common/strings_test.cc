@@ -41,3 +41,16 @@ TEST_CASE("Printable escapes non-printing bytes and truncates") {
 }
 
 }  // namespace clusterctl
+
+namespace clusterctl {
+
+TEST_CASE("GlobMatch matches * and ?") {
+  CHECK(GlobMatch("slurm*", "slurmd"));
+  CHECK(GlobMatch("slurm*", "slurm"));
+  CHECK(GlobMatch("gpu0?", "gpu07"));
+  CHECK_FALSE(GlobMatch("gpu0?", "gpu107"));
+  CHECK(GlobMatch("*-ib0", "gpu01-ib0"));
+  CHECK_FALSE(GlobMatch("nvidia*", "libnvidia-ml1"));
+}
+
+}  // namespace clusterctl

@@ -4,8 +4,11 @@
 
 #include "common/strings.h"
 #include "controller/cli/exit_codes.h"
+#include "controller/cli/facts_command.h"
 #include "controller/cli/hold_command.h"
+#include "controller/cli/hostkey_command.h"
 #include "controller/cli/inventory_command.h"
+#include "controller/cli/run_command.h"
 #include "controller/cli/status_command.h"
 
 #ifndef CLUSTERCTL_VERSION
@@ -61,6 +64,38 @@ int RunCommandLine(int argc, char** argv, const Services& services) {
   status->add_flag("--json", options.json, "one JSON document");
   add_state_option(status);
   status->callback([&] { exit_code = RunStatus(inventory_path, options, services); });
+
+  RemoteCommandOptions remote;
+  auto add_remote_options = [&](CLI::App* command) {
+    command->add_option("INVENTORY", remote.inventory_path, "inventory file")->required();
+    command->add_option("-l,--limit", remote.limit, "hosts: names, groups, ranges, globs; !x excludes");
+    command->add_option("-f,--forks", remote.forks, "hosts in flight at once")->check(CLI::Range(1, 100000));
+    command->add_flag("-K,--ask-become-pass", remote.ask_become_pass,
+                      "ask once for the sudo password (or set CLUSTERCTL_SUDO_PASSWORD)");
+    command->add_flag("--json", options.json, "JSON output");
+    add_state_option(command);
+  };
+
+  CLI::App* facts = app.add_subcommand("facts", "gather and store facts of every selected host");
+  add_remote_options(facts);
+  facts->callback([&] { exit_code = RunFacts(remote, options, services); });
+
+  std::vector<std::string> run_argv;
+  int run_timeout = 600;
+  CLI::App* run = app.add_subcommand("run", "run a command (no shell) as root on every selected host");
+  add_remote_options(run);
+  run->add_option("-t,--timeout", run_timeout, "seconds before the command is killed")->check(CLI::Range(1, 86400));
+  run->add_option("COMMAND", run_argv, "the command and its arguments, after --");
+  run->callback([&] { exit_code = RunAdHoc(remote, run_argv, run_timeout, options, services); });
+
+  std::vector<std::string> forget_hosts;
+  CLI::App* hostkey = app.add_subcommand("hostkey", "manage recorded SSH host keys");
+  hostkey->require_subcommand(1);
+  CLI::App* forget = hostkey->add_subcommand("forget", "forget the recorded host key of reinstalled hosts");
+  forget->add_option("INVENTORY", inventory_path, "inventory file")->required();
+  forget->add_option("HOST", forget_hosts, "hosts (or jump:HOST:PORT)")->required();
+  add_state_option(forget);
+  forget->callback([&] { exit_code = RunHostKeyForget(inventory_path, forget_hosts, options, services); });
 
   std::vector<std::string> hold_command;
   std::string reason;

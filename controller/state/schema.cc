@@ -107,6 +107,14 @@ CREATE TABLE events (
 );
 CREATE INDEX events_by_run ON events (run_id);
 )sql"},
+      {2, "host keys of jump hosts (bastions), which are not inventory hosts", R"sql(
+CREATE TABLE jump_host_keys (
+  endpoint    TEXT PRIMARY KEY,
+  key_type    TEXT    NOT NULL,
+  key_sha256  TEXT    NOT NULL,
+  accepted_at INTEGER NOT NULL
+);
+)sql"},
   };
   return migrations;
 }

@@ -162,34 +162,6 @@ Result<std::vector<RunRecord>> StateStore::ListRuns(int limit) {
   return runs;
 }
 
-Result<std::vector<HostRecord>> StateStore::ListHosts() {
-  auto query = db_->Prepare(
-      "SELECT name, address, status, in_inventory, first_seen_at, last_run_id, last_status_at, last_error, "
-      "host_key_type, host_key_sha256, drifted, removed_at FROM hosts ORDER BY name");
-  if (!query.ok()) return query.status();
-  std::vector<HostRecord> hosts;
-  while (true) {
-    auto row = query->Step();
-    if (!row.ok()) return row.status();
-    if (!*row) break;
-    HostRecord h;
-    h.name = query->Text(0);
-    h.address = query->OptionalText(1);
-    h.status = query->Text(2);
-    h.in_inventory = query->Int64(3) != 0;
-    h.first_seen_at = query->Int64(4);
-    h.last_run_id = query->OptionalInt64(5);
-    h.last_status_at = query->OptionalInt64(6);
-    h.last_error = query->OptionalText(7);
-    h.host_key_type = query->OptionalText(8);
-    h.host_key_sha256 = query->OptionalText(9);
-    h.drifted = query->Int64(10) != 0;
-    h.removed_at = query->OptionalInt64(11);
-    hosts.push_back(std::move(h));
-  }
-  return hosts;
-}
-
 Status StateStore::RecordEvent(std::optional<int64_t> run_id, const std::optional<std::string>& host,
                                const std::string& level, const std::string& kind, const std::string& message) {
   auto insert = db_->Prepare("INSERT INTO events (run_id, at, host, level, kind, message) VALUES (?, ?, ?, ?, ?, ?)");

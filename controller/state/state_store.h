@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -57,6 +58,16 @@ struct HostRecord {
   std::optional<int64_t> removed_at;
 };
 
+struct StoredHostKey {
+  std::string type;
+  std::string sha256;
+};
+
+struct StoredFacts {
+  int64_t gathered_at = 0;
+  nlohmann::json facts;
+};
+
 struct RunRecord {
   int64_t id = 0;
   std::string kind;
@@ -91,8 +102,20 @@ class StateStore {
   Status FinishRun(int64_t run_id, RunStatus status, const nlohmann::json& summary);
   Result<std::vector<RunRecord>> ListRuns(int limit);
 
-  // Hosts.
+  // Hosts (host_records.cc).
   Result<std::vector<HostRecord>> ListHosts();
+  // Adds inventory hosts the state does not know (status 'never'), refreshes
+  // addresses, and flags hosts that left the inventory (in_inventory = 0).
+  Status SyncInventoryHosts(const std::vector<std::pair<std::string, std::string>>& names_and_addresses);
+  // Accepted SSH host keys: hosts by name, jump hosts as "jump:<host>:<port>".
+  Result<std::map<std::string, StoredHostKey>> LoadHostKeys();
+  Status RecordHostKeys(const std::vector<std::pair<std::string, StoredHostKey>>& keys);
+  // Removes a recorded key; NotFound when there is none.
+  Status ForgetHostKey(const std::string& name);
+
+  // Facts (facts_records.cc): the latest facts of each host.
+  Status SaveFacts(int64_t run_id, const std::vector<std::pair<std::string, nlohmann::json>>& facts);
+  Result<std::map<std::string, StoredFacts>> LoadFacts();
 
   // Events (the run's journal; also what `history` shows).
   Status RecordEvent(std::optional<int64_t> run_id, const std::optional<std::string>& host,

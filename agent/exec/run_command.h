@@ -1,0 +1,39 @@
+// Running a program on the node: an argument vector, never a shell string.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace clusterctl::agent {
+
+struct CommandSpec {
+  std::vector<std::string> argv;              // argv[0] searched in PATH
+  std::map<std::string, std::string> env;     // added to the agent's clean environment
+  std::string stdin_data;                     // written to the program's stdin, then closed
+  std::chrono::milliseconds timeout{60'000};  // then SIGTERM to its process group, SIGKILL 5 s later
+  size_t output_limit = 16u << 20;            // per stream; the rest is dropped and flagged
+  std::string working_directory = "/";
+};
+
+struct CommandResult {
+  int exit_code = -1;   // -1 when killed by a signal
+  int signal = 0;
+  bool timed_out = false;
+  bool truncated = false;
+  bool started = true;  // false when the program could not be executed (exit_code 127)
+  std::string stdout_data;
+  std::string stderr_data;
+  std::chrono::milliseconds duration{0};
+};
+
+// The environment every command starts from: PATH, LANG=C.UTF-8, HOME=/root,
+// DEBIAN_FRONTEND=noninteractive; nothing inherited from the SSH session.
+std::map<std::string, std::string> BaseEnvironment();
+
+CommandResult RunCommand(const CommandSpec& spec);
+
+}  // namespace clusterctl::agent

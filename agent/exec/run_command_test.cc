@@ -1,0 +1,62 @@
+#include "agent/exec/run_command.h"
+
+#include <doctest/doctest.h>
+
+namespace clusterctl::agent {
+
+TEST_CASE("RunCommand runs an argument vector without a shell") {
+  CommandSpec spec;
+  spec.argv = {"printf", "%s|%s", "a b", "$(id)"};
+  CommandResult r = RunCommand(spec);
+  CHECK(r.exit_code == 0);
+  CHECK(r.stdout_data == "a b|$(id)");
+}
+
+TEST_CASE("RunCommand feeds stdin, separates stderr, reports exit codes") {
+  CommandSpec spec;
+  spec.argv = {"sh", "-c", "cat; echo oops >&2; exit 3"};
+  spec.stdin_data = "hello";
+  CommandResult r = RunCommand(spec);
+  CHECK(r.exit_code == 3);
+  CHECK(r.stdout_data == "hello");
+  CHECK(r.stderr_data == "oops\n");
+}
+
+TEST_CASE("RunCommand kills the process group at the timeout") {
+  CommandSpec spec;
+  spec.argv = {"sh", "-c", "sleep 30 & sleep 30"};
+  spec.timeout = std::chrono::milliseconds(300);
+  CommandResult r = RunCommand(spec);
+  CHECK(r.timed_out);
+  CHECK(r.signal == 15);
+  CHECK(r.duration < std::chrono::seconds(5));
+}
+
+TEST_CASE("RunCommand reports a missing program as not started, exit 127") {
+  CommandSpec spec;
+  spec.argv = {"/nonexistent/program"};
+  CommandResult r = RunCommand(spec);
+  CHECK_FALSE(r.started);
+  CHECK(r.exit_code == 127);
+  CHECK(r.stderr_data.find("No such file") != std::string::npos);
+}
+
+TEST_CASE("RunCommand caps output and flags the truncation") {
+  CommandSpec spec;
+  spec.argv = {"head", "-c", "100000", "/dev/zero"};
+  spec.output_limit = 1000;
+  CommandResult r = RunCommand(spec);
+  CHECK(r.exit_code == 0);
+  CHECK(r.stdout_data.size() == 1000);
+  CHECK(r.truncated);
+}
+
+TEST_CASE("RunCommand starts from a clean environment") {
+  CommandSpec spec;
+  spec.argv = {"sh", "-c", "echo \"$LANG $DEBIAN_FRONTEND $X\""};
+  spec.env = {{"X", "y"}};
+  CommandResult r = RunCommand(spec);
+  CHECK(r.stdout_data == "C.UTF-8 noninteractive y\n");
+}
+
+}  // namespace clusterctl::agent

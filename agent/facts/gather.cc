@@ -1,0 +1,163 @@
+#include "agent/facts/gather.h"
+
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <linux/if_packet.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "agent/exec/run_command.h"
+#include "agent/facts/pci.h"
+#include "agent/facts/text_parsers.h"
+#include "common/strings.h"
+
+namespace clusterctl::facts {
+namespace {
+
+bool ReadFile(const std::string& path, std::string& out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  out.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  return true;
+}
+
+int PrefixLength(const sockaddr* mask) {
+  if (!mask) return -1;
+  const unsigned char* bytes;
+  size_t length;
+  if (mask->sa_family == AF_INET) {
+    bytes = reinterpret_cast<const unsigned char*>(&reinterpret_cast<const sockaddr_in*>(mask)->sin_addr);
+    length = 4;
+  } else if (mask->sa_family == AF_INET6) {
+    bytes = reinterpret_cast<const unsigned char*>(&reinterpret_cast<const sockaddr_in6*>(mask)->sin6_addr);
+    length = 16;
+  } else {
+    return -1;
+  }
+  int bits = 0;
+  for (size_t i = 0; i < length; ++i) bits += __builtin_popcount(bytes[i]);
+  return bits;
+}
+
+// Network interfaces of this node's network namespace (getifaddrs uses
+// netlink, so it sees the namespace; /sys/class/net may show the host's).
+nlohmann::json ReadInterfaces() {
+  std::map<std::string, nlohmann::json> by_name;
+  ifaddrs* list = nullptr;
+  if (::getifaddrs(&list) != 0) return nlohmann::json::array();
+  int sock = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  for (ifaddrs* a = list; a; a = a->ifa_next) {
+    nlohmann::json& entry = by_name[a->ifa_name];
+    if (entry.is_null()) {
+      entry = {{"name", a->ifa_name}, {"up", (a->ifa_flags & IFF_UP) != 0}, {"addresses", nlohmann::json::array()}};
+      ifreq request{};
+      std::snprintf(request.ifr_name, IFNAMSIZ, "%s", a->ifa_name);
+      if (sock >= 0 && ::ioctl(sock, SIOCGIFMTU, &request) == 0) entry["mtu"] = request.ifr_mtu;
+    }
+    if (!a->ifa_addr) continue;
+    char text[INET6_ADDRSTRLEN] = {};
+    if (a->ifa_addr->sa_family == AF_INET) {
+      ::inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(a->ifa_addr)->sin_addr, text, sizeof text);
+      entry["addresses"].push_back({{"family", "inet"}, {"address", text}, {"prefix", PrefixLength(a->ifa_netmask)}});
+    } else if (a->ifa_addr->sa_family == AF_INET6) {
+      ::inet_ntop(AF_INET6, &reinterpret_cast<sockaddr_in6*>(a->ifa_addr)->sin6_addr, text, sizeof text);
+      entry["addresses"].push_back({{"family", "inet6"}, {"address", text}, {"prefix", PrefixLength(a->ifa_netmask)}});
+    } else if (a->ifa_addr->sa_family == AF_PACKET) {
+      auto* ll = reinterpret_cast<sockaddr_ll*>(a->ifa_addr);
+      std::string mac;
+      for (int i = 0; i < ll->sll_halen; ++i) {
+        char part[4];
+        std::snprintf(part, sizeof part, i ? ":%02x" : "%02x", ll->sll_addr[i]);
+        mac += part;
+      }
+      entry["mac"] = mac;
+    }
+  }
+  if (sock >= 0) ::close(sock);
+  ::freeifaddrs(list);
+  nlohmann::json out = nlohmann::json::array();
+  for (auto& [name, entry] : by_name) out.push_back(entry);
+  return out;
+}
+
+}  // namespace
+
+const std::vector<std::string>& DefaultPackagePatterns() {
+  static const std::vector<std::string> patterns = {
+      "slurm*", "munge", "libmunge*", "chrony", "sudo", "openssh-server", "nfs-*", "rdma-core", "ibverbs*",
+      "infiniband-diags", "perftest", "mlnx*", "nvidia*", "cuda*", "libnvidia*", "datacenter-gpu-manager*",
+      "nccl*", "libnccl*", "prometheus*", "grafana*", "mariadb-server", "systemd"};
+  return patterns;
+}
+
+nlohmann::json GatherFacts(const GatherOptions& options) {
+  nlohmann::json facts = nlohmann::json::object();
+  nlohmann::json errors = nlohmann::json::object();
+  const std::string& root = options.root;
+  std::string text;
+  auto file = [&](const std::string& path, const char* fact) -> bool {
+    if (ReadFile(root + path, text)) return true;
+    errors[fact] = "cannot read " + path;
+    return false;
+  };
+
+  if (file("/etc/os-release", "os")) facts["os"] = ParseOsRelease(text);
+  if (file("/proc/cpuinfo", "cpu")) facts["cpu"] = ParseCpuinfo(text);
+  if (file("/proc/meminfo", "memory")) facts["memory"] = ParseMeminfo(text);
+  if (file("/proc/sys/kernel/random/boot_id", "boot_id")) facts["boot_id"] = std::string(Trim(text));
+  if (file("/proc/uptime", "uptime")) facts["uptime_s"] = ParseUptime(text);
+  // A kernel built without loadable modules has no /proc/modules: none loaded.
+  facts["modules"] = ReadFile(root + "/proc/modules", text) ? ParseProcModules(text) : std::vector<std::string>{};
+  if (file("/proc/partitions", "disks")) facts["disks"] = ParsePartitions(text);
+
+  std::vector<PciDevice> pci = ReadPciDevices(root);
+  facts["pci"] = ClassifyPci(pci);
+  facts["ib_ports"] = IbPortsToJson(ReadIbPorts(root));
+
+  facts["nvidia_driver"] = nullptr;
+  if (ReadFile(root + "/proc/driver/nvidia/version", text)) {
+    std::string version = ParseNvidiaDriverVersion(text);
+    if (!version.empty()) facts["nvidia_driver"] = version;
+  } else if (ReadFile(root + "/sys/module/nvidia/version", text)) {
+    facts["nvidia_driver"] = std::string(Trim(text));
+  }
+
+  const std::vector<std::string>& patterns = options.packages.empty() ? DefaultPackagePatterns() : options.packages;
+  std::error_code ec;
+  if (ReadFile(root + "/var/lib/dpkg/status", text)) {
+    facts["package_manager"] = "apt";
+    facts["packages"] = ParseDpkgStatus(text, patterns);
+  } else if (options.live_system && std::filesystem::exists("/usr/bin/rpm", ec)) {
+    facts["package_manager"] = "dnf";
+    agent::CommandSpec rpm;
+    rpm.argv = {"rpm", "-qa", "--qf", "%{NAME}\t%{VERSION}-%{RELEASE}\n"};
+    agent::CommandResult listed = agent::RunCommand(rpm);
+    facts["packages"] = ParseRpmList(listed.stdout_data, patterns);
+    if (listed.exit_code != 0) errors["packages"] = "rpm -qa exited " + std::to_string(listed.exit_code);
+  } else {
+    facts["package_manager"] = "unknown";
+    facts["packages"] = nlohmann::json::object();
+  }
+  facts["systemd"] = std::filesystem::is_directory(root + "/run/systemd/system", ec);
+
+  if (options.live_system) {
+    utsname u{};
+    if (::uname(&u) == 0) {
+      facts["kernel"] = {{"release", u.release}, {"version", u.version}, {"arch", u.machine}};
+      facts["hostname"] = u.nodename;
+    }
+    facts["interfaces"] = ReadInterfaces();
+  }
+  facts["errors"] = errors;
+  return facts;
+}
+
+}  // namespace clusterctl::facts

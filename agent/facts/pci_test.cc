@@ -1,0 +1,91 @@
+#include "agent/facts/pci.h"
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "controller/state/test_util.h"
+
+namespace clusterctl::facts {
+namespace {
+
+std::string SharedFixture(const std::string& name) {
+  std::ifstream in(std::string(CLUSTERCTL_SHARED_FIXTURES_DIR) + "/" + name);
+  REQUIRE_MESSAGE(in.good(), "missing shared fixture " << name);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void Write(const std::filesystem::path& path, const std::string& text) {
+  std::filesystem::create_directories(path.parent_path());
+  std::ofstream(path) << text << "\n";
+}
+
+}  // namespace
+
+TEST_CASE("lspci -nn of an Azure ND96amsr A100 v4: 8 GPUs, 8 IB VFs, one Ethernet VF, no NVSwitch bridges") {
+  auto pci = ClassifyPci(ParseLspci(SharedFixture("lspci-nn--Azure-ND96amsr-A100-v4--1.txt")));
+  CHECK(pci["gpu_count"] == 8);
+  CHECK(pci["gpu_model"] == "A100-SXM4-80GB");
+  CHECK(pci["gpus"][0]["address"] == "0001:00:00.0");
+  CHECK(pci["ib_hca_count"] == 8);
+  CHECK(pci["hca_count"] == 9);
+  CHECK(pci["hcas"][0]["model"] == "ConnectX-6 VF");
+  CHECK(pci["hcas"][8]["link"] == "ethernet");
+}
+
+TEST_CASE("plain lspci of a GB200 tray: device-id detection without names") {
+  auto pci = ClassifyPci(ParseLspci(SharedFixture("lspci--GB200--1.txt")));
+  CHECK(pci["gpu_count"] == 4);
+  CHECK(pci["gpu_model"] == "B200 (GB200)");
+  CHECK(pci["ib_hca_count"] == 4);
+  // four BlueField-3 Ethernet functions; the DMA engines and CX-7 bridges are not adapters
+  CHECK(pci["hca_count"] == 8);
+}
+
+TEST_CASE("IB port attributes as sysfs writes them") {
+  IbPort port = ParseIbPortAttributes("4: ACTIVE", "5: LinkUp", "200 Gb/sec (4X HDR)", "InfiniBand");
+  CHECK(port.state == "ACTIVE");
+  CHECK(port.phys_state == "LinkUp");
+  CHECK(port.rate_gbps == 200);
+  CHECK(port.rate_text == "4X HDR");
+  CHECK(port.link_layer == "InfiniBand");
+  IbPort down = ParseIbPortAttributes("1: DOWN", "3: Disabled", "10 Gb/sec (4X SDR)", "InfiniBand");
+  CHECK(down.state == "DOWN");
+  CHECK(down.rate_gbps == 10);
+}
+
+TEST_CASE("a sysfs tree with GPUs and an HCA is read as facts") {
+  testing::TempDir root;
+  const std::string devices = root.path() + "/sys/bus/pci/devices";
+  for (const char* bus : {"0000:18:00.0", "0000:2a:00.0"}) {
+    Write(devices + "/" + bus + "/vendor", "0x10de");
+    Write(devices + "/" + bus + "/device", "0x2330");
+    Write(devices + "/" + bus + "/class", "0x030200");
+    Write(devices + "/" + bus + "/numa_node", "0");
+  }
+  Write(devices + "/0000:0c:00.0/vendor", "0x15b3");
+  Write(devices + "/0000:0c:00.0/device", "0x101b");
+  Write(devices + "/0000:0c:00.0/class", "0x020700");
+  const std::string port = devices + "/0000:0c:00.0/infiniband/mlx5_0/ports/1";
+  Write(port + "/state", "4: ACTIVE");
+  Write(port + "/phys_state", "5: LinkUp");
+  Write(port + "/rate", "200 Gb/sec (4X HDR)");
+  Write(port + "/link_layer", "InfiniBand");
+
+  auto pci = ClassifyPci(ReadPciDevices(root.path()));
+  CHECK(pci["gpu_count"] == 2);
+  CHECK(pci["gpu_model"] == "H100-SXM5-80GB");
+  CHECK(pci["ib_hca_count"] == 1);
+  auto ports = ReadIbPorts(root.path());
+  REQUIRE(ports.size() == 1);
+  CHECK(ports[0].device == "mlx5_0");
+  CHECK(ports[0].port == 1);
+  CHECK(ports[0].pci_address == "0000:0c:00.0");
+  CHECK(ports[0].state == "ACTIVE");
+}
+
+}  // namespace clusterctl::facts

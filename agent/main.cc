@@ -1,0 +1,93 @@
+// clusterctl-agent: runs on a node for the duration of one controller
+// session, speaking the agent protocol (docs/agent-protocol.md) on stdin and
+// stdout. It is never a daemon and never listens on a socket.
+//
+//   clusterctl-agent            serve the protocol on stdin/stdout
+//   clusterctl-agent --facts    print this node's facts as JSON (for humans)
+//   clusterctl-agent --version
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <iostream>
+#include <string>
+
+#include "agent/facts/gather.h"
+#include "agent/protocol/frame.h"
+#include "agent/request_handler.h"
+
+#ifndef CLUSTERCTL_VERSION
+#define CLUSTERCTL_VERSION "dev"
+#endif
+
+namespace {
+
+bool WriteAll(int fd, const std::string& data) {
+  size_t offset = 0;
+  while (offset < data.size()) {
+    ssize_t n = ::write(fd, data.data() + offset, data.size() - offset);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    offset += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+int Serve() {
+  using namespace clusterctl;
+  utsname u{};
+  ::uname(&u);
+  nlohmann::json hello = {{"type", "hello"},
+                          {"protocol", agent_protocol::kProtocolVersion},
+                          {"agent_version", CLUSTERCTL_VERSION},
+                          {"pid", ::getpid()},
+                          {"euid", ::geteuid()},
+                          {"arch", u.machine},
+                          {"hostname", u.nodename}};
+  if (!WriteAll(1, agent_protocol::Preamble() + agent_protocol::EncodeFrame(hello))) return 1;
+
+  agent_protocol::FrameDecoder decoder(false);
+  RequestHandler handler;
+  char buffer[1 << 16];
+  while (true) {
+    ssize_t n = ::read(0, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return 0;  // the controller went away
+    decoder.Feed(std::string_view(buffer, static_cast<size_t>(n)));
+    while (auto frame = decoder.Next()) {
+      RequestHandler::Response response = handler.Handle(*frame);
+      if (!WriteAll(1, agent_protocol::EncodeFrame(response.header, response.body))) return 1;
+      if (response.shutdown) return 0;
+    }
+    if (!decoder.status().ok()) {
+      WriteAll(1, agent_protocol::EncodeFrame(
+                      {{"type", "error"}, {"id", nullptr}, {"code", "bad_frame"}, {"message", decoder.status().message()}}));
+      return 2;
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ::signal(SIGPIPE, SIG_IGN);
+  ::umask(022);
+  std::string mode = argc > 1 ? argv[1] : "";
+  if (mode == "--version") {
+    std::cout << "clusterctl-agent " << CLUSTERCTL_VERSION << " protocol " << clusterctl::agent_protocol::kProtocolVersion
+              << "\n";
+    return 0;
+  }
+  if (mode == "--facts") {
+    std::cout << clusterctl::facts::GatherFacts({}).dump(2) << "\n";
+    return 0;
+  }
+  if (!mode.empty()) {
+    std::cerr << "usage: clusterctl-agent [--facts | --version]\n";
+    return 2;
+  }
+  return Serve();
+}

@@ -1,0 +1,56 @@
+#include "agent/request_handler.h"
+
+#include "agent/exec/run_command.h"
+#include "agent/facts/gather.h"
+
+namespace clusterctl {
+namespace {
+
+RequestHandler::Response Error(const nlohmann::json& id, const std::string& code, const std::string& message) {
+  return {{{"type", "error"}, {"id", id}, {"code", code}, {"message", message}}, "", false};
+}
+
+}  // namespace
+
+RequestHandler::Response RequestHandler::Handle(const agent_protocol::Frame& request) {
+  const nlohmann::json& header = request.header;
+  const nlohmann::json id = header.contains("id") ? header["id"] : nlohmann::json(nullptr);
+  const std::string type = header.value("type", "");
+  try {
+    if (type == "facts") return Facts(header);
+    if (type == "exec") return Exec(header, request.body);
+    if (type == "ping") return {{{"type", "result"}, {"id", id}}, "", false};
+    if (type == "shutdown") return {{{"type", "result"}, {"id", id}}, "", true};
+    return Error(id, "unknown_type", "unknown request type '" + type + "'");
+  } catch (const nlohmann::json::exception& e) {
+    return Error(id, "bad_request", std::string("malformed ") + type + " request: " + e.what());
+  }
+}
+
+RequestHandler::Response RequestHandler::Facts(const nlohmann::json& request) {
+  facts::GatherOptions options;
+  if (request.contains("packages")) options.packages = request["packages"].get<std::vector<std::string>>();
+  return {{{"type", "result"}, {"id", request["id"]}, {"facts", facts::GatherFacts(options)}}, "", false};
+}
+
+RequestHandler::Response RequestHandler::Exec(const nlohmann::json& request, const std::string& body) {
+  agent::CommandSpec spec;
+  spec.argv = request.at("argv").get<std::vector<std::string>>();
+  if (spec.argv.empty()) return Error(request["id"], "bad_request", "exec needs a non-empty argv");
+  if (request.contains("env")) spec.env = request["env"].get<std::map<std::string, std::string>>();
+  if (request.contains("timeout_ms")) spec.timeout = std::chrono::milliseconds(request["timeout_ms"].get<int64_t>());
+  spec.stdin_data = body;
+  agent::CommandResult result = agent::RunCommand(spec);
+  nlohmann::json header = {{"type", "result"},
+                           {"id", request["id"]},
+                           {"exit_code", result.exit_code},
+                           {"signal", result.signal},
+                           {"timed_out", result.timed_out},
+                           {"truncated", result.truncated},
+                           {"started", result.started},
+                           {"duration_ms", result.duration.count()},
+                           {"stdout_bytes", result.stdout_data.size()}};
+  return {header, result.stdout_data + result.stderr_data, false};
+}
+
+}  // namespace clusterctl

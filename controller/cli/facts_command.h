@@ -1,0 +1,19 @@
+// `clusterctl facts INV [--limit P] [--json]`: gathers every selected host's
+// facts through its agent, stores them in the state store, and prints a row
+// per host (or one JSON document). Unreachable hosts are listed; exit 1 if any.
+#pragma once
+
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "controller/cli/remote_command.h"
+
+namespace clusterctl {
+
+int RunFacts(const RemoteCommandOptions& options, const GlobalOptions& global, const Services& services);
+
+// One table row summarising a host's facts (pure; tested).
+std::vector<std::string> FactsRow(const std::string& host, const nlohmann::json& facts);
+
+}  // namespace clusterctl

@@ -1,0 +1,84 @@
+#include "controller/cli/run_command.h"
+
+#include <algorithm>
+#include <map>
+
+#include "controller/cli/exit_codes.h"
+#include "inventory/hostlist.h"
+
+namespace clusterctl {
+
+std::vector<OutputGroup> GroupOutputs(const std::vector<std::pair<std::string, std::pair<std::string, int>>>& outputs) {
+  std::map<std::pair<std::string, int>, OutputGroup> groups;
+  for (const auto& [host, result] : outputs) {
+    OutputGroup& group = groups[result];
+    group.hosts.push_back(host);
+    group.output = result.first;
+    group.exit_code = result.second;
+  }
+  std::vector<OutputGroup> ordered;
+  for (auto& [key, group] : groups) ordered.push_back(std::move(group));
+  std::stable_sort(ordered.begin(), ordered.end(),
+                   [](const OutputGroup& a, const OutputGroup& b) { return a.hosts.size() > b.hosts.size(); });
+  return ordered;
+}
+
+int RunAdHoc(const RemoteCommandOptions& options, const std::vector<std::string>& argv, int timeout_s,
+             const GlobalOptions& global, const Services& services) {
+  if (argv.empty()) {
+    *services.err << "clusterctl run: give the command after --, e.g. clusterctl run site.yaml -- uname -r\n";
+    return kExitUsage;
+  }
+  int exit_code = 0;
+  auto command = RemoteCommand::Prepare("run", options, global, services, exit_code);
+  if (!command) return exit_code;
+  std::vector<HostResult> results = command->Run([&](AgentConnection& agent, HostResult& result) -> Task<void> {
+    nlohmann::json request = {{"type", "exec"}, {"argv", argv}, {"timeout_ms", timeout_s * 1000}};
+    auto reply = co_await agent.Call(request, "", std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s + 30));
+    if (!reply.ok()) {
+      result.Fail(reply.status());
+      co_return;
+    }
+    const nlohmann::json& h = reply->header;
+    if (h.value("type", "") != "result") {
+      result.Fail(Status::Internal("agent: " + h.value("message", h.dump())));
+      co_return;
+    }
+    int code = h.value("exit_code", -1);
+    std::string output = reply->body;
+    if (!h.value("started", true)) code = 127;
+    if (h.value("timed_out", false)) output += "[clusterctl: killed after " + std::to_string(timeout_s) + " s]\n";
+    result.data = {{"exit_code", code}, {"output", output}};
+  });
+
+  std::vector<std::pair<std::string, std::pair<std::string, int>>> outputs;
+  for (const HostResult& r : results) {
+    if (r.state == HostResult::State::kOk) {
+      outputs.push_back({r.host->name, {r.data["output"].get<std::string>(), r.data["exit_code"].get<int>()}});
+    }
+  }
+  std::vector<OutputGroup> groups = GroupOutputs(outputs);
+  std::ostream& out = *services.out;
+  bool any_nonzero = false;
+  if (global.json) {
+    nlohmann::json hosts = nlohmann::json::object();
+    for (const HostResult& r : results) {
+      hosts[r.host->name] = r.state == HostResult::State::kOk ? r.data
+                                                              : nlohmann::json{{"state", ToString(r.state)}, {"error", r.error}};
+    }
+    out << nlohmann::json{{"command", argv}, {"hosts", hosts}}.dump(2) << "\n";
+  }
+  for (const OutputGroup& g : groups) {
+    any_nonzero = any_nonzero || g.exit_code != 0;
+    if (global.json) continue;
+    std::string header = CollapseHostList(g.hosts) + " (" + std::to_string(g.hosts.size()) + " host" +
+                         (g.hosts.size() == 1 ? "" : "s") + ", exit " + std::to_string(g.exit_code) + ")";
+    std::string rule(std::min<size_t>(header.size(), 72), '-');
+    out << rule << "\n" << header << "\n" << rule << "\n" << g.output;
+    if (!g.output.empty() && g.output.back() != '\n') out << "\n";
+  }
+  int finished = command->Finish(results, {{"hosts", results.size()}, {"groups", groups.size()}});
+  return (finished != kExitOk || any_nonzero) ? kExitFailed : kExitOk;
+}
+
+}  // namespace clusterctl

@@ -1,0 +1,94 @@
+#include "controller/remote/agent_connection.h"
+
+#include <algorithm>
+
+namespace clusterctl {
+
+Task<Result<std::optional<agent_protocol::Frame>>> AgentConnection::NextFrame(
+    Deadline deadline, const std::function<bool(const std::string&)>* give_up) {
+  while (true) {
+    if (auto frame = decoder_.Next()) co_return std::optional<agent_protocol::Frame>(std::move(*frame));
+    if (!decoder_.status().ok()) co_return decoder_.status();
+    auto slice = std::min(deadline, std::chrono::steady_clock::now() + keepalive_interval_);
+    std::string out, err;
+    bool eof = false;
+    Status read = co_await channel_->Read(out, &err, eof, slice);
+    if (!err.empty()) {
+      stderr_tail_ += err;
+      if (stderr_tail_.size() > 4096) stderr_tail_.erase(0, stderr_tail_.size() - 4096);
+      if (give_up && (*give_up)(stderr_tail_)) co_return Status::PermissionDenied(stderr_tail_);
+    }
+    if (!read.ok()) {
+      if (read.code() == Status::Code::kTimeout && std::chrono::steady_clock::now() < deadline) {
+        session_->SendKeepalive();
+        continue;
+      }
+      co_return read;
+    }
+    decoder_.Feed(out);
+    if (eof) {
+      if (auto frame = decoder_.Next()) co_return std::optional<agent_protocol::Frame>(std::move(*frame));
+      co_return std::optional<agent_protocol::Frame>();
+    }
+  }
+}
+
+Task<Status> AgentConnection::ReadHello(Deadline deadline,
+                                        const std::function<bool(const std::string&)>& give_up) {
+  auto frame = co_await NextFrame(deadline, &give_up);
+  if (!frame.ok()) co_return frame.status();
+  if (!frame->has_value()) co_return Status::Unavailable("the agent ended before saying hello");
+  const nlohmann::json& header = (*frame)->header;
+  if (header.value("type", "") != "hello") co_return Status::Corruption("expected hello, got " + header.dump());
+  hello_ = header;
+  co_return Status::Ok();
+}
+
+Task<Result<agent_protocol::Frame>> AgentConnection::Call(nlohmann::json request, std::string_view body,
+                                                          Deadline deadline) {
+  const int64_t id = next_id_++;
+  request["id"] = id;
+  Status written = co_await channel_->Write(agent_protocol::EncodeFrame(request, body), deadline);
+  if (!written.ok()) co_return written;
+  while (true) {
+    auto frame = co_await NextFrame(deadline);
+    if (!frame.ok()) {
+      if (frame.status().code() == Status::Code::kTimeout) {
+        co_return Status::Timeout("no answer from the agent within the deadline");
+      }
+      co_return frame.status();
+    }
+    if (!frame->has_value()) {
+      std::optional<int> status =
+          co_await WaitExitStatus(std::min(deadline, std::chrono::steady_clock::now() + std::chrono::seconds(1)));
+      std::string detail = status ? " (exit status " + std::to_string(*status) + ")" : " (killed by a signal?)";
+      if (!stderr_tail_.empty()) detail += ": " + stderr_tail_.substr(stderr_tail_.rfind('\n', stderr_tail_.size() - 2) + 1);
+      co_return Status::Unavailable("the agent ended in the middle of a request" + detail);
+    }
+    if ((*frame)->header.value("id", int64_t{-1}) == id) co_return std::move(**frame);
+    // A stale answer to an earlier request that timed out: skip it.
+  }
+}
+
+Task<std::optional<int>> AgentConnection::WaitExitStatus(Deadline deadline) {
+  while (true) {
+    if (std::optional<int> status = channel_->ExitStatus()) co_return status;
+    if (std::chrono::steady_clock::now() >= deadline) co_return std::nullopt;
+    Status waited = co_await session_->WaitForIo(
+        std::min(deadline, std::chrono::steady_clock::now() + std::chrono::milliseconds(50)));
+    if (!waited.ok() && waited.code() != Status::Code::kTimeout) co_return channel_->ExitStatus();
+  }
+}
+
+Task<void> AgentConnection::Close(Deadline deadline) {
+  nlohmann::json shutdown = {{"type", "shutdown"}, {"id", next_id_++}};
+  Status written = co_await channel_->Write(agent_protocol::EncodeFrame(shutdown), deadline);
+  if (written.ok()) {
+    channel_->SendEof();
+    // Best effort: let the agent answer so sshd reaps it cleanly.
+    auto frame = co_await NextFrame(std::min(deadline, std::chrono::steady_clock::now() + std::chrono::seconds(2)));
+    (void)frame;
+  }
+}
+
+}  // namespace clusterctl

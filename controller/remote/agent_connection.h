@@ -1,0 +1,73 @@
+// AgentConnection: one SSH session to a node carrying the agent's
+// request/response stream (docs/agent-protocol.md).
+//
+// Owned by one coroutine on one strand. While a request waits for its answer
+// the connection sends an SSH keepalive every `keepalive_interval`; with
+// TCP_USER_TIMEOUT on the socket, a node that stops answering fails the
+// request within about keepalive_interval + io_timeout instead of hanging.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "agent/protocol/frame.h"
+#include "controller/ssh/ssh_session.h"
+
+namespace clusterctl {
+
+class AgentConnection {
+ public:
+  AgentConnection(std::unique_ptr<SshSession> session, std::unique_ptr<SshChannel> channel,
+                  agent_protocol::FrameDecoder decoder, std::chrono::seconds keepalive_interval)
+      : session_(std::move(session)),
+        channel_(std::move(channel)),
+        decoder_(std::move(decoder)),
+        keepalive_interval_(keepalive_interval) {}
+
+  // Reads the preamble and the hello frame. Fails with what the process
+  // printed when it ends first (sudo refusing, the agent missing), or at once
+  // when `give_up(stderr so far)` says the start has failed (sudo asking for
+  // the password again after a wrong one).
+  Task<Status> ReadHello(Deadline deadline, const std::function<bool(const std::string&)>& give_up);
+  const nlohmann::json& hello() const { return hello_; }
+
+  // Sends one request and waits for its response. An "error" response comes
+  // back as a frame too; transport failures are a non-ok Result.
+  Task<Result<agent_protocol::Frame>> Call(nlohmann::json request, std::string_view body, Deadline deadline);
+
+  // Asks the agent to exit and closes the session.
+  Task<void> Close(Deadline deadline);
+
+  // What the remote process wrote to stderr (last 4 KiB), and its exit status
+  // once it ended.
+  const std::string& stderr_tail() const { return stderr_tail_; }
+  std::optional<int> exit_status() { return channel_->ExitStatus(); }
+  // Waits (briefly) for the remote process's exit status after its output ended.
+  Task<std::optional<int>> WaitExitStatus(Deadline deadline);
+  SshChannel& channel() { return *channel_; }
+
+  // Gives the session back (after a failed start, to upload the agent over
+  // it). REQUIRES: the connection is destroyed before the session is used,
+  // which frees the channel while the session still lives.
+  std::unique_ptr<SshSession> ReleaseSession() { return std::move(session_); }
+
+ private:
+  // Reads until a frame is decoded; nullopt frame + ok status means EOF.
+  // Stops early with PermissionDenied when `give_up` (optional) says so.
+  Task<Result<std::optional<agent_protocol::Frame>>> NextFrame(
+      Deadline deadline, const std::function<bool(const std::string&)>* give_up = nullptr);
+
+  std::unique_ptr<SshSession> session_;
+  std::unique_ptr<SshChannel> channel_;
+  agent_protocol::FrameDecoder decoder_;
+  std::chrono::seconds keepalive_interval_;
+  nlohmann::json hello_;
+  std::string stderr_tail_;
+  int64_t next_id_ = 1;
+};
+
+}  // namespace clusterctl

@@ -1,0 +1,116 @@
+#include "controller/remote/remote_runner.h"
+
+#include <sys/resource.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/thread_pool.hpp>
+
+#include "controller/remote/jump_hosts.h"
+
+namespace clusterctl {
+
+namespace asio = boost::asio;
+
+const char* ToString(HostResult::State state) {
+  switch (state) {
+    case HostResult::State::kOk: return "ok";
+    case HostResult::State::kFailed: return "failed";
+    case HostResult::State::kUnreachable: return "unreachable";
+  }
+  return "?";
+}
+
+void HostResult::Fail(const Status& status) {
+  const bool transport = status.code() == Status::Code::kUnavailable || status.code() == Status::Code::kTimeout;
+  state = transport ? State::kUnreachable : State::kFailed;
+  error = status.message();
+}
+
+void RaiseOpenFileLimit() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &limit);
+  }
+}
+
+size_t ThreadCount(const FanoutOptions& options) {
+  return options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+}
+
+void RunConcurrently(asio::thread_pool& pool, size_t count, const FanoutOptions& options,
+                     const std::function<Task<void>(size_t)>& body) {
+  if (count == 0) return;
+  std::atomic<size_t> next{0};
+  const size_t workers = std::min(count, std::max<size_t>(1, options.forks));
+  std::mutex mutex;
+  std::condition_variable all_done;
+  size_t running = workers;
+  for (size_t w = 0; w < workers; ++w) {
+    asio::co_spawn(
+        asio::make_strand(pool),
+        [&]() -> Task<void> {
+          for (size_t i = next++; i < count; i = next++) co_await body(i);
+        },
+        [&](std::exception_ptr) {
+          std::lock_guard<std::mutex> lock(mutex);
+          if (--running == 0) all_done.notify_all();
+        });
+  }
+  std::unique_lock<std::mutex> lock(mutex);
+  all_done.wait(lock, [&] { return running == 0; });
+}
+
+RemoteRunner::RemoteRunner(std::map<std::string, RecordedHostKey> known_keys, AgentBinaries agents,
+                           RemoteOptions remote, FanoutOptions fanout)
+    : pool_(ThreadCount(fanout)),
+      host_keys_(std::move(known_keys)),
+      agents_(std::move(agents)),
+      remote_(std::move(remote)),
+      fanout_(fanout),
+      jump_hosts_(std::make_unique<JumpHosts>(host_keys_)) {
+  RaiseOpenFileLimit();
+}
+
+RemoteRunner::~RemoteRunner() = default;
+
+std::vector<HostResult> RemoteRunner::Run(const std::vector<const Host*>& hosts, const HostBody& body) {
+  std::vector<HostResult> results(hosts.size());
+  RemoteContext context{waiter_, host_keys_, agents_, remote_, jump_hosts_.get()};
+  RunConcurrently(pool_, hosts.size(), fanout_, [&](size_t i) -> Task<void> {
+    HostResult& result = results[i];
+    result.host = hosts[i];
+    const auto start = std::chrono::steady_clock::now();
+    try {
+      HostConnection connection = co_await ConnectHost(*hosts[i], context);
+      result.notes = connection.notes;
+      if (!connection.agent) {
+        result.state = connection.unreachable ? HostResult::State::kUnreachable : HostResult::State::kFailed;
+        result.error = connection.status.message();
+      } else {
+        co_await body(*connection.agent, result);
+        co_await connection.agent->Close(std::chrono::steady_clock::now() + std::chrono::seconds(5));
+      }
+    } catch (const std::exception& e) {
+      result.state = HostResult::State::kFailed;
+      result.error = std::string("internal error: ") + e.what();
+    }
+    result.duration =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+  });
+  return results;
+}
+
+std::vector<std::pair<std::string, RecordedHostKey>> RemoteRunner::AcceptedHostKeys() {
+  return host_keys_.Accepted();
+}
+
+std::vector<std::string> RemoteRunner::JumpHostNotes() { return jump_hosts_->Notes(); }
+
+}  // namespace clusterctl
