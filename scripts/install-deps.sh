@@ -8,12 +8,12 @@ set -euo pipefail
 
 BUILD_PACKAGES=(
   g++ cmake make pkg-config
-  libssh-dev libyaml-cpp-dev libsqlite3-dev libboost-dev libspdlog-dev libfmt-dev
+  libssh-dev libssl-dev libyaml-cpp-dev libsqlite3-dev libboost-dev libspdlog-dev libfmt-dev
   doctest-dev nlohmann-json3-dev libkainjow-mustache-dev libcli11-dev
 )
 # The testbed (tests/testbed): nspawn containers on a bridge, an apt proxy.
 TESTBED_PACKAGES=(
-  debootstrap systemd-container iproute2 apt-cacher-ng openssh-client procps util-linux sqlite3
+  debootstrap systemd-container iproute2 apt-cacher-ng openssh-client procps util-linux sqlite3 python3
 )
 
 want=("${BUILD_PACKAGES[@]}")
