@@ -153,7 +153,10 @@ Task<HostConnection> ConnectHost(const Host& host, RemoteContext& context) {
   const ConnectionSettings& c = host.connection;
   const auto timeout = std::chrono::seconds(c.connect_timeout_s);
   SshEndpoint endpoint{host.address, c.port, c.user, c.key_file, timeout};
+  // TCP connect: `timeout`. Later steps: no progress for `timeout`, and at
+  // most setup_cap overall (a loaded server answers slowly but answers).
   const Deadline connect_deadline = Clock::now() + timeout * 3;
+  const auto setup_cap = timeout * 10;
 
   std::unique_ptr<SshSession> session;
   for (int attempt = 0;; ++attempt) {
@@ -163,12 +166,12 @@ Task<HostConnection> ConnectHost(const Host& host, RemoteContext& context) {
       auto tunnel = co_await context.jump_hosts->OpenTunnel(*c.jump_host, host, Clock::now() + timeout);
       // Not a ?: expression: g++ 12 miscompiles co_await inside conditional operators.
       if (tunnel.ok()) {
-        connected = co_await session->ConnectOverSocket(*tunnel, endpoint, Clock::now() + timeout);
+        connected = co_await session->ConnectOverSocket(*tunnel, endpoint, Clock::now() + setup_cap);
       } else {
         connected = tunnel.status();
       }
     } else {
-      connected = co_await session->Connect(endpoint, std::min(connect_deadline, Clock::now() + timeout));
+      connected = co_await session->Connect(endpoint, Clock::now() + setup_cap);
     }
     if (connected.ok()) break;
     const bool retry = IsRetryableHandshakeError(connected.message()) && attempt + 1 < context.options.max_connect_attempts &&
@@ -198,7 +201,7 @@ Task<HostConnection> ConnectHost(const Host& host, RemoteContext& context) {
     out.notes.push_back(decision.message);
   }
 
-  const Deadline deadline = Clock::now() + timeout * 2;
+  const Deadline deadline = Clock::now() + setup_cap;
   Status authenticated = co_await session->Authenticate(endpoint, deadline);
   if (!authenticated.ok()) {
     out.status = authenticated.WithContext(host.name);
@@ -207,7 +210,7 @@ Task<HostConnection> ConnectHost(const Host& host, RemoteContext& context) {
 
   const SudoMode sudo = SudoModeFor(host, context.options);
   for (int attempt = 0; attempt < 2; ++attempt) {
-    StartResult started = co_await StartAgent(session, host, context, sudo, Clock::now() + timeout * 2);
+    StartResult started = co_await StartAgent(session, host, context, sudo, Clock::now() + setup_cap);
     if (started.status.ok()) {
       out.agent = std::move(started.agent);
       out.status = Status::Ok();

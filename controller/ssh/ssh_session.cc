@@ -84,7 +84,8 @@ Task<Status> SshSession::Connect(const SshEndpoint& endpoint, Deadline deadline)
     ::close(fd);
     co_return Status::Unavailable(std::string("connect: ") + std::strerror(error));
   }
-  FdWaitResult waited = co_await waiter_.AsyncWait(fd, false, true, deadline, asio::use_awaitable);
+  FdWaitResult waited = co_await waiter_.AsyncWait(
+      fd, false, true, std::min(deadline, std::chrono::steady_clock::now() + endpoint.io_timeout), asio::use_awaitable);
   if (waited != FdWaitResult::kReady) {
     ::close(fd);
     co_return Status::Timeout("connect timed out");
@@ -101,6 +102,7 @@ Task<Status> SshSession::Connect(const SshEndpoint& endpoint, Deadline deadline)
 
 Task<Status> SshSession::ConnectOverSocket(int fd, const SshEndpoint& endpoint, Deadline deadline) {
   socket_ = fd;
+  step_timeout_ = endpoint.io_timeout;
   ssh_options_set(session_, SSH_OPTIONS_FD, &socket_);
   co_return co_await Handshake(endpoint, deadline);
 }
@@ -117,7 +119,7 @@ Task<Status> SshSession::Handshake(const SshEndpoint& endpoint, Deadline deadlin
     int rc = ssh_connect(session_);
     if (rc == SSH_OK) co_return Status::Ok();
     if (rc == SSH_ERROR) co_return Status::Unavailable(LastError());
-    Status waited = co_await WaitForIo(deadline);
+    Status waited = co_await WaitForIo(StepDeadline(deadline));
     if (!waited.ok()) co_return Status::Timeout("SSH handshake timed out");
   }
 }
@@ -156,7 +158,7 @@ Task<Status> SshSession::Authenticate(const SshEndpoint& endpoint, Deadline dead
     while (true) {
       int rc = call();
       if (rc != SSH_AUTH_AGAIN) co_return rc;
-      Status waited = co_await WaitForIo(deadline);
+      Status waited = co_await WaitForIo(StepDeadline(deadline));
       if (!waited.ok()) co_return SSH_AUTH_ERROR;
     }
   };
@@ -187,14 +189,14 @@ Task<Result<std::unique_ptr<SshChannel>>> SshSession::Exec(const std::string& co
     int rc = ssh_channel_open_session(channel);
     if (rc == SSH_OK) break;
     if (rc == SSH_ERROR) co_return Status::Unavailable("opening a channel: " + LastError());
-    Status waited = co_await WaitForIo(deadline);
+    Status waited = co_await WaitForIo(StepDeadline(deadline));
     if (!waited.ok()) co_return waited;
   }
   while (true) {
     int rc = ssh_channel_request_exec(channel, command.c_str());
     if (rc == SSH_OK) break;
     if (rc == SSH_ERROR) co_return Status::Unavailable("starting a command: " + LastError());
-    Status waited = co_await WaitForIo(deadline);
+    Status waited = co_await WaitForIo(StepDeadline(deadline));
     if (!waited.ok()) co_return waited;
   }
   co_return owned;

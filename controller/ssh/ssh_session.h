@@ -81,10 +81,17 @@ class SshSession {
 
  private:
   Task<Status> Handshake(const SshEndpoint& endpoint, Deadline deadline);
+  // Set-up steps (handshake, authentication, opening channels) fail when the
+  // server makes no progress for `step_timeout_`, or at the caller's overall
+  // deadline: a busy server that answers slowly is not a dead one.
+  Deadline StepDeadline(Deadline cap) const {
+    return std::min(cap, std::chrono::steady_clock::now() + step_timeout_);
+  }
 
   FdWaiter& waiter_;
   ssh_session session_;
   int socket_ = -1;  // owned by libssh once handed over
+  std::chrono::seconds step_timeout_{10};
 };
 
 class SshChannel {
