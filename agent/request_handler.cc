@@ -2,6 +2,7 @@
 
 #include "agent/exec/run_command.h"
 #include "agent/facts/gather.h"
+#include "agent/resources/resource.h"
 
 namespace clusterctl {
 namespace {
@@ -19,6 +20,9 @@ RequestHandler::Response RequestHandler::Handle(const agent_protocol::Frame& req
   try {
     if (type == "facts") return Facts(header);
     if (type == "exec") return Exec(header, request.body);
+    if (type == "resource") return Resource(header, request.body);
+    if (type == "upload_chunk") return UploadChunk(header, request.body);
+    if (type == "reboot") return Reboot(header);
     if (type == "ping") return {{{"type", "result"}, {"id", id}}, "", false};
     if (type == "shutdown") return {{{"type", "result"}, {"id", id}}, "", true};
     return Error(id, "unknown_type", "unknown request type '" + type + "'");
@@ -51,6 +55,30 @@ RequestHandler::Response RequestHandler::Exec(const nlohmann::json& request, con
                            {"duration_ms", result.duration.count()},
                            {"stdout_bytes", result.stdout_data.size()}};
   return {header, result.stdout_data + result.stderr_data, false};
+}
+
+RequestHandler::Response RequestHandler::Resource(const nlohmann::json& request, const std::string& body) {
+  agent::ResourceRequest resource;
+  resource.kind = request.at("kind").get<std::string>();
+  resource.params = request.value("params", nlohmann::json::object());
+  resource.apply = request.value("apply", false);
+  resource.body = body;
+  agent::ResourceHost host;
+  agent::ResourceOutcome outcome = agent::RunResource(resource, host);
+  nlohmann::json header = {{"type", "result"}, {"id", request["id"]}, {"outcome", agent::OutcomeToJson(outcome, host)}};
+  return {header, outcome.has_backup ? outcome.backup : "", false};
+}
+
+RequestHandler::Response RequestHandler::UploadChunk(const nlohmann::json& request, const std::string& body) {
+  Status written = agent::WriteUploadChunk(request.at("path").get<std::string>(), request.at("offset").get<uint64_t>(), body);
+  if (!written.ok()) return Error(request["id"], "io_error", written.message());
+  return {{{"type", "result"}, {"id", request["id"]}}, "", false};
+}
+
+RequestHandler::Response RequestHandler::Reboot(const nlohmann::json& request) {
+  Status scheduled = agent::ScheduleReboot(request.value("delay_ms", 1000));
+  if (!scheduled.ok()) return Error(request["id"], "io_error", scheduled.message());
+  return {{{"type", "result"}, {"id", request["id"]}}, "", false};
 }
 
 }  // namespace clusterctl

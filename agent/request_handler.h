@@ -23,6 +23,9 @@ class RequestHandler {
  private:
   Response Facts(const nlohmann::json& request);
   Response Exec(const nlohmann::json& request, const std::string& body);
+  Response Resource(const nlohmann::json& request, const std::string& body);
+  Response UploadChunk(const nlohmann::json& request, const std::string& body);
+  Response Reboot(const nlohmann::json& request);
 };
 
 }  // namespace clusterctl

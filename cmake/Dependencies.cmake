@@ -9,7 +9,6 @@ find_package(nlohmann_json REQUIRED)
 find_package(CLI11 REQUIRED)
 find_package(doctest REQUIRED)
 find_package(Boost 1.74 REQUIRED)
-find_package(OpenSSL REQUIRED)
 find_package(libssh REQUIRED)
 
 find_path(MUSTACHE_INCLUDE_DIR kainjow/mustache.hpp REQUIRED)

@@ -1,52 +1,127 @@
 #include "common/sha256.h"
 
-#include <openssl/evp.h>
-
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <memory>
 
 namespace clusterctl {
 namespace {
 
-struct DigestContext {
-  DigestContext() : ctx(EVP_MD_CTX_new()) { EVP_DigestInit_ex(ctx, EVP_sha256(), nullptr); }
-  ~DigestContext() { EVP_MD_CTX_free(ctx); }
-  void Update(const void* data, size_t size) { EVP_DigestUpdate(ctx, data, size); }
-  std::string HexDigest() {
-    unsigned char digest[EVP_MAX_MD_SIZE];
-    unsigned int length = 0;
-    EVP_DigestFinal_ex(ctx, digest, &length);
-    static const char* kHex = "0123456789abcdef";
-    std::string out;
-    for (unsigned int i = 0; i < length; ++i) {
-      out += kHex[digest[i] >> 4];
-      out += kHex[digest[i] & 0xF];
-    }
-    return out;
-  }
-  EVP_MD_CTX* ctx;
-};
+constexpr uint32_t kRoundConstants[64] = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
+
+inline uint32_t RotateRight(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
 
 }  // namespace
 
-std::string Sha256Hex(std::string_view data) {
-  DigestContext context;
-  context.Update(data.data(), data.size());
-  return context.HexDigest();
+Sha256::Sha256()
+    : state_{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19} {}
+
+void Sha256::Block(const unsigned char* block) {
+  uint32_t w[64];
+  for (int i = 0; i < 16; ++i) {
+    w[i] = (uint32_t{block[4 * i]} << 24) | (uint32_t{block[4 * i + 1]} << 16) | (uint32_t{block[4 * i + 2]} << 8) |
+           uint32_t{block[4 * i + 3]};
+  }
+  for (int i = 16; i < 64; ++i) {
+    uint32_t s0 = RotateRight(w[i - 15], 7) ^ RotateRight(w[i - 15], 18) ^ (w[i - 15] >> 3);
+    uint32_t s1 = RotateRight(w[i - 2], 17) ^ RotateRight(w[i - 2], 19) ^ (w[i - 2] >> 10);
+    w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+  }
+  uint32_t a = state_[0], b = state_[1], c = state_[2], d = state_[3];
+  uint32_t e = state_[4], f = state_[5], g = state_[6], h = state_[7];
+  for (int i = 0; i < 64; ++i) {
+    uint32_t sum1 = RotateRight(e, 6) ^ RotateRight(e, 11) ^ RotateRight(e, 25);
+    uint32_t choose = (e & f) ^ (~e & g);
+    uint32_t t1 = h + sum1 + choose + kRoundConstants[i] + w[i];
+    uint32_t sum0 = RotateRight(a, 2) ^ RotateRight(a, 13) ^ RotateRight(a, 22);
+    uint32_t majority = (a & b) ^ (a & c) ^ (b & c);
+    uint32_t t2 = sum0 + majority;
+    h = g;
+    g = f;
+    f = e;
+    e = d + t1;
+    d = c;
+    c = b;
+    b = a;
+    a = t1 + t2;
+  }
+  state_[0] += a;
+  state_[1] += b;
+  state_[2] += c;
+  state_[3] += d;
+  state_[4] += e;
+  state_[5] += f;
+  state_[6] += g;
+  state_[7] += h;
 }
 
-Result<std::string> Sha256File(const std::string& path) {
+void Sha256::Update(std::string_view data) {
+  length_ += data.size();
+  const auto* p = reinterpret_cast<const unsigned char*>(data.data());
+  size_t n = data.size();
+  if (buffered_ > 0) {
+    size_t take = std::min(n, 64 - buffered_);
+    std::memcpy(buffer_ + buffered_, p, take);
+    buffered_ += take;
+    p += take;
+    n -= take;
+    if (buffered_ < 64) return;
+    Block(buffer_);
+    buffered_ = 0;
+  }
+  while (n >= 64) {
+    Block(p);
+    p += 64;
+    n -= 64;
+  }
+  std::memcpy(buffer_, p, n);
+  buffered_ = n;
+}
+
+std::string Sha256::HexDigest() {
+  const uint64_t bits = length_ * 8;
+  unsigned char pad = 0x80;
+  Update(std::string_view(reinterpret_cast<const char*>(&pad), 1));
+  const unsigned char zero = 0;
+  while (buffered_ != 56) Update(std::string_view(reinterpret_cast<const char*>(&zero), 1));
+  unsigned char length_bytes[8];
+  for (int i = 0; i < 8; ++i) length_bytes[i] = static_cast<unsigned char>(bits >> (56 - 8 * i));
+  Update(std::string_view(reinterpret_cast<const char*>(length_bytes), 8));
+  static const char* kHex = "0123456789abcdef";
+  std::string out;
+  for (uint32_t word : state_) {
+    for (int shift = 28; shift >= 0; shift -= 4) out += kHex[(word >> shift) & 0xF];
+  }
+  return out;
+}
+
+std::string Sha256Hex(std::string_view data) {
+  Sha256 hash;
+  hash.Update(data);
+  return hash.HexDigest();
+}
+
+Result<std::string> Sha256File(const std::string& path, uint64_t limit) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::IoError("cannot read " + path + ": " + std::strerror(errno));
-  DigestContext context;
+  Sha256 hash;
   char buffer[1 << 16];
-  while (in) {
-    in.read(buffer, sizeof buffer);
-    context.Update(buffer, static_cast<size_t>(in.gcount()));
+  uint64_t left = limit;
+  while (in && left > 0) {
+    in.read(buffer, static_cast<std::streamsize>(std::min<uint64_t>(sizeof buffer, left)));
+    size_t got = static_cast<size_t>(in.gcount());
+    hash.Update(std::string_view(buffer, got));
+    left -= got;
   }
-  return context.HexDigest();
+  return hash.HexDigest();
 }
 
 }  // namespace clusterctl

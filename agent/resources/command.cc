@@ -1,0 +1,40 @@
+// command: an argument vector for what no resource covers. It is idempotent
+// only through its guards: `creates` (skip when the path exists) and
+// `unless` (skip when that command exits 0). Without guards it runs on every
+// apply and always reports a change, which the plan says.
+#include "agent/resources/node_files.h"
+#include "common/strings.h"
+
+namespace clusterctl::agent {
+
+ResourceOutcome CommandResource(const ResourceRequest& request, ResourceHost& host) {
+  ResourceOutcome outcome;
+  const nlohmann::json& p = request.params;
+  std::vector<std::string> argv;
+  for (const auto& word : p["argv"]) argv.push_back(word.is_string() ? word.get<std::string>() : word.dump());
+  if (argv.empty()) return outcome.Fail("command needs a non-empty argv");
+  if (p.contains("creates") && StatPath(p["creates"].get<std::string>()).exists) return outcome;
+  if (p.contains("unless")) {
+    CommandSpec guard;
+    for (const auto& word : p["unless"]) guard.argv.push_back(word.get<std::string>());
+    if (!guard.argv.empty() && host.Run(guard, false).exit_code == 0) return outcome;
+  }
+  outcome.Differs(p.contains("creates") ? p["creates"].get<std::string>() + " missing: would run " + Join(argv, " ")
+                                        : "would run " + Join(argv, " "));
+  if (!request.apply) return outcome;
+  CommandSpec spec;
+  spec.argv = argv;
+  if (p.contains("env")) spec.env = p["env"].get<std::map<std::string, std::string>>();
+  if (p.contains("timeout")) spec.timeout = std::chrono::seconds(p["timeout"].get<int>());
+  spec.stdin_data = request.body;
+  CommandResult result = host.Run(spec, true);
+  std::string output = result.stdout_data + result.stderr_data;
+  outcome.output = output.size() > 4000 ? output.substr(output.size() - 4000) : output;
+  if (result.exit_code != 0) {
+    outcome.Fail(argv[0] + (result.timed_out ? " timed out" : " exited with status " + std::to_string(result.exit_code)));
+    outcome.failed_command = Join(argv, " ");
+  }
+  return outcome;
+}
+
+}  // namespace clusterctl::agent

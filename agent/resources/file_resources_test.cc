@@ -1,0 +1,183 @@
+// Idempotence tests of the resources that need no package manager or init
+// system: check reports a change, apply makes it, the next check reports
+// nothing and runs no mutating command.
+#include <doctest/doctest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "agent/resources/node_files.h"
+#include "agent/resources/resource.h"
+#include "controller/state/test_util.h"
+#include "common/sha256.h"
+
+namespace clusterctl::agent {
+namespace {
+
+ResourceOutcome Run(const std::string& kind, nlohmann::json params, bool apply, ResourceHost& host,
+                    const std::string& body = "") {
+  ResourceRequest request{kind, std::move(params), body, apply};
+  return RunResource(request, host);
+}
+
+// check -> changed; apply -> changed; check -> unchanged, no mutating command.
+void CheckIdempotence(const std::string& kind, const nlohmann::json& params, const std::string& body = "") {
+  CAPTURE(kind);
+  CAPTURE(params.dump());
+  ResourceHost first;
+  ResourceOutcome check = Run(kind, params, false, first, body);
+  INFO(check.error);
+  REQUIRE_FALSE(check.failed);
+  CHECK(check.changed);
+  CHECK_FALSE(first.RanMutatingCommand());
+  ResourceHost second;
+  ResourceOutcome apply = Run(kind, params, true, second, body);
+  INFO(apply.error);
+  REQUIRE_FALSE(apply.failed);
+  CHECK(apply.changed);
+  CHECK(apply.differences == check.differences);
+  ResourceHost third;
+  ResourceOutcome again = Run(kind, params, false, third, body);
+  REQUIRE_FALSE(again.failed);
+  CHECK_FALSE(again.changed);
+  CHECK(again.differences.empty());
+  CHECK_FALSE(third.RanMutatingCommand());
+}
+
+std::string Slurp(const std::string& path) { return ReadWholeFile(path).value_or("<missing>"); }
+
+}  // namespace
+
+TEST_CASE("file: create, then converge content and mode, keeping a backup") {
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/chrony.conf";
+  CheckIdempotence("file", {{"path", path}, {"mode", "0640"}}, "server ntp1\n");
+  CHECK(Slurp(path) == "server ntp1\n");
+  CHECK(StatPath(path).mode == 0640);
+
+  ResourceHost host;
+  ResourceOutcome plan = Run("file", {{"path", path}, {"mode", "0640"}}, false, host, "server ntp2\n");
+  CHECK(plan.changed);
+  CHECK(plan.diff.find("-server ntp1\n+server ntp2\n") != std::string::npos);
+  CHECK(Slurp(path) == "server ntp1\n");  // check changed nothing
+  ResourceOutcome applied = Run("file", {{"path", path}, {"mode", "0640"}}, true, host, "server ntp2\n");
+  CHECK(applied.has_backup);
+  CHECK(applied.backup == "server ntp1\n");
+  CHECK(Slurp(path) == "server ntp2\n");
+}
+
+TEST_CASE("file: secrets show no diff and keep no backup") {
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/munge.key";
+  ResourceHost host;
+  Run("file", {{"path", path}, {"mode", "0400"}, {"secret", true}}, true, host, "OLDSECRET");
+  ResourceOutcome changed = Run("file", {{"path", path}, {"mode", "0400"}, {"secret", true}}, true, host, "NEWSECRET");
+  CHECK(changed.changed);
+  CHECK(changed.diff.empty());
+  CHECK_FALSE(changed.has_backup);
+  CHECK(changed.differences[0] == "content differs (secret: not shown)");
+}
+
+TEST_CASE("file: a failing validate command keeps the old file") {
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/sudoers";
+  ResourceHost host;
+  Run("file", {{"path", path}}, true, host, "good\n");
+  ResourceOutcome bad = Run("file", {{"path", path}, {"validate", {"sh", "-c", "! grep -q bad %s"}}}, true, host, "bad\n");
+  CHECK(bad.failed);
+  CHECK(bad.error.find("validation of the new") == 0);
+  CHECK(Slurp(path) == "good\n");
+}
+
+TEST_CASE("file: state absent removes the file idempotently") {
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/old.conf";
+  std::ofstream(path) << "x";
+  CheckIdempotence("file", {{"path", path}, {"state", "absent"}});
+  CHECK_FALSE(StatPath(path).exists);
+}
+
+TEST_CASE("directory and symlink") {
+  testing::TempDir dir;
+  CheckIdempotence("directory", {{"path", dir.path() + "/state"}, {"mode", "0700"}});
+  CHECK(StatPath(dir.path() + "/state").mode == 0700);
+  CheckIdempotence("symlink", {{"path", dir.path() + "/current"}, {"target", "/opt/cuda-12.2"}});
+  CheckIdempotence("symlink", {{"path", dir.path() + "/current"}, {"target", "/opt/cuda-12.4"}});
+  char buffer[256];
+  ssize_t n = ::readlink((dir.path() + "/current").c_str(), buffer, sizeof buffer);
+  CHECK(std::string(buffer, static_cast<size_t>(n)) == "/opt/cuda-12.4");
+}
+
+TEST_CASE("line: add, replace by regexp, remove") {
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/sshd_config";
+  std::ofstream(path) << "Port 22\n#PermitRootLogin yes\nUsePAM yes\n";
+  CheckIdempotence("line", {{"path", path}, {"line", "PermitRootLogin prohibit-password"}, {"regexp", "^#?PermitRootLogin"}});
+  CHECK(Slurp(path) == "Port 22\nPermitRootLogin prohibit-password\nUsePAM yes\n");
+  CheckIdempotence("line", {{"path", path}, {"line", "MaxStartups 100"}});
+  CHECK(Slurp(path) == "Port 22\nPermitRootLogin prohibit-password\nUsePAM yes\nMaxStartups 100\n");
+  CheckIdempotence("line", {{"path", path}, {"line", "UsePAM yes"}, {"state", "absent"}});
+  CHECK(Slurp(path) == "Port 22\nPermitRootLogin prohibit-password\nMaxStartups 100\n");
+}
+
+TEST_CASE("block: insert, update and remove between markers") {
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/hosts";
+  std::ofstream(path) << "127.0.0.1 localhost\n";
+  CheckIdempotence("block", {{"path", path}, {"block", "10.0.0.1 head\n10.0.0.2 gpu01\n"}});
+  CHECK(Slurp(path) ==
+        "127.0.0.1 localhost\n# BEGIN CLUSTERCTL MANAGED BLOCK\n10.0.0.1 head\n10.0.0.2 gpu01\n# END CLUSTERCTL MANAGED BLOCK\n");
+  CheckIdempotence("block", {{"path", path}, {"block", "10.0.0.1 head\n"}});
+  CHECK(Slurp(path) == "127.0.0.1 localhost\n# BEGIN CLUSTERCTL MANAGED BLOCK\n10.0.0.1 head\n# END CLUSTERCTL MANAGED BLOCK\n");
+  CheckIdempotence("block", {{"path", path}, {"state", "absent"}});
+  CHECK(Slurp(path) == "127.0.0.1 localhost\n");
+}
+
+TEST_CASE("command: guards make it idempotent, and the guard query is not a mutation") {
+  testing::TempDir dir;
+  const std::string marker = dir.path() + "/done";
+  CheckIdempotence("command", {{"argv", {"touch", marker}}, {"creates", marker}});
+  CheckIdempotence("command", {{"argv", {"sh", "-c", "echo x > " + dir.path() + "/f"}},
+                               {"unless", {"test", "-s", dir.path() + "/f"}}});
+  ResourceHost host;
+  ResourceOutcome failing = Run("command", {{"argv", {"sh", "-c", "echo boom >&2; exit 4"}}}, true, host);
+  CHECK(failing.failed);
+  CHECK(failing.error == "sh exited with status 4");
+  CHECK(failing.output == "boom\n");
+}
+
+TEST_CASE("copy: resumes a partial upload and verifies the checksum") {
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/driver.run";
+  const std::string content(300'000, 'z');
+  nlohmann::json params = {{"path", path}, {"sha256", Sha256Hex(content)}, {"size", content.size()}, {"mode", "0755"}};
+  ResourceHost host;
+  ResourceOutcome first = Run("copy", params, true, host);
+  CHECK(first.changed);
+  CHECK(first.extra["need_upload"] == true);
+  CHECK(first.extra["partial_size"] == 0);
+  REQUIRE(WriteUploadChunk(path, 0, content.substr(0, 100'000)).ok());
+  // An interrupted transfer: the next attempt learns what is there and resumes.
+  ResourceOutcome resumed = Run("copy", params, true, host);
+  CHECK(resumed.extra["partial_size"] == 100'000);
+  CHECK(resumed.extra["partial_sha256"] == Sha256Hex(content.substr(0, 100'000)));
+  REQUIRE(WriteUploadChunk(path, 100'000, content.substr(100'000)).ok());
+  ResourceOutcome installed = Run("copy", params, true, host);
+  CHECK_FALSE(installed.failed);
+  CHECK_FALSE(installed.extra.contains("need_upload"));
+  CHECK(Sha256Hex(Slurp(path)) == Sha256Hex(content));
+  CHECK(StatPath(path).mode == 0755);
+  ResourceHost quiet;
+  CHECK_FALSE(Run("copy", params, false, quiet).changed);
+}
+
+TEST_CASE("unknown kinds and bad parameters fail clearly") {
+  ResourceHost host;
+  CHECK(Run("frobnicate", {}, false, host).error == "unknown resource kind 'frobnicate'");
+  CHECK(Run("file", {{"pth", "/x"}}, false, host).error.find("unknown parameter 'pth' for file (did you mean 'path'?)") == 0);
+  CHECK(Run("service", {{"name", "x"}, {"state", "runing"}}, false, host).error.find("did you mean 'running'") !=
+        std::string::npos);
+}
+
+}  // namespace clusterctl::agent

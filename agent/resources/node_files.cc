@@ -1,0 +1,241 @@
+#include "agent/resources/node_files.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <vector>
+
+#include "agent/resources/schema.h"
+#include "common/strings.h"
+
+namespace clusterctl::agent {
+namespace {
+
+// name:x:id:... lines; returns the id for `name` (or `name` itself when numeric).
+std::optional<unsigned> LookupId(const std::string& file, const std::string& name) {
+  if (!name.empty() && name.find_first_not_of("0123456789") == std::string::npos) {
+    return static_cast<unsigned>(std::stoul(name));
+  }
+  std::optional<std::string> text = ReadWholeFile(file);
+  if (!text) return std::nullopt;
+  for (const std::string& line : Split(*text, '\n')) {
+    std::vector<std::string> fields = Split(line, ':');
+    if (fields.size() >= 3 && fields[0] == name) return static_cast<unsigned>(std::stoul(fields[2]));
+  }
+  return std::nullopt;
+}
+
+std::string LookupName(const std::string& file, unsigned id) {
+  std::optional<std::string> text = ReadWholeFile(file);
+  if (text) {
+    for (const std::string& line : Split(*text, '\n')) {
+      std::vector<std::string> fields = Split(line, ':');
+      if (fields.size() >= 3 && fields[2] == std::to_string(id)) return fields[0];
+    }
+  }
+  return std::to_string(id);
+}
+
+}  // namespace
+
+FileInfo StatPath(const std::string& path) {
+  FileInfo info;
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0) return info;
+  info.exists = true;
+  info.is_regular = S_ISREG(st.st_mode);
+  info.is_directory = S_ISDIR(st.st_mode);
+  info.is_symlink = S_ISLNK(st.st_mode);
+  info.mode = static_cast<int>(st.st_mode & 07777);
+  info.uid = st.st_uid;
+  info.gid = st.st_gid;
+  return info;
+}
+
+std::optional<std::string> ReadWholeFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+Status WriteFileAtomic(const std::string& path, const std::string& content, int mode, uid_t uid, gid_t gid) {
+  const std::string dir = path.substr(0, path.rfind('/') == std::string::npos ? 0 : path.rfind('/'));
+  std::mt19937_64 random(std::random_device{}());
+  const std::string temp = (dir.empty() ? "." : dir) + "/.clusterctl-" + std::to_string(random()) + ".tmp";
+  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) return Status::IoError("cannot create " + temp + ": " + std::strerror(errno));
+  size_t offset = 0;
+  while (offset < content.size()) {
+    ssize_t n = ::write(fd, content.data() + offset, content.size() - offset);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int error = errno;
+      ::close(fd);
+      ::unlink(temp.c_str());
+      return Status::IoError("writing " + path + ": " + std::strerror(error));
+    }
+    offset += static_cast<size_t>(n);
+  }
+  bool ok = ::fchown(fd, uid, gid) == 0 && ::fchmod(fd, static_cast<mode_t>(mode)) == 0 && ::fsync(fd) == 0;
+  int error = errno;
+  ::close(fd);
+  if (!ok || ::rename(temp.c_str(), path.c_str()) != 0) {
+    if (ok) error = errno;
+    ::unlink(temp.c_str());
+    return Status::IoError("replacing " + path + ": " + std::strerror(error));
+  }
+  return Status::Ok();
+}
+
+std::optional<uid_t> LookupUid(const std::string& name) { return LookupId("/etc/passwd", name); }
+std::optional<gid_t> LookupGid(const std::string& name) { return LookupId("/etc/group", name); }
+std::string UserName(uid_t uid) { return LookupName("/etc/passwd", uid); }
+std::string GroupName(gid_t gid) { return LookupName("/etc/group", gid); }
+
+void EnsureFileContent(const std::string& path, const std::optional<std::string>& content, int mode, bool apply,
+                       ResourceOutcome& outcome) {
+  FileInfo info = StatPath(path);
+  if (!content) {
+    if (!info.exists) return;
+    outcome.Differs(path + " exists (to be removed)");
+    if (apply && ::unlink(path.c_str()) != 0) outcome.Fail("removing " + path + ": " + std::strerror(errno));
+    return;
+  }
+  std::optional<std::string> current = info.exists ? ReadWholeFile(path) : std::nullopt;
+  if (current == content && info.mode == mode) return;
+  outcome.Differs(info.exists ? path + " differs" : path + " missing");
+  if (!apply) return;
+  Status written = WriteFileAtomic(path, *content, mode, 0, 0);
+  if (!written.ok()) outcome.Fail(written.message());
+}
+
+std::string ModeText(int mode) {
+  char buffer[8];
+  std::snprintf(buffer, sizeof buffer, "%04o", mode);
+  return buffer;
+}
+
+std::optional<Attributes> DesiredAttributes(const nlohmann::json& params, int default_mode, ResourceOutcome& outcome) {
+  Attributes a;
+  a.mode = default_mode;
+  if (params.contains("owner")) {
+    auto uid = LookupUid(params["owner"].get<std::string>());
+    if (!uid) {
+      outcome.Fail("user '" + params["owner"].get<std::string>() + "' does not exist");
+      return std::nullopt;
+    }
+    a.uid = *uid;
+  }
+  if (params.contains("group")) {
+    auto gid = LookupGid(params["group"].get<std::string>());
+    if (!gid) {
+      outcome.Fail("group '" + params["group"].get<std::string>() + "' does not exist");
+      return std::nullopt;
+    }
+    a.gid = *gid;
+  }
+  if (params.contains("mode")) a.mode = resources::ParseMode(params["mode"]);
+  return a;
+}
+
+bool EnsureAttributes(const std::string& path, const nlohmann::json& params, bool apply, ResourceOutcome& outcome) {
+  FileInfo info = StatPath(path);
+  if (!info.exists) return true;
+  if (params.contains("owner")) {
+    auto uid = LookupUid(params["owner"].get<std::string>());
+    if (!uid) {
+      outcome.Fail("user '" + params["owner"].get<std::string>() + "' does not exist");
+      return false;
+    }
+    if (*uid != info.uid) {
+      outcome.Differs("owner " + UserName(info.uid) + " -> " + params["owner"].get<std::string>());
+      if (apply && ::lchown(path.c_str(), *uid, static_cast<gid_t>(-1)) != 0) {
+        outcome.Fail("chown " + path + ": " + std::strerror(errno));
+        return false;
+      }
+    }
+  }
+  if (params.contains("group")) {
+    auto gid = LookupGid(params["group"].get<std::string>());
+    if (!gid) {
+      outcome.Fail("group '" + params["group"].get<std::string>() + "' does not exist");
+      return false;
+    }
+    if (*gid != info.gid) {
+      outcome.Differs("group " + GroupName(info.gid) + " -> " + params["group"].get<std::string>());
+      if (apply && ::lchown(path.c_str(), static_cast<uid_t>(-1), *gid) != 0) {
+        outcome.Fail("chgrp " + path + ": " + std::strerror(errno));
+        return false;
+      }
+    }
+  }
+  if (params.contains("mode") && !info.is_symlink) {
+    int mode = resources::ParseMode(params["mode"]);
+    if (mode != info.mode) {
+      outcome.Differs("mode " + ModeText(info.mode) + " -> " + ModeText(mode));
+      if (apply && ::chmod(path.c_str(), static_cast<mode_t>(mode)) != 0) {
+        outcome.Fail("chmod " + path + ": " + std::strerror(errno));
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+std::string UnifiedDiff(const std::string& before, const std::string& after, const std::string& path) {
+  if (before == after) return "";
+  std::vector<std::string> a = Split(before, '\n'), b = Split(after, '\n');
+  if (!a.empty() && a.back().empty()) a.pop_back();
+  if (!b.empty() && b.back().empty()) b.pop_back();
+  // Longest common subsequence table; files we diff are configuration files.
+  if (a.size() * b.size() > 4'000'000) {
+    return "--- " + path + "\n+++ " + path + "\n(" + std::to_string(a.size()) + " -> " + std::to_string(b.size()) +
+           " lines; too large to diff)\n";
+  }
+  std::vector<std::vector<int>> lcs(a.size() + 1, std::vector<int>(b.size() + 1, 0));
+  for (size_t i = a.size(); i-- > 0;) {
+    for (size_t j = b.size(); j-- > 0;) {
+      lcs[i][j] = a[i] == b[j] ? lcs[i + 1][j + 1] + 1 : std::max(lcs[i + 1][j], lcs[i][j + 1]);
+    }
+  }
+  std::vector<std::pair<char, const std::string*>> ops;
+  size_t i = 0, j = 0;
+  while (i < a.size() || j < b.size()) {
+    if (i < a.size() && j < b.size() && a[i] == b[j]) {
+      ops.emplace_back(' ', &a[i]);
+      ++i;
+      ++j;
+    } else if (i < a.size() && (j == b.size() || lcs[i + 1][j] >= lcs[i][j + 1])) {
+      ops.emplace_back('-', &a[i++]);  // removals before additions, as diff(1) prints them
+    } else {
+      ops.emplace_back('+', &b[j++]);
+    }
+  }
+  // Changed lines with three lines of context; "@@" between distant hunks.
+  constexpr size_t kContext = 3;
+  std::vector<bool> keep(ops.size(), false);
+  for (size_t k = 0; k < ops.size(); ++k) {
+    if (ops[k].first == ' ') continue;
+    size_t from = k >= kContext ? k - kContext : 0;
+    for (size_t m = from; m < std::min(ops.size(), k + kContext + 1); ++m) keep[m] = true;
+  }
+  std::string out = "--- " + path + "\n+++ " + path + "\n";
+  bool in_hunk = false;
+  for (size_t k = 0; k < ops.size(); ++k) {
+    if (!keep[k]) {
+      in_hunk = false;
+      continue;
+    }
+    if (!in_hunk) out += "@@\n";
+    in_hunk = true;
+    out += ops[k].first + *ops[k].second + "\n";
+  }
+  return out;
+}
+
+}  // namespace clusterctl::agent

@@ -1,0 +1,172 @@
+// package: distribution packages through apt (Debian family) or dnf (RHEL
+// family) behind one interface: present, absent, a pinned version, held.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <ctime>
+#include <map>
+
+#include "agent/resources/node_files.h"
+#include "common/strings.h"
+
+namespace clusterctl::agent {
+namespace {
+
+// The apt cache is refreshed before installing when it is older than this,
+// or when a repository resource changed a source (it removes the stamp).
+constexpr time_t kAptCacheMaxAge = 6 * 3600;
+const char* kAptStamp = "/var/lib/clusterctl/apt-updated";
+
+struct Installed {
+  std::string version;  // empty when not installed
+  bool held = false;
+};
+
+bool UsesApt() { return StatPath("/var/lib/dpkg/status").exists; }
+
+std::vector<std::string> Names(const nlohmann::json& name) {
+  std::vector<std::string> names;
+  if (name.is_string()) {
+    names.push_back(name.get<std::string>());
+  } else {
+    for (const auto& n : name) names.push_back(n.is_string() ? n.get<std::string>() : n.dump());
+  }
+  return names;
+}
+
+std::map<std::string, Installed> QueryApt(const std::vector<std::string>& names, ResourceHost& host) {
+  std::map<std::string, Installed> out;
+  CommandSpec query;
+  query.argv = {"dpkg-query", "-W", "-f=${Package}\\t${db:Status-Abbrev}\\t${Version}\\n"};
+  for (const auto& n : names) query.argv.push_back(n);
+  CommandResult r = host.Run(query, false);
+  for (const std::string& line : Split(r.stdout_data, '\n')) {
+    std::vector<std::string> f = Split(line, '\t');
+    if (f.size() == 3 && f[1].rfind("ii", 0) == 0) out[f[0]].version = f[2];
+  }
+  CommandSpec holds;
+  holds.argv = {"apt-mark", "showhold"};
+  CommandResult h = host.Run(holds, false);
+  for (const std::string& line : Split(h.stdout_data, '\n')) {
+    if (out.count(std::string(Trim(line)))) out[std::string(Trim(line))].held = true;
+  }
+  return out;
+}
+
+std::map<std::string, Installed> QueryRpm(const std::vector<std::string>& names, ResourceHost& host) {
+  std::map<std::string, Installed> out;
+  CommandSpec query;
+  query.argv = {"rpm", "-q", "--qf", "%{NAME}\\t%{VERSION}-%{RELEASE}\\n"};
+  for (const auto& n : names) query.argv.push_back(n);
+  CommandResult r = host.Run(query, false);
+  for (const std::string& line : Split(r.stdout_data, '\n')) {
+    std::vector<std::string> f = Split(line, '\t');
+    if (f.size() == 2 && !f[0].empty()) out[f[0]].version = f[1];
+  }
+  return out;
+}
+
+bool AptCacheFresh() {
+  struct stat st;
+  return ::stat(kAptStamp, &st) == 0 && std::time(nullptr) - st.st_mtime < kAptCacheMaxAge;
+}
+
+bool AptUpdate(ResourceHost& host, ResourceOutcome& outcome) {
+  if (!RunOrFail(host, outcome, {"apt-get", "update", "-q"}, true)) return false;
+  ::mkdir("/var/lib/clusterctl", 0755);
+  Status stamped = WriteFileAtomic(kAptStamp, std::to_string(std::time(nullptr)) + "\n", 0644, 0, 0);
+  if (!stamped.ok()) outcome.Fail(stamped.message());
+  return !outcome.failed;
+}
+
+}  // namespace
+
+ResourceOutcome PackageResource(const ResourceRequest& request, ResourceHost& host) {
+  ResourceOutcome outcome;
+  const nlohmann::json& p = request.params;
+  std::vector<std::string> names = Names(p["name"]);
+  const bool absent = p.value("state", std::string("present")) == "absent";
+  const std::string version = p.value("version", std::string());
+  if (!version.empty() && names.size() != 1) return outcome.Fail("a pinned version needs exactly one package name");
+  const bool apt = UsesApt();
+  std::map<std::string, Installed> installed = apt ? QueryApt(names, host) : QueryRpm(names, host);
+
+  std::vector<std::string> to_install, to_remove, to_hold, to_unhold;
+  for (const std::string& name : names) {
+    const Installed& i = installed[name];
+    if (absent) {
+      if (!i.version.empty()) {
+        outcome.Differs(name + " " + i.version + " installed (to be removed)");
+        to_remove.push_back(name);
+      }
+      continue;
+    }
+    if (i.version.empty()) {
+      outcome.Differs(name + " not installed");
+      to_install.push_back(version.empty() ? name : name + (apt ? "=" : "-") + version);
+    } else if (!version.empty() && i.version != version) {
+      outcome.Differs(name + " " + i.version + " -> " + version);
+      to_install.push_back(name + (apt ? "=" : "-") + version);
+    }
+    if (p.contains("hold")) {
+      bool hold = p["hold"].get<bool>();
+      if (hold && !i.held) {
+        outcome.Differs(name + " not held");
+        to_hold.push_back(name);
+      } else if (!hold && i.held) {
+        outcome.Differs(name + " held");
+        to_unhold.push_back(name);
+      }
+    }
+  }
+  if (!request.apply || !outcome.changed) return outcome;
+
+  if (apt) {
+    if (!to_install.empty()) {
+      if (!AptCacheFresh() && !AptUpdate(host, outcome)) return outcome;
+      std::vector<std::string> argv = {"apt-get", "install", "-y", "-q", "--no-install-recommends",
+                                       "-o", "Dpkg::Options::=--force-confold", "--allow-downgrades",
+                                       "--allow-change-held-packages"};
+      argv.insert(argv.end(), to_install.begin(), to_install.end());
+      if (!RunOrFail(host, outcome, argv, true)) return outcome;
+    }
+    if (!to_remove.empty()) {
+      std::vector<std::string> argv = {"apt-get", "remove", "-y", "-q"};
+      argv.insert(argv.end(), to_remove.begin(), to_remove.end());
+      if (!RunOrFail(host, outcome, argv, true)) return outcome;
+    }
+    if (!to_hold.empty()) {
+      std::vector<std::string> argv = {"apt-mark", "hold"};
+      argv.insert(argv.end(), to_hold.begin(), to_hold.end());
+      if (!RunOrFail(host, outcome, argv, true)) return outcome;
+    }
+    if (!to_unhold.empty()) {
+      std::vector<std::string> argv = {"apt-mark", "unhold"};
+      argv.insert(argv.end(), to_unhold.begin(), to_unhold.end());
+      RunOrFail(host, outcome, argv, true);
+    }
+    return outcome;
+  }
+  if (!to_install.empty()) {
+    std::vector<std::string> argv = {"dnf", "install", "-y", "-q"};
+    argv.insert(argv.end(), to_install.begin(), to_install.end());
+    if (!RunOrFail(host, outcome, argv, true)) return outcome;
+  }
+  if (!to_remove.empty()) {
+    std::vector<std::string> argv = {"dnf", "remove", "-y", "-q"};
+    argv.insert(argv.end(), to_remove.begin(), to_remove.end());
+    if (!RunOrFail(host, outcome, argv, true)) return outcome;
+  }
+  for (const auto& [list, verb] : {std::pair{&to_hold, "add"}, std::pair{&to_unhold, "delete"}}) {
+    if (list->empty()) continue;
+    std::vector<std::string> argv = {"dnf", "versionlock", verb};
+    argv.insert(argv.end(), list->begin(), list->end());
+    if (!RunOrFail(host, outcome, argv, true)) {
+      outcome.error += " (holding packages on dnf needs the versionlock plugin: python3-dnf-plugin-versionlock)";
+      return outcome;
+    }
+  }
+  return outcome;
+}
+
+}  // namespace clusterctl::agent

@@ -1,0 +1,53 @@
+// repository: an apt source (+ its signing key) or a dnf .repo file. A change
+// removes the apt cache stamp so the next package step refreshes the cache.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "agent/resources/node_files.h"
+#include "common/strings.h"
+
+namespace clusterctl::agent {
+
+ResourceOutcome RepositoryResource(const ResourceRequest& request, ResourceHost&) {
+  ResourceOutcome outcome;
+  const nlohmann::json& p = request.params;
+  const std::string name = p["name"].get<std::string>();
+  if (name.find('/') != std::string::npos || name.empty() || name[0] == '.') {
+    return outcome.Fail("repository name '" + name + "' must be a plain file name");
+  }
+  const bool absent = p.value("state", std::string("present")) == "absent";
+  const bool apt = StatPath("/var/lib/dpkg/status").exists;
+  const std::string& key = request.body;  // ASCII-armored key, may be empty
+  if (apt) {
+    const std::string key_path = "/etc/apt/keyrings/clusterctl-" + name + ".asc";
+    const std::string list_path = "/etc/apt/sources.list.d/clusterctl-" + name + ".list";
+    std::string components;
+    if (p.contains("components")) {
+      for (const auto& c : p["components"]) components += " " + c.get<std::string>();
+    } else {
+      components = " main";
+    }
+    std::string line = "deb " + std::string(key.empty() ? "" : "[signed-by=" + key_path + "] ") +
+                       p["uri"].get<std::string>() + " " + p.value("suite", std::string("./")) +
+                       (p.value("suite", std::string("./")).back() == '/' ? "" : components) + "\n";
+    if (request.apply && !absent) ::mkdir("/etc/apt/keyrings", 0755);
+    EnsureFileContent(key_path, absent || key.empty() ? std::nullopt : std::optional<std::string>(key), 0644,
+                      request.apply, outcome);
+    EnsureFileContent(list_path, absent ? std::nullopt : std::optional<std::string>(line), 0644, request.apply,
+                      outcome);
+    if (outcome.changed && request.apply) ::unlink("/var/lib/clusterctl/apt-updated");
+    return outcome;
+  }
+  const std::string key_path = "/etc/pki/rpm-gpg/RPM-GPG-KEY-clusterctl-" + name;
+  std::string repo = "[clusterctl-" + name + "]\nname=" + name + "\nbaseurl=" + p["uri"].get<std::string>() +
+                     "\nenabled=1\ngpgcheck=" + (key.empty() ? "0" : "1") + "\n" +
+                     (key.empty() ? "" : "gpgkey=file://" + key_path + "\n");
+  if (request.apply && !absent) ::mkdir("/etc/pki/rpm-gpg", 0755);
+  EnsureFileContent(key_path, absent || key.empty() ? std::nullopt : std::optional<std::string>(key), 0644,
+                    request.apply, outcome);
+  EnsureFileContent("/etc/yum.repos.d/clusterctl-" + name + ".repo",
+                    absent ? std::nullopt : std::optional<std::string>(repo), 0644, request.apply, outcome);
+  return outcome;
+}
+
+}  // namespace clusterctl::agent

@@ -1,0 +1,111 @@
+// Resources: the units of desired state the agent checks and applies.
+//
+// Every resource kind is one function with one code path for check and
+// apply: it inspects the node, lists what differs, and only when
+// `request.apply` is set changes anything. With apply=false it must change
+// nothing, and it reports "changed" exactly when the apply run would change
+// something. Commands it runs go through ResourceHost::Run, which records
+// them and whether they mutate, so tests (and the controller) can see that a
+// converged resource ran no mutating command.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "agent/exec/run_command.h"
+#include "common/status.h"
+
+namespace clusterctl::agent {
+
+struct ResourceRequest {
+  std::string kind;
+  nlohmann::json params = nlohmann::json::object();
+  std::string body;  // file content for file/copy; a key for repository
+  bool apply = false;
+};
+
+struct ResourceOutcome {
+  bool changed = false;                  // something differs (and was changed when applying)
+  std::vector<std::string> differences;  // what differs, for plans and recaps
+  std::string diff;                      // unified diff of a file's content (never for secrets)
+  bool failed = false;
+  std::string error;
+  std::string failed_command;  // the command that failed, as words
+  std::string output;          // its output (tail)
+  bool has_backup = false;     // the previous content of a replaced file
+  std::string backup;
+  nlohmann::json extra = nlohmann::json::object();  // kind-specific (service invocation ids, ...)
+
+  // Records a difference; `changed` follows.
+  void Differs(std::string what) {
+    changed = true;
+    differences.push_back(std::move(what));
+  }
+  ResourceOutcome& Fail(std::string message) {
+    failed = true;
+    error = std::move(message);
+    return *this;
+  }
+};
+
+struct ExecutedCommand {
+  std::vector<std::string> argv;
+  bool mutating = false;
+  int exit_code = 0;
+};
+
+// Side effects of resources that are commands. Real on nodes; tests use it to
+// inspect what ran.
+class ResourceHost {
+ public:
+  virtual ~ResourceHost() = default;
+  // Runs a command; `mutating` says whether it changes the node (queries don't).
+  virtual CommandResult Run(const CommandSpec& spec, bool mutating);
+  const std::vector<ExecutedCommand>& log() const { return log_; }
+  bool RanMutatingCommand() const;
+
+ protected:
+  std::vector<ExecutedCommand> log_;
+};
+
+using ResourceFunction = std::function<ResourceOutcome(const ResourceRequest&, ResourceHost&)>;
+
+// Runs one resource request; unknown kinds and exceptions become failures.
+ResourceOutcome RunResource(const ResourceRequest& request, ResourceHost& host);
+
+// The outcome as the protocol's result header (backup goes in the body).
+nlohmann::json OutcomeToJson(const ResourceOutcome& outcome, const ResourceHost& host);
+
+// Convenience for resources: runs argv; on failure fills `outcome` and returns false.
+bool RunOrFail(ResourceHost& host, ResourceOutcome& outcome, std::vector<std::string> argv, bool mutating,
+               const std::string& stdin_data = "");
+
+// Per-kind entry points (one file each).
+ResourceOutcome FileResource(const ResourceRequest&, ResourceHost&);
+ResourceOutcome DirectoryResource(const ResourceRequest&, ResourceHost&);
+ResourceOutcome SymlinkResource(const ResourceRequest&, ResourceHost&);
+ResourceOutcome LineResource(const ResourceRequest&, ResourceHost&);
+ResourceOutcome BlockResource(const ResourceRequest&, ResourceHost&);
+ResourceOutcome PackageResource(const ResourceRequest&, ResourceHost&);
+ResourceOutcome RepositoryResource(const ResourceRequest&, ResourceHost&);
+ResourceOutcome ServiceResource(const ResourceRequest&, ResourceHost&);
+ResourceOutcome KernelModuleResource(const ResourceRequest&, ResourceHost&);
+ResourceOutcome SysctlResource(const ResourceRequest&, ResourceHost&);
+ResourceOutcome MountResource(const ResourceRequest&, ResourceHost&);
+ResourceOutcome UserResource(const ResourceRequest&, ResourceHost&);
+ResourceOutcome GroupResource(const ResourceRequest&, ResourceHost&);
+ResourceOutcome CommandResource(const ResourceRequest&, ResourceHost&);
+ResourceOutcome CopyResource(const ResourceRequest&, ResourceHost&);
+
+// copy's transfer: writes `data` at `offset` of "<path>.clusterctl-partial".
+Status WriteUploadChunk(const std::string& path, uint64_t offset, const std::string& data);
+
+// Starts a reboot in a detached process after `delay_ms`, so the answer to
+// the request still reaches the controller.
+Status ScheduleReboot(int delay_ms);
+
+}  // namespace clusterctl::agent

@@ -1,0 +1,47 @@
+// The parameters of every resource kind: one table shared by the controller
+// (which validates role files against it with file:line before touching any
+// host) and the agent (which trusts only what it validated itself).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace clusterctl::resources {
+
+enum class ParamType { kString, kInt, kBool, kStringList, kMode, kStringMap };
+
+struct ParamSpec {
+  std::string name;
+  ParamType type;
+  bool required = false;
+  std::vector<std::string> choices;  // allowed values for strings
+  bool controller_side = false;      // consumed by the controller (content, template, source), not sent
+  bool internal = false;             // filled in by the controller; not allowed in role files
+};
+
+struct ResourceSpec {
+  std::string kind;
+  std::string summary;
+  std::vector<ParamSpec> params;
+  // Params of which at least one is required (e.g. file: content|template|source unless state=absent).
+  std::vector<std::string> one_of;
+};
+
+const std::vector<ResourceSpec>& ResourceSpecs();
+const ResourceSpec* FindResourceSpec(const std::string& kind);
+std::vector<std::string> ResourceKinds();
+const char* ParamTypeName(ParamType type);
+
+// Checks `params` against the spec of `kind`: unknown names, missing required
+// ones, wrong types, values outside the choices. Returns one message per
+// problem (empty when valid); `param_of_message[i]` names the parameter the
+// i-th message is about ("" for the whole resource).
+std::vector<std::string> ValidateParams(const ResourceSpec& spec, const nlohmann::json& params,
+                                        std::vector<std::string>* param_of_message = nullptr);
+
+// "0644" / "644" / 420 -> 0644; -1 when not a valid mode.
+int ParseMode(const nlohmann::json& value);
+
+}  // namespace clusterctl::resources
