@@ -3,7 +3,9 @@
 #include <CLI/CLI.hpp>
 
 #include "common/strings.h"
+#include "controller/cli/deploy_command.h"
 #include "controller/cli/exit_codes.h"
+#include "controller/cli/history_command.h"
 #include "controller/cli/facts_command.h"
 #include "controller/cli/hold_command.h"
 #include "controller/cli/hostkey_command.h"
@@ -87,6 +89,43 @@ int RunCommandLine(int argc, char** argv, const Services& services) {
   run->add_option("-t,--timeout", run_timeout, "seconds before the command is killed")->check(CLI::Range(1, 86400));
   run->add_option("COMMAND", run_argv, "the command and its arguments, after --");
   run->callback([&] { exit_code = RunAdHoc(remote, run_argv, run_timeout, options, services); });
+
+  DeployOptions deploy_options;
+  auto add_deploy_options = [&](CLI::App* command) {
+    add_remote_options(command);
+    deploy_options.remote.inventory_path.clear();
+    command->add_option("--roles", deploy_options.roles, "only these roles (comma-separated)")->delimiter(',');
+    command->add_flag("--verify", deploy_options.verify, "check every step on the nodes (drift detection)");
+    command->add_option("--batch", deploy_options.batch, "roll through hosts N (or P%) at a time");
+    command->add_option("--max-fail", deploy_options.max_fail_percent, "stop starting hosts once P% failed")
+        ->check(CLI::Range(0, 100));
+  };
+  CLI::App* deploy = app.add_subcommand("deploy", "bring every selected host to the state its roles describe");
+  add_deploy_options(deploy);
+  deploy->add_flag("--check", deploy_options.check, "change nothing: say what would change (same as plan)");
+  deploy->add_flag("--diff", deploy_options.diff, "show file differences");
+  deploy->callback([&] {
+    deploy_options.remote = remote;
+    exit_code = RunDeploy(deploy_options, options, services);
+  });
+  CLI::App* plan = app.add_subcommand("plan", "what deploy would change, and why (deploy --check --diff)");
+  add_deploy_options(plan);
+  plan->callback([&] {
+    deploy_options.remote = remote;
+    deploy_options.check = true;
+    deploy_options.diff = true;
+    exit_code = RunDeploy(deploy_options, options, services);
+  });
+
+  HistoryOptions history_options;
+  CLI::App* history = app.add_subcommand("history", "past runs, a run's steps, or a host's steps");
+  history->add_option("INVENTORY", history_options.inventory_path, "inventory file")->required();
+  history->add_option("--run", history_options.run_id, "show this run's steps and events");
+  history->add_option("--host", history_options.host, "only this host");
+  history->add_option("-n,--limit", history_options.limit, "how many runs");
+  history->add_flag("--json", options.json, "one JSON document");
+  add_state_option(history);
+  history->callback([&] { exit_code = RunHistory(history_options, options, services); });
 
   std::vector<std::string> forget_hosts;
   CLI::App* hostkey = app.add_subcommand("hostkey", "manage recorded SSH host keys");

@@ -53,11 +53,8 @@ std::vector<std::string> FactsRow(const std::string& host, const nlohmann::json&
   return {host, os, kernel, cpu, memory, gpus, driver, hcas, ib};
 }
 
-int RunFacts(const RemoteCommandOptions& options, const GlobalOptions& global, const Services& services) {
-  int exit_code = 0;
-  auto command = RemoteCommand::Prepare("facts", options, global, services, exit_code);
-  if (!command) return exit_code;
-  std::vector<HostResult> results = command->Run([](AgentConnection& agent, HostResult& result) -> Task<void> {
+RemoteRunner::HostBody GatherFactsBody() {
+  return [](AgentConnection& agent, HostResult& result) -> Task<void> {
     // Named, not braced in the co_await: g++ 12 miscompiles initializer lists in coroutine calls.
     nlohmann::json request = {{"type", "facts"}};
     auto reply = co_await agent.Call(request, "", std::chrono::steady_clock::now() + std::chrono::seconds(60));
@@ -68,14 +65,29 @@ int RunFacts(const RemoteCommandOptions& options, const GlobalOptions& global, c
     } else {
       result.data = reply->header["facts"];
     }
-  });
+  };
+}
 
+std::vector<HostResult> GatherAndStoreFacts(RemoteCommand& command, const std::vector<const Host*>& hosts) {
+  std::vector<HostResult> results = command.RunOn(hosts, GatherFactsBody());
   std::vector<std::pair<std::string, nlohmann::json>> gathered;
   for (const HostResult& r : results) {
     if (r.state == HostResult::State::kOk) gathered.emplace_back(r.host->name, r.data);
   }
-  Status saved = command->state().SaveFacts(command->run_id(), gathered);
-  if (!saved.ok()) *services.err << "clusterctl: saving facts: " << saved.message() << "\n";
+  Status saved = command.state().SaveFacts(command.run_id(), gathered);
+  if (!saved.ok()) *command.services().err << "clusterctl: saving facts: " << saved.message() << "\n";
+  return results;
+}
+
+int RunFacts(const RemoteCommandOptions& options, const GlobalOptions& global, const Services& services) {
+  int exit_code = 0;
+  auto command = RemoteCommand::Prepare("facts", options, global, services, exit_code);
+  if (!command) return exit_code;
+  std::vector<HostResult> results = GatherAndStoreFacts(*command, command->hosts());
+  std::vector<std::pair<std::string, nlohmann::json>> gathered;
+  for (const HostResult& r : results) {
+    if (r.state == HostResult::State::kOk) gathered.emplace_back(r.host->name, r.data);
+  }
 
   std::ostream& out = *services.out;
   if (global.json) {

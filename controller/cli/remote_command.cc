@@ -91,7 +91,11 @@ std::unique_ptr<RemoteCommand> RemoteCommand::Prepare(const std::string& kind, c
 
 std::vector<HostResult> RemoteCommand::Run(const RemoteRunner::HostBody& body) { return runner_->Run(hosts_, body); }
 
-int RemoteCommand::Finish(const std::vector<HostResult>& results, const nlohmann::json& summary) {
+std::vector<HostResult> RemoteCommand::RunOn(const std::vector<const Host*>& subset, const RemoteRunner::HostBody& body) {
+  return runner_->Run(subset, body);
+}
+
+int RemoteCommand::Finish(const std::vector<HostResult>& results, const nlohmann::json& summary, bool print_failures) {
   std::ostream& err = *services_->err;
   std::vector<std::pair<std::string, StoredHostKey>> keys;
   for (const auto& [name, key] : runner_->AcceptedHostKeys()) keys.push_back({name, {key.type, key.sha256}});
@@ -108,7 +112,9 @@ int RemoteCommand::Finish(const std::vector<HostResult>& results, const nlohmann
     }
   }
   for (const HostResult& r : results) {
-    if (r.state != HostResult::State::kOk) err << r.host->name << ": " << ToString(r.state) << ": " << r.error << "\n";
+    if (r.state != HostResult::State::kOk && print_failures) {
+      err << r.host->name << ": " << ToString(r.state) << ": " << r.error << "\n";
+    }
   }
   state_->FinishRun(run_id_, bad.empty() ? RunStatus::kOk : RunStatus::kFailed, summary);
   return bad.empty() ? kExitOk : kExitFailed;

@@ -35,11 +35,16 @@ class RemoteCommand {
   int64_t run_id() const { return run_id_; }
 
   std::vector<HostResult> Run(const RemoteRunner::HostBody& body);
+  // Runs `body` only on `subset` (hosts of this command).
+  std::vector<HostResult> RunOn(const std::vector<const Host*>& subset, const RemoteRunner::HostBody& body);
+  RemoteRunner& runner() { return *runner_; }
+  const Services& services() const { return *services_; }
 
   // Records accepted host keys, prints notes and the unreachable/failed
   // hosts to stderr, finishes the run record. Returns the exit code: 0 when
   // every host is ok, 1 otherwise.
-  int Finish(const std::vector<HostResult>& results, const nlohmann::json& summary);
+  // `print_failures` false: the caller has already reported them.
+  int Finish(const std::vector<HostResult>& results, const nlohmann::json& summary, bool print_failures = true);
 
  private:
   RemoteCommand() = default;

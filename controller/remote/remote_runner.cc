@@ -74,15 +74,20 @@ RemoteRunner::RemoteRunner(std::map<std::string, RecordedHostKey> known_keys, Ag
       agents_(std::move(agents)),
       remote_(std::move(remote)),
       fanout_(fanout),
-      jump_hosts_(std::make_unique<JumpHosts>(host_keys_)) {
+      jump_hosts_(std::make_unique<JumpHosts>(host_keys_)),
+      context_{waiter_, host_keys_, agents_, remote_, jump_hosts_.get()} {
   RaiseOpenFileLimit();
+}
+
+void RemoteRunner::ForEach(size_t count, const std::function<Task<void>(size_t)>& body) {
+  RunConcurrently(pool_, count, fanout_, body);
 }
 
 RemoteRunner::~RemoteRunner() = default;
 
 std::vector<HostResult> RemoteRunner::Run(const std::vector<const Host*>& hosts, const HostBody& body) {
   std::vector<HostResult> results(hosts.size());
-  RemoteContext context{waiter_, host_keys_, agents_, remote_, jump_hosts_.get()};
+  RemoteContext& context = context_;
   RunConcurrently(pool_, hosts.size(), fanout_, [&](size_t i) -> Task<void> {
     HostResult& result = results[i];
     result.host = hosts[i];

@@ -58,6 +58,11 @@ class RemoteRunner {
   // in the order of `hosts`.
   std::vector<HostResult> Run(const std::vector<const Host*>& hosts, const HostBody& body);
 
+  // For callers that drive connections themselves (the deploy executor):
+  // the shared connection context, and the runner's concurrent loop.
+  RemoteContext& context() { return context_; }
+  void ForEach(size_t count, const std::function<Task<void>(size_t)>& body);
+
   // Host keys accepted during the run (hosts by name, jump hosts as "jump:...").
   std::vector<std::pair<std::string, RecordedHostKey>> AcceptedHostKeys();
   std::vector<std::string> JumpHostNotes();
@@ -72,6 +77,7 @@ class RemoteRunner {
   RemoteOptions remote_;
   FanoutOptions fanout_;
   std::unique_ptr<JumpHosts> jump_hosts_;
+  RemoteContext context_;
 };
 
 // Runs body(i) for i in [0, count) with at most `forks` at a time on `pool`,

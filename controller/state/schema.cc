@@ -115,6 +115,18 @@ CREATE TABLE jump_host_keys (
   accepted_at INTEGER NOT NULL
 );
 )sql"},
+      {3, "progress detail of intents; backups of replaced files", R"sql(
+ALTER TABLE intents ADD COLUMN detail TEXT;
+CREATE TABLE file_backups (
+  id      INTEGER PRIMARY KEY,
+  run_id  INTEGER NOT NULL REFERENCES runs(id),
+  host    TEXT    NOT NULL,
+  path    TEXT    NOT NULL,
+  content BLOB    NOT NULL,
+  at      INTEGER NOT NULL
+);
+CREATE INDEX file_backups_by_path ON file_backups (host, path, id);
+)sql"},
   };
   return migrations;
 }

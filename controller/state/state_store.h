@@ -68,6 +68,27 @@ struct StoredFacts {
   nlohmann::json facts;
 };
 
+struct StepResult {
+  std::string input_hash;
+  std::string status;  // ok | changed | failed | skipped
+};
+
+struct Intent {
+  int64_t id = 0;
+  std::string host;
+  std::string kind;    // handler | reboot
+  std::string target;  // "role/handler name"
+  std::string reason;
+  nlohmann::json detail;  // progress (e.g. the service invocation id before a restart)
+};
+
+struct StepRecord {
+  int64_t run_id = 0;
+  std::string host, role, step_id, input_hash, status, output_summary;
+  bool changed = false;
+  int64_t started_at = 0, finished_at = 0;
+};
+
 struct RunRecord {
   int64_t id = 0;
   std::string kind;
@@ -120,6 +141,24 @@ class StateStore {
   // Events (the run's journal; also what `history` shows).
   Status RecordEvent(std::optional<int64_t> run_id, const std::optional<std::string>& host,
                      const std::string& level, const std::string& kind, const std::string& message);
+
+  // The resume model (engine_records.cc). These run inside the caller's
+  // transaction: the engine's StateWriter groups them.
+  // Last result of every step identity: host -> "role/step" -> result.
+  Result<std::map<std::string, std::map<std::string, StepResult>>> LoadLastStepResults();
+  Status RecordStep(const StepRecord& step);
+  Result<std::vector<Intent>> LoadOpenIntents();
+  // Opens an intent (or returns the open one with the same host/kind/target).
+  Result<int64_t> OpenIntent(int64_t run_id, const std::string& host, const std::string& kind,
+                             const std::string& target, const std::string& reason);
+  Status SetIntentDetail(int64_t intent_id, const nlohmann::json& detail);
+  Status CloseIntent(int64_t intent_id, int64_t run_id);
+  Status DeleteIntent(int64_t intent_id);
+  Status RecordHostOutcome(const std::string& host, const std::string& status, int64_t run_id,
+                           const std::optional<std::string>& error);
+  Status SaveFileBackup(int64_t run_id, const std::string& host, const std::string& path, const std::string& content);
+  Result<std::vector<StepRecord>> StepsOfRun(int64_t run_id);
+  Result<std::vector<nlohmann::json>> EventsOfRun(int64_t run_id);
 
   SqliteDb& db() { return *db_; }
   int64_t NowMs() const;

@@ -1,0 +1,95 @@
+// Roles: the catalog of desired state, as data (docs/roles.md).
+//
+// A role file (roles/NAME.yaml) declares a description, the groups it applies
+// to, variables with defaults, dependencies on other roles (same host, run
+// first) and on roles on other hosts (waits_for), ordered steps (one resource
+// each, with optional `when`, `notify`, `tags`) and handlers. Built-in roles
+// live in the project's roles/; an admin's roles/ beside the inventory adds
+// roles and overrides built-in ones of the same name, with no rebuild.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/diagnostics.h"
+#include "controller/catalog/template.h"
+#include "controller/catalog/when.h"
+#include "inventory/model.h"
+
+namespace clusterctl {
+
+inline constexpr int kRoleFormatVersion = 1;
+
+struct RoleStep {
+  std::string name;  // unique in its role: the step's identity
+  std::string kind;  // resource kind
+  nlohmann::json params = nlohmann::json::object();
+  std::optional<WhenExpression> when;
+  std::vector<std::string> notify;  // handler names of the same role
+  std::vector<std::string> tags;
+  SourceLocation where;
+  std::shared_ptr<const Template> content_template;  // file: template: NAME
+  std::string template_name;
+};
+
+struct RoleWait {
+  std::string role;   // must be converged ...
+  std::string group;  // ... on every host of this group
+  SourceLocation where;
+};
+
+struct Role {
+  std::string name;
+  std::string description;
+  std::string file;
+  std::vector<std::string> applies_to;
+  std::vector<std::string> tags;
+  std::vector<std::string> depends_on;
+  std::vector<RoleWait> waits_for;
+  nlohmann::json vars = nlohmann::json::object();  // defaults
+  std::vector<RoleStep> steps;
+  std::vector<RoleStep> handlers;
+  SourceLocation where;
+
+  const RoleStep* FindHandler(const std::string& handler) const;
+};
+
+class Catalog {
+ public:
+  struct Sources {
+    std::vector<std::string> role_dirs;      // later directories override earlier ones
+    std::vector<std::string> template_dirs;  // searched in order (the first match wins)
+  };
+
+  // Loads every role, its templates, and checks references and cycles.
+  // Nothing is returned when any problem was found (all are reported).
+  static std::optional<Catalog> Load(const Sources& sources, Diagnostics& diagnostics);
+
+  // The standard places: the admin's roles/ and templates/ beside the
+  // inventory, after the built-in ones (CLUSTERCTL_DATA_DIR, or found from
+  // the executable's location).
+  static Sources DefaultSources(const std::string& inventory_dir);
+
+  const Role* Find(const std::string& name) const;
+  const std::map<std::string, Role>& roles() const { return roles_; }
+
+  // Roles for a host, dependencies first: roles whose applies_to names one of
+  // its groups (or "all"), roles its groups assign in the inventory, and
+  // their depends_on closure. With `only` non-empty, just those roles (in
+  // dependency order) among the host's.
+  std::vector<const Role*> RolesFor(const Host& host, const Inventory& inventory,
+                                    const std::vector<std::string>& only) const;
+
+  // Checks that every role the inventory assigns exists (file:line of the group).
+  void CheckInventoryRoles(const Inventory& inventory, Diagnostics& diagnostics) const;
+
+ private:
+  std::map<std::string, Role> roles_;
+};
+
+}  // namespace clusterctl

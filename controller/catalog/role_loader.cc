@@ -1,0 +1,365 @@
+// Loading role files into the Catalog, with every problem reported as
+// file:line before anything is touched.
+#include <unistd.h>
+
+#include <climits>
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <set>
+
+#include "agent/resources/schema.h"
+#include "common/strings.h"
+#include "common/yaml_fields.h"
+#include "controller/catalog/role.h"
+
+namespace clusterctl {
+namespace {
+
+const std::vector<std::string> kRoleKeys = {"version", "description", "applies_to", "tags", "depends_on",
+                                            "waits_for", "vars", "steps", "handlers"};
+const std::vector<std::string> kStepMetaKeys = {"name", "when", "notify", "tags"};
+
+bool IsRoleName(const std::string& name) {
+  return !name.empty() && std::isalpha(static_cast<unsigned char>(name[0])) &&
+         name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-_") == std::string::npos;
+}
+
+class RoleParser {
+ public:
+  RoleParser(const std::string& file, const Catalog::Sources& sources, YamlFields& fields,
+             std::map<std::string, std::shared_ptr<const Template>>& templates)
+      : file_(file), sources_(sources), fields_(fields), templates_(templates) {}
+
+  std::optional<Role> Parse(const YamlNode& root, const std::string& name) {
+    Role role;
+    role.name = name;
+    role.file = file_;
+    role.where = {file_, 1, 1};
+    if (!fields_.ExpectMap(root, "role " + name, false)) return std::nullopt;
+    fields_.CheckKnownKeys(root, kRoleKeys, "role '" + name + "'");
+    if (const YamlNode* v = root.Find("version")) {
+      if (auto version = fields_.Integer(*v, "version", 1, 1000); version && *version != kRoleFormatVersion) {
+        fields_.Error(v->location, "role format version " + std::to_string(*version) + " is not supported (this clusterctl reads 1)");
+      }
+    }
+    if (const YamlNode* v = root.Find("description")) role.description = fields_.String(*v, "description").value_or("");
+    if (const YamlNode* v = root.Find("applies_to")) role.applies_to = fields_.StringList(*v, "applies_to").value_or(std::vector<std::string>{});
+    if (const YamlNode* v = root.Find("tags")) role.tags = fields_.StringList(*v, "tags").value_or(std::vector<std::string>{});
+    if (const YamlNode* v = root.Find("depends_on")) role.depends_on = fields_.StringList(*v, "depends_on").value_or(std::vector<std::string>{});
+    if (const YamlNode* v = root.Find("waits_for")) ParseWaits(*v, role);
+    if (const YamlNode* v = root.Find("vars")) {
+      if (fields_.ExpectMap(*v, "vars")) role.vars = YamlToJson(*v);
+      if (role.vars.is_null()) role.vars = nlohmann::json::object();
+    }
+    if (const YamlNode* v = root.Find("steps")) ParseSteps(*v, role.steps, "step");
+    if (const YamlNode* v = root.Find("handlers")) ParseSteps(*v, role.handlers, "handler");
+    for (const RoleStep& step : role.steps) {
+      for (const std::string& handler : step.notify) {
+        if (!role.FindHandler(handler)) {
+          std::vector<std::string> names;
+          for (const RoleStep& h : role.handlers) names.push_back(h.name);
+          fields_.Error(step.where, "step '" + step.name + "' notifies handler '" + handler +
+                                        "', which role " + name + " does not define" + DidYouMean(handler, names));
+        }
+      }
+    }
+    return role;
+  }
+
+ private:
+  void ParseWaits(const YamlNode& node, Role& role) {
+    if (!fields_.ExpectSequence(node, "waits_for")) return;
+    for (const YamlNode& item : node.items) {
+      if (!fields_.ExpectMap(item, "each waits_for entry", false)) continue;
+      fields_.CheckKnownKeys(item, {"role", "group"}, "waits_for entry");
+      RoleWait wait;
+      wait.where = item.location;
+      if (const YamlNode* r = item.Find("role")) wait.role = fields_.String(*r, "waits_for role").value_or("");
+      if (const YamlNode* g = item.Find("group")) wait.group = fields_.String(*g, "waits_for group").value_or("");
+      if (wait.role.empty() || wait.group.empty()) {
+        fields_.Error(item.location, "waits_for entries need 'role' and 'group'");
+        continue;
+      }
+      role.waits_for.push_back(wait);
+    }
+  }
+
+  void ParseSteps(const YamlNode& node, std::vector<RoleStep>& out, const std::string& what) {
+    if (!fields_.ExpectSequence(node, what + "s")) return;
+    std::set<std::string> names;
+    for (const YamlNode& item : node.items) {
+      if (!fields_.ExpectMap(item, "each " + what, false)) continue;
+      RoleStep step;
+      step.where = item.location;
+      std::vector<std::string> kinds;
+      for (size_t i = 0; i < item.entries.size(); ++i) {
+        const std::string& key = item.entries[i].first;
+        if (std::find(kStepMetaKeys.begin(), kStepMetaKeys.end(), key) != kStepMetaKeys.end()) continue;
+        if (!resources::FindResourceSpec(key)) {
+          std::vector<std::string> allowed = resources::ResourceKinds();
+          allowed.insert(allowed.end(), kStepMetaKeys.begin(), kStepMetaKeys.end());
+          fields_.Error(item.key_locations[i], "unknown resource '" + key + "'" + DidYouMean(key, allowed) +
+                                                   "; resources: " + Join(resources::ResourceKinds(), ", "));
+          continue;
+        }
+        kinds.push_back(key);
+      }
+      if (const YamlNode* n = item.Find("name")) step.name = fields_.String(*n, what + " name").value_or("");
+      if (step.name.empty()) {
+        fields_.Error(item.location, "every " + what + " needs a 'name' (its identity in the state store)");
+        continue;
+      }
+      if (!names.insert(step.name).second) fields_.Error(item.location, "duplicate " + what + " name '" + step.name + "'");
+      if (kinds.size() != 1) {
+        if (kinds.size() > 1) fields_.Error(item.location, what + " '" + step.name + "' names several resources: " + Join(kinds, ", "));
+        if (kinds.empty() && fields_.diagnostics().error_count() == 0) {
+          fields_.Error(item.location, what + " '" + step.name + "' names no resource");
+        }
+        continue;
+      }
+      step.kind = kinds[0];
+      const YamlNode& params = *item.Find(step.kind);
+      ParseParams(params, step);
+      if (const YamlNode* w = item.Find("when")) {
+        if (auto text = fields_.String(*w, "when")) {
+          auto expression = WhenExpression::Parse(*text);
+          if (expression.ok()) {
+            step.when = std::move(expression).value();
+          } else {
+            fields_.Error(w->location, "when: " + expression.status().message());
+          }
+        }
+      }
+      if (const YamlNode* n = item.Find("notify")) step.notify = fields_.StringList(*n, "notify").value_or(std::vector<std::string>{});
+      if (const YamlNode* t = item.Find("tags")) step.tags = fields_.StringList(*t, "tags").value_or(std::vector<std::string>{});
+      out.push_back(std::move(step));
+    }
+  }
+
+  void ParseParams(const YamlNode& node, RoleStep& step) {
+    const resources::ResourceSpec& spec = *resources::FindResourceSpec(step.kind);
+    if (!fields_.ExpectMap(node, step.kind + " parameters", false)) return;
+    step.params = YamlToJson(node);
+    // A quoted mode stays a string; an unquoted 0644 keeps its octal digits.
+    if (const YamlNode* mode = node.Find("mode"); mode && mode->is_scalar()) step.params["mode"] = mode->scalar;
+    std::vector<std::string> about;
+    std::vector<std::string> problems = resources::ValidateParams(spec, step.params, &about);
+    for (size_t i = 0; i < problems.size(); ++i) {
+      SourceLocation where = node.location;
+      for (size_t k = 0; k < node.entries.size(); ++k) {
+        if (node.entries[k].first == about[i]) where = node.entries[k].second.location;
+      }
+      fields_.Error(where, problems[i]);
+    }
+    for (const auto& p : spec.params) {
+      if (p.internal && step.params.contains(p.name)) {
+        fields_.Error(node.location, step.kind + " parameter '" + p.name + "' is computed by clusterctl; remove it");
+      }
+    }
+    if (step.kind == "file" && step.params.contains("template")) {
+      step.template_name = step.params["template"].get<std::string>();
+      step.content_template = LoadTemplate(step.template_name, node.Find("template")->location);
+    }
+  }
+
+  std::shared_ptr<const Template> LoadTemplate(const std::string& name, const SourceLocation& where) {
+    if (auto it = templates_.find(name); it != templates_.end()) return it->second;
+    if (name.find("..") != std::string::npos || name.empty() || name[0] == '/') {
+      fields_.Error(where, "template name '" + name + "' must be a relative path inside a templates directory");
+      return nullptr;
+    }
+    for (const std::string& dir : sources_.template_dirs) {
+      const std::string path = dir + "/" + name;
+      if (!std::filesystem::is_regular_file(path)) continue;
+      Diagnostics& d = fields_.diagnostics();
+      std::optional<std::string> text = ReadUserFile(path, YamlLimits{}, d);
+      if (!text) return nullptr;
+      auto parsed = Template::Parse(*text, path, d);
+      if (!parsed) return nullptr;
+      auto shared = std::make_shared<const Template>(std::move(*parsed));
+      templates_[name] = shared;
+      return shared;
+    }
+    fields_.Error(where, "template '" + name + "' not found in " + Join(sources_.template_dirs, ", "));
+    return nullptr;
+  }
+
+  const std::string& file_;
+  const Catalog::Sources& sources_;
+  YamlFields& fields_;
+  std::map<std::string, std::shared_ptr<const Template>>& templates_;
+};
+
+std::string ExecutableDirectory() {
+  char self[PATH_MAX];
+  ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) return ".";
+  self[n] = '\0';
+  return std::filesystem::path(self).parent_path().string();
+}
+
+}  // namespace
+
+const RoleStep* Role::FindHandler(const std::string& handler) const {
+  for (const RoleStep& h : handlers) {
+    if (h.name == handler) return &h;
+  }
+  return nullptr;
+}
+
+Catalog::Sources Catalog::DefaultSources(const std::string& inventory_dir) {
+  std::string data;
+  if (const char* env = std::getenv("CLUSTERCTL_DATA_DIR")) {
+    data = env;
+  } else {
+    const std::string exe = ExecutableDirectory();
+    for (const std::string& candidate : {exe + "/../share/clusterctl", exe + "/.."}) {
+      if (std::filesystem::is_directory(candidate + "/roles")) {
+        data = std::filesystem::weakly_canonical(candidate).string();
+        break;
+      }
+    }
+  }
+  Sources sources;
+  if (!data.empty()) {
+    sources.role_dirs.push_back(data + "/roles");
+    sources.template_dirs.push_back(data + "/templates");
+  }
+  sources.role_dirs.push_back(inventory_dir + "/roles");
+  sources.template_dirs.insert(sources.template_dirs.begin(), inventory_dir + "/templates");
+  return sources;
+}
+
+std::optional<Catalog> Catalog::Load(const Sources& sources, Diagnostics& diagnostics) {
+  Catalog catalog;
+  YamlFields fields(diagnostics);
+  std::map<std::string, std::shared_ptr<const Template>> templates;
+  const int errors_before = diagnostics.error_count();
+  for (const std::string& dir : sources.role_dirs) {
+    std::error_code ec;
+    std::vector<std::filesystem::path> files;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+      if (entry.path().extension() == ".yaml" || entry.path().extension() == ".yml") files.push_back(entry.path());
+    }
+    std::sort(files.begin(), files.end());
+    for (const auto& path : files) {
+      const std::string name = path.stem().string();
+      if (!IsRoleName(name)) {
+        diagnostics.Error({path.string(), 0, 0}, "role file name '" + name + "' must be lowercase letters, digits, '-' or '_'");
+        continue;
+      }
+      std::optional<std::string> text = ReadUserFile(path.string(), YamlLimits{}, diagnostics);
+      if (!text) continue;
+      std::optional<YamlNode> root = ParseYaml(*text, path.string(), YamlLimits{}, diagnostics);
+      if (!root) continue;
+      RoleParser parser(path.string(), sources, fields, templates);
+      if (std::optional<Role> role = parser.Parse(*root, name)) catalog.roles_[name] = std::move(*role);
+    }
+  }
+  // References and cycles (depends_on and waits_for together).
+  std::vector<std::string> names;
+  for (const auto& [name, role] : catalog.roles_) names.push_back(name);
+  for (const auto& [name, role] : catalog.roles_) {
+    for (const std::string& dependency : role.depends_on) {
+      if (!catalog.roles_.count(dependency)) {
+        diagnostics.Error(role.where, "role " + name + " depends on unknown role '" + dependency + "'" + DidYouMean(dependency, names));
+      }
+    }
+    for (const RoleWait& wait : role.waits_for) {
+      if (!catalog.roles_.count(wait.role)) {
+        diagnostics.Error(wait.where, "role " + name + " waits for unknown role '" + wait.role + "'" + DidYouMean(wait.role, names));
+      }
+    }
+  }
+  if (diagnostics.error_count() > errors_before) return std::nullopt;
+  std::map<std::string, int> colour;
+  std::vector<std::string> path;
+  bool cyclic = false;
+  std::function<void(const std::string&)> visit = [&](const std::string& name) {
+    colour[name] = 1;
+    path.push_back(name);
+    const Role& role = catalog.roles_.at(name);
+    std::vector<std::string> next = role.depends_on;
+    for (const RoleWait& w : role.waits_for) next.push_back(w.role);
+    for (const std::string& n : next) {
+      if (cyclic) break;
+      if (colour[n] == 1) {
+        auto start = std::find(path.begin(), path.end(), n);
+        std::vector<std::string> cycle(start, path.end());
+        cycle.push_back(n);
+        diagnostics.Error(role.where, "roles depend on each other in a cycle: " + Join(cycle, " -> "));
+        cyclic = true;
+      } else if (colour[n] == 0) {
+        visit(n);
+      }
+    }
+    path.pop_back();
+    colour[name] = 2;
+  };
+  for (const auto& [name, role] : catalog.roles_) {
+    if (!cyclic && colour[name] == 0) visit(name);
+  }
+  if (cyclic) return std::nullopt;
+  return catalog;
+}
+
+const Role* Catalog::Find(const std::string& name) const {
+  auto it = roles_.find(name);
+  return it == roles_.end() ? nullptr : &it->second;
+}
+
+void Catalog::CheckInventoryRoles(const Inventory& inventory, Diagnostics& diagnostics) const {
+  std::vector<std::string> names;
+  for (const auto& [name, role] : roles_) names.push_back(name);
+  for (const Group& group : inventory.groups) {
+    for (const std::string& role : group.roles) {
+      if (!roles_.count(role)) {
+        diagnostics.Error(group.defined_at, "group '" + group.name + "' assigns unknown role '" + role + "'" + DidYouMean(role, names));
+      }
+    }
+  }
+}
+
+std::vector<const Role*> Catalog::RolesFor(const Host& host, const Inventory& inventory,
+                                          const std::vector<std::string>& only) const {
+  std::set<std::string> wanted;
+  for (const auto& [name, role] : roles_) {
+    for (const std::string& group : role.applies_to) {
+      if (group == kGroupAll || std::binary_search(host.groups.begin(), host.groups.end(), group)) wanted.insert(name);
+    }
+  }
+  for (const std::string& group : host.groups) {
+    if (const Group* g = inventory.FindGroup(group)) wanted.insert(g->roles.begin(), g->roles.end());
+  }
+  // Dependency closure, then a stable topological order.
+  std::vector<std::string> stack(wanted.begin(), wanted.end());
+  while (!stack.empty()) {
+    std::string name = stack.back();
+    stack.pop_back();
+    const Role* role = Find(name);
+    if (!role) continue;
+    for (const std::string& d : role->depends_on) {
+      if (wanted.insert(d).second) stack.push_back(d);
+    }
+  }
+  std::vector<const Role*> ordered;
+  std::set<std::string> placed;
+  std::function<void(const std::string&)> place = [&](const std::string& name) {
+    if (placed.count(name) || !wanted.count(name)) return;
+    placed.insert(name);
+    const Role* role = Find(name);
+    if (!role) return;
+    for (const std::string& d : role->depends_on) place(d);
+    ordered.push_back(role);
+  };
+  for (const std::string& name : wanted) place(name);
+  if (only.empty()) return ordered;
+  std::vector<const Role*> filtered;
+  for (const Role* role : ordered) {
+    if (std::find(only.begin(), only.end(), role->name) != only.end()) filtered.push_back(role);
+  }
+  return filtered;
+}
+
+}  // namespace clusterctl

@@ -1,0 +1,260 @@
+#include "controller/catalog/template.h"
+
+#include "common/strings.h"
+
+namespace clusterctl {
+namespace {
+
+using Node = Template::Node;
+
+struct Parser {
+  std::string_view text;
+  std::string file;
+  Diagnostics& diagnostics;
+  int line;
+  int column;
+  size_t pos = 0;
+
+  SourceLocation Here() const { return {file, line, column}; }
+
+  void Advance(size_t n) {
+    for (size_t i = 0; i < n && pos < text.size(); ++i, ++pos) {
+      if (text[pos] == '\n') {
+        ++line;
+        column = 1;
+      } else {
+        ++column;
+      }
+    }
+  }
+
+  // Mustache's standalone rule: a section, closing or comment tag alone on
+  // its line leaves no blank line behind. `tag_start` is where the tag began;
+  // `pos` is just after it.
+  void SkipStandalone(std::vector<Node>& out, size_t tag_start) {
+    size_t line_start = text.rfind('\n', tag_start == 0 ? 0 : tag_start - 1);
+    line_start = (line_start == std::string_view::npos || tag_start == 0) ? 0 : line_start + 1;
+    if (tag_start > 0 && text[tag_start - 1] == '\n') line_start = tag_start;
+    for (size_t i = line_start; i < tag_start; ++i) {
+      if (text[i] != ' ' && text[i] != '\t') return;
+    }
+    size_t after = pos;
+    while (after < text.size() && (text[after] == ' ' || text[after] == '\t' || text[after] == '\r')) ++after;
+    if (after < text.size() && text[after] != '\n') return;
+    // Drop the indentation before the tag from the preceding text node...
+    if (tag_start > line_start && !out.empty() && out.back().kind == Node::kText) {
+      std::string& previous = out.back().text;
+      previous.erase(previous.size() - std::min(previous.size(), tag_start - line_start));
+    }
+    // ...and the rest of the line, newline included.
+    Advance(std::min(text.size(), after + 1) - pos);
+  }
+
+  // Parses nodes until `closing` (a section's name) or the end.
+  bool ParseNodes(std::vector<Node>& out, const std::string& closing) {
+    while (pos < text.size()) {
+      size_t open = text.find("{{", pos);
+      if (open == std::string_view::npos) {
+        out.push_back({Node::kText, std::string(text.substr(pos)), Here(), {}});
+        Advance(text.size() - pos);
+        break;
+      }
+      if (open > pos) {
+        out.push_back({Node::kText, std::string(text.substr(pos, open - pos)), Here(), {}});
+        Advance(open - pos);
+      }
+      SourceLocation tag_at = Here();
+      const bool triple = text.substr(pos, 3) == "{{{";
+      const std::string_view end_marker = triple ? "}}}" : "}}";
+      size_t close = text.find(end_marker, pos + (triple ? 3 : 2));
+      if (close == std::string_view::npos) {
+        diagnostics.Error(tag_at, "template tag '{{' is never closed");
+        return false;
+      }
+      std::string inner(Trim(text.substr(pos + (triple ? 3 : 2), close - pos - (triple ? 3 : 2))));
+      Advance(close + end_marker.size() - pos);
+      if (!triple && !inner.empty() && std::string_view("#^/!").find(inner[0]) != std::string_view::npos) {
+        SkipStandalone(out, open);
+      }
+      if (triple) {
+        out.push_back({Node::kVariable, inner, tag_at, {}});
+        continue;
+      }
+      if (inner.empty()) {
+        diagnostics.Error(tag_at, "empty template tag {{}}");
+        return false;
+      }
+      char sigil = inner[0];
+      std::string name(Trim(std::string_view(inner).substr(1)));
+      switch (sigil) {
+        case '!':
+          break;
+        case '#':
+        case '^': {
+          Node section{sigil == '#' ? Node::kSection : Node::kInverted, name, tag_at, {}};
+          if (!ParseNodes(section.children, name)) return false;
+          out.push_back(std::move(section));
+          break;
+        }
+        case '/':
+          if (name != closing) {
+            diagnostics.Error(tag_at, closing.empty() ? "{{/" + name + "}} closes a section that was never opened"
+                                                      : "{{/" + name + "}} does not close {{#" + closing + "}}");
+            return false;
+          }
+          return true;
+        case '>':
+          diagnostics.Error(tag_at, "partials ({{> " + name + "}}) are not supported");
+          return false;
+        case '=':
+          diagnostics.Error(tag_at, "changing delimiters is not supported");
+          return false;
+        case '&':
+          out.push_back({Node::kVariable, name, tag_at, {}});
+          break;
+        default:
+          out.push_back({Node::kVariable, inner, tag_at, {}});
+      }
+    }
+    if (!closing.empty()) {
+      diagnostics.Error(Here(), "section {{#" + closing + "}} is never closed");
+      return false;
+    }
+    return true;
+  }
+};
+
+std::string ScalarText(const nlohmann::json& value) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_null()) return "";
+  if (value.is_boolean()) return value.get<bool>() ? "true" : "false";
+  if (value.is_number_float()) {
+    std::string text = value.dump();
+    return text;
+  }
+  return value.dump();
+}
+
+bool Truthy(const nlohmann::json& value) {
+  if (value.is_null()) return false;
+  if (value.is_boolean()) return value.get<bool>();
+  if (value.is_array() || value.is_object()) return !value.empty();
+  if (value.is_string()) return !value.get_ref<const std::string&>().empty();
+  if (value.is_number()) return value.get<double>() != 0;
+  return true;
+}
+
+void RenderNodes(const std::vector<Node>& nodes, std::vector<const nlohmann::json*>& stack, std::string& out,
+                 Diagnostics& diagnostics) {
+  for (const Node& node : nodes) {
+    if (node.kind == Node::kText) {
+      out += node.text;
+      continue;
+    }
+    const nlohmann::json* value = LookupName(stack, node.text);
+    if (!value) {
+      diagnostics.Error(node.where, "undefined variable '" + node.text + "' in template");
+      continue;
+    }
+    switch (node.kind) {
+      case Node::kVariable:
+        if (value->is_array() || value->is_object()) {
+          diagnostics.Error(node.where, "'" + node.text + "' is a " + (value->is_array() ? "list" : "map") +
+                                            "; iterate it with {{#" + node.text + "}}...{{/" + node.text + "}}");
+        } else {
+          out += ScalarText(*value);
+        }
+        break;
+      case Node::kSection:
+        if (value->is_array()) {
+          for (const nlohmann::json& item : *value) {
+            stack.push_back(&item);
+            RenderNodes(node.children, stack, out, diagnostics);
+            stack.pop_back();
+          }
+        } else if (value->is_object()) {
+          if (!value->empty()) {
+            stack.push_back(value);
+            RenderNodes(node.children, stack, out, diagnostics);
+            stack.pop_back();
+          }
+        } else if (Truthy(*value)) {
+          RenderNodes(node.children, stack, out, diagnostics);
+        }
+        break;
+      case Node::kInverted:
+        if (!Truthy(*value)) RenderNodes(node.children, stack, out, diagnostics);
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+}  // namespace
+
+const nlohmann::json* LookupName(const std::vector<const nlohmann::json*>& stack, const std::string& name) {
+  if (name == ".") return stack.empty() ? nullptr : stack.back();
+  std::vector<std::string> parts = Split(name, '.');
+  for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
+    const nlohmann::json* current = *it;
+    if (!current->is_object() || !current->contains(parts[0])) continue;
+    current = &(*current)[parts[0]];
+    for (size_t i = 1; i < parts.size() && current; ++i) {
+      if (current->is_object() && current->contains(parts[i])) {
+        current = &(*current)[parts[i]];
+      } else if (current->is_array() && !parts[i].empty() &&
+                 parts[i].find_first_not_of("0123456789") == std::string::npos &&
+                 std::stoul(parts[i]) < current->size()) {
+        current = &(*current)[std::stoul(parts[i])];
+      } else {
+        current = nullptr;
+      }
+    }
+    return current;  // the first context that has the head name decides (Mustache rule)
+  }
+  return nullptr;
+}
+
+std::optional<Template> Template::Parse(std::string_view text, const std::string& file, Diagnostics& diagnostics,
+                                        int first_line, int first_column) {
+  Template t;
+  Parser parser{text, file, diagnostics, first_line, first_column};
+  if (!parser.ParseNodes(t.nodes_, "")) return std::nullopt;
+  return t;
+}
+
+std::string Template::Render(const nlohmann::json& context, Diagnostics& diagnostics) const {
+  return Render(std::vector<const nlohmann::json*>{&context}, diagnostics);
+}
+
+std::string Template::Render(const std::vector<const nlohmann::json*>& stack, Diagnostics& diagnostics) const {
+  std::string out;
+  std::vector<const nlohmann::json*> working = stack;
+  RenderNodes(nodes_, working, out, diagnostics);
+  return out;
+}
+
+nlohmann::json RenderStrings(const nlohmann::json& value, const std::vector<const nlohmann::json*>& stack,
+                             const SourceLocation& where, Diagnostics& diagnostics) {
+  if (value.is_string()) {
+    const std::string& text = value.get_ref<const std::string&>();
+    if (text.find("{{") == std::string::npos) return value;
+    std::optional<Template> t = Template::Parse(text, where.file, diagnostics, where.line, where.column);
+    if (!t) return value;
+    return t->Render(stack, diagnostics);
+  }
+  if (value.is_array()) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& item : value) out.push_back(RenderStrings(item, stack, where, diagnostics));
+    return out;
+  }
+  if (value.is_object()) {
+    nlohmann::json out = nlohmann::json::object();
+    for (const auto& [k, v] : value.items()) out[k] = RenderStrings(v, stack, where, diagnostics);
+    return out;
+  }
+  return value;
+}
+
+}  // namespace clusterctl

@@ -1,0 +1,72 @@
+// Templates: the Mustache subset configuration files need, rendered strictly.
+//
+// Supported: {{name}}, {{{name}}} and {{&name}} (all insert text as is: these
+// are configuration files, not HTML, so nothing is escaped), dotted names
+// (host.facts.cpu.cpus), {{.}}, sections {{#name}}...{{/name}} over lists,
+// maps and booleans, inverted sections {{^name}}, comments {{! ...}}.
+// Not supported (an error, not silently ignored): partials and delimiter
+// changes.
+//
+// Strict: a name that resolves to nothing is an error with the template's
+// file:line, because a config file with a silently empty value is worse than
+// no file. Define optional values (as null or false) in the role's vars.
+//
+// Why not kainjow::mustache (a Debian package): it renders a missing name as
+// an empty string without telling, HTML-escapes by default, and needs the
+// whole context copied into its own data type for every render; with the
+// cluster's facts in the context, that copy is per host and per template.
+// This renderer walks the JSON context in place.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/diagnostics.h"
+
+namespace clusterctl {
+
+class Template {
+ public:
+  // Parses `text`; on error returns nullopt with located diagnostics.
+  // `first_line` offsets line numbers for templates embedded in a role file.
+  static std::optional<Template> Parse(std::string_view text, const std::string& file, Diagnostics& diagnostics,
+                                       int first_line = 1, int first_column = 1);
+
+  // Renders with `context`. Undefined names are reported (with the tag's
+  // location) in `diagnostics` and render as nothing; callers treat any
+  // error as fatal.
+  std::string Render(const nlohmann::json& context, Diagnostics& diagnostics) const;
+  // The same with a stack of contexts, innermost last: a name is looked up
+  // from the innermost outwards, so per-role variables shadow host and
+  // cluster data without copying them.
+  std::string Render(const std::vector<const nlohmann::json*>& stack, Diagnostics& diagnostics) const;
+
+  // True when the text contains no tags (plain strings skip rendering).
+  bool is_literal() const { return nodes_.size() <= 1 && (nodes_.empty() || nodes_[0].kind == Node::kText); }
+
+  struct Node {
+    enum Kind { kText, kVariable, kSection, kInverted };
+    Kind kind = kText;
+    std::string text;  // kText: the text; others: the name
+    SourceLocation where;
+    std::vector<Node> children;  // sections
+  };
+
+ private:
+  std::vector<Node> nodes_;
+};
+
+// Renders every string inside a JSON value (params of a step) as a template.
+// Errors are reported at `where` (the step's location).
+nlohmann::json RenderStrings(const nlohmann::json& value, const std::vector<const nlohmann::json*>& stack,
+                             const SourceLocation& where, Diagnostics& diagnostics);
+
+// Looks a dotted name up in a stack of contexts (innermost last). Returns
+// nullptr when not found.
+const nlohmann::json* LookupName(const std::vector<const nlohmann::json*>& stack, const std::string& name);
+
+}  // namespace clusterctl

@@ -1,0 +1,74 @@
+#include "controller/catalog/template.h"
+
+#include <doctest/doctest.h>
+
+namespace clusterctl {
+namespace {
+
+std::string Render(const std::string& text, const nlohmann::json& context, std::string* errors = nullptr) {
+  Diagnostics d;
+  auto t = Template::Parse(text, "t.mustache", d);
+  if (!t) {
+    if (errors) *errors = d.ToString();
+    return "<parse error>";
+  }
+  std::string out = t->Render(context, d);
+  if (errors) *errors = d.ToString();
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("templates render variables, dotted names, lists and booleans without escaping") {
+  nlohmann::json context = {
+      {"cluster", {{"name", "pod1"},
+                   {"hosts", {{{"name", "gpu01"}, {"address", "10.0.2.1"}}, {{"name", "gpu02"}, {"address", "10.0.2.2"}}}}}},
+      {"host", {{"name", "gpu01"}, {"facts", {{"cpu", {{"cpus", 64}}}}}}},
+      {"servers", {"ntp1", "ntp2"}},
+      {"local_server", false},
+      {"quote", "a<b & \"c\""},
+  };
+  CHECK(Render("{{host.name}} has {{host.facts.cpu.cpus}} CPUs; {{quote}}", context) ==
+        "gpu01 has 64 CPUs; a<b & \"c\"");
+  CHECK(Render("{{#cluster.hosts}}\n{{address}} {{name}}\n{{/cluster.hosts}}\n", context) ==
+        "10.0.2.1 gpu01\n10.0.2.2 gpu02\n");
+  CHECK(Render("{{#servers}}server {{.}} iburst\n{{/servers}}", context) == "server ntp1 iburst\nserver ntp2 iburst\n");
+  CHECK(Render("{{#local_server}}local stratum 10\n{{/local_server}}{{^local_server}}# no local server\n{{/local_server}}",
+               context) == "# no local server\n");
+  CHECK(Render("  {{! a comment }}\nx\n", context) == "x\n");
+  CHECK(Render("{{#cluster}}{{name}}: {{host.name}}{{/cluster}}", context) == "pod1: gpu01");  // outer contexts visible
+}
+
+TEST_CASE("undefined names are errors with the template's file:line") {
+  std::string errors;
+  Render("line one\nserver {{ntp_server}}\n", {{"x", 1}}, &errors);
+  CHECK(errors == "t.mustache:2:8: error: undefined variable 'ntp_server' in template\n");
+  Render("{{#missing}}x{{/missing}}", nlohmann::json::object(), &errors);
+  CHECK(errors == "t.mustache:1:1: error: undefined variable 'missing' in template\n");
+  Render("{{servers}}", {{"servers", {"a"}}}, &errors);
+  CHECK(errors.find("'servers' is a list; iterate it") != std::string::npos);
+}
+
+TEST_CASE("malformed templates are rejected at parse time") {
+  std::string errors;
+  CHECK(Render("{{#a}}x", {{"a", true}}, &errors) == "<parse error>");
+  CHECK(errors.find("section {{#a}} is never closed") != std::string::npos);
+  Render("{{#a}}x{{/b}}", {{"a", true}}, &errors);
+  CHECK(errors.find("{{/b}} does not close {{#a}}") != std::string::npos);
+  Render("{{> partial}}", {}, &errors);
+  CHECK(errors.find("partials") != std::string::npos);
+  Render("x {{ y", {}, &errors);
+  CHECK(errors == "t.mustache:1:3: error: template tag '{{' is never closed\n");
+}
+
+TEST_CASE("RenderStrings renders every string of a parameter tree") {
+  Diagnostics d;
+  nlohmann::json params = {{"path", "/etc/{{name}}.conf"}, {"argv", {"hostname", "{{host}}"}}, {"mode", "0644"}};
+  nlohmann::json context = {{"name", "chrony"}, {"host", "gpu01"}};
+  nlohmann::json out = RenderStrings(params, {&context}, {"role.yaml", 3, 5}, d);
+  CHECK_FALSE(d.has_errors());
+  CHECK(out["path"] == "/etc/chrony.conf");
+  CHECK(out["argv"][1] == "gpu01");
+}
+
+}  // namespace clusterctl

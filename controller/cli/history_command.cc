@@ -1,0 +1,80 @@
+#include "controller/cli/history_command.h"
+
+#include "controller/cli/exit_codes.h"
+#include "controller/output/table.h"
+
+namespace clusterctl {
+
+int RunHistory(const HistoryOptions& options, const GlobalOptions& global, const Services& services) {
+  std::optional<Inventory> inventory = LoadInventoryOrReport(options.inventory_path, services, false);
+  if (!inventory) return kExitUsage;
+  StatePaths paths = StatePathsFor(*inventory, global);
+  auto store = StateStore::OpenForReading(paths, *services.filesystem);
+  std::ostream& out = *services.out;
+  if (!store.ok()) {
+    if (store.status().code() == Status::Code::kNotFound) {
+      out << (global.json ? "{\"runs\": []}\n" : "no history yet (" + paths.dir + ")\n");
+      return kExitOk;
+    }
+    *services.err << "clusterctl: " << store.status().message() << "\n";
+    return kExitFailed;
+  }
+  StateStore& state = **store;
+  if (options.run_id > 0) {
+    auto steps = state.StepsOfRun(options.run_id);
+    auto events = state.EventsOfRun(options.run_id);
+    if (!steps.ok() || !events.ok()) {
+      *services.err << "clusterctl: " << (steps.ok() ? events.status() : steps.status()).message() << "\n";
+      return kExitFailed;
+    }
+    if (global.json) {
+      nlohmann::json list = nlohmann::json::array();
+      for (const StepRecord& s : *steps) {
+        if (!options.host.empty() && s.host != options.host) continue;
+        list.push_back({{"host", s.host}, {"role", s.role}, {"step", s.step_id}, {"status", s.status},
+                        {"changed", s.changed}, {"started_at", s.started_at}, {"finished_at", s.finished_at},
+                        {"summary", s.output_summary}});
+      }
+      out << nlohmann::json{{"run", options.run_id}, {"steps", list}, {"events", *events}}.dump(2) << "\n";
+      return kExitOk;
+    }
+    TextTable table({"HOST", "STEP", "STATUS", "DURATION", "SUMMARY"});
+    for (const StepRecord& s : *steps) {
+      if (!options.host.empty() && s.host != options.host) continue;
+      std::string summary = s.output_summary.substr(0, s.output_summary.find('\n'));
+      table.AddRow({s.host, s.role + "/" + s.step_id, s.status, FormatDuration(s.finished_at - s.started_at), summary});
+    }
+    out << "Run " << options.run_id << "\n";
+    table.Print(out, "  ");
+    for (const auto& e : *events) {
+      out << "  " << FormatUtc(e["at"].get<int64_t>()) << " " << e["level"].get<std::string>() << " "
+          << e["host"].get<std::string>() << " " << e["kind"].get<std::string>() << ": " << e["message"].get<std::string>() << "\n";
+    }
+    return kExitOk;
+  }
+  auto runs = state.ListRuns(options.limit);
+  if (!runs.ok()) {
+    *services.err << "clusterctl: " << runs.status().message() << "\n";
+    return kExitFailed;
+  }
+  if (global.json) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const RunRecord& r : *runs) {
+      list.push_back({{"id", r.id}, {"kind", r.kind}, {"command", r.command}, {"status", r.status},
+                      {"started_at", r.started_at},
+                      {"finished_at", r.finished_at ? nlohmann::json(*r.finished_at) : nlohmann::json(nullptr)},
+                      {"summary", r.summary ? nlohmann::json::parse(*r.summary, nullptr, false) : nlohmann::json(nullptr)}});
+    }
+    out << nlohmann::json{{"runs", list}}.dump(2) << "\n";
+    return kExitOk;
+  }
+  TextTable table({"RUN", "KIND", "STARTED", "DURATION", "STATUS", "SUMMARY"});
+  for (const RunRecord& r : *runs) {
+    table.AddRow({std::to_string(r.id), r.kind, FormatUtc(r.started_at),
+                  r.finished_at ? FormatDuration(*r.finished_at - r.started_at) : "-", r.status, r.summary.value_or("")});
+  }
+  table.Print(out);
+  return kExitOk;
+}
+
+}  // namespace clusterctl

@@ -1,0 +1,148 @@
+#include "controller/engine/planner.h"
+
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "agent/resources/schema.h"
+#include "common/sha256.h"
+#include "inventory/inventory_json.h"
+
+namespace clusterctl {
+namespace {
+
+nlohmann::json HostContext(const Host& host, const nlohmann::json& facts) {
+  nlohmann::json interfaces = nlohmann::json::array();
+  for (const Interface& i : host.interfaces) {
+    interfaces.push_back({{"name", i.name}, {"address", i.address},
+                          {"prefix_length", i.prefix_length < 0 ? nlohmann::json(nullptr) : nlohmann::json(i.prefix_length)}});
+  }
+  return {{"name", host.name}, {"address", host.address}, {"groups", host.groups},
+          {"interfaces", interfaces}, {"facts", facts}};
+}
+
+std::string ReadFileOrEmpty(const std::string& path, bool& ok) {
+  std::ifstream in(path, std::ios::binary);
+  ok = static_cast<bool>(in);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+}  // namespace
+
+const PlannedStep* HostPlan::FindHandler(const std::string& role, const std::string& name) const {
+  for (const PlannedStep& h : handlers) {
+    if (h.role->name == role && h.step->name == name) return &h;
+  }
+  return nullptr;
+}
+
+nlohmann::json BuildClusterContext(const Inventory& inventory, const std::map<std::string, nlohmann::json>& facts) {
+  nlohmann::json hosts = nlohmann::json::array();
+  std::map<std::string, size_t> index;
+  for (const Host& h : inventory.hosts) {
+    auto it = facts.find(h.name);
+    index[h.name] = hosts.size();
+    hosts.push_back(HostContext(h, it == facts.end() ? nlohmann::json(nullptr) : it->second));
+  }
+  nlohmann::json groups = nlohmann::json::object();
+  for (const std::string& name : WellKnownGroups()) groups[name] = nlohmann::json::array();
+  for (const Group& g : inventory.groups) {
+    nlohmann::json members = nlohmann::json::array();
+    for (const std::string& m : g.members) members.push_back(hosts[index[m]]);
+    groups[g.name] = members;
+  }
+  nlohmann::json controller = groups[kGroupController].empty() ? nlohmann::json(nullptr) : groups[kGroupController][0];
+  return {{"cluster", {{"name", inventory.cluster_name}, {"hosts", hosts}, {"groups", groups}, {"controller", controller}}}};
+}
+
+Planner::Planner(PlanInputs inputs)
+    : inputs_(std::move(inputs)), cluster_context_(BuildClusterContext(*inputs_.inventory, *inputs_.facts)) {
+  cluster_context_["secrets"] = inputs_.secrets;
+}
+
+HostPlan Planner::Plan(const Host& host, Diagnostics& diagnostics) {
+  HostPlan plan;
+  plan.host = &host;
+  plan.roles = inputs_.catalog->RolesFor(host, *inputs_.inventory, inputs_.only_roles);
+  auto facts_it = inputs_.facts->find(host.name);
+  const nlohmann::json facts = facts_it == inputs_.facts->end() ? nlohmann::json(nullptr) : facts_it->second;
+  const nlohmann::json host_context = {{"host", HostContext(host, facts)}, {"facts", facts}};
+  for (const Role* role : plan.roles) {
+    // Role defaults < inventory variables (cluster < group < host).
+    nlohmann::json vars = role->vars;
+    for (const auto& [key, value] : host.vars.items()) vars[key] = value;
+    const std::vector<const nlohmann::json*> stack = {&cluster_context_, &host_context, &vars};
+    for (const RoleStep& step : role->steps) PlanStep(*role, step, false, stack, plan, diagnostics);
+    for (const RoleStep& handler : role->handlers) PlanStep(*role, handler, true, stack, plan, diagnostics);
+  }
+  return plan;
+}
+
+void Planner::PlanStep(const Role& role, const RoleStep& step, bool handler,
+                       const std::vector<const nlohmann::json*>& stack, HostPlan& plan, Diagnostics& diagnostics) {
+  PlannedStep planned;
+  planned.role = &role;
+  planned.step = &step;
+  planned.handler = handler;
+  planned.kind = step.kind;
+  if (step.when) {
+    auto enabled = step.when->Evaluate(stack);
+    if (!enabled.ok()) {
+      diagnostics.Error(step.where, "when of '" + step.name + "' for " + plan.host->name + ": " + enabled.status().message());
+      return;
+    }
+    planned.skipped = !*enabled;
+  }
+  if (planned.skipped) {
+    (handler ? plan.handlers : plan.steps).push_back(std::move(planned));
+    return;
+  }
+  const int errors_before = diagnostics.error_count();
+  nlohmann::json params = RenderStrings(step.params, stack, step.where, diagnostics);
+  if (step.kind == "file") {
+    if (params.contains("content")) {
+      planned.body = params["content"].is_string() ? params["content"].get<std::string>() : params["content"].dump();
+    } else if (step.content_template) {
+      planned.body = step.content_template->Render(stack, diagnostics);
+    } else if (params.contains("source")) {
+      const std::string path = std::filesystem::path(inputs_.inventory->base_dir) / params["source"].get<std::string>();
+      bool ok = false;
+      planned.body = ReadFileOrEmpty(path, ok);
+      if (!ok) diagnostics.Error(step.where, "file source '" + path + "' cannot be read");
+    }
+    planned.secret = params.value("secret", false);
+  } else if (step.kind == "repository") {
+    if (params.contains("key")) {
+      planned.body = params["key"].get<std::string>();
+    } else if (params.contains("key_file")) {
+      const std::string path = std::filesystem::path(inputs_.inventory->base_dir) / params["key_file"].get<std::string>();
+      bool ok = false;
+      planned.body = ReadFileOrEmpty(path, ok);
+      if (!ok) diagnostics.Error(step.where, "repository key file '" + path + "' cannot be read");
+    }
+  } else if (step.kind == "copy") {
+    planned.copy_source = std::filesystem::path(inputs_.inventory->base_dir) / params["source"].get<std::string>();
+    auto cached = source_digests_.find(planned.copy_source);
+    if (cached == source_digests_.end()) {
+      struct stat st;
+      auto digest = Sha256File(planned.copy_source);
+      if (!digest.ok() || ::stat(planned.copy_source.c_str(), &st) != 0) {
+        diagnostics.Error(step.where, "copy source '" + planned.copy_source + "' cannot be read");
+        return;
+      }
+      cached = source_digests_.emplace(planned.copy_source, std::make_pair(*digest, static_cast<uint64_t>(st.st_size))).first;
+    }
+    params["sha256"] = cached->second.first;
+    params["size"] = cached->second.second;
+  }
+  if (diagnostics.error_count() > errors_before) return;
+  for (const auto& spec : resources::FindResourceSpec(step.kind)->params) {
+    if (spec.controller_side) params.erase(spec.name);
+  }
+  planned.params = params;
+  planned.input_hash = Sha256Hex(step.kind + "\n" + params.dump() + "\n" + Sha256Hex(planned.body));
+  (handler ? plan.handlers : plan.steps).push_back(std::move(planned));
+}
+
+}  // namespace clusterctl

@@ -1,0 +1,71 @@
+// Planner: roles x hosts -> the ordered steps of each host, with every
+// parameter and file content rendered and an input hash per step.
+//
+// Pure with respect to the nodes: it reads the inventory, the catalog, the
+// stored facts and controller-side files (templates, copy sources), and
+// touches no host. Every problem it finds (an undefined variable, a `when`
+// that cannot be evaluated, a missing copy source) is a located diagnostic,
+// reported before anything runs.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/diagnostics.h"
+#include "controller/catalog/role.h"
+#include "inventory/model.h"
+
+namespace clusterctl {
+
+struct PlannedStep {
+  const Role* role = nullptr;
+  const RoleStep* step = nullptr;
+  bool handler = false;
+  std::string kind;
+  nlohmann::json params = nlohmann::json::object();  // what the agent gets
+  std::string body;                                  // file content, key, ...
+  bool secret = false;                               // never shown, never backed up
+  bool skipped = false;                              // its `when` is false for this host
+  std::string copy_source;                           // copy: controller-side path
+  std::string input_hash;                            // sha256 of kind, params, body
+
+  std::string Identity() const { return role->name + "/" + step->name; }
+};
+
+struct HostPlan {
+  const Host* host = nullptr;
+  std::vector<const Role*> roles;
+  std::vector<PlannedStep> steps;     // in execution order
+  std::vector<PlannedStep> handlers;  // every handler of the host's roles
+  const PlannedStep* FindHandler(const std::string& role, const std::string& name) const;
+};
+
+struct PlanInputs {
+  const Inventory* inventory = nullptr;
+  const Catalog* catalog = nullptr;
+  const std::map<std::string, nlohmann::json>* facts = nullptr;  // by host; missing = never gathered
+  nlohmann::json secrets = nlohmann::json::object();             // for templates of secret files
+  std::vector<std::string> only_roles;                           // --roles
+};
+
+// The cluster as templates see it (`cluster`): built once per run.
+nlohmann::json BuildClusterContext(const Inventory& inventory, const std::map<std::string, nlohmann::json>& facts);
+
+class Planner {
+ public:
+  explicit Planner(PlanInputs inputs);
+  HostPlan Plan(const Host& host, Diagnostics& diagnostics);
+
+ private:
+  void PlanStep(const Role& role, const RoleStep& step, bool handler, const std::vector<const nlohmann::json*>& stack,
+                HostPlan& plan, Diagnostics& diagnostics);
+
+  PlanInputs inputs_;
+  nlohmann::json cluster_context_;
+  std::map<std::string, std::pair<std::string, uint64_t>> source_digests_;  // copy sources: sha256, size
+};
+
+}  // namespace clusterctl
