@@ -1,6 +1,8 @@
 // service: a systemd unit running/stopped and enabled/disabled, or restarted
 // / reloaded (as handlers). Reports the unit's InvocationID before and after,
 // so the controller can tell whether an owed restart already happened.
+#include <algorithm>
+#include <filesystem>
 #include <map>
 
 #include "agent/resources/node_files.h"
@@ -12,7 +14,8 @@ namespace {
 std::map<std::string, std::string> ShowUnit(const std::string& name, ResourceHost& host) {
   CommandSpec show;
   show.argv = {"systemctl", "show", name, "-p", "LoadState", "-p", "ActiveState", "-p", "UnitFileState",
-               "-p", "InvocationID", "-p", "NeedDaemonReload"};
+               "-p", "InvocationID", "-p", "NeedDaemonReload", "-p", "DropInPaths", "-p", "Id",
+               "-p", "ConditionResult", "-p", "Result"};
   CommandResult r = host.Run(show, false);
   std::map<std::string, std::string> properties;
   for (const std::string& line : Split(r.stdout_data, '\n')) {
@@ -20,6 +23,42 @@ std::map<std::string, std::string> ShowUnit(const std::string& name, ResourceHos
     if (eq != std::string::npos) properties[line.substr(0, eq)] = line.substr(eq + 1);
   }
   return properties;
+}
+
+// systemd notices changed unit files (NeedDaemonReload) but not a drop-in
+// file in a directory it did not load from: compare the drop-ins on disk
+// with the ones it loaded.
+bool DropInsChanged(std::map<std::string, std::string>& unit) {
+  const std::string& id = unit["Id"];
+  if (id.empty()) return false;
+  std::vector<std::string> loaded = Split(unit["DropInPaths"], ' ');
+  for (const char* base : {"/etc/systemd/system/", "/run/systemd/system/"}) {
+    const std::string dir = std::string(base) + id + ".d";
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+      if (entry.path().extension() != ".conf") continue;
+      if (std::find(loaded.begin(), loaded.end(), entry.path().string()) == loaded.end()) return true;
+    }
+  }
+  for (const std::string& path : loaded) {
+    if (!path.empty() && !StatPath(path).exists) return true;
+  }
+  return false;
+}
+
+// After start/restart: an unmet condition or a quick failure is a failure,
+// not a success (systemctl start returns 0 for a skipped unit).
+void VerifyActive(const std::string& name, ResourceHost& host, ResourceOutcome& outcome) {
+  std::map<std::string, std::string> after = ShowUnit(name, host);
+  const std::string active = after["ActiveState"];
+  if (active == "active" || active == "activating" || active == "reloading") return;
+  CommandSpec status;
+  status.argv = {"systemctl", "status", "--no-pager", "-n", "20", name};
+  CommandResult r = host.Run(status, false);
+  outcome.Fail(after["ConditionResult"] == "no" ? "unit " + name + " did not start: a start condition is not met"
+                                               : "unit " + name + " is " + active + " after starting (" + after["Result"] + ")");
+  outcome.failed_command = "systemctl start " + name;
+  outcome.output = r.stdout_data.size() > 4000 ? r.stdout_data.substr(r.stdout_data.size() - 4000) : r.stdout_data;
 }
 
 bool IsEnabled(const std::string& unit_file_state) {
@@ -43,7 +82,7 @@ ResourceOutcome ServiceResource(const ResourceRequest& request, ResourceHost& ho
     }
     return outcome.Fail("unit " + name + " not found");
   }
-  if (p.value("daemon_reload", false) && unit["NeedDaemonReload"] == "yes") {
+  if (p.value("daemon_reload", false) && (unit["NeedDaemonReload"] == "yes" || DropInsChanged(unit))) {
     outcome.Differs("unit files changed on disk (daemon-reload)");
     if (request.apply && !RunOrFail(host, outcome, {"systemctl", "daemon-reload"}, true)) return outcome;
   }
@@ -63,12 +102,14 @@ ResourceOutcome ServiceResource(const ResourceRequest& request, ResourceHost& ho
   if (state == "running" && !running) {
     outcome.Differs("not running (" + active + ")");
     if (request.apply && !RunOrFail(host, outcome, {"systemctl", "start", name}, true)) return outcome;
+    if (request.apply) VerifyActive(name, host, outcome);
   } else if (state == "stopped" && running) {
     outcome.Differs("running");
     if (request.apply && !RunOrFail(host, outcome, {"systemctl", "stop", name}, true)) return outcome;
   } else if (state == "restarted") {
     outcome.Differs("restart");
     if (request.apply && !RunOrFail(host, outcome, {"systemctl", "restart", name}, true)) return outcome;
+    if (request.apply) VerifyActive(name, host, outcome);
   } else if (state == "reloaded") {
     outcome.Differs("reload");
     if (request.apply && !RunOrFail(host, outcome, {"systemctl", "reload-or-restart", name}, true)) return outcome;

@@ -32,6 +32,7 @@ struct RoleStep {
   std::optional<WhenExpression> when;
   std::vector<std::string> notify;  // handler names of the same role
   std::vector<std::string> tags;
+  std::string loop;  // a list variable: the step runs once per item (as `item`)
   SourceLocation where;
   std::shared_ptr<const Template> content_template;  // file: template: NAME
   std::string template_name;

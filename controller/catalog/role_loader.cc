@@ -18,7 +18,7 @@ namespace {
 
 const std::vector<std::string> kRoleKeys = {"version", "description", "applies_to", "tags", "depends_on",
                                             "waits_for", "vars", "steps", "handlers"};
-const std::vector<std::string> kStepMetaKeys = {"name", "when", "notify", "tags"};
+const std::vector<std::string> kStepMetaKeys = {"name", "when", "notify", "tags", "loop"};
 
 bool IsRoleName(const std::string& name) {
   return !name.empty() && std::isalpha(static_cast<unsigned char>(name[0])) &&
@@ -133,6 +133,12 @@ class RoleParser {
       }
       if (const YamlNode* n = item.Find("notify")) step.notify = fields_.StringList(*n, "notify").value_or(std::vector<std::string>{});
       if (const YamlNode* t = item.Find("tags")) step.tags = fields_.StringList(*t, "tags").value_or(std::vector<std::string>{});
+      if (const YamlNode* l = item.Find("loop")) {
+        step.loop = fields_.String(*l, "loop").value_or("");
+        if (step.loop.find("{{") != std::string::npos) {
+          fields_.Error(l->location, "loop names a list variable (loop: admin_users), not a template");
+        }
+      }
       out.push_back(std::move(step));
     }
   }
@@ -143,8 +149,25 @@ class RoleParser {
     step.params = YamlToJson(node);
     // A quoted mode stays a string; an unquoted 0644 keeps its octal digits.
     if (const YamlNode* mode = node.Find("mode"); mode && mode->is_scalar()) step.params["mode"] = mode->scalar;
+    // Values that are templates are checked once rendered (by the planner);
+    // here they stand in as a valid value of their parameter's type.
+    nlohmann::json checkable = step.params;
+    for (const auto& p : spec.params) {
+      if (!checkable.contains(p.name) || !checkable[p.name].is_string()) continue;
+      if (checkable[p.name].get<std::string>().find("{{") == std::string::npos) continue;
+      switch (p.type) {
+        case resources::ParamType::kInt: checkable[p.name] = 0; break;
+        case resources::ParamType::kBool: checkable[p.name] = true; break;
+        case resources::ParamType::kMode: checkable[p.name] = "0644"; break;
+        case resources::ParamType::kStringList: checkable[p.name] = nlohmann::json::array(); break;
+        case resources::ParamType::kStringMap: checkable[p.name] = nlohmann::json::object(); break;
+        case resources::ParamType::kString:
+          if (!p.choices.empty()) checkable[p.name] = p.choices[0];
+          break;
+      }
+    }
     std::vector<std::string> about;
-    std::vector<std::string> problems = resources::ValidateParams(spec, step.params, &about);
+    std::vector<std::string> problems = resources::ValidateParams(spec, checkable, &about);
     for (size_t i = 0; i < problems.size(); ++i) {
       SourceLocation where = node.location;
       for (size_t k = 0; k < node.entries.size(); ++k) {

@@ -151,7 +151,11 @@ void RenderNodes(const std::vector<Node>& nodes, std::vector<const nlohmann::jso
       out += node.text;
       continue;
     }
-    const nlohmann::json* value = LookupName(stack, node.text);
+    static const nlohmann::json kNull = nullptr;
+    const bool optional = !node.text.empty() && node.text.back() == '?';
+    const std::string name = optional ? node.text.substr(0, node.text.size() - 1) : node.text;
+    const nlohmann::json* value = LookupName(stack, name);
+    if (!value && optional) value = &kNull;  // name? : a missing value is null, not an error
     if (!value) {
       diagnostics.Error(node.where, "undefined variable '" + node.text + "' in template");
       continue;
@@ -159,8 +163,8 @@ void RenderNodes(const std::vector<Node>& nodes, std::vector<const nlohmann::jso
     switch (node.kind) {
       case Node::kVariable:
         if (value->is_array() || value->is_object()) {
-          diagnostics.Error(node.where, "'" + node.text + "' is a " + (value->is_array() ? "list" : "map") +
-                                            "; iterate it with {{#" + node.text + "}}...{{/" + node.text + "}}");
+          diagnostics.Error(node.where, "'" + name + "' is a " + (value->is_array() ? "list" : "map") +
+                                            "; iterate it with {{#" + name + "}}...{{/" + name + "}}");
         } else {
           out += ScalarText(*value);
         }
@@ -235,26 +239,70 @@ std::string Template::Render(const std::vector<const nlohmann::json*>& stack, Di
   return out;
 }
 
-nlohmann::json RenderStrings(const nlohmann::json& value, const std::vector<const nlohmann::json*>& stack,
-                             const SourceLocation& where, Diagnostics& diagnostics) {
+namespace {
+
+// A parameter that is exactly one tag, "{{name}}" or "{{name?}}".
+std::optional<std::pair<std::string, bool>> SingleTag(const std::string& text) {
+  if (text.size() < 5 || text.compare(0, 2, "{{") != 0 || text.compare(text.size() - 2, 2, "}}") != 0) return std::nullopt;
+  std::string inner(Trim(std::string_view(text).substr(2, text.size() - 4)));
+  if (inner.empty() || inner.find_first_of("{}#^/!&>= ") != std::string::npos) return std::nullopt;
+  bool optional = inner.back() == '?';
+  if (optional) inner.pop_back();
+  return std::make_pair(inner, optional);
+}
+
+// Marks a parameter to drop ("{{name?}}" that resolved to nothing).
+const nlohmann::json& DropMarker() {
+  static const nlohmann::json marker = {{"\x01clusterctl-drop", true}};
+  return marker;
+}
+
+nlohmann::json RenderValue(const nlohmann::json& value, const std::vector<const nlohmann::json*>& stack,
+                           const SourceLocation& where, Diagnostics& diagnostics) {
   if (value.is_string()) {
     const std::string& text = value.get_ref<const std::string&>();
     if (text.find("{{") == std::string::npos) return value;
+    if (auto tag = SingleTag(text)) {
+      // A whole-value tag keeps the value's type: "{{item.uid}}" is a number,
+      // "{{item.groups}}" a list; "{{x?}}" drops the parameter when x is missing or null.
+      const nlohmann::json* found = LookupName(stack, tag->first);
+      if (found && !found->is_null()) return *found;
+      if (tag->second) return DropMarker();
+      if (!found) {
+        diagnostics.Error(where, "undefined variable '" + tag->first + "' in parameter '" + text + "'");
+        return value;
+      }
+      return *found;
+    }
     std::optional<Template> t = Template::Parse(text, where.file, diagnostics, where.line, where.column);
     if (!t) return value;
     return t->Render(stack, diagnostics);
   }
   if (value.is_array()) {
     nlohmann::json out = nlohmann::json::array();
-    for (const auto& item : value) out.push_back(RenderStrings(item, stack, where, diagnostics));
+    for (const auto& item : value) {
+      nlohmann::json rendered = RenderValue(item, stack, where, diagnostics);
+      if (rendered != DropMarker()) out.push_back(std::move(rendered));
+    }
     return out;
   }
   if (value.is_object()) {
     nlohmann::json out = nlohmann::json::object();
-    for (const auto& [k, v] : value.items()) out[k] = RenderStrings(v, stack, where, diagnostics);
+    for (const auto& [k, v] : value.items()) {
+      nlohmann::json rendered = RenderValue(v, stack, where, diagnostics);
+      if (rendered != DropMarker()) out[k] = std::move(rendered);
+    }
     return out;
   }
   return value;
+}
+
+}  // namespace
+
+nlohmann::json RenderStrings(const nlohmann::json& value, const std::vector<const nlohmann::json*>& stack,
+                             const SourceLocation& where, Diagnostics& diagnostics) {
+  nlohmann::json rendered = RenderValue(value, stack, where, diagnostics);
+  return rendered == DropMarker() ? nlohmann::json(nullptr) : rendered;
 }
 
 }  // namespace clusterctl

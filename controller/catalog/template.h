@@ -61,6 +61,10 @@ class Template {
 };
 
 // Renders every string inside a JSON value (params of a step) as a template.
+// A string that is exactly one tag keeps the type of what it names
+// ("{{item.uid}}" -> 1001, "{{item.groups}}" -> a list); "{{name?}}" drops
+// the parameter (or list element) when `name` is missing or null. In
+// templates too, a trailing '?' makes a missing name null instead of an error.
 // Errors are reported at `where` (the step's location).
 nlohmann::json RenderStrings(const nlohmann::json& value, const std::vector<const nlohmann::json*>& stack,
                              const SourceLocation& where, Diagnostics& diagnostics);

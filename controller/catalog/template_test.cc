@@ -71,4 +71,17 @@ TEST_CASE("RenderStrings renders every string of a parameter tree") {
   CHECK(out["argv"][1] == "gpu01");
 }
 
+TEST_CASE("whole-value tags keep their type; optional ones drop the parameter") {
+  Diagnostics d;
+  nlohmann::json context = {{"item", {{"name", "alice"}, {"uid", 1001}, {"groups", {"wheel"}}}}};
+  nlohmann::json params = {{"name", "{{item.name}}"}, {"uid", "{{item.uid}}"}, {"groups", "{{item.groups}}"},
+                           {"shell", "{{item.shell?}}"}, {"comment", "user {{item.name}}"}};
+  nlohmann::json out = RenderStrings(params, {&context}, {"users.yaml", 9, 7}, d);
+  CHECK_FALSE(d.has_errors());
+  CHECK(out == nlohmann::json({{"name", "alice"}, {"uid", 1001}, {"groups", {"wheel"}}, {"comment", "user alice"}}));
+  CHECK(Render("{{#item.keys?}}k{{/item.keys?}}x", context) == "x");
+  RenderStrings({{"uid", "{{item.gid}}"}}, {&context}, {"users.yaml", 9, 7}, d);
+  CHECK(d.ToString() == "users.yaml:9:7: error: undefined variable 'item.gid' in parameter '{{item.gid}}'\n");
+}
+
 }  // namespace clusterctl

@@ -155,7 +155,7 @@ class HostRun {
     record.run_id = context_.run_id;
     record.host = report_.host;
     record.role = step.role->name;
-    record.step_id = step.step->name;
+    record.step_id = step.StepId();
     record.input_hash = step.input_hash;
     record.status = status;
     record.changed = changed;
@@ -182,20 +182,25 @@ class HostRun {
   }
 
   Task<bool> OpenIntents(const std::vector<std::pair<std::string, std::string>>& owed, const PlannedStep& cause) {
-    for (const auto& [kind, target] : owed) {
+    // No structured bindings here: g++ 12 miscompiles them in coroutines
+    // when a lambda captures them.
+    for (const auto& entry : owed) {
+      const std::string kind = entry.first;
+      const std::string target = entry.second;
       if (intents_.count(target)) continue;
       std::string host = report_.host;
       int64_t run = context_.run_id;
       std::string reason = "changed by " + cause.Identity();
       auto id = std::make_shared<int64_t>(0);
-      Status committed = co_await context_.writer->Commit(
-          [=, k = kind, t = target](StateStore& s) -> Status {
-            auto opened = s.OpenIntent(run, host, k, t, reason);
-            if (!opened.ok()) return opened.status();
-            *id = *opened;
-            return Status::Ok();
-          },
-          asio::use_awaitable);
+      // A named function, not a temporary in the co_await: g++ 12 destroys
+      // such temporaries twice.
+      StateWriter::Write open = [id, run, host, kind, target, reason](StateStore& s) -> Status {
+        auto opened = s.OpenIntent(run, host, kind, target, reason);
+        if (!opened.ok()) return opened.status();
+        *id = *opened;
+        return Status::Ok();
+      };
+      Status committed = co_await context_.writer->Commit(std::move(open), asio::use_awaitable);
       if (!committed.ok()) {
         Fail({cause.Identity(), "failed", false, true, {}, "", "cannot record the follow-up it owes: " + committed.message(), "", ""});
         co_return false;
@@ -251,7 +256,7 @@ class HostRun {
       role_changed = true;
       ++report_.changed;
       if (check) {
-        for (const auto& [kind, target] : owed) notified_in_plan_[target] = step.Identity();
+        for (const auto& entry : owed) notified_in_plan_[entry.second] = step.Identity();
       }
     } else {
       ++report_.ok;
@@ -305,8 +310,8 @@ class HostRun {
       }
       nlohmann::json detail = {{"invocation_before", current}};
       int64_t id = intent.id;
-      Status saved = co_await context_.writer->Commit([id, detail](StateStore& s) { return s.SetIntentDetail(id, detail); },
-                                                      asio::use_awaitable);
+      StateWriter::Write save = [id, detail](StateStore& s) { return s.SetIntentDetail(id, detail); };
+      Status saved = co_await context_.writer->Commit(std::move(save), asio::use_awaitable);
       if (!saved.ok()) {
         Fail({target, "failed", true, true, {}, "", "cannot record handler progress: " + saved.message(), "", ""});
         co_return false;
@@ -376,8 +381,8 @@ class HostRun {
     }
     nlohmann::json detail = {{"boot_before", before}};
     int64_t id = intent.id;
-    Status saved = co_await context_.writer->Commit([id, detail](StateStore& s) { return s.SetIntentDetail(id, detail); },
-                                                    asio::use_awaitable);
+    StateWriter::Write save = [id, detail](StateStore& s) { return s.SetIntentDetail(id, detail); };
+    Status saved = co_await context_.writer->Commit(std::move(save), asio::use_awaitable);
     if (!saved.ok()) co_return false;
     nlohmann::json request = {{"type", "reboot"}, {"delay_ms", 1000}};
     co_await agent_->Call(request, "", Clock::now() + std::chrono::seconds(30));
@@ -415,7 +420,9 @@ class HostRun {
   Task<bool> RunRole(const Role& role) {
     for (const RoleWait& wait : role.waits_for) {
       context_.reporter->StepStarted(report_.host, role.name + " (waiting for " + wait.role + ")");
-      Status ready = co_await context_.board->WaitFor(wait.role, context_.inventory->MembersOf(wait.group), asio::use_awaitable);
+      std::string role_name = wait.role;
+      std::vector<std::string> members = context_.inventory->MembersOf(wait.group);
+      Status ready = co_await context_.board->WaitFor(std::move(role_name), std::move(members), asio::use_awaitable);
       if (!ready.ok()) {
         Fail({role.name + "/(waits for " + wait.role + ")", "failed", false, true, {}, "", ready.message(), "", ""});
         co_return false;

@@ -7,19 +7,32 @@
 
 #include "agent/resources/schema.h"
 #include "common/sha256.h"
+#include "inventory/address.h"
 #include "inventory/inventory_json.h"
 
 namespace clusterctl {
 namespace {
 
-nlohmann::json HostContext(const Host& host, const nlohmann::json& facts) {
+// A host as templates see it. Interfaces use `ifname` (not `name`) so that
+// inside {{#interfaces}} the host's {{name}} stays visible; `ip` is the
+// management address when it is an IP literal (null for a DNS name).
+nlohmann::json HostContext(const Host& host, const nlohmann::json& facts, const Inventory& inventory) {
+  nlohmann::json in_group = nlohmann::json::object();
+  for (const std::string& g : WellKnownGroups()) in_group[g] = false;
+  for (const Group& g : inventory.groups) in_group[g.name] = false;
+  for (const std::string& g : host.groups) in_group[g] = true;
   nlohmann::json interfaces = nlohmann::json::array();
   for (const Interface& i : host.interfaces) {
-    interfaces.push_back({{"name", i.name}, {"address", i.address},
+    interfaces.push_back({{"ifname", i.name}, {"address", i.address},
                           {"prefix_length", i.prefix_length < 0 ? nlohmann::json(nullptr) : nlohmann::json(i.prefix_length)}});
   }
-  return {{"name", host.name}, {"address", host.address}, {"groups", host.groups},
-          {"interfaces", interfaces}, {"facts", facts}};
+  return {{"name", host.name},
+          {"address", host.address},
+          {"ip", IsIpLiteral(host.address) ? nlohmann::json(host.address) : nlohmann::json(nullptr)},
+          {"groups", host.groups},
+          {"in_group", in_group},
+          {"interfaces", interfaces},
+          {"facts", facts}};
 }
 
 std::string ReadFileOrEmpty(const std::string& path, bool& ok) {
@@ -43,7 +56,7 @@ nlohmann::json BuildClusterContext(const Inventory& inventory, const std::map<st
   for (const Host& h : inventory.hosts) {
     auto it = facts.find(h.name);
     index[h.name] = hosts.size();
-    hosts.push_back(HostContext(h, it == facts.end() ? nlohmann::json(nullptr) : it->second));
+    hosts.push_back(HostContext(h, it == facts.end() ? nlohmann::json(nullptr) : it->second, inventory));
   }
   nlohmann::json groups = nlohmann::json::object();
   for (const std::string& name : WellKnownGroups()) groups[name] = nlohmann::json::array();
@@ -67,7 +80,7 @@ HostPlan Planner::Plan(const Host& host, Diagnostics& diagnostics) {
   plan.roles = inputs_.catalog->RolesFor(host, *inputs_.inventory, inputs_.only_roles);
   auto facts_it = inputs_.facts->find(host.name);
   const nlohmann::json facts = facts_it == inputs_.facts->end() ? nlohmann::json(nullptr) : facts_it->second;
-  const nlohmann::json host_context = {{"host", HostContext(host, facts)}, {"facts", facts}};
+  const nlohmann::json host_context = {{"host", HostContext(host, facts, *inputs_.inventory)}, {"facts", facts}};
   for (const Role* role : plan.roles) {
     // Role defaults < inventory variables (cluster < group < host).
     nlohmann::json vars = role->vars;
@@ -81,7 +94,32 @@ HostPlan Planner::Plan(const Host& host, Diagnostics& diagnostics) {
 
 void Planner::PlanStep(const Role& role, const RoleStep& step, bool handler,
                        const std::vector<const nlohmann::json*>& stack, HostPlan& plan, Diagnostics& diagnostics) {
+  if (step.loop.empty()) {
+    PlanOne(role, step, handler, stack, "", plan, diagnostics);
+    return;
+  }
+  const nlohmann::json* items = LookupName(stack, step.loop);
+  if (!items || !items->is_array()) {
+    diagnostics.Error(step.where, "loop of '" + step.name + "': '" + step.loop + "' " +
+                                      (items ? "is not a list" : "is not defined") + " for " + plan.host->name);
+    return;
+  }
+  for (size_t i = 0; i < items->size(); ++i) {
+    const nlohmann::json& item = (*items)[i];
+    std::string key = item.is_object() && item.contains("name") && item["name"].is_string() ? item["name"].get<std::string>()
+                                                                                             : std::to_string(i);
+    nlohmann::json item_context = {{"item", item}, {"item_index", i}};
+    std::vector<const nlohmann::json*> inner = stack;
+    inner.push_back(&item_context);
+    PlanOne(role, step, handler, inner, key, plan, diagnostics);
+  }
+}
+
+void Planner::PlanOne(const Role& role, const RoleStep& step, bool handler,
+                      const std::vector<const nlohmann::json*>& stack, const std::string& loop_key, HostPlan& plan,
+                      Diagnostics& diagnostics) {
   PlannedStep planned;
+  planned.loop_key = loop_key;
   planned.role = &role;
   planned.step = &step;
   planned.handler = handler;
@@ -137,6 +175,15 @@ void Planner::PlanStep(const Role& role, const RoleStep& step, bool handler,
     params["size"] = cached->second.second;
   }
   if (diagnostics.error_count() > errors_before) return;
+  {
+    const resources::ResourceSpec& spec = *resources::FindResourceSpec(step.kind);
+    resources::ResourceSpec rendered_spec = spec;
+    rendered_spec.one_of.clear();  // content/template/source were consumed above
+    for (const std::string& problem : resources::ValidateParams(rendered_spec, params)) {
+      diagnostics.Error(step.where, "'" + step.name + "' for " + plan.host->name + ": " + problem);
+    }
+    if (diagnostics.error_count() > errors_before) return;
+  }
   for (const auto& spec : resources::FindResourceSpec(step.kind)->params) {
     if (spec.controller_side) params.erase(spec.name);
   }

@@ -31,8 +31,12 @@ struct PlannedStep {
   bool skipped = false;                              // its `when` is false for this host
   std::string copy_source;                           // copy: controller-side path
   std::string input_hash;                            // sha256 of kind, params, body
+  std::string loop_key;                              // a loop item's name (or index)
 
-  std::string Identity() const { return role->name + "/" + step->name; }
+  // "role/step", or "role/step[item]" for a loop's items: the key of its
+  // recorded results.
+  std::string StepId() const { return loop_key.empty() ? step->name : step->name + "[" + loop_key + "]"; }
+  std::string Identity() const { return role->name + "/" + StepId(); }
 };
 
 struct HostPlan {
@@ -62,6 +66,8 @@ class Planner {
  private:
   void PlanStep(const Role& role, const RoleStep& step, bool handler, const std::vector<const nlohmann::json*>& stack,
                 HostPlan& plan, Diagnostics& diagnostics);
+  void PlanOne(const Role& role, const RoleStep& step, bool handler, const std::vector<const nlohmann::json*>& stack,
+               const std::string& loop_key, HostPlan& plan, Diagnostics& diagnostics);
 
   PlanInputs inputs_;
   nlohmann::json cluster_context_;

@@ -48,7 +48,9 @@ Task<Result<agent_protocol::Frame>> AgentConnection::Call(nlohmann::json request
                                                           Deadline deadline) {
   const int64_t id = next_id_++;
   request["id"] = id;
-  Status written = co_await channel_->Write(agent_protocol::EncodeFrame(request, body), deadline);
+  // Named, not a temporary inside the co_await (g++ 12 coroutine bug).
+  const std::string encoded = agent_protocol::EncodeFrame(request, body);
+  Status written = co_await channel_->Write(encoded, deadline);
   if (!written.ok()) co_return written;
   while (true) {
     auto frame = co_await NextFrame(deadline);
@@ -82,7 +84,8 @@ Task<std::optional<int>> AgentConnection::WaitExitStatus(Deadline deadline) {
 
 Task<void> AgentConnection::Close(Deadline deadline) {
   nlohmann::json shutdown = {{"type", "shutdown"}, {"id", next_id_++}};
-  Status written = co_await channel_->Write(agent_protocol::EncodeFrame(shutdown), deadline);
+  const std::string encoded = agent_protocol::EncodeFrame(shutdown);
+  Status written = co_await channel_->Write(encoded, deadline);
   if (written.ok()) {
     channel_->SendEof();
     // Best effort: let the agent answer so sshd reaps it cleanly.

@@ -83,10 +83,13 @@ Task<Status> UploadAgent(SshSession& session, const AgentBinary& binary, SudoMod
                          const RemoteOptions& options, Deadline deadline) {
   auto content = AgentBinaries::Load(binary);
   if (!content.ok()) co_return content.status();
-  Status uploaded = co_await RunSetupCommand(session, AgentUploadCommand(binary, sudo), *content, deadline);
+  // Commands are named, not temporaries inside co_await (g++ 12 coroutine bug).
+  const std::string upload = AgentUploadCommand(binary, sudo);
+  Status uploaded = co_await RunSetupCommand(session, upload, *content, deadline);
   if (!uploaded.ok() || sudo != SudoMode::kPassword) co_return uploaded;
-  co_return co_await RunSetupCommand(session, AgentInstallFromHomeCommand(binary, sudo), *options.sudo_password + "\n",
-                                     deadline);
+  const std::string install = AgentInstallFromHomeCommand(binary, sudo);
+  const std::string password_line = *options.sudo_password + "\n";
+  co_return co_await RunSetupCommand(session, install, password_line, deadline);
 }
 
 struct StartResult {
@@ -98,13 +101,15 @@ struct StartResult {
 Task<StartResult> StartAgent(std::unique_ptr<SshSession>& session, const Host& host, RemoteContext& context,
                              SudoMode sudo, Deadline deadline) {
   StartResult result;
-  auto channel = co_await session->Exec(AgentStartCommand(context.agents, sudo), deadline);
+  const std::string start = AgentStartCommand(context.agents, sudo);
+  auto channel = co_await session->Exec(start, deadline);
   if (!channel.ok()) {
     result.status = channel.status();
     co_return result;
   }
   if (sudo == SudoMode::kPassword) {
-    Status written = co_await (*channel)->Write(*context.options.sudo_password + "\n", deadline);
+    const std::string password_line = *context.options.sudo_password + "\n";
+    Status written = co_await (*channel)->Write(password_line, deadline);
     if (!written.ok()) {
       result.status = written;
       co_return result;
