@@ -1,7 +1,10 @@
 // package: distribution packages through apt (Debian family) or dnf (RHEL
 // family) behind one interface: present, absent, a pinned version, held.
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <chrono>
 
 #include <ctime>
 #include <map>
@@ -23,6 +26,44 @@ struct Installed {
 };
 
 bool UsesApt() { return StatPath("/var/lib/dpkg/status").exists; }
+
+// Another package manager run (an admin's, unattended-upgrades, or an apt-get
+// a killed controller left behind, which finishes on its own) holds the
+// dpkg/apt locks: wait for it rather than fail. The locks are fcntl locks,
+// so F_GETLK tells whether someone holds them without taking them.
+void WaitForAptLocks(std::chrono::seconds limit) {
+  static const char* kLocks[] = {"/var/lib/dpkg/lock-frontend", "/var/lib/dpkg/lock", "/var/lib/apt/lists/lock",
+                                 "/var/cache/apt/archives/lock"};
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  for (const char* path : kLocks) {
+    while (std::chrono::steady_clock::now() < deadline) {
+      int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+      if (fd < 0) break;
+      struct flock probe {};
+      probe.l_type = F_WRLCK;
+      probe.l_whence = SEEK_SET;
+      bool held = ::fcntl(fd, F_GETLK, &probe) == 0 && probe.l_type != F_UNLCK;
+      ::close(fd);
+      if (!held) break;
+      ::usleep(500'000);
+    }
+  }
+}
+
+// Runs apt-get; when dpkg was interrupted earlier (a power cut during an
+// install), repairs it with dpkg --configure -a and tries once more.
+bool RunApt(ResourceHost& host, ResourceOutcome& outcome, std::vector<std::string> argv) {
+  WaitForAptLocks(std::chrono::minutes(10));
+  argv.insert(argv.begin() + 1, {"-o", "DPkg::Lock::Timeout=600"});
+  if (RunOrFail(host, outcome, argv, true)) return true;
+  if (outcome.output.find("dpkg was interrupted") == std::string::npos) return false;
+  ResourceOutcome retry;
+  retry.changed = outcome.changed;
+  retry.differences = outcome.differences;
+  outcome = retry;
+  if (!RunOrFail(host, outcome, {"dpkg", "--configure", "-a"}, true)) return false;
+  return RunOrFail(host, outcome, argv, true);
+}
 
 std::vector<std::string> Names(const nlohmann::json& name) {
   std::vector<std::string> names;
@@ -72,7 +113,7 @@ bool AptCacheFresh() {
 }
 
 bool AptUpdate(ResourceHost& host, ResourceOutcome& outcome) {
-  if (!RunOrFail(host, outcome, {"apt-get", "update", "-q"}, true)) return false;
+  if (!RunApt(host, outcome, {"apt-get", "update", "-q"})) return false;
   ::mkdir("/var/lib/clusterctl", 0755);
   Status stamped = WriteFileAtomic(kAptStamp, std::to_string(std::time(nullptr)) + "\n", 0644, 0, 0);
   if (!stamped.ok()) outcome.Fail(stamped.message());
@@ -128,12 +169,12 @@ ResourceOutcome PackageResource(const ResourceRequest& request, ResourceHost& ho
                                        "-o", "Dpkg::Options::=--force-confold", "--allow-downgrades",
                                        "--allow-change-held-packages"};
       argv.insert(argv.end(), to_install.begin(), to_install.end());
-      if (!RunOrFail(host, outcome, argv, true)) return outcome;
+      if (!RunApt(host, outcome, argv)) return outcome;
     }
     if (!to_remove.empty()) {
       std::vector<std::string> argv = {"apt-get", "remove", "-y", "-q"};
       argv.insert(argv.end(), to_remove.begin(), to_remove.end());
-      if (!RunOrFail(host, outcome, argv, true)) return outcome;
+      if (!RunApt(host, outcome, argv)) return outcome;
     }
     if (!to_hold.empty()) {
       std::vector<std::string> argv = {"apt-mark", "hold"};

@@ -135,6 +135,9 @@ class HostRun {
     r.identity = step.Identity();
     r.handler = step.handler;
     r.differences = outcome.value("differences", std::vector<std::string>{});
+    if (outcome.contains("commands")) {
+      for (const auto& command : outcome["commands"]) r.mutating_commands += command.value("mutating", false) ? 1 : 0;
+    }
     if (!step.secret) r.diff = outcome.value("diff", std::string());
     if (outcome.value("failed", false)) {
       r.status = "failed";

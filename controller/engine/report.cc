@@ -67,7 +67,8 @@ void Reporter::StepFinished(const std::string& host, const StepReport& step) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (mode_ == Mode::kJson) {
     nlohmann::json event = {{"event", "step"}, {"host", host}, {"step", step.identity}, {"status", step.status},
-                            {"handler", step.handler}, {"checked", step.checked}, {"differences", step.differences}};
+                            {"handler", step.handler}, {"checked", step.checked}, {"differences", step.differences},
+                            {"mutating_commands", step.mutating_commands}};
     if (show_diff_ && !step.diff.empty()) event["diff"] = step.diff;
     if (step.status == "failed") {
       event["error"] = step.error;

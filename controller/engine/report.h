@@ -28,6 +28,7 @@ struct StepReport {
   std::vector<std::string> differences;
   std::string diff;
   std::string error, command, output;
+  int mutating_commands = 0;  // commands the agent ran that change the node
 };
 
 struct HostReport {
