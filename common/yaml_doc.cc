@@ -73,7 +73,9 @@ std::optional<LineColumn> FindRangeInFlowList(std::string_view text) {
           return LineColumn{at.line, static_cast<int>(token + 1)};
         }
         if (!glued) ++depth;
-      } else if (c == ']' && depth > 0) {
+      } else if (c == '{') {
+        ++depth;
+      } else if ((c == ']' || c == '}') && depth > 0) {
         --depth;
       }
     }
@@ -302,8 +304,8 @@ std::optional<YamlNode> ParseYaml(std::string_view text, const std::string& file
   } catch (const YAML::Exception& e) {
     if (std::optional<LineColumn> range = FindRangeInFlowList(text)) {
       diagnostics.Error({file_name, range->line, range->column},
-                        "a host range inside a [ ] list must be quoted: write [\"gpu[01-04]\"], or a block "
-                        "list (- gpu[01-04]), or a plain value (hosts: gpu[01-04],login01)");
+                        "a host range inside a flow [ ] list or { } map must be quoted: write [\"gpu[01-04]\"], "
+                        "or use block style (- gpu[01-04]), or a plain value (hosts: gpu[01-04],login01)");
       return std::nullopt;
     }
     diagnostics.Error(LocationOf(file_name, e.mark), "YAML syntax error: " + e.msg);

@@ -27,7 +27,8 @@ ResourceOutcome RepositoryResource(const ResourceRequest& request, ResourceHost&
     } else {
       components = " main";
     }
-    std::string line = "deb " + std::string(key.empty() ? "" : "[signed-by=" + key_path + "] ") +
+    std::string options = !key.empty() ? "[signed-by=" + key_path + "] " : p.value("trusted", false) ? "[trusted=yes] " : "";
+    std::string line = "deb " + options +
                        p["uri"].get<std::string>() + " " + p.value("suite", std::string("./")) +
                        (p.value("suite", std::string("./")).back() == '/' ? "" : components) + "\n";
     if (request.apply && !absent) ::mkdir("/etc/apt/keyrings", 0755);

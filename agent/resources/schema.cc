@@ -46,6 +46,7 @@ const std::vector<ResourceSpec>& ResourceSpecs() {
       {"repository", "a package repository (apt source + key, or dnf .repo)",
        {P("name", T::kString, true), P("uri", T::kString, true), P("suite", T::kString),
         P("components", T::kStringList), ControllerSide("key", T::kString), ControllerSide("key_file", T::kString),
+        P("trusted", T::kBool),
         P("state", T::kString, false, {"present", "absent"})},
        {}},
       {"service", "a systemd unit: running/stopped, enabled/disabled, restarted/reloaded (handlers)",

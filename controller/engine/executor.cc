@@ -4,6 +4,9 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include <fstream>
+
+#include "common/sha256.h"
 #include "common/strings.h"
 
 namespace clusterctl {
@@ -168,6 +171,38 @@ class HostRun {
     context_.writer->Post([record](StateStore& s) { return s.RecordStep(record); });
   }
 
+  // Streams a copy's source to the node in chunks, resuming after what the
+  // node already has when that prefix matches the source byte for byte.
+  Task<Status> Upload(const PlannedStep& step, const nlohmann::json& state) {
+    constexpr size_t kChunk = 4u << 20;
+    uint64_t offset = state.value("partial_size", uint64_t{0});
+    if (offset > 0) {
+      auto prefix = Sha256File(step.copy_source, offset);
+      if (!prefix.ok() || *prefix != state.value("partial_sha256", std::string())) offset = 0;
+    }
+    std::ifstream in(step.copy_source, std::ios::binary);
+    if (!in) co_return Status::IoError("cannot read " + step.copy_source);
+    in.seekg(static_cast<std::streamoff>(offset));
+    const std::string path = step.params["path"].get<std::string>();
+    std::string chunk(kChunk, '\0');
+    while (in) {
+      in.read(chunk.data(), static_cast<std::streamsize>(kChunk));
+      const size_t got = static_cast<size_t>(in.gcount());
+      if (got == 0 && offset > 0) break;
+      nlohmann::json request = {{"type", "upload_chunk"}, {"path", path}, {"offset", offset}};
+      const std::string data = chunk.substr(0, got);
+      auto reply = co_await agent_->Call(request, data, Clock::now() + std::chrono::minutes(5));
+      if (!reply.ok()) {
+        transport_error_ = reply.status();
+        co_return reply.status();
+      }
+      if (reply->header.value("type", "") != "result") co_return Status::IoError(reply->header.value("message", std::string("error")));
+      offset += got;
+      if (got == 0) break;
+    }
+    co_return Status::Ok();
+  }
+
   // The follow-ups a step owes when it changes something: its handlers, and
   // the role's reboot step if there is one after it.
   std::vector<std::pair<std::string, std::string>> OwedBy(const PlannedStep& step) {
@@ -239,6 +274,17 @@ class HostRun {
       }
     } else {
       std::tie(outcome, body) = co_await Call(step, !check);
+    }
+    if (!check && step.kind == "copy" && outcome.value("failed", false) == false && outcome.contains("extra") &&
+        outcome["extra"].value("need_upload", false)) {
+      Status uploaded = co_await Upload(step, outcome["extra"]);
+      if (uploaded.ok()) {
+        std::tie(outcome, body) = co_await Call(step, true);
+        outcome["changed"] = true;
+      } else {
+        outcome = {{"failed", true}, {"error", "uploading " + step.copy_source + ": " + uploaded.message()},
+                   {"differences", outcome.value("differences", nlohmann::json::array())}};
+      }
     }
     StepReport r = ToReport(step, outcome);
     if (!transport_error_.ok()) {

@@ -125,4 +125,9 @@ check "the recap names node03, the role, the step and the error" grep -q "node03
 check "the recap shows the command and its output" bash -c "grep -q 'command: sh -c' '$WORK/fail.out' && grep -q 'disk quota exceeded on /scratch' '$WORK/fail.out'"
 check "the other nodes are converged" grep -q "ok: node\[01-02\]" "$WORK/fail.out"
 check "status shows node03 failed" bash -c "'$CLUSTERCTL' status '$WORK/inventory.yaml' | grep -q '^node03 .* failed'"
+
+# a failure budget with batches: node01 fails first, the rest are not started
+write_inventory "  flaky: {hosts: node01, roles: [always-fails]}"
+"$CLUSTERCTL" deploy --batch 1 --max-fail 0 "$WORK/inventory.yaml" >"$WORK/budget.out" 2>&1
+check "--max-fail 0 with --batch 1 stops after the first failed host" grep -q "skipped: node\[02-03\]" "$WORK/budget.out"
 finish
