@@ -74,6 +74,7 @@ ResourceOutcome ServiceResource(const ResourceRequest& request, ResourceHost& ho
   const std::string name = p["name"].get<std::string>();
   std::map<std::string, std::string> unit = ShowUnit(name, host);
   outcome.extra["invocation_before"] = unit["InvocationID"];
+  outcome.extra["active_state"] = unit["ActiveState"];
   if (unit["LoadState"] == "not-found" || unit["LoadState"].empty()) {
     if (!request.apply) {
       // A plan on a fresh node: an earlier step (a package) installs the unit.
@@ -98,6 +99,13 @@ ResourceOutcome ServiceResource(const ResourceRequest& request, ResourceHost& ho
   }
   const std::string state = p.value("state", std::string());
   const std::string active = unit["ActiveState"];
+  // A unit that hit its start rate limit refuses every start until
+  // reset-failed; a deploy asking for it to run means to start it anyway.
+  const bool wants_start = state == "running" || state == "restarted" || state == "reloaded";
+  if (request.apply && wants_start && unit["Result"] == "start-limit-hit" &&
+      !RunOrFail(host, outcome, {"systemctl", "reset-failed", name}, true)) {
+    return outcome;
+  }
   const bool running = active == "active" || active == "activating" || active == "reloading";
   if (state == "running" && !running) {
     outcome.Differs("not running (" + active + ")");

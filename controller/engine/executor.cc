@@ -347,13 +347,19 @@ class HostRun {
       nlohmann::json probe;
       std::string unused;
       std::tie(probe, unused) = co_await Call(handler, false);
-      const std::string current = probe.contains("extra") ? probe["extra"].value("invocation_before", std::string()) : "";
+      const nlohmann::json extra = probe.contains("extra") ? probe["extra"] : nlohmann::json::object();
+      const std::string current = extra.value("invocation_before", std::string());
+      const std::string active_state = extra.value("active_state", std::string());
       if (intent.detail.is_object() && intent.detail.contains("invocation_before")) {
         const std::string before = intent.detail["invocation_before"].get<std::string>();
-        if (!current.empty() && current != before) {
+        // A new invocation that is not running means the earlier restart
+        // failed: the restart is still owed.
+        if (!current.empty() && current != before && (active_state == "active" || active_state == "reloading")) {
           CloseIntent(target);  // the restart happened before the previous run was interrupted
           ++report_.ok;
-          report_.steps.push_back({target, "ok", true, true, {"already done by an interrupted run"}, "", "", "", ""});
+          StepReport r{target, "ok", true, true, {"already done by an interrupted run"}, "", "", "", ""};
+          context_.reporter->StepFinished(report_.host, r);
+          report_.steps.push_back(std::move(r));
           co_return true;
         }
       }

@@ -76,6 +76,8 @@ check "the restart count did not move" test "$(starts node02)" = 2
 PROBE_GENERATION=2 write_inventory
 "$CLUSTERCTL" plan --json "$WORK/inventory.yaml" >"$WORK/plan.json" 2>&1
 "$CLUSTERCTL" deploy --json "$WORK/inventory.yaml" >"$WORK/apply.json" 2>&1
+rc=$?
+check "the deploy after the plan exits 0" test $rc -eq 0
 steps_with() {  # steps_with FILE STATUS -> sorted "host step" lines
   grep '"event":"step"' "$1" | python3 -c 'import json,sys
 for l in sys.stdin:
@@ -89,6 +91,10 @@ check "plan predicted some change" test -s "$WORK/predicted"
 check "plan predicted exactly the steps deploy changed" diff "$WORK/predicted" "$WORK/changed"
 check "the plan changed nothing by itself" test "$(starts node03)" = 3
 check "the changed config restarted the probe exactly once more" test "$(starts node02)" = 3
+if [ $rc -ne 0 ] || ! diff -q "$WORK/predicted" "$WORK/changed" >/dev/null; then
+  echo "# the deploy after the plan printed:"
+  grep -v '"event":"step_started"' "$WORK/apply.json" | sed 's/^/#   /'
+fi
 
 # kill -9 at random moments of a first deploy, then resume
 PROBE_GENERATION=1 write_inventory

@@ -34,6 +34,22 @@ check "the head node has no GPUs (got $head_gpus)" test "$head_gpus" = 0
 check "a node installs a Debian package through the proxy" \
   tb ssh node03 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq hello >/dev/null 2>&1 && hello | grep -q "Hello, world"'
 
+# Each node's systemd manages a cgroup tree of its own. Sharing one, two
+# nodes restarting a unit of the same name race on its cgroup and starts
+# fail with 219/CGROUP.
+unit='[Unit]\nStartLimitIntervalSec=0\n[Service]\nExecStartPre=/bin/true\nExecStart=/bin/sleep 300\n'
+for node in node01 node02; do
+  tb ssh "$node" "printf '$unit' >/etc/systemd/system/testbed-same-name.service && systemctl daemon-reload"
+done
+for node in node01 node02; do
+  tb ssh "$node" 'f=0; for i in $(seq 40); do systemctl restart testbed-same-name 2>/dev/null || f=$((f+1)); done; echo $f' \
+    >"$TESTBED_STATE/restart-failures.$node" &
+done
+wait
+restart_failures=$(( $(cat "$TESTBED_STATE/restart-failures.node01") + $(cat "$TESTBED_STATE/restart-failures.node02") ))
+check "40 concurrent restarts of a same-named unit on two nodes all succeed ($restart_failures failed)" test "$restart_failures" = 0
+for node in node01 node02; do tb ssh "$node" systemctl stop testbed-same-name; done
+
 before=$(tb ssh node02 cat /proc/sys/kernel/random/boot_id)
 tb ssh node02 systemctl reboot >/dev/null 2>&1
 after=$before

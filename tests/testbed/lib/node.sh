@@ -48,6 +48,7 @@ supervise_node() {
   dir=$(node_dir "$node")
   root="$dir/root"
   record_pid "$dir/supervisor.pid" $$
+  enter_node_cgroup "$node"
   local -a hardware
   mapfile -t hardware < <(hardware_nspawn_args "$dir/hw")
   while [ ! -e "$dir/stopped" ]; do
@@ -157,6 +158,7 @@ remove_node() {
     umount "$mount_point" 2>/dev/null || umount -l "$mount_point"
   done < <(awk -v d="$dir/" 'index($2, d) == 1 { print $2 }' /proc/self/mounts | sort -r)
   remove_node_network "$node"
+  remove_node_cgroup "$node"
   rmdir "/run/systemd/nspawn/propagate/$node" 2>/dev/null || true
   rm -rf "$dir"
 }
