@@ -21,9 +21,10 @@ const std::vector<ResourceSpec>& ResourceSpecs() {
   static const std::vector<ResourceSpec> specs = {
       {"file", "a file's content, owner, group and mode (atomic replace; old content kept in the state)",
        {P("path", T::kString, true), ControllerSide("content", T::kString), ControllerSide("template", T::kString),
-        ControllerSide("source", T::kString), P("owner", T::kString), P("group", T::kString), P("mode", T::kMode),
-        P("state", T::kString, false, {"present", "absent"}), P("secret", T::kBool), P("validate", T::kStringList)},
-       {"content", "template", "source"}},
+        ControllerSide("source", T::kString), ControllerSide("secret_content", T::kString), P("owner", T::kString),
+        P("group", T::kString), P("mode", T::kMode), P("state", T::kString, false, {"present", "absent"}),
+        P("secret", T::kBool), P("validate", T::kStringList)},
+       {"content", "template", "source", "secret_content"}},
       {"directory", "a directory with owner, group and mode",
        {P("path", T::kString, true), P("owner", T::kString), P("group", T::kString), P("mode", T::kMode),
         P("state", T::kString, false, {"present", "absent"})},

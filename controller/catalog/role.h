@@ -1,7 +1,7 @@
 // Roles: the catalog of desired state, as data (docs/roles.md).
 //
 // A role file (roles/NAME.yaml) declares a description, the groups it applies
-// to, variables with defaults, dependencies on other roles (same host, run
+// to, variables with defaults, secrets it needs generated, dependencies on other roles (same host, run
 // first) and on roles on other hosts (waits_for), ordered steps (one resource
 // each, with optional `when`, `notify`, `tags`) and handlers. Built-in roles
 // live in the project's roles/; an admin's roles/ beside the inventory adds
@@ -19,6 +19,7 @@
 #include "common/diagnostics.h"
 #include "controller/catalog/template.h"
 #include "controller/catalog/when.h"
+#include "controller/state/secret_vault.h"
 #include "inventory/model.h"
 
 namespace clusterctl {
@@ -53,6 +54,7 @@ struct Role {
   std::vector<std::string> depends_on;
   std::vector<RoleWait> waits_for;
   nlohmann::json vars = nlohmann::json::object();  // defaults
+  std::map<std::string, SecretSpec> secrets;        // generated once, kept in the state
   std::vector<RoleStep> steps;
   std::vector<RoleStep> handlers;
   SourceLocation where;
@@ -78,6 +80,9 @@ class Catalog {
 
   const Role* Find(const std::string& name) const;
   const std::map<std::string, Role>& roles() const { return roles_; }
+
+  // The secrets the given roles declare (same name = same secret).
+  static std::map<std::string, SecretSpec> SecretsOf(const std::vector<const Role*>& roles);
 
   // Roles for a host, dependencies first: roles whose applies_to names one of
   // its groups (or "all"), roles its groups assign in the inventory, and

@@ -17,7 +17,7 @@ namespace clusterctl {
 namespace {
 
 const std::vector<std::string> kRoleKeys = {"version", "description", "applies_to", "tags", "depends_on",
-                                            "waits_for", "vars", "steps", "handlers"};
+                                            "waits_for", "vars", "secrets", "steps", "handlers"};
 const std::vector<std::string> kStepMetaKeys = {"name", "when", "notify", "tags", "loop"};
 
 bool IsRoleName(const std::string& name) {
@@ -52,6 +52,7 @@ class RoleParser {
       if (fields_.ExpectMap(*v, "vars")) role.vars = YamlToJson(*v);
       if (role.vars.is_null()) role.vars = nlohmann::json::object();
     }
+    if (const YamlNode* v = root.Find("secrets")) ParseSecrets(*v, role);
     if (const YamlNode* v = root.Find("steps")) ParseSteps(*v, role.steps, "step");
     if (const YamlNode* v = root.Find("handlers")) ParseSteps(*v, role.handlers, "handler");
     for (const RoleStep& step : role.steps) {
@@ -68,6 +69,33 @@ class RoleParser {
   }
 
  private:
+  // secrets: {munge_key: {bytes: 1024}, slurmdbd_password: {password: 32}}
+  void ParseSecrets(const YamlNode& node, Role& role) {
+    if (!fields_.ExpectMap(node, "secrets")) return;
+    for (size_t i = 0; i < node.entries.size(); ++i) {
+      const std::string& name = node.entries[i].first;
+      const YamlNode& spec_node = node.entries[i].second;
+      if (name.empty() || name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") != std::string::npos) {
+        fields_.Error(node.key_locations[i], "secret name '" + name + "' must be lowercase letters, digits or '_'");
+        continue;
+      }
+      if (!fields_.ExpectMap(spec_node, "secret " + name, false)) continue;
+      fields_.CheckKnownKeys(spec_node, {"bytes", "password"}, "secret " + name);
+      SecretSpec spec;
+      const YamlNode* bytes = spec_node.Find("bytes");
+      const YamlNode* password = spec_node.Find("password");
+      if ((bytes != nullptr) == (password != nullptr)) {
+        fields_.Error(spec_node.location, "secret " + name + " needs exactly one of 'bytes: N' (random bytes) or 'password: N' (letters and digits)");
+        continue;
+      }
+      spec.kind = bytes ? SecretSpec::Kind::kBytes : SecretSpec::Kind::kPassword;
+      auto size = fields_.Integer(bytes ? *bytes : *password, "secret " + name + " size", 16, 1 << 20);
+      if (!size) continue;
+      spec.size = static_cast<size_t>(*size);
+      role.secrets[name] = spec;
+    }
+  }
+
   void ParseWaits(const YamlNode& node, Role& role) {
     if (!fields_.ExpectSequence(node, "waits_for")) return;
     for (const YamlNode& item : node.items) {
@@ -295,6 +323,25 @@ std::optional<Catalog> Catalog::Load(const Sources& sources, Diagnostics& diagno
       }
     }
   }
+  std::map<std::string, std::pair<SecretSpec, std::string>> secrets;  // name -> spec, declaring role
+  for (const auto& [name, role] : catalog.roles_) {
+    for (const auto& [secret, spec] : role.secrets) {
+      auto [it, inserted] = secrets.emplace(secret, std::make_pair(spec, name));
+      if (!inserted && !(it->second.first == spec)) {
+        diagnostics.Error(role.where, "role " + name + " declares secret " + secret + " differently from role " + it->second.second);
+      }
+    }
+  }
+  for (const auto& [name, role] : catalog.roles_) {
+    for (const RoleStep& step : role.steps) {
+      if (step.kind != "file" || !step.params.contains("secret_content")) continue;
+      const std::string secret = step.params["secret_content"].is_string() ? step.params["secret_content"].get<std::string>() : "";
+      if (!role.secrets.count(secret)) {
+        diagnostics.Error(step.where, "step '" + step.name + "' uses secret '" + secret + "', which role " + name +
+                                          " does not declare under secrets:");
+      }
+    }
+  }
   if (diagnostics.error_count() > errors_before) return std::nullopt;
   std::map<std::string, int> colour;
   std::vector<std::string> path;
@@ -325,6 +372,12 @@ std::optional<Catalog> Catalog::Load(const Sources& sources, Diagnostics& diagno
   }
   if (cyclic) return std::nullopt;
   return catalog;
+}
+
+std::map<std::string, SecretSpec> Catalog::SecretsOf(const std::vector<const Role*>& roles) {
+  std::map<std::string, SecretSpec> secrets;
+  for (const Role* role : roles) secrets.insert(role->secrets.begin(), role->secrets.end());
+  return secrets;
 }
 
 const Role* Catalog::Find(const std::string& name) const {

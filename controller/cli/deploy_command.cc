@@ -13,6 +13,7 @@
 #include "controller/engine/report.h"
 #include "controller/engine/role_board.h"
 #include "controller/engine/state_writer.h"
+#include "controller/state/secret_vault.h"
 #include "inventory/host_selection.h"
 #include "inventory/hostlist.h"
 #include "inventory/loader.h"
@@ -96,7 +97,23 @@ int RunDeploy(const DeployOptions& options, const GlobalOptions& global, const S
   }
 
   // 3. Plan.
-  PlanInputs inputs{&*inventory, &*catalog, &facts, nlohmann::json::object(), options.roles};
+  // Secrets of the roles in use: generated once (plan generates in memory only).
+  std::vector<const Role*> roles_in_use;
+  for (const Host* host : command->hosts()) {
+    for (const Role* role : catalog->RolesFor(*host, *inventory, options.roles)) roles_in_use.push_back(role);
+  }
+  SecretVault vault(command->state().paths().secrets(), /*persist=*/!options.check);
+  if (Status prepared = vault.Prepare(Catalog::SecretsOf(roles_in_use)); !prepared.ok()) {
+    *services.err << "clusterctl: " << prepared.message() << "\nnothing was changed\n";
+    command->Finish({}, {{"error", "secrets"}});
+    return kExitFailed;
+  }
+  for (const std::string& name : vault.generated()) {
+    *services.err << (options.check ? "would generate secret " : "generated secret ") << name << " (kept in "
+                  << command->state().paths().secrets() << ")\n";
+  }
+  PlanInputs inputs{&*inventory, &*catalog, &facts, &vault.values(), {}, options.roles};
+  for (const auto& [name, spec] : vault.specs()) inputs.secret_is_text[name] = spec.kind == SecretSpec::Kind::kPassword;
   Planner planner(inputs);
   std::vector<HostPlan> plans;
   std::vector<const Host*> runnable;

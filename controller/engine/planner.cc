@@ -7,6 +7,7 @@
 
 #include "agent/resources/schema.h"
 #include "common/sha256.h"
+#include "controller/engine/slurm_view.h"
 #include "inventory/address.h"
 #include "inventory/inventory_json.h"
 
@@ -71,10 +72,46 @@ nlohmann::json BuildClusterContext(const Inventory& inventory, const std::map<st
 
 Planner::Planner(PlanInputs inputs)
     : inputs_(std::move(inputs)), cluster_context_(BuildClusterContext(*inputs_.inventory, *inputs_.facts)) {
-  cluster_context_["secrets"] = inputs_.secrets;
+  nlohmann::json secrets = nlohmann::json::object();
+  if (inputs_.secrets) {
+    for (const auto& [name, value] : *inputs_.secrets) {
+      auto text = inputs_.secret_is_text.find(name);
+      if (text != inputs_.secret_is_text.end() && text->second) secrets[name] = value;
+    }
+  }
+  cluster_context_["secrets"] = secrets;
+  auto slurm = BuildSlurmView(*inputs_.inventory, *inputs_.facts);
+  if (slurm.ok()) {
+    cluster_context_["cluster"]["slurm"] = *slurm;
+  } else {
+    view_error_ = slurm.status().message();
+  }
+}
+
+// Secret values may only travel as the content of a file marked secret:
+// never in a parameter (an argv, a path, a line), never in a file whose
+// diff would be shown or whose old content would be backed up.
+void Planner::CheckNoSecretLeaks(const RoleStep& step, const PlannedStep& planned, const Host& host,
+                                 Diagnostics& diagnostics) const {
+  if (!inputs_.secrets) return;
+  const std::string params = planned.params.dump();
+  for (const auto& [name, value] : *inputs_.secrets) {
+    if (value.empty()) continue;
+    if (params.find(value) != std::string::npos) {
+      diagnostics.Error(step.where, "'" + step.name + "' for " + host.name + " would put secret " + name +
+                                        " in a parameter (shown in plans and command lines); use it only in file content with secret: true");
+    } else if (!planned.secret && planned.body.find(value) != std::string::npos) {
+      diagnostics.Error(step.where, "'" + step.name + "' for " + host.name + " writes secret " + name +
+                                        " into a file not marked secret: true (its diff and backup would expose it)");
+    }
+  }
 }
 
 HostPlan Planner::Plan(const Host& host, Diagnostics& diagnostics) {
+  if (!view_error_.empty()) {
+    diagnostics.Error({inputs_.inventory->source_file, 0, 0}, view_error_);
+    view_error_.clear();  // reported once
+  }
   HostPlan plan;
   plan.host = &host;
   plan.roles = inputs_.catalog->RolesFor(host, *inputs_.inventory, inputs_.only_roles);
@@ -148,6 +185,15 @@ void Planner::PlanOne(const Role& role, const RoleStep& step, bool handler,
       bool ok = false;
       planned.body = ReadFileOrEmpty(path, ok);
       if (!ok) diagnostics.Error(step.where, "file source '" + path + "' cannot be read");
+    } else if (params.contains("secret_content")) {
+      const std::string name = params["secret_content"].get<std::string>();
+      auto value = inputs_.secrets ? inputs_.secrets->find(name) : decltype(inputs_.secrets->end()){};
+      if (!inputs_.secrets || value == inputs_.secrets->end()) {
+        diagnostics.Error(step.where, "secret '" + name + "' was not prepared for this run");
+      } else {
+        planned.body = value->second;
+        params["secret"] = true;  // implied: never shown, never backed up
+      }
     }
     planned.secret = params.value("secret", false);
   } else if (step.kind == "repository") {
@@ -188,6 +234,7 @@ void Planner::PlanOne(const Role& role, const RoleStep& step, bool handler,
     if (spec.controller_side) params.erase(spec.name);
   }
   planned.params = params;
+  CheckNoSecretLeaks(step, planned, *plan.host, diagnostics);
   planned.input_hash = Sha256Hex(step.kind + "\n" + params.dump() + "\n" + Sha256Hex(planned.body));
   (handler ? plan.handlers : plan.steps).push_back(std::move(planned));
 }

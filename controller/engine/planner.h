@@ -51,7 +51,12 @@ struct PlanInputs {
   const Inventory* inventory = nullptr;
   const Catalog* catalog = nullptr;
   const std::map<std::string, nlohmann::json>* facts = nullptr;  // by host; missing = never gathered
-  nlohmann::json secrets = nlohmann::json::object();             // for templates of secret files
+  // Secret values by name (SecretVault). Passwords are visible to templates
+  // as secrets.NAME; any secret may be a file's secret_content. A step
+  // whose parameters, or a non-secret file whose content, would carry a
+  // secret value is a planning error.
+  const std::map<std::string, std::string>* secrets = nullptr;
+  std::map<std::string, bool> secret_is_text;                    // name -> usable in templates
   std::vector<std::string> only_roles;                           // --roles
 };
 
@@ -69,8 +74,11 @@ class Planner {
   void PlanOne(const Role& role, const RoleStep& step, bool handler, const std::vector<const nlohmann::json*>& stack,
                const std::string& loop_key, HostPlan& plan, Diagnostics& diagnostics);
 
+  void CheckNoSecretLeaks(const RoleStep& step, const PlannedStep& planned, const Host& host, Diagnostics& diagnostics) const;
+
   PlanInputs inputs_;
   nlohmann::json cluster_context_;
+  std::string view_error_;  // a derived view (cluster.slurm) that could not be built
   std::map<std::string, std::pair<std::string, uint64_t>> source_digests_;  // copy sources: sha256, size
 };
 

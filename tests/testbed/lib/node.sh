@@ -37,8 +37,31 @@ ENV
   done
   chroot "$root" chown -R admin:admin /home/admin/.ssh
   echo "Acquire::http::Proxy \"$(proxy_url)\";" >"$root/etc/apt/apt.conf.d/01testbed-proxy"
+  writable_cgroups_unit "$root"
   make_hardware "$dir/hw" "$gpus" "$hcas"
   ensure_node_network "$node" "$index"
+}
+
+# nspawn mounts the cgroup v1 controllers read-only in the node. The node's
+# cgroup namespace is rooted in its own cgroup (cgroup.sh), so making them
+# writable lets its services (slurmd's proctrack/cgroup, task/cgroup,
+# ConstrainDevices) create cgroups below it, as on a real machine.
+writable_cgroups_unit() {
+  local root=$1
+  cat >"$root/etc/systemd/system/testbed-writable-cgroups.service" <<'UNIT'
+[Unit]
+Description=testbed: cgroup controllers writable, as on a real machine
+DefaultDependencies=no
+Before=sysinit.target
+[Service]
+Type=oneshot
+RemainAfterExit=yes
+ExecStart=/bin/sh -c 'for d in /sys/fs/cgroup/*/; do [ -e "$d/cgroup.procs" ] && mount -o remount,bind,rw "$d"; done; true'
+[Install]
+WantedBy=sysinit.target
+UNIT
+  mkdir -p "$root/etc/systemd/system/sysinit.target.wants"
+  ln -sf ../testbed-writable-cgroups.service "$root/etc/systemd/system/sysinit.target.wants/testbed-writable-cgroups.service"
 }
 
 # Runs in the background (setsid) for the life of a node.

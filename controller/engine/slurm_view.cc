@@ -1,0 +1,114 @@
+#include "controller/engine/slurm_view.h"
+
+#include <algorithm>
+#include <set>
+#include <tuple>
+
+#include "inventory/hostlist.h"
+
+namespace clusterctl {
+namespace {
+
+int64_t IntAt(const nlohmann::json& facts, const char* section, const char* field) {
+  if (!facts.is_object() || !facts.contains(section) || !facts[section].is_object()) return -1;
+  const nlohmann::json& value = facts[section].value(field, nlohmann::json());
+  return value.is_number_integer() ? value.get<int64_t>() : -1;
+}
+
+// What must be equal for two nodes to share one NodeName line.
+struct NodeShape {
+  int64_t cpus, sockets, cores, threads, real_memory, gpus;
+  bool operator<(const NodeShape& o) const {
+    return std::tie(cpus, sockets, cores, threads, real_memory, gpus) <
+           std::tie(o.cpus, o.sockets, o.cores, o.threads, o.real_memory, o.gpus);
+  }
+};
+
+std::string GpuFiles(int64_t gpus) {
+  return gpus == 1 ? "/dev/nvidia0" : "/dev/nvidia[0-" + std::to_string(gpus - 1) + "]";
+}
+
+}  // namespace
+
+int64_t SlurmReservedMemoryMib(int64_t total_mib, const nlohmann::json& host_vars) {
+  if (host_vars.contains("slurm_memory_reserve_mib") && host_vars["slurm_memory_reserve_mib"].is_number_integer()) {
+    return host_vars["slurm_memory_reserve_mib"].get<int64_t>();
+  }
+  return std::max<int64_t>(512, total_mib / 50);
+}
+
+Result<nlohmann::json> BuildSlurmView(const Inventory& inventory, const std::map<std::string, nlohmann::json>& facts) {
+  const nlohmann::json& vars = inventory.cluster_vars;
+  const std::string node_group = vars.value("slurm_node_group", std::string("compute"));
+  const std::vector<std::string> members = inventory.MembersOf(node_group);
+
+  std::map<NodeShape, std::vector<std::string>> classes;
+  std::vector<std::string> known, unknown;
+  for (const std::string& name : members) {
+    auto it = facts.find(name);
+    const Host* host = inventory.FindHost(name);
+    const nlohmann::json no_facts;
+    const nlohmann::json& f = it == facts.end() ? no_facts : it->second;
+    NodeShape shape{IntAt(f, "cpu", "cpus"), IntAt(f, "cpu", "sockets"), IntAt(f, "cpu", "cores_per_socket"),
+                    IntAt(f, "cpu", "threads_per_core"), IntAt(f, "memory", "total_mib"), IntAt(f, "pci", "gpu_count")};
+    if (shape.cpus <= 0 || shape.sockets <= 0 || shape.cores <= 0 || shape.threads <= 0 || shape.real_memory <= 0 ||
+        shape.gpus < 0) {
+      unknown.push_back(name);
+      continue;
+    }
+    shape.real_memory -= SlurmReservedMemoryMib(shape.real_memory, host ? host->vars : nlohmann::json::object());
+    if (shape.real_memory <= 0) {
+      return Status::InvalidArgument("slurm_memory_reserve_mib of " + name + " leaves it no memory for jobs");
+    }
+    classes[shape].push_back(name);
+    known.push_back(name);
+  }
+
+  nlohmann::json nodes = nlohmann::json::array();
+  for (const auto& [shape, names] : classes) {
+    nodes.push_back({{"names", CollapseHostList(names)},
+                     {"cpus", shape.cpus},
+                     {"sockets", shape.sockets},
+                     {"cores_per_socket", shape.cores},
+                     {"threads_per_core", shape.threads},
+                     {"real_memory", shape.real_memory},
+                     {"gpus", shape.gpus},
+                     {"gpu_files", shape.gpus > 0 ? nlohmann::json(GpuFiles(shape.gpus)) : nlohmann::json(nullptr)}});
+  }
+  // Stable order by first node name, so adding a class does not reorder the file.
+  std::sort(nodes.begin(), nodes.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
+    return a["names"].get<std::string>() < b["names"].get<std::string>();
+  });
+
+  nlohmann::json partitions = nlohmann::json::array();
+  nlohmann::json wanted = vars.value("slurm_partitions", nlohmann::json::array({{{"name", "batch"}, {"default", true}}}));
+  if (!wanted.is_array()) return Status::InvalidArgument("slurm_partitions must be a list of {name, group, default, max_time, options}");
+  std::set<std::string> names_seen;
+  for (const nlohmann::json& p : wanted) {
+    if (!p.is_object() || !p.contains("name") || !p["name"].is_string()) {
+      return Status::InvalidArgument("each slurm_partitions entry needs a name: " + p.dump());
+    }
+    const std::string name = p["name"].get<std::string>();
+    if (!names_seen.insert(name).second) return Status::InvalidArgument("slurm_partitions names " + name + " twice");
+    const std::string group = p.value("group", node_group);
+    if (!inventory.FindGroup(group) && group != "all" && group != node_group) {
+      return Status::InvalidArgument("slurm partition " + name + ": no group '" + group + "' in the inventory");
+    }
+    std::vector<std::string> in_partition;
+    for (const std::string& host : inventory.MembersOf(group)) {
+      if (std::find(known.begin(), known.end(), host) != known.end()) in_partition.push_back(host);
+    }
+    if (in_partition.empty()) continue;  // Slurm refuses a partition without nodes
+    partitions.push_back({{"name", name},
+                          {"nodes", CollapseHostList(in_partition)},
+                          {"default", p.value("default", false)},
+                          {"max_time", p.contains("max_time") ? p["max_time"] : nlohmann::json("INFINITE")},
+                          {"options", p.value("options", std::string())}});
+  }
+  return nlohmann::json{{"nodes", nodes},
+                        {"partitions", partitions},
+                        {"node_names", known.empty() ? nlohmann::json(nullptr) : nlohmann::json(CollapseHostList(known))},
+                        {"unknown", unknown.empty() ? nlohmann::json(nullptr) : nlohmann::json(CollapseHostList(unknown))}};
+}
+
+}  // namespace clusterctl

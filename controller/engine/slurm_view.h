@@ -1,0 +1,35 @@
+// The Slurm view of the cluster (`cluster.slurm` in templates), computed
+// from the inventory and the stored facts of every node, so slurm.conf and
+// gres.conf render to the same bytes on every node:
+//
+//   nodes:      classes of Slurm nodes with identical hardware, names
+//               collapsed (node[02-64]): cpus, sockets, cores_per_socket,
+//               threads_per_core, real_memory (MiB, below what was detected),
+//               gpus, gpu_files (/dev/nvidia[0-7]); nodes not yet known by
+//               their facts are left out (listed in `unknown`).
+//   partitions: from the cluster variable slurm_partitions (name, group,
+//               default, max_time, options), with their nodes collapsed.
+//   node_names: every Slurm node with facts, collapsed.
+//
+// Slurm nodes are the hosts of the group named by slurm_node_group
+// (default: compute). Templates cannot group, collapse ranges or do
+// arithmetic; this is where that happens, as a pure function.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "common/status.h"
+#include "inventory/model.h"
+
+namespace clusterctl {
+
+// MiB a node keeps for itself: the host variable slurm_memory_reserve_mib,
+// or 2% of its memory with at least 512 MiB.
+int64_t SlurmReservedMemoryMib(int64_t total_mib, const nlohmann::json& host_vars);
+
+Result<nlohmann::json> BuildSlurmView(const Inventory& inventory, const std::map<std::string, nlohmann::json>& facts);
+
+}  // namespace clusterctl

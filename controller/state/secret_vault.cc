@@ -1,0 +1,140 @@
+#include "controller/state/secret_vault.h"
+
+#include <fcntl.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+namespace clusterctl {
+namespace {
+
+void RandomBytes(char* out, size_t size) {
+  size_t filled = 0;
+  while (filled < size) {
+    ssize_t n = ::getrandom(out + filled, size - filled, 0);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      // getrandom cannot fail on a supported kernel once seeded; refuse to
+      // continue with a weak value.
+      std::abort();
+    }
+    filled += static_cast<size_t>(n);
+  }
+}
+
+Result<std::string> ReadPrivateFile(const std::string& path, bool& exists) {
+  exists = false;
+  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return std::string();
+    return Status::IoError("cannot read " + path + ": " + std::strerror(errno));
+  }
+  exists = true;
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return Status::IoError(path + " is not a regular file");
+  }
+  if ((st.st_mode & 077) != 0) {
+    ::close(fd);
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    return Status::FailedPrecondition(path + " is readable by group or others (mode " + std::string(mode) +
+                                      "); treat it as exposed: remove it to generate a new one, or chmod 600 it");
+  }
+  std::string data;
+  char buffer[4096];
+  ssize_t n;
+  while ((n = ::read(fd, buffer, sizeof buffer)) > 0) data.append(buffer, static_cast<size_t>(n));
+  ::close(fd);
+  if (n < 0) return Status::IoError("cannot read " + path);
+  return data;
+}
+
+}  // namespace
+
+std::string GenerateSecret(const SecretSpec& spec) {
+  if (spec.kind == SecretSpec::Kind::kBytes) {
+    std::string bytes(spec.size, '\0');
+    RandomBytes(bytes.data(), bytes.size());
+    return bytes;
+  }
+  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  constexpr unsigned kLetters = sizeof kAlphabet - 1;  // 62
+  std::string password;
+  while (password.size() < spec.size) {
+    unsigned char c;
+    RandomBytes(reinterpret_cast<char*>(&c), 1);
+    if (c >= 248) continue;  // 248 = 4 * 62: rejection keeps every letter equally likely
+    password.push_back(kAlphabet[c % kLetters]);
+  }
+  return password;
+}
+
+Status SecretVault::Prepare(const std::map<std::string, SecretSpec>& specs) {
+  for (const auto& [name, spec] : specs) {
+    const std::string path = dir_ + "/" + name;
+    bool exists = false;
+    auto stored = ReadPrivateFile(path, exists);
+    if (!stored.ok()) return stored.status().WithContext("secret " + name);
+    if (exists) {
+      if (stored->size() != spec.size) {
+        return Status::FailedPrecondition("secret " + name + " in " + path + " has " + std::to_string(stored->size()) +
+                                          " bytes, expected " + std::to_string(spec.size) +
+                                          "; remove the file to generate a new one (every node then gets it)");
+      }
+      values_[name] = std::move(*stored);
+    } else {
+      std::string value = GenerateSecret(spec);
+      if (persist_) CLUSTERCTL_RETURN_IF_ERROR(Store(name, value));
+      values_[name] = std::move(value);
+      generated_.push_back(name);
+    }
+    specs_[name] = spec;
+  }
+  return Status::Ok();
+}
+
+// Written to a temporary file created 0600, synced, then renamed: a crash
+// leaves the old secret or the new one, never a partial one.
+Status SecretVault::Store(const std::string& name, const std::string& value) {
+  if (::mkdir(dir_.c_str(), 0700) != 0 && errno != EEXIST) {
+    return Status::IoError("cannot create " + dir_ + ": " + std::strerror(errno));
+  }
+  const std::string path = dir_ + "/" + name;
+  const std::string temporary = path + ".new";
+  ::unlink(temporary.c_str());
+  int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return Status::IoError("cannot create " + temporary + ": " + std::strerror(errno));
+  size_t written = 0;
+  while (written < value.size()) {
+    ssize_t n = ::write(fd, value.data() + written, value.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      ::close(fd);
+      ::unlink(temporary.c_str());
+      return Status::IoError("cannot write " + temporary);
+    }
+    written += static_cast<size_t>(n);
+  }
+  const bool synced = ::fsync(fd) == 0;
+  ::close(fd);
+  if (!synced || ::rename(temporary.c_str(), path.c_str()) != 0) {
+    ::unlink(temporary.c_str());
+    return Status::IoError("cannot store secret " + name + " in " + dir_ + ": " + std::strerror(errno));
+  }
+  int dir_fd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd >= 0) {
+    ::fsync(dir_fd);
+    ::close(dir_fd);
+  }
+  return Status::Ok();
+}
+
+}  // namespace clusterctl
