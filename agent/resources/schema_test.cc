@@ -12,7 +12,7 @@ TEST_CASE("ValidateParams names every problem") {
   REQUIRE(problems.size() == 3);
   CHECK(problems[0] == "file parameter 'mode' must be an octal mode like \"0644\", got \"rw-r--r--\"");
   CHECK(problems[1].find("unknown parameter 'ownr' for file (did you mean 'owner'?)") == 0);
-  CHECK(problems[2] == "file needs exactly one of content, template, source");
+  CHECK(problems[2] == "file needs exactly one of content, template, source, secret_content");
   CHECK(ValidateParams(*FindResourceSpec("package"), nlohmann::json::object()).at(0) == "package needs parameter 'name'");
 }
 

@@ -26,23 +26,27 @@ namespace clusterctl {
 
 inline constexpr int kRoleFormatVersion = 1;
 
+struct RoleWait {
+  std::string role;   // must be converged ...
+  std::string group;  // ... on every host of this group
+  SourceLocation where;
+};
+
 struct RoleStep {
   std::string name;  // unique in its role: the step's identity
   std::string kind;  // resource kind
   nlohmann::json params = nlohmann::json::object();
   std::optional<WhenExpression> when;
-  std::vector<std::string> notify;  // handler names of the same role
+  // Handlers: of the same role ("restart x"), or of another role that runs
+  // on the same host ("slurm-node/restart slurmd"; ignored on hosts
+  // without that role).
+  std::vector<std::string> notify;
+  std::vector<RoleWait> waits_for;  // handlers only: run once these roles are done elsewhere
   std::vector<std::string> tags;
   std::string loop;  // a list variable: the step runs once per item (as `item`)
   SourceLocation where;
   std::shared_ptr<const Template> content_template;  // file: template: NAME
   std::string template_name;
-};
-
-struct RoleWait {
-  std::string role;   // must be converged ...
-  std::string group;  // ... on every host of this group
-  SourceLocation where;
 };
 
 struct Role {

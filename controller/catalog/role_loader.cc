@@ -18,7 +18,7 @@ namespace {
 
 const std::vector<std::string> kRoleKeys = {"version", "description", "applies_to", "tags", "depends_on",
                                             "waits_for", "vars", "secrets", "steps", "handlers"};
-const std::vector<std::string> kStepMetaKeys = {"name", "when", "notify", "tags", "loop"};
+const std::vector<std::string> kStepMetaKeys = {"name", "when", "notify", "tags", "loop", "waits_for"};
 
 bool IsRoleName(const std::string& name) {
   return !name.empty() && std::isalpha(static_cast<unsigned char>(name[0])) &&
@@ -47,7 +47,7 @@ class RoleParser {
     if (const YamlNode* v = root.Find("applies_to")) role.applies_to = fields_.StringList(*v, "applies_to").value_or(std::vector<std::string>{});
     if (const YamlNode* v = root.Find("tags")) role.tags = fields_.StringList(*v, "tags").value_or(std::vector<std::string>{});
     if (const YamlNode* v = root.Find("depends_on")) role.depends_on = fields_.StringList(*v, "depends_on").value_or(std::vector<std::string>{});
-    if (const YamlNode* v = root.Find("waits_for")) ParseWaits(*v, role);
+    if (const YamlNode* v = root.Find("waits_for")) role.waits_for = ParseWaits(*v);
     if (const YamlNode* v = root.Find("vars")) {
       if (fields_.ExpectMap(*v, "vars")) role.vars = YamlToJson(*v);
       if (role.vars.is_null()) role.vars = nlohmann::json::object();
@@ -57,6 +57,7 @@ class RoleParser {
     if (const YamlNode* v = root.Find("handlers")) ParseSteps(*v, role.handlers, "handler");
     for (const RoleStep& step : role.steps) {
       for (const std::string& handler : step.notify) {
+        if (handler.find('/') != std::string::npos) continue;  // another role's: checked once all are loaded
         if (!role.FindHandler(handler)) {
           std::vector<std::string> names;
           for (const RoleStep& h : role.handlers) names.push_back(h.name);
@@ -96,8 +97,9 @@ class RoleParser {
     }
   }
 
-  void ParseWaits(const YamlNode& node, Role& role) {
-    if (!fields_.ExpectSequence(node, "waits_for")) return;
+  std::vector<RoleWait> ParseWaits(const YamlNode& node) {
+    std::vector<RoleWait> waits;
+    if (!fields_.ExpectSequence(node, "waits_for")) return waits;
     for (const YamlNode& item : node.items) {
       if (!fields_.ExpectMap(item, "each waits_for entry", false)) continue;
       fields_.CheckKnownKeys(item, {"role", "group"}, "waits_for entry");
@@ -109,8 +111,9 @@ class RoleParser {
         fields_.Error(item.location, "waits_for entries need 'role' and 'group'");
         continue;
       }
-      role.waits_for.push_back(wait);
+      waits.push_back(wait);
     }
+    return waits;
   }
 
   void ParseSteps(const YamlNode& node, std::vector<RoleStep>& out, const std::string& what) {
@@ -160,6 +163,13 @@ class RoleParser {
         }
       }
       if (const YamlNode* n = item.Find("notify")) step.notify = fields_.StringList(*n, "notify").value_or(std::vector<std::string>{});
+      if (const YamlNode* w = item.Find("waits_for")) {
+        if (what == "handler") {
+          step.waits_for = ParseWaits(*w);
+        } else {
+          fields_.Error(w->location, "waits_for on a step: put it on the role, or on a handler");
+        }
+      }
       if (const YamlNode* t = item.Find("tags")) step.tags = fields_.StringList(*t, "tags").value_or(std::vector<std::string>{});
       if (const YamlNode* l = item.Find("loop")) {
         step.loop = fields_.String(*l, "loop").value_or("");
@@ -317,9 +327,21 @@ std::optional<Catalog> Catalog::Load(const Sources& sources, Diagnostics& diagno
         diagnostics.Error(role.where, "role " + name + " depends on unknown role '" + dependency + "'" + DidYouMean(dependency, names));
       }
     }
-    for (const RoleWait& wait : role.waits_for) {
+    std::vector<RoleWait> waits = role.waits_for;
+    for (const RoleStep& handler : role.handlers) waits.insert(waits.end(), handler.waits_for.begin(), handler.waits_for.end());
+    for (const RoleWait& wait : waits) {
       if (!catalog.roles_.count(wait.role)) {
         diagnostics.Error(wait.where, "role " + name + " waits for unknown role '" + wait.role + "'" + DidYouMean(wait.role, names));
+      }
+    }
+    for (const RoleStep& step : role.steps) {
+      for (const std::string& target : step.notify) {
+        const size_t slash = target.find('/');
+        if (slash == std::string::npos) continue;
+        const Role* other = catalog.Find(target.substr(0, slash));
+        if (!other || !other->FindHandler(target.substr(slash + 1))) {
+          diagnostics.Error(step.where, "step '" + step.name + "' notifies '" + target + "': no such role/handler");
+        }
       }
     }
   }
@@ -352,6 +374,9 @@ std::optional<Catalog> Catalog::Load(const Sources& sources, Diagnostics& diagno
     const Role& role = catalog.roles_.at(name);
     std::vector<std::string> next = role.depends_on;
     for (const RoleWait& w : role.waits_for) next.push_back(w.role);
+    for (const RoleStep& h : role.handlers) {
+      for (const RoleWait& w : h.waits_for) next.push_back(w.role);
+    }
     for (const std::string& n : next) {
       if (cyclic) break;
       if (colour[n] == 1) {

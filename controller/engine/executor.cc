@@ -69,6 +69,7 @@ class HostRun {
       }
       context_.board->MarkDone(role->name, report_.host);
     }
+    if (report_.failed == 0 && report_.outcome != "unreachable") co_await RunLeftoverHandlers();
     co_await agent_->Close(Clock::now() + std::chrono::seconds(5));
     Finish(start);
     co_return report_;
@@ -207,7 +208,14 @@ class HostRun {
   // the role's reboot step if there is one after it.
   std::vector<std::pair<std::string, std::string>> OwedBy(const PlannedStep& step) {
     std::vector<std::pair<std::string, std::string>> owed;  // kind, target
-    for (const std::string& handler : step.step->notify) owed.emplace_back("handler", step.role->name + "/" + handler);
+    for (const std::string& handler : step.step->notify) {
+      const size_t slash = handler.find('/');
+      const std::string role = slash == std::string::npos ? step.role->name : handler.substr(0, slash);
+      const std::string name = slash == std::string::npos ? handler : handler.substr(slash + 1);
+      // Another role's handler counts only where that role runs too.
+      const PlannedStep* target = plan_.FindHandler(role, name);
+      if (target && !target->skipped) owed.emplace_back("handler", role + "/" + name);
+    }
     bool after = false;
     for (const PlannedStep& s : plan_.steps) {
       if (&s == &step) after = true;
@@ -332,6 +340,7 @@ class HostRun {
       if (!owed && notified == notified_in_plan_.end()) co_return true;
       StepReport r{target, "would-change", true, true,
                    {owed ? "owed from an earlier run" : "notified by " + notified->second}, "", "", "", ""};
+      if (notified != notified_in_plan_.end()) notified_in_plan_.erase(notified);  // reported once
       ++report_.changed;
       context_.reporter->StepFinished(report_.host, r);
       report_.steps.push_back(std::move(r));
@@ -503,8 +512,44 @@ class HostRun {
       }
       if (!co_await RunStep(step, role_changed)) co_return false;
     }
+    if (!co_await WaitBeforeHandlers(role)) co_return false;
     for (const PlannedStep& handler : plan_.handlers) {
       if (handler.role != &role || handler.skipped) continue;
+      if (!co_await RunHandler(handler)) co_return false;
+    }
+    co_return true;
+  }
+
+  bool HandlerDue(const PlannedStep& handler) const {
+    const std::string target = handler.Identity();
+    return intents_.count(target) > 0 || notified_in_plan_.count(target) > 0;
+  }
+
+  // A handler with waits_for (restart slurmd only once slurmctld has
+  // restarted) waits, when it is due, for those roles on the other hosts.
+  Task<bool> WaitBeforeHandlers(const Role& role) {
+    for (const PlannedStep& handler : plan_.handlers) {
+      if (handler.role != &role || handler.skipped || !HandlerDue(handler) || context_.options.check) continue;
+      for (const RoleWait& wait : handler.step->waits_for) {
+        context_.reporter->StepStarted(report_.host, handler.Identity() + " (waiting for " + wait.role + ")");
+        std::string role_name = wait.role;
+        std::vector<std::string> members = context_.inventory->MembersOf(wait.group);
+        Status ready = co_await context_.board->WaitFor(std::move(role_name), std::move(members), asio::use_awaitable);
+        if (!ready.ok()) {
+          Fail({handler.Identity() + " (waits for " + wait.role + ")", "failed", false, true, {}, "", ready.message(), "", ""});
+          co_return false;
+        }
+      }
+    }
+    co_return true;
+  }
+
+  // Handlers of roles that already ran on this host, owed by a later role's
+  // change (cross-role notify) or left by an interrupted run.
+  Task<bool> RunLeftoverHandlers() {
+    for (const PlannedStep& handler : plan_.handlers) {
+      if (handler.skipped || !HandlerDue(handler)) continue;
+      if (!co_await WaitBeforeHandlers(*handler.role)) co_return false;
       if (!co_await RunHandler(handler)) co_return false;
     }
     co_return true;
