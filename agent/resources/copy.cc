@@ -52,7 +52,7 @@ ResourceOutcome CopyResource(const ResourceRequest& request, ResourceHost&) {
   if (have == size) {
     auto digest = Sha256File(partial);
     if (digest.ok() && *digest == want) {
-      std::optional<Attributes> attributes = DesiredAttributes(p, 0644, outcome);
+      std::optional<Attributes> attributes = DesiredAttributes(p, 0644, request.apply, outcome);
       if (!attributes) return outcome;
       if (::chown(partial.c_str(), attributes->uid, attributes->gid) != 0 ||
           ::chmod(partial.c_str(), static_cast<mode_t>(attributes->mode)) != 0 ||

@@ -25,7 +25,7 @@ ResourceOutcome DirectoryResource(const ResourceRequest& request, ResourceHost&)
   if (info.exists && !info.is_directory) return outcome.Fail(path + " exists and is not a directory");
   if (!info.exists) {
     outcome.Differs("directory does not exist");
-    std::optional<Attributes> attributes = DesiredAttributes(p, 0755, outcome);
+    std::optional<Attributes> attributes = DesiredAttributes(p, 0755, request.apply, outcome);
     if (!attributes) return outcome;
     if (request.apply) {
       if (::mkdir(path.c_str(), static_cast<mode_t>(attributes->mode)) != 0) {

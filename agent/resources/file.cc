@@ -45,7 +45,7 @@ ResourceOutcome FileResource(const ResourceRequest& request, ResourceHost& host)
   if (!secret && (!info.exists || current != wanted)) outcome.diff = UnifiedDiff(current.value_or(""), wanted, path);
 
   if (outcome.changed) {
-    std::optional<Attributes> attributes = DesiredAttributes(p, info.exists ? info.mode : 0644, outcome);
+    std::optional<Attributes> attributes = DesiredAttributes(p, info.exists ? info.mode : 0644, request.apply, outcome);
     if (!attributes) return outcome;
     if (info.exists && !p.contains("owner")) attributes->uid = info.uid;
     if (info.exists && !p.contains("group")) attributes->gid = info.gid;

@@ -120,13 +120,23 @@ std::string ModeText(int mode) {
   return buffer;
 }
 
-std::optional<Attributes> DesiredAttributes(const nlohmann::json& params, int default_mode, ResourceOutcome& outcome) {
+// A missing user or group fails an apply; a check (a plan on a fresh node,
+// where an earlier step's package creates the user) reports a difference.
+void MissingAccount(const std::string& what, const std::string& name, bool apply, ResourceOutcome& outcome) {
+  if (apply) {
+    outcome.Fail(what + " '" + name + "' does not exist");
+  } else {
+    outcome.Differs(what + " '" + name + "' does not exist yet");
+  }
+}
+
+std::optional<Attributes> DesiredAttributes(const nlohmann::json& params, int default_mode, bool apply, ResourceOutcome& outcome) {
   Attributes a;
   a.mode = default_mode;
   if (params.contains("owner")) {
     auto uid = LookupUid(params["owner"].get<std::string>());
     if (!uid) {
-      outcome.Fail("user '" + params["owner"].get<std::string>() + "' does not exist");
+      MissingAccount("user", params["owner"].get<std::string>(), apply, outcome);
       return std::nullopt;
     }
     a.uid = *uid;
@@ -134,7 +144,7 @@ std::optional<Attributes> DesiredAttributes(const nlohmann::json& params, int de
   if (params.contains("group")) {
     auto gid = LookupGid(params["group"].get<std::string>());
     if (!gid) {
-      outcome.Fail("group '" + params["group"].get<std::string>() + "' does not exist");
+      MissingAccount("group", params["group"].get<std::string>(), apply, outcome);
       return std::nullopt;
     }
     a.gid = *gid;
@@ -149,7 +159,7 @@ bool EnsureAttributes(const std::string& path, const nlohmann::json& params, boo
   if (params.contains("owner")) {
     auto uid = LookupUid(params["owner"].get<std::string>());
     if (!uid) {
-      outcome.Fail("user '" + params["owner"].get<std::string>() + "' does not exist");
+      MissingAccount("user", params["owner"].get<std::string>(), apply, outcome);
       return false;
     }
     if (*uid != info.uid) {
@@ -163,7 +173,7 @@ bool EnsureAttributes(const std::string& path, const nlohmann::json& params, boo
   if (params.contains("group")) {
     auto gid = LookupGid(params["group"].get<std::string>());
     if (!gid) {
-      outcome.Fail("group '" + params["group"].get<std::string>() + "' does not exist");
+      MissingAccount("group", params["group"].get<std::string>(), apply, outcome);
       return false;
     }
     if (*gid != info.gid) {

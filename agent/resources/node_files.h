@@ -50,7 +50,8 @@ struct Attributes {
   gid_t gid = 0;
   int mode = 0644;
 };
-std::optional<Attributes> DesiredAttributes(const nlohmann::json& params, int default_mode, ResourceOutcome& outcome);
+std::optional<Attributes> DesiredAttributes(const nlohmann::json& params, int default_mode, bool apply,
+                                            ResourceOutcome& outcome);
 
 std::string ModeText(int mode);  // "0644"
 
