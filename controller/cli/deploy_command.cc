@@ -33,6 +33,34 @@ std::optional<size_t> ParseBatchSize(const std::string& text, size_t hosts) {
   return std::max<size_t>(1, std::min(size, hosts));
 }
 
+// Hosts that left the inventory: once a deploy converged every other host
+// (the roles drained them and rewrote the cluster's files without them),
+// they are marked removed, and the admin learns what stays on the machines.
+static void ReportRemovals(const std::vector<std::string>& leaving, bool converged, RemoteCommand& command,
+                           const Services& services) {
+  const std::string names = CollapseHostList(leaving);
+  if (!converged) {
+    *services.err << names << ": left the inventory; removal not finished (see the failures above); deploy again\n";
+    return;
+  }
+  for (const std::string& host : leaving) {
+    Status marked = command.state().MarkHostRemoved(host, command.run_id());
+    if (!marked.ok()) {
+      *services.err << "clusterctl: state: " << marked.message() << "\n";
+      return;
+    }
+    auto roles = command.state().RolesRecordedFor(host);
+    *services.err << host << ": removed from the cluster (drained, and gone from the files every node shares). "
+                  << "clusterctl no longer manages it. Left on the machine: what roles "
+                  << (roles.ok() && !roles->empty() ? Join(*roles, ", ") : std::string("(none recorded)"))
+                  << " installed (packages, files, services that still run)"
+                  << (roles.ok() && std::find(roles->begin(), roles->end(), "munge") != roles->end()
+                          ? ", and the cluster's munge key: re-image the machine or rotate the key"
+                          : "")
+                  << ".\n";
+  }
+}
+
 int RunDeploy(const DeployOptions& options, const GlobalOptions& global, const Services& services) {
   const auto start = std::chrono::steady_clock::now();
   // 1. Static checks before anything else.
@@ -113,6 +141,15 @@ int RunDeploy(const DeployOptions& options, const GlobalOptions& global, const S
                   << command->state().paths().secrets() << ")\n";
   }
   PlanInputs inputs{&*inventory, &*catalog, &facts, &vault.values(), {}, options.roles};
+  // Hosts gone from the inventory (the state knows them, not yet removed).
+  std::vector<std::string> leaving;
+  if (auto known = command->state().ListHosts(); known.ok()) {
+    for (const HostRecord& record : *known) {
+      if (record.in_inventory || record.status == "removed" || record.status == "never") continue;
+      leaving.push_back(record.name);
+      inputs.removed_hosts.push_back({{"name", record.name}, {"address", record.address.value_or("")}});
+    }
+  }
   for (const auto& [name, spec] : vault.specs()) inputs.secret_is_text[name] = spec.kind == SecretSpec::Kind::kPassword;
   Planner planner(inputs);
   std::vector<HostPlan> plans;
@@ -192,6 +229,7 @@ int RunDeploy(const DeployOptions& options, const GlobalOptions& global, const S
     result.error = r.error;
     results.push_back(result);
   }
+  if (!options.check && !leaving.empty()) ReportRemovals(leaving, failed == 0 && early.empty(), *command, services);
   nlohmann::json summary = {{"hosts", reports.size()}, {"changed", changed}, {"failed", failed}, {"check", options.check}};
   return command->Finish(results, summary, /*print_failures=*/false);
 }

@@ -313,7 +313,7 @@ class HostRun {
       role_changed = true;
       ++report_.changed;
       if (check) {
-        for (const auto& entry : owed) notified_in_plan_[entry.second] = step.Identity();
+        for (const auto& entry : owed) notified_in_plan_.emplace(entry.second, step.Identity());  // the first notifier
       }
     } else {
       ++report_.ok;

@@ -80,6 +80,7 @@ Planner::Planner(PlanInputs inputs)
     }
   }
   cluster_context_["secrets"] = secrets;
+  cluster_context_["cluster"]["removed_hosts"] = inputs_.removed_hosts;
   auto slurm = BuildSlurmView(*inputs_.inventory, *inputs_.facts);
   if (slurm.ok()) {
     cluster_context_["cluster"]["slurm"] = *slurm;

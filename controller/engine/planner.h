@@ -58,6 +58,9 @@ struct PlanInputs {
   const std::map<std::string, std::string>* secrets = nullptr;
   std::map<std::string, bool> secret_is_text;                    // name -> usable in templates
   std::vector<std::string> only_roles;                           // --roles
+  // Hosts gone from the inventory whose removal is not done yet
+  // (cluster.removed_hosts: name, address), so roles can drain them.
+  nlohmann::json removed_hosts = nlohmann::json::array();
 };
 
 // The cluster as templates see it (`cluster`): built once per run.

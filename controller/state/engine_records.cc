@@ -92,6 +92,29 @@ Status StateStore::RecordHostOutcome(const std::string& host, const std::string&
   return update->Run();
 }
 
+Status StateStore::MarkHostRemoved(const std::string& host, int64_t run_id) {
+  auto update = db_->Prepare(
+      "UPDATE hosts SET status = 'removed', removed_at = ?1, last_run_id = ?2, last_status_at = ?1, last_error = NULL "
+      "WHERE name = ?3 AND in_inventory = 0");
+  if (!update.ok()) return update.status();
+  update->Bind(1, NowMs()).Bind(2, run_id).Bind(3, host);
+  return update->Run();
+}
+
+Result<std::vector<std::string>> StateStore::RolesRecordedFor(const std::string& host) {
+  auto query = db_->Prepare("SELECT DISTINCT role FROM steps WHERE host = ? ORDER BY role");
+  if (!query.ok()) return query.status();
+  query->Bind(1, host);
+  std::vector<std::string> roles;
+  while (true) {
+    auto row = query->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    roles.push_back(query->Text(0));
+  }
+  return roles;
+}
+
 Status StateStore::SaveFileBackup(int64_t run_id, const std::string& host, const std::string& path,
                                   const std::string& content) {
   auto insert = db_->Prepare("INSERT INTO file_backups (run_id, host, path, content, at) VALUES (?, ?, ?, ?, ?)");

@@ -153,6 +153,10 @@ class StateStore {
                              const std::string& target, const std::string& reason);
   Status SetIntentDetail(int64_t intent_id, const nlohmann::json& detail);
   Status CloseIntent(int64_t intent_id, int64_t run_id);
+  // A host gone from the inventory whose removal a deploy completed.
+  Status MarkHostRemoved(const std::string& host, int64_t run_id);
+  // Roles that ever converged steps on a host (what it may still carry).
+  Result<std::vector<std::string>> RolesRecordedFor(const std::string& host);
   Status DeleteIntent(int64_t intent_id);
   Status RecordHostOutcome(const std::string& host, const std::string& status, int64_t run_id,
                            const std::optional<std::string>& error);
