@@ -1,17 +1,42 @@
 #!/usr/bin/env bash
-# One command from a fresh Debian 12 machine to the main job: installs the
-# dependencies, builds clusterctl, and runs it on the bundled example.
+# One command from a fresh Debian 12 machine (as root) to the main job:
+# installs the dependencies, builds clusterctl, boots a 3-node testbed
+# (node01 controller/login, node02-03 compute with 2 simulated GPUs each),
+# deploys the full stack onto it (base roles, munge, Slurm with accounting),
+# and runs a job across the cluster.
+#
+# NODES=N and GPUS=K change the testbed's size. The testbed stays up
+# afterwards: tests/testbed/testbed ssh node01, tests/testbed/testbed down.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+NODES=${NODES:-3}
+GPUS=${GPUS:-2}
 scripts/install-deps.sh --testbed
 scripts/build.sh
-EXAMPLE=inventory/examples/small.yaml
+
+step() { printf '\n== %s\n' "$*"; }
+seconds() { printf '%d.%03d s' $(($1 / 1000)) $(($1 % 1000)); }
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+step "tests/testbed/testbed up $NODES --gpus $GPUS"
+inventory=$(tests/testbed/testbed up "$NODES" --gpus "$GPUS")
+echo "inventory: $inventory"
+
+step "clusterctl deploy $inventory"
+start=$(now_ms)
+build/clusterctl deploy "$inventory"
+echo "first deploy: $(seconds $(($(now_ms) - start)))"
+
+step "clusterctl deploy $inventory (again: nothing to change)"
+start=$(now_ms)
+build/clusterctl deploy "$inventory"
+echo "no-op deploy: $(seconds $(($(now_ms) - start)))"
+
+step "sinfo (on node01)"
+tests/testbed/testbed ssh node01 sinfo
+step "srun -N$((NODES - 1)) hostname (every compute node)"
+tests/testbed/testbed ssh node01 srun -N"$((NODES - 1))" hostname
+step "srun --gres=gpu:$GPUS: the job sees its GPUs"
+tests/testbed/testbed ssh node01 srun --gres=gpu:"$GPUS" sh -c "'echo \$(hostname): CUDA_VISIBLE_DEVICES=\$CUDA_VISIBLE_DEVICES'"
 echo
-echo "== clusterctl inventory check $EXAMPLE"
-build/clusterctl inventory check "$EXAMPLE"
-echo
-echo "== clusterctl inventory show $EXAMPLE"
-build/clusterctl inventory show "$EXAMPLE"
-echo
-echo "== clusterctl status $EXAMPLE"
-build/clusterctl status --state "$(mktemp -d)/state" "$EXAMPLE"
+echo "The testbed stays up: tests/testbed/testbed ssh node01 | status | down"
