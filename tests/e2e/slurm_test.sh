@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# End-to-end test of the Slurm stack (issue: "Slurm cluster end to end"):
+# first deploy on a fresh 3-node testbed with simulated GPUs, jobs across
+# it, GPU confinement, the no-op re-run that restarts nothing, growing by two
+# nodes while a job runs, accounting, removing a node, and the munge key and
+# database password never appearing in any output, log or the state store.
+source "$(dirname "$0")/lib.sh"
+require_root_or_skip
+CLUSTERCTL="$E2E_ROOT/build/clusterctl"
+WORK=$(mktemp -d /tmp/clusterctl-e2e-slurm-XXXXXX)
+trap 'tb down >/dev/null 2>&1; rm -rf "$WORK"' EXIT
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+on01() { tb ssh node01 "$@"; }
+# The unit's InvocationID changes exactly when it (re)starts.
+invocation() { tb ssh "$1" systemctl show -p InvocationID --value "$2"; }
+all_idle() {  # all_idle N: waits up to 60 s until sinfo shows N idle nodes and nothing else
+  local i
+  for i in $(seq 60); do
+    [ "$(on01 "sinfo -h -o '%T %D'" | awk '$1 == "idle" { n += $2 } $1 != "idle" { other = 1 } END { print (other ? -1 : n) }')" = "$1" ] && return 0
+    sleep 1
+  done
+  on01 sinfo
+  return 1
+}
+
+tb down >/dev/null 2>&1
+inventory=$(tb up 3 --gpus 2 2>/dev/null) || { echo "testbed up failed"; exit 1; }
+outputs="$WORK/outputs"  # everything clusterctl printed, for the secret scan
+mkdir -p "$outputs"
+
+start=$(now_ms)
+"$CLUSTERCTL" plan "$inventory" >"$outputs/plan.txt" 2>&1
+"$CLUSTERCTL" deploy "$inventory" >"$outputs/first.txt" 2>&1
+rc=$?
+echo "# first deploy (with its plan): $(( $(now_ms) - start )) ms"
+check "first deploy exits 0" test $rc -eq 0 || tail -30 "$outputs/first.txt"
+check "sinfo shows node02 and node03 idle" all_idle 2
+hosts=$(on01 srun -N2 hostname | sort | paste -sd,)
+check "srun -N2 hostname runs on every compute node (got $hosts)" test "$hosts" = node02,node03
+check "slurm.conf is the same bytes on every node" \
+  test "$(for n in node01 node02 node03; do tb ssh $n sha256sum /etc/slurm/slurm.conf; done | awk '{print $1}' | sort -u | wc -l)" = 1
+check "slurm.conf has the detected CPU layout and Gres=gpu:2" \
+  on01 "grep -qE '^NodeName=node\[02-03\] CPUs=[0-9]+ .*Gres=gpu:2 ' /etc/slurm/slurm.conf"
+gpus=$(on01 "srun --gres=gpu:2 sh -c 'echo \$CUDA_VISIBLE_DEVICES'")
+check "a job with --gres=gpu:2 sees two devices (CUDA_VISIBLE_DEVICES=$gpus)" test "$gpus" = 0,1
+denied=$(on01 "srun --gres=gpu:1 sh -c 'head -c1 /dev/nvidia1 2>&1'" 2>/dev/null)
+check "a job given one GPU may not open the other (cgroup: $denied)" grep -q "Operation not permitted" <<<"$denied"
+mode=$(tb ssh node02 "stat -c '%a %U:%G' /etc/munge/munge.key")
+check "munge.key is 0400 munge:munge (got $mode)" test "$mode" = "400 munge:munge"
+key_sums=$(for n in node01 node02 node03; do tb ssh $n sha256sum /etc/munge/munge.key; done | awk '{print $1}' | sort -u)
+check "every node has the controller's generated key" test "$key_sums" = "$(sha256sum <"$TESTBED_STATE/.clusterctl/secrets/munge_key" | awk '{print $1}')"
+check "slurmdbd.conf is 0600 slurm" test "$(on01 "stat -c '%a %U' /etc/slurm/slurmdbd.conf")" = "600 slurm"
+
+# No-op: nothing changes, nothing restarts.
+before="$(invocation node01 slurmctld) $(invocation node02 slurmd) $(invocation node01 slurmdbd) $(invocation node02 munge)"
+start=$(now_ms)
+"$CLUSTERCTL" deploy --json "$inventory" >"$outputs/second.json" 2>&1
+rc=$?
+echo "# no-op deploy: $(( $(now_ms) - start )) ms"
+recap_changed=$(grep '"event":"recap"' "$outputs/second.json" | python3 -c 'import json,sys; print(json.load(sys.stdin)["changed"])')
+check "second deploy exits 0 with changed=0 (got $recap_changed)" test "$rc-$recap_changed" = 0-0
+"$CLUSTERCTL" deploy --verify "$inventory" >"$outputs/verify.txt" 2>&1
+check "--verify on every node finds nothing to change" grep -q 'changed=0 failed=0' "$outputs/verify.txt"
+after="$(invocation node01 slurmctld) $(invocation node02 slurmd) $(invocation node01 slurmdbd) $(invocation node02 munge)"
+check "no daemon restarted" test "$before" = "$after"
+
+# Grow by two nodes while a job runs on node02.
+job=$(on01 "sbatch --parsable -N1 -w node02 --wrap 'sleep 25'")
+slurmd_before="$(invocation node02 slurmd)"
+munge_before="$(invocation node02 munge)"
+inventory=$(tb up 5 --gpus 2 2>/dev/null)
+"$CLUSTERCTL" plan --json "$inventory" >"$outputs/grow-plan.json" 2>&1
+start=$(now_ms)
+"$CLUSTERCTL" deploy --json "$inventory" >"$outputs/grow.json" 2>&1
+rc=$?
+echo "# add-nodes deploy: $(( $(now_ms) - start )) ms"
+check "the add-nodes deploy exits 0" test $rc -eq 0
+old_changes=$(grep '"event":"step"' "$outputs/grow.json" | grep -E '"host":"node0[1-3]"' | grep '"status":"changed"' |
+  python3 -c 'import json,sys; print(" ".join(sorted({json.loads(l)["step"] for l in sys.stdin})))')
+check "old nodes changed only /etc/hosts, slurm.conf, gres.conf and restarts ($old_changes)" test "$old_changes" = \
+  "hosts/cluster hosts slurm-common/gres.conf slurm-common/slurm.conf slurm-controller/restart slurmctld slurm-node/restart slurmd"
+# Old nodes: exactly what the plan said. New nodes: the plan lists every
+# step that could change; a package's own start of its service can make a
+# predicted service step find nothing left to do.
+plan_vs_deploy=$(python3 - "$outputs/grow-plan.json" "$outputs/grow.json" <<'PY'
+import json, sys
+def steps(path, status):
+    return {(e["host"], e["step"]) for e in map(json.loads, (l for l in open(path) if '"event":"step"' in l)) if e["status"] == status}
+predicted, changed = steps(sys.argv[1], "would-change"), steps(sys.argv[2], "changed")
+old = lambda s: {x for x in s if x[0] in ("node01", "node02", "node03")}
+problems = [f"old node {x} {'predicted, not changed' if x in predicted else 'changed, not predicted'}" for x in old(predicted) ^ old(changed)]
+problems += [f"{x} changed, not predicted" for x in changed - predicted]
+print("; ".join(problems) or "ok")
+PY
+)
+check "the plan predicted what the deploy changed ($plan_vs_deploy)" test "$plan_vs_deploy" = ok
+check "slurmd restarted on node02 (its slurm.conf changed)" test "$(invocation node02 slurmd)" != "$slurmd_before"
+check "munged did not restart (the key did not change)" test "$(invocation node02 munge)" = "$munge_before"
+check "the new nodes got slurmd" tb ssh node05 systemctl is-active slurmd
+check "all four compute nodes end up idle (after the running job)" all_idle 4
+state=$(on01 "sacct -n -X -j '$job' -o State" | tr -d ' ')
+check "the job that ran during the deploy completed (sacct: $state)" test "$state" = COMPLETED
+listed=$(on01 sacct -a -n -X -S 2020-01-01 -o JobID | wc -l)
+check "sacct lists the jobs ($listed)" test "$listed" -ge 4
+
+# Remove node05 from the inventory.
+sed -i 's/node\[01-05\]/node[01-04]/; s/\.\[11-15\]/.[11-14]/; s/node\[02-05\]/node[02-04]/' "$inventory"
+"$CLUSTERCTL" deploy "$inventory" >"$outputs/remove.txt" 2>&1
+rc=$?
+check "the deploy that removes node05 exits 0" test $rc -eq 0
+check "it says node05 was removed and what stays on it" grep -q 'node05: removed from the cluster.*Left on the machine' "$outputs/remove.txt"
+check "slurm.conf no longer names node05" on01 "! grep -q node05 /etc/slurm/slurm.conf && grep -q 'node\[02-04\]' /etc/slurm/slurm.conf"
+check "status shows node05 removed" bash -c "'$CLUSTERCTL' status '$inventory' | grep -q '^node05 .*removed'"
+check "the remaining nodes are idle" all_idle 3
+"$CLUSTERCTL" history "$inventory" >"$outputs/history.txt" 2>&1
+"$CLUSTERCTL" status --json "$inventory" >"$outputs/status.json" 2>&1
+
+# The secrets never appear anywhere they should not.
+python3 - "$TESTBED_STATE/.clusterctl" "$outputs" "$WORK/nodelogs" <<'PY' >"$WORK/scan.txt"
+import base64, os, sys
+state, outputs, _ = sys.argv[1:]
+secrets = {name: open(os.path.join(state, "secrets", name), "rb").read() for name in ("munge_key", "slurmdbd_password")}
+forms = {}
+for name, value in secrets.items():
+    forms[name + " raw"] = value
+    forms[name + " hex"] = value.hex().encode()
+    forms[name + " base64"] = base64.b64encode(value)
+    if len(value) > 64:  # any 48-byte slice of the key, in case of partial dumps
+        forms[name + " hex slice"] = value[100:148].hex().encode()
+        forms[name + " base64 slice"] = base64.b64encode(value[99:147])
+files = [os.path.join(outputs, f) for f in os.listdir(outputs)]
+files += [os.path.join(state, f) for f in os.listdir(state) if f.startswith("state.db")]
+found = [f"{form} in {path}" for path in files for form, needle in forms.items() if needle in open(path, "rb").read()]
+print("\n".join(found) if found else "clean")
+PY
+check "no form of the munge key or DB password in any output or the state db ($(head -3 "$WORK/scan.txt" | paste -sd';'))" test "$(cat "$WORK/scan.txt")" = clean
+for n in node01 node02; do tb ssh $n 'journalctl --no-pager -o cat 2>/dev/null; cat /var/log/slurm/*.log 2>/dev/null'; done >"$WORK/nodelogs"
+key_b64=$(base64 -w0 <"$TESTBED_STATE/.clusterctl/secrets/munge_key")
+password=$(cat "$TESTBED_STATE/.clusterctl/secrets/slurmdbd_password")
+check "nor in the nodes' journals and Slurm logs ($(wc -l <"$WORK/nodelogs") lines)" bash -c "! grep -qF -e '${key_b64:0:40}' -e '$password' '$WORK/nodelogs'"
+finish
