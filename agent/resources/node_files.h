@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/resources/resource.h"
+#include "common/atomic_file.h"
 #include "common/status.h"
 
 namespace clusterctl::agent {
@@ -27,11 +28,6 @@ struct FileInfo {
 
 FileInfo StatPath(const std::string& path);  // lstat: does not follow symlinks
 std::optional<std::string> ReadWholeFile(const std::string& path);
-
-// Writes to a temporary file in the same directory, fsyncs, sets owner and
-// mode, then renames over `path`: readers see the old or the new content,
-// never a mix.
-Status WriteFileAtomic(const std::string& path, const std::string& content, int mode, uid_t uid, gid_t gid);
 
 // A user or group name (or number) -> id, from /etc/passwd or /etc/group.
 std::optional<uid_t> LookupUid(const std::string& name);

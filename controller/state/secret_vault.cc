@@ -11,6 +11,8 @@
 #include <cstring>
 #include <vector>
 
+#include "common/atomic_file.h"
+
 namespace clusterctl {
 namespace {
 
@@ -101,40 +103,14 @@ Status SecretVault::Prepare(const std::map<std::string, SecretSpec>& specs) {
   return Status::Ok();
 }
 
-// Written to a temporary file created 0600, synced, then renamed: a crash
-// leaves the old secret or the new one, never a partial one.
+// The common atomic replace: a crash leaves the old secret or the new one,
+// never a partial one.
 Status SecretVault::Store(const std::string& name, const std::string& value) {
   if (::mkdir(dir_.c_str(), 0700) != 0 && errno != EEXIST) {
     return Status::IoError("cannot create " + dir_ + ": " + std::strerror(errno));
   }
-  const std::string path = dir_ + "/" + name;
-  const std::string temporary = path + ".new";
-  ::unlink(temporary.c_str());
-  int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0) return Status::IoError("cannot create " + temporary + ": " + std::strerror(errno));
-  size_t written = 0;
-  while (written < value.size()) {
-    ssize_t n = ::write(fd, value.data() + written, value.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      ::close(fd);
-      ::unlink(temporary.c_str());
-      return Status::IoError("cannot write " + temporary);
-    }
-    written += static_cast<size_t>(n);
-  }
-  const bool synced = ::fsync(fd) == 0;
-  ::close(fd);
-  if (!synced || ::rename(temporary.c_str(), path.c_str()) != 0) {
-    ::unlink(temporary.c_str());
-    return Status::IoError("cannot store secret " + name + " in " + dir_ + ": " + std::strerror(errno));
-  }
-  int dir_fd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir_fd >= 0) {
-    ::fsync(dir_fd);
-    ::close(dir_fd);
-  }
-  return Status::Ok();
+  return WriteFileAtomic(dir_ + "/" + name, value, 0600, ::getuid(), ::getgid())
+      .WithContext("cannot store secret " + name);
 }
 
 }  // namespace clusterctl
