@@ -100,38 +100,45 @@ void MissingAccount(const std::string& what, const std::string& name, bool apply
   }
 }
 
-std::optional<Attributes> DesiredAttributes(const nlohmann::json& params, int default_mode, bool apply, ResourceOutcome& outcome) {
-  Attributes a;
-  a.mode = default_mode;
+// The ids the owner and group parameters name (unset without them). False
+// when an account is missing: reported by MissingAccount.
+bool ResolveAccounts(const nlohmann::json& params, bool apply, ResourceOutcome& outcome, std::optional<uid_t>& uid,
+                     std::optional<gid_t>& gid) {
   if (params.contains("owner")) {
-    auto uid = LookupUid(params["owner"].get<std::string>());
+    uid = LookupUid(params["owner"].get<std::string>());
     if (!uid) {
       MissingAccount("user", params["owner"].get<std::string>(), apply, outcome);
-      return std::nullopt;
+      return false;
     }
-    a.uid = *uid;
   }
   if (params.contains("group")) {
-    auto gid = LookupGid(params["group"].get<std::string>());
+    gid = LookupGid(params["group"].get<std::string>());
     if (!gid) {
       MissingAccount("group", params["group"].get<std::string>(), apply, outcome);
-      return std::nullopt;
+      return false;
     }
-    a.gid = *gid;
   }
-  if (params.contains("mode")) a.mode = resources::ParseMode(params["mode"]);
+  return true;
+}
+
+std::optional<Attributes> DesiredAttributes(const nlohmann::json& params, int default_mode, bool apply, ResourceOutcome& outcome) {
+  std::optional<uid_t> uid;
+  std::optional<gid_t> gid;
+  if (!ResolveAccounts(params, apply, outcome, uid, gid)) return std::nullopt;
+  Attributes a;
+  a.mode = params.contains("mode") ? resources::ParseMode(params["mode"]) : default_mode;
+  if (uid) a.uid = *uid;
+  if (gid) a.gid = *gid;
   return a;
 }
 
 bool EnsureAttributes(const std::string& path, const nlohmann::json& params, bool apply, ResourceOutcome& outcome) {
   FileInfo info = StatPath(path);
   if (!info.exists) return true;
-  if (params.contains("owner")) {
-    auto uid = LookupUid(params["owner"].get<std::string>());
-    if (!uid) {
-      MissingAccount("user", params["owner"].get<std::string>(), apply, outcome);
-      return false;
-    }
+  std::optional<uid_t> uid;
+  std::optional<gid_t> gid;
+  if (!ResolveAccounts(params, apply, outcome, uid, gid)) return false;
+  if (uid) {
     if (*uid != info.uid) {
       outcome.Differs("owner " + UserName(info.uid) + " -> " + params["owner"].get<std::string>());
       if (apply && ::lchown(path.c_str(), *uid, static_cast<gid_t>(-1)) != 0) {
@@ -140,12 +147,7 @@ bool EnsureAttributes(const std::string& path, const nlohmann::json& params, boo
       }
     }
   }
-  if (params.contains("group")) {
-    auto gid = LookupGid(params["group"].get<std::string>());
-    if (!gid) {
-      MissingAccount("group", params["group"].get<std::string>(), apply, outcome);
-      return false;
-    }
+  if (gid) {
     if (*gid != info.gid) {
       outcome.Differs("group " + GroupName(info.gid) + " -> " + params["group"].get<std::string>());
       if (apply && ::lchown(path.c_str(), static_cast<uid_t>(-1), *gid) != 0) {
