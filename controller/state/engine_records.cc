@@ -11,12 +11,10 @@ Result<std::map<std::string, std::map<std::string, StepResult>>> StateStore::Loa
       "ON s.host = last.host AND s.role = last.role AND s.step_id = last.step_id AND s.run_id = last.run_id");
   if (!query.ok()) return query.status();
   std::map<std::string, std::map<std::string, StepResult>> results;
-  while (true) {
-    auto row = query->Step();
-    if (!row.ok()) return row.status();
-    if (!*row) break;
+  Status read = query->ForEachRow([&] {
     results[query->Text(0)][query->Text(1) + "/" + query->Text(2)] = {query->Text(3), query->Text(4)};
-  }
+  });
+  if (!read.ok()) return read;
   return results;
 }
 
@@ -34,14 +32,12 @@ Result<std::vector<Intent>> StateStore::LoadOpenIntents() {
   auto query = db_->Prepare("SELECT id, host, kind, target, reason, detail FROM intents WHERE done_at IS NULL ORDER BY id");
   if (!query.ok()) return query.status();
   std::vector<Intent> intents;
-  while (true) {
-    auto row = query->Step();
-    if (!row.ok()) return row.status();
-    if (!*row) break;
+  Status read = query->ForEachRow([&] {
     Intent i{query->Int64(0), query->Text(1), query->Text(2), query->Text(3), query->Text(4), nullptr};
     if (auto detail = query->OptionalText(5)) i.detail = nlohmann::json::parse(*detail, nullptr, false);
     intents.push_back(std::move(i));
-  }
+  });
+  if (!read.ok()) return read;
   return intents;
 }
 
@@ -106,12 +102,10 @@ Result<std::vector<std::string>> StateStore::RolesRecordedFor(const std::string&
   if (!query.ok()) return query.status();
   query->Bind(1, host);
   std::vector<std::string> roles;
-  while (true) {
-    auto row = query->Step();
-    if (!row.ok()) return row.status();
-    if (!*row) break;
+  Status read = query->ForEachRow([&] {
     roles.push_back(query->Text(0));
-  }
+  });
+  if (!read.ok()) return read;
   return roles;
 }
 
@@ -130,10 +124,7 @@ Result<std::vector<StepRecord>> StateStore::StepsOfRun(int64_t run_id) {
   if (!query.ok()) return query.status();
   query->Bind(1, run_id);
   std::vector<StepRecord> steps;
-  while (true) {
-    auto row = query->Step();
-    if (!row.ok()) return row.status();
-    if (!*row) break;
+  Status read = query->ForEachRow([&] {
     StepRecord s;
     s.run_id = run_id;
     s.host = query->Text(0);
@@ -146,7 +137,8 @@ Result<std::vector<StepRecord>> StateStore::StepsOfRun(int64_t run_id) {
     s.finished_at = query->Int64(7);
     s.output_summary = query->Text(8);
     steps.push_back(std::move(s));
-  }
+  });
+  if (!read.ok()) return read;
   return steps;
 }
 
@@ -155,13 +147,11 @@ Result<std::vector<nlohmann::json>> StateStore::EventsOfRun(int64_t run_id) {
   if (!query.ok()) return query.status();
   query->Bind(1, run_id);
   std::vector<nlohmann::json> events;
-  while (true) {
-    auto row = query->Step();
-    if (!row.ok()) return row.status();
-    if (!*row) break;
+  Status read = query->ForEachRow([&] {
     events.push_back({{"at", query->Int64(0)}, {"host", query->OptionalText(1).value_or("")}, {"level", query->Text(2)},
                       {"kind", query->Text(3)}, {"message", query->Text(4)}});
-  }
+  });
+  if (!read.ok()) return read;
   return events;
 }
 

@@ -9,10 +9,7 @@ Result<std::vector<HostRecord>> StateStore::ListHosts() {
       "host_key_type, host_key_sha256, drifted, removed_at FROM hosts ORDER BY name");
   if (!query.ok()) return query.status();
   std::vector<HostRecord> hosts;
-  while (true) {
-    auto row = query->Step();
-    if (!row.ok()) return row.status();
-    if (!*row) break;
+  Status read = query->ForEachRow([&] {
     HostRecord h;
     h.name = query->Text(0);
     h.address = query->OptionalText(1);
@@ -27,7 +24,8 @@ Result<std::vector<HostRecord>> StateStore::ListHosts() {
     h.drifted = query->Int64(10) != 0;
     h.removed_at = query->OptionalInt64(11);
     hosts.push_back(std::move(h));
-  }
+  });
+  if (!read.ok()) return read;
   return hosts;
 }
 
@@ -51,20 +49,12 @@ Result<std::map<std::string, StoredHostKey>> StateStore::LoadHostKeys() {
   std::map<std::string, StoredHostKey> keys;
   auto hosts = db_->Prepare("SELECT name, host_key_type, host_key_sha256 FROM hosts WHERE host_key_sha256 IS NOT NULL");
   if (!hosts.ok()) return hosts.status();
-  while (true) {
-    auto row = hosts->Step();
-    if (!row.ok()) return row.status();
-    if (!*row) break;
-    keys[hosts->Text(0)] = {hosts->Text(1), hosts->Text(2)};
-  }
+  Status read = hosts->ForEachRow([&] { keys[hosts->Text(0)] = {hosts->Text(1), hosts->Text(2)}; });
+  if (!read.ok()) return read;
   auto jumps = db_->Prepare("SELECT endpoint, key_type, key_sha256 FROM jump_host_keys");
   if (!jumps.ok()) return jumps.status();
-  while (true) {
-    auto row = jumps->Step();
-    if (!row.ok()) return row.status();
-    if (!*row) break;
-    keys[jumps->Text(0)] = {jumps->Text(1), jumps->Text(2)};
-  }
+  read = jumps->ForEachRow([&] { keys[jumps->Text(0)] = {jumps->Text(1), jumps->Text(2)}; });
+  if (!read.ok()) return read;
   return keys;
 }
 

@@ -51,6 +51,15 @@ Result<bool> SqliteStatement::Step() {
   return SqliteError(db_, "sqlite step");
 }
 
+Status SqliteStatement::ForEachRow(const std::function<void()>& on_row) {
+  while (true) {
+    Result<bool> row = Step();
+    if (!row.ok()) return row.status();
+    if (!*row) return Status::Ok();
+    on_row();
+  }
+}
+
 Status SqliteStatement::Run() {
   Result<bool> row = Step();
   if (!row.ok()) return row.status();

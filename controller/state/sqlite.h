@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -33,6 +34,8 @@ class SqliteStatement {
 
   // Advances; true when a row is available, false when done.
   Result<bool> Step();
+  // Steps through every row, calling on_row while the row's columns can be read.
+  Status ForEachRow(const std::function<void()>& on_row);
   // Runs a statement that returns no rows.
   Status Run();
   void Reset();

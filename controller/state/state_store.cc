@@ -151,14 +151,12 @@ Result<std::vector<RunRecord>> StateStore::ListRuns(int limit) {
   if (!query.ok()) return query.status();
   query->Bind(1, int64_t{limit});
   std::vector<RunRecord> runs;
-  while (true) {
-    auto row = query->Step();
-    if (!row.ok()) return row.status();
-    if (!*row) break;
+  Status read = query->ForEachRow([&] {
     runs.push_back({query->Int64(0), query->Text(1), query->Text(2), query->Text(3),
                     static_cast<int>(query->Int64(4)), query->Int64(5), query->OptionalInt64(6), query->Text(7),
                     query->OptionalText(8)});
-  }
+  });
+  if (!read.ok()) return read;
   return runs;
 }
 
