@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <set>
 
 #include "common/strings.h"
 #include "controller/catalog/role.h"
@@ -126,8 +127,11 @@ int RunDeploy(const DeployOptions& options, const GlobalOptions& global, const S
 
   // 3. Plan.
   // Secrets of the roles in use: generated once (plan generates in memory only).
+  // A host's roles follow from its groups: once per distinct set of groups.
   std::vector<const Role*> roles_in_use;
+  std::set<std::vector<std::string>> group_sets;
   for (const Host* host : command->hosts()) {
+    if (!group_sets.insert(host->groups).second) continue;
     for (const Role* role : catalog->RolesFor(*host, *inventory, options.roles)) roles_in_use.push_back(role);
   }
   SecretVault vault(command->state().paths().secrets(), /*persist=*/!options.check);

@@ -92,10 +92,9 @@ Planner::Planner(PlanInputs inputs)
 // Secret values may only travel as the content of a file marked secret:
 // never in a parameter (an argv, a path, a line), never in a file whose
 // diff would be shown or whose old content would be backed up.
-void Planner::CheckNoSecretLeaks(const RoleStep& step, const PlannedStep& planned, const Host& host,
-                                 Diagnostics& diagnostics) const {
+void Planner::CheckNoSecretLeaks(const RoleStep& step, const PlannedStep& planned, const std::string& params,
+                                 const Host& host, Diagnostics& diagnostics) const {
   if (!inputs_.secrets) return;
-  const std::string params = planned.params.dump();
   for (const auto& [name, value] : *inputs_.secrets) {
     if (value.empty()) continue;
     if (params.find(value) != std::string::npos) {
@@ -234,9 +233,10 @@ void Planner::PlanOne(const Role& role, const RoleStep& step, bool handler,
   for (const auto& spec : resources::FindResourceSpec(step.kind)->params) {
     if (spec.controller_side) params.erase(spec.name);
   }
-  planned.params = params;
-  CheckNoSecretLeaks(step, planned, *plan.host, diagnostics);
-  planned.input_hash = Sha256Hex(step.kind + "\n" + params.dump() + "\n" + Sha256Hex(planned.body));
+  planned.params = std::move(params);
+  const std::string params_text = planned.params.dump();  // once: the leak check and the input hash
+  CheckNoSecretLeaks(step, planned, params_text, *plan.host, diagnostics);
+  planned.input_hash = Sha256Hex(step.kind + "\n" + params_text + "\n" + Sha256Hex(planned.body));
   (handler ? plan.handlers : plan.steps).push_back(std::move(planned));
 }
 

@@ -77,7 +77,9 @@ class Planner {
   void PlanOne(const Role& role, const RoleStep& step, bool handler, const std::vector<const nlohmann::json*>& stack,
                const std::string& loop_key, HostPlan& plan, Diagnostics& diagnostics);
 
-  void CheckNoSecretLeaks(const RoleStep& step, const PlannedStep& planned, const Host& host, Diagnostics& diagnostics) const;
+  // `params` is planned.params serialised (the caller needs it for the input hash too).
+  void CheckNoSecretLeaks(const RoleStep& step, const PlannedStep& planned, const std::string& params, const Host& host,
+                          Diagnostics& diagnostics) const;
 
   PlanInputs inputs_;
   nlohmann::json cluster_context_;

@@ -80,6 +80,7 @@ Result<nlohmann::json> BuildSlurmView(const Inventory& inventory, const std::map
     return a["names"].get<std::string>() < b["names"].get<std::string>();
   });
 
+  const std::set<std::string> known_set(known.begin(), known.end());
   nlohmann::json partitions = nlohmann::json::array();
   nlohmann::json wanted = vars.value("slurm_partitions", nlohmann::json::array({{{"name", "batch"}, {"default", true}}}));
   if (!wanted.is_array()) return Status::InvalidArgument("slurm_partitions must be a list of {name, group, default, max_time, options}");
@@ -96,7 +97,7 @@ Result<nlohmann::json> BuildSlurmView(const Inventory& inventory, const std::map
     }
     std::vector<std::string> in_partition;
     for (const std::string& host : inventory.MembersOf(group)) {
-      if (std::find(known.begin(), known.end(), host) != known.end()) in_partition.push_back(host);
+      if (known_set.count(host)) in_partition.push_back(host);
     }
     if (in_partition.empty()) continue;  // Slurm refuses a partition without nodes
     partitions.push_back({{"name", name},
