@@ -6,14 +6,7 @@ set -u
 cd "$(dirname "$0")/../.."
 NODES=${1:-3}
 RUNS=${2:-5}
-export TESTBED_STATE=/var/lib/clusterctl-testbed-bench TESTBED_PREFIX=ctbb TESTBED_SUBNET=10.213.79
-TB=tests/testbed/testbed
-CLUSTERCTL=$(realpath build/clusterctl)
-WORK=$(mktemp -d /tmp/clusterctl-compare-XXXXXX)
-trap '$TB down >/dev/null 2>&1; rm -rf "$WORK"' EXIT
-
-timed() { local s e; s=$(date +%s%N); "$@" >"$WORK/last.out" 2>&1; local rc=$?; e=$(date +%s%N); echo "$(( (e - s) / 1000000 )) $rc"; }
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+source bench/ansible/lib.sh
 
 fresh() {
   $TB down >/dev/null 2>&1
@@ -29,15 +22,7 @@ verify=$(for i in $(seq "$RUNS"); do timed "$CLUSTERCTL" deploy --verify --roles
 
 # ansible-playbook on fresh nodes
 fresh
-{
-  echo "[controller]"
-  echo "node01 ansible_host=$TESTBED_SUBNET.11"
-  echo "[compute]"
-  for i in $(seq 2 "$NODES"); do printf 'node%02d ansible_host=%s.%d\n' "$i" "$TESTBED_SUBNET" $((10 + i)); done
-  echo "[all:vars]"
-  echo "ansible_user=root"
-  echo "ansible_ssh_private_key_file=$TESTBED_STATE/ssh/id_ed25519"
-} >"$WORK/hosts.ini"
+write_ansible_hosts
 cp bench/ansible/ansible.cfg bench/ansible/base.yml bench/ansible/chrony.conf.j2 "$WORK/"
 cd "$WORK"
 read -r afirst arc < <(timed ansible-playbook -i hosts.ini base.yml)

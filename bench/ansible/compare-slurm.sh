@@ -8,13 +8,7 @@ set -u
 cd "$(dirname "$0")/../.."
 NODES=${1:-3}
 RUNS=${2:-5}
-export TESTBED_STATE=/var/lib/clusterctl-testbed-bench TESTBED_PREFIX=ctbb TESTBED_SUBNET=10.213.79
-TB=tests/testbed/testbed
-CLUSTERCTL=$(realpath build/clusterctl)
-WORK=$(mktemp -d /tmp/clusterctl-compare-XXXXXX)
-trap '$TB down >/dev/null 2>&1; rm -rf "$WORK"' EXIT
-timed() { local s e; s=$(date +%s%N); "$@" >"$WORK/last.out" 2>&1; local rc=$?; e=$(date +%s%N); echo "$(( (e - s) / 1000000 )) $rc"; }
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+source bench/ansible/lib.sh
 
 $TB down >/dev/null 2>&1
 INV=$($TB up "$NODES" --gpus 2 2>/dev/null) || exit 1
@@ -28,15 +22,7 @@ mkdir -p -m 700 "$WORK/files"
 for f in slurm.conf cgroup.conf gres.conf slurmdbd.conf clusterctl-slurmdbd-grants.sql; do $TB ssh node01 cat "/etc/slurm/$f" >"$WORK/files/$f"; done
 $TB ssh node01 cat /usr/local/lib/clusterctl/slurm-remove-node >"$WORK/files/slurm-remove-node"
 cp "$TESTBED_STATE/.clusterctl/secrets/munge_key" "$WORK/files/munge.key"
-{
-  echo "[controller]"
-  echo "node01 ansible_host=$TESTBED_SUBNET.11"
-  echo "[compute]"
-  for i in $(seq 2 "$NODES"); do printf 'node%02d ansible_host=%s.%d\n' "$i" "$TESTBED_SUBNET" $((10 + i)); done
-  echo "[all:vars]"
-  echo "ansible_user=root"
-  echo "ansible_ssh_private_key_file=$TESTBED_STATE/ssh/id_ed25519"
-} >"$WORK/hosts.ini"
+write_ansible_hosts
 cp bench/ansible/ansible.cfg bench/ansible/base.yml bench/ansible/chrony.conf.j2 bench/ansible/slurm.yml "$WORK/"
 cd "$WORK"
 # The first run takes over what base.yml writes its own way (its /etc/hosts
