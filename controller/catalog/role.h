@@ -49,6 +49,15 @@ struct RoleStep {
   std::string template_name;
 };
 
+// What a notify entry names: "restart x" (a handler of the notifying role)
+// or "other-role/restart x".
+struct HandlerRef {
+  std::string role;
+  std::string handler;
+  bool other_role = false;
+};
+HandlerRef ParseHandlerRef(const std::string& notify, const std::string& own_role);
+
 struct Role {
   std::string name;
   std::string description;

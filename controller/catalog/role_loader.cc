@@ -57,7 +57,7 @@ class RoleParser {
     if (const YamlNode* v = root.Find("handlers")) ParseSteps(*v, role.handlers, "handler");
     for (const RoleStep& step : role.steps) {
       for (const std::string& handler : step.notify) {
-        if (handler.find('/') != std::string::npos) continue;  // another role's: checked once all are loaded
+        if (ParseHandlerRef(handler, name).other_role) continue;  // checked once all roles are loaded
         if (!role.FindHandler(handler)) {
           std::vector<std::string> names;
           for (const RoleStep& h : role.handlers) names.push_back(h.name);
@@ -262,6 +262,12 @@ std::string ExecutableDirectory() {
 
 }  // namespace
 
+HandlerRef ParseHandlerRef(const std::string& notify, const std::string& own_role) {
+  const size_t slash = notify.find('/');
+  if (slash == std::string::npos) return {own_role, notify, false};
+  return {notify.substr(0, slash), notify.substr(slash + 1), true};
+}
+
 const RoleStep* Role::FindHandler(const std::string& handler) const {
   for (const RoleStep& h : handlers) {
     if (h.name == handler) return &h;
@@ -336,10 +342,10 @@ std::optional<Catalog> Catalog::Load(const Sources& sources, Diagnostics& diagno
     }
     for (const RoleStep& step : role.steps) {
       for (const std::string& target : step.notify) {
-        const size_t slash = target.find('/');
-        if (slash == std::string::npos) continue;
-        const Role* other = catalog.Find(target.substr(0, slash));
-        if (!other || !other->FindHandler(target.substr(slash + 1))) {
+        const HandlerRef ref = ParseHandlerRef(target, name);
+        if (!ref.other_role) continue;
+        const Role* other = catalog.Find(ref.role);
+        if (!other || !other->FindHandler(ref.handler)) {
           diagnostics.Error(step.where, "step '" + step.name + "' notifies '" + target + "': no such role/handler");
         }
       }

@@ -208,13 +208,11 @@ class HostRun {
   // the role's reboot step if there is one after it.
   std::vector<std::pair<std::string, std::string>> OwedBy(const PlannedStep& step) {
     std::vector<std::pair<std::string, std::string>> owed;  // kind, target
-    for (const std::string& handler : step.step->notify) {
-      const size_t slash = handler.find('/');
-      const std::string role = slash == std::string::npos ? step.role->name : handler.substr(0, slash);
-      const std::string name = slash == std::string::npos ? handler : handler.substr(slash + 1);
+    for (const std::string& notify : step.step->notify) {
+      const HandlerRef ref = ParseHandlerRef(notify, step.role->name);
       // Another role's handler counts only where that role runs too.
-      const PlannedStep* target = plan_.FindHandler(role, name);
-      if (target && !target->skipped) owed.emplace_back("handler", role + "/" + name);
+      const PlannedStep* target = plan_.FindHandler(ref.role, ref.handler);
+      if (target && !target->skipped) owed.emplace_back("handler", target->Identity());
     }
     bool after = false;
     for (const PlannedStep& s : plan_.steps) {
@@ -481,17 +479,25 @@ class HostRun {
     co_return true;
   }
 
-  Task<bool> RunRole(const Role& role) {
-    for (const RoleWait& wait : role.waits_for) {
-      context_.reporter->StepStarted(report_.host, role.name + " (waiting for " + wait.role + ")");
+  // Waits until each role is done on every host of its group; `who` names
+  // the waiter while it waits, `failed_prefix` + "(waits for R)" its failure.
+  Task<bool> WaitForRoles(const std::vector<RoleWait>& waits, const std::string& who, const std::string& failed_prefix) {
+    for (const RoleWait& wait : waits) {
+      context_.reporter->StepStarted(report_.host, who + " (waiting for " + wait.role + ")");
       std::string role_name = wait.role;
       std::vector<std::string> members = context_.inventory->MembersOf(wait.group);
       Status ready = co_await context_.board->WaitFor(std::move(role_name), std::move(members), asio::use_awaitable);
       if (!ready.ok()) {
-        Fail({role.name + "/(waits for " + wait.role + ")", "failed", false, true, {}, "", ready.message(), "", ""});
+        Fail({failed_prefix + "(waits for " + wait.role + ")", "failed", false, true, {}, "", ready.message(), "", ""});
         co_return false;
       }
     }
+    co_return true;
+  }
+
+  Task<bool> RunRole(const Role& role) {
+    const std::string failed_prefix = role.name + "/";  // named: no temporaries inside co_await (g++ 12)
+    if (!co_await WaitForRoles(role.waits_for, role.name, failed_prefix)) co_return false;
     bool role_changed = false;
     for (const PlannedStep& step : plan_.steps) {
       if (step.role != &role) continue;
@@ -512,7 +518,12 @@ class HostRun {
       }
       if (!co_await RunStep(step, role_changed)) co_return false;
     }
-    if (!co_await WaitBeforeHandlers(role)) co_return false;
+    // Every due handler's waits first, so no handler of the role runs
+    // before all of them may.
+    for (const PlannedStep& handler : plan_.handlers) {
+      if (handler.role != &role || handler.skipped) continue;
+      if (!co_await WaitBeforeHandler(handler)) co_return false;
+    }
     for (const PlannedStep& handler : plan_.handlers) {
       if (handler.role != &role || handler.skipped) continue;
       if (!co_await RunHandler(handler)) co_return false;
@@ -527,21 +538,11 @@ class HostRun {
 
   // A handler with waits_for (restart slurmd only once slurmctld has
   // restarted) waits, when it is due, for those roles on the other hosts.
-  Task<bool> WaitBeforeHandlers(const Role& role) {
-    for (const PlannedStep& handler : plan_.handlers) {
-      if (handler.role != &role || handler.skipped || !HandlerDue(handler) || context_.options.check) continue;
-      for (const RoleWait& wait : handler.step->waits_for) {
-        context_.reporter->StepStarted(report_.host, handler.Identity() + " (waiting for " + wait.role + ")");
-        std::string role_name = wait.role;
-        std::vector<std::string> members = context_.inventory->MembersOf(wait.group);
-        Status ready = co_await context_.board->WaitFor(std::move(role_name), std::move(members), asio::use_awaitable);
-        if (!ready.ok()) {
-          Fail({handler.Identity() + " (waits for " + wait.role + ")", "failed", false, true, {}, "", ready.message(), "", ""});
-          co_return false;
-        }
-      }
-    }
-    co_return true;
+  Task<bool> WaitBeforeHandler(const PlannedStep& handler) {
+    if (handler.step->waits_for.empty() || !HandlerDue(handler) || context_.options.check) co_return true;
+    const std::string who = handler.Identity();
+    const std::string failed_prefix = who + " ";
+    co_return co_await WaitForRoles(handler.step->waits_for, who, failed_prefix);
   }
 
   // Handlers of roles that already ran on this host, owed by a later role's
@@ -549,7 +550,7 @@ class HostRun {
   Task<bool> RunLeftoverHandlers() {
     for (const PlannedStep& handler : plan_.handlers) {
       if (handler.skipped || !HandlerDue(handler)) continue;
-      if (!co_await WaitBeforeHandlers(*handler.role)) co_return false;
+      if (!co_await WaitBeforeHandler(handler)) co_return false;
       if (!co_await RunHandler(handler)) co_return false;
     }
     co_return true;
