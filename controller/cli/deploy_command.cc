@@ -144,7 +144,7 @@ int RunDeploy(const DeployOptions& options, const GlobalOptions& global, const S
     *services.err << (options.check ? "would generate secret " : "generated secret ") << name << " (kept in "
                   << command->state().paths().secrets() << ")\n";
   }
-  PlanInputs inputs{&*inventory, &*catalog, &facts, &vault.values(), {}, options.roles};
+  PlanInputs inputs{&*inventory, &*catalog, &facts, &vault, options.roles};
   // Hosts gone from the inventory (the state knows them, not yet removed).
   std::vector<std::string> leaving;
   if (auto known = command->state().ListHosts(); known.ok()) {
@@ -154,7 +154,6 @@ int RunDeploy(const DeployOptions& options, const GlobalOptions& global, const S
       inputs.removed_hosts.push_back({{"name", record.name}, {"address", record.address.value_or("")}});
     }
   }
-  for (const auto& [name, spec] : vault.specs()) inputs.secret_is_text[name] = spec.kind == SecretSpec::Kind::kPassword;
   Planner planner(inputs);
   std::vector<HostPlan> plans;
   std::vector<const Host*> runnable;

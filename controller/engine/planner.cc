@@ -74,9 +74,8 @@ Planner::Planner(PlanInputs inputs)
     : inputs_(std::move(inputs)), cluster_context_(BuildClusterContext(*inputs_.inventory, *inputs_.facts)) {
   nlohmann::json secrets = nlohmann::json::object();
   if (inputs_.secrets) {
-    for (const auto& [name, value] : *inputs_.secrets) {
-      auto text = inputs_.secret_is_text.find(name);
-      if (text != inputs_.secret_is_text.end() && text->second) secrets[name] = value;
+    for (const auto& [name, spec] : inputs_.secrets->specs()) {
+      if (spec.kind == SecretSpec::Kind::kPassword) secrets[name] = inputs_.secrets->values().at(name);
     }
   }
   cluster_context_["secrets"] = secrets;
@@ -95,7 +94,7 @@ Planner::Planner(PlanInputs inputs)
 void Planner::CheckNoSecretLeaks(const RoleStep& step, const PlannedStep& planned, const std::string& params,
                                  const Host& host, Diagnostics& diagnostics) const {
   if (!inputs_.secrets) return;
-  for (const auto& [name, value] : *inputs_.secrets) {
+  for (const auto& [name, value] : inputs_.secrets->values()) {
     if (value.empty()) continue;
     if (params.find(value) != std::string::npos) {
       diagnostics.Error(step.where, "'" + step.name + "' for " + host.name + " would put secret " + name +
@@ -187,8 +186,10 @@ void Planner::PlanOne(const Role& role, const RoleStep& step, bool handler,
       if (!ok) diagnostics.Error(step.where, "file source '" + path + "' cannot be read");
     } else if (params.contains("secret_content")) {
       const std::string name = params["secret_content"].get<std::string>();
-      auto value = inputs_.secrets ? inputs_.secrets->find(name) : decltype(inputs_.secrets->end()){};
-      if (!inputs_.secrets || value == inputs_.secrets->end()) {
+      const std::map<std::string, std::string> none;
+      const auto& values = inputs_.secrets ? inputs_.secrets->values() : none;
+      auto value = values.find(name);
+      if (value == values.end()) {
         diagnostics.Error(step.where, "secret '" + name + "' was not prepared for this run");
       } else {
         planned.body = value->second;

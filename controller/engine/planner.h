@@ -51,12 +51,11 @@ struct PlanInputs {
   const Inventory* inventory = nullptr;
   const Catalog* catalog = nullptr;
   const std::map<std::string, nlohmann::json>* facts = nullptr;  // by host; missing = never gathered
-  // Secret values by name (SecretVault). Passwords are visible to templates
-  // as secrets.NAME; any secret may be a file's secret_content. A step
-  // whose parameters, or a non-secret file whose content, would carry a
-  // secret value is a planning error.
-  const std::map<std::string, std::string>* secrets = nullptr;
-  std::map<std::string, bool> secret_is_text;                    // name -> usable in templates
+  // The run's secrets. Passwords are visible to templates as secrets.NAME;
+  // any secret may be a file's secret_content. A step whose parameters, or
+  // a non-secret file whose content, would carry a secret value is a
+  // planning error.
+  const SecretVault* secrets = nullptr;
   std::vector<std::string> only_roles;                           // --roles
   // Hosts gone from the inventory whose removal is not done yet
   // (cluster.removed_hosts: name, address), so roles can drain them.
