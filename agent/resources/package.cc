@@ -50,17 +50,26 @@ void WaitForAptLocks(std::chrono::seconds limit) {
   }
 }
 
+// The lock check and apt-get's own locking are not one step: another apt-get
+// started just before (one a killed controller left, still starting up) can
+// take a lock in between, and DPkg::Lock::Timeout does not cover the lists
+// lock of apt-get update. Such a run is waited for and tried again.
+constexpr int kLockedRetries = 20;
+
 // Runs apt-get; when dpkg was interrupted earlier (a power cut during an
 // install), repairs it with dpkg --configure -a and tries once more.
 bool RunApt(ResourceHost& host, ResourceOutcome& outcome, std::vector<std::string> argv) {
-  WaitForAptLocks(std::chrono::minutes(10));
   argv.insert(argv.begin() + 1, {"-o", "DPkg::Lock::Timeout=600"});
-  if (RunOrFail(host, outcome, argv, true)) return true;
+  const ResourceOutcome before = outcome;
+  for (int attempt = 0;; ++attempt) {
+    WaitForAptLocks(std::chrono::minutes(10));
+    if (RunOrFail(host, outcome, argv, true)) return true;
+    if (attempt >= kLockedRetries || outcome.output.find("Could not get lock") == std::string::npos) break;
+    outcome = before;
+    ::usleep(500'000);
+  }
   if (outcome.output.find("dpkg was interrupted") == std::string::npos) return false;
-  ResourceOutcome retry;
-  retry.changed = outcome.changed;
-  retry.differences = outcome.differences;
-  outcome = retry;
+  outcome = before;
   if (!RunOrFail(host, outcome, {"dpkg", "--configure", "-a"}, true)) return false;
   return RunOrFail(host, outcome, argv, true);
 }
