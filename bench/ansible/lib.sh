@@ -3,7 +3,7 @@
 # timer, a median, and the Ansible inventory of the testbed's nodes.
 # The sourcing script sets NODES.
 export TESTBED_STATE=/var/lib/clusterctl-testbed-bench TESTBED_PREFIX=ctbb TESTBED_SUBNET=10.213.79
-TB=tests/testbed/testbed
+TB=$(realpath tests/testbed/testbed)  # absolute: the scripts cd into $WORK, and the EXIT trap needs it
 CLUSTERCTL=$(realpath build/clusterctl)
 WORK=$(mktemp -d /tmp/clusterctl-compare-XXXXXX)
 trap '$TB down >/dev/null 2>&1; rm -rf "$WORK"' EXIT
