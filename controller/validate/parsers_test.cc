@@ -1,0 +1,508 @@
+// Every captured tool output in tests/fixtures/captured through the parsers
+// and the checks: the healthy captures pass, each failing capture fails the
+// check it belongs to with the lines that show why, and every parser refuses
+// the outputs that are not its own (a parser never passes by default).
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <sstream>
+
+#include "controller/validate/checks.h"
+#include "controller/validate/infiniband.h"
+#include "controller/validate/nccl_tests.h"
+#include "controller/validate/nvidia_smi.h"
+#include "controller/validate/slurm_output.h"
+#include "controller/validate/system_tools.h"
+
+namespace clusterctl {
+namespace {
+
+std::string Fixture(const std::string& name) {
+  std::ifstream in(std::string(CLUSTERCTL_SHARED_FIXTURES_DIR) + "/" + name);
+  REQUIRE_MESSAGE(in.good(), "missing fixture " << name);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+ToolOutput Output(const std::string& text, int exit_code = 0) {
+  ToolOutput o;
+  o.out = text;
+  o.exit_code = exit_code;
+  return o;
+}
+
+bool EvidenceHas(const CheckResult& r, const std::string& needle) {
+  for (const std::string& line : r.evidence) {
+    if (line.find(needle) != std::string::npos) return true;
+  }
+  return false;
+}
+
+const CheckResult& Named(const std::vector<CheckResult>& results, const std::string& check) {
+  for (const CheckResult& r : results) {
+    if (r.check == check) return r;
+  }
+  FAIL("no result for " << check);
+  return results.front();
+}
+
+}  // namespace
+
+// ---- nvidia-smi ----
+
+TEST_CASE("nvidia-smi -q: healthy H100, H200, L40S and 8xH100 pass count, persistence and ECC") {
+  for (auto [file, gpus] : std::vector<std::pair<std::string, int>>{{"nvidia-smi-q--8xH100-SXM5-80GB--1.txt", 8},
+                                                                     {"nvidia-smi-q--H100-80GB-HBM3--1.txt", 1},
+                                                                     {"nvidia-smi-q--H200-141GB--1.txt", 1},
+                                                                     {"nvidia-smi-q--L40S--1.txt", 1}}) {
+    CAPTURE(file);
+    std::string text = Fixture(file);
+    auto report = ParseNvidiaSmiQuery(text);
+    REQUIRE(report.ok());
+    CHECK(report->gpus.size() == static_cast<size_t>(gpus));
+    CHECK_FALSE(report->driver_version.empty());
+    CHECK(report->gpus[0].volatile_uncorrectable.has_value());
+    auto results = EvaluateGpuHealth("gpu01", report, text, gpus, Thresholds{});
+    CHECK(Named(results, "gpu.count").outcome == CheckOutcome::kPass);
+    CHECK(Named(results, "gpu.ecc").outcome == CheckOutcome::kPass);
+    // The same capture with one GPU fewer than PCI found fails the count.
+    CHECK(Named(EvaluateGpuHealth("gpu01", report, text, gpus + 1, Thresholds{}), "gpu.count").outcome == CheckOutcome::kFail);
+  }
+}
+
+TEST_CASE("nvidia-smi -q: an 8xV100 with one retired single-bit page passes ECC and says so") {
+  std::string text = Fixture("nvidia-smi-q--8xV100-SXM2-16GB--1.txt");
+  auto report = ParseNvidiaSmiQuery(text);
+  REQUIRE(report.ok());
+  REQUIRE(report->gpus.size() == 8);
+  long long retired = 0;
+  for (const GpuStatus& g : report->gpus) {
+    retired += g.retired_pages.value_or(0);
+    CHECK(g.volatile_uncorrectable == 0);  // Double Bit / Total
+    CHECK(g.retirement_pending == false);
+  }
+  CHECK(retired == 1);
+  auto ecc = Named(EvaluateGpuHealth("v100", report, text, 8, Thresholds{}), "gpu.ecc");
+  CHECK(ecc.outcome == CheckOutcome::kPass);
+  CHECK(ecc.detail.find("1 retired page") != std::string::npos);
+}
+
+TEST_CASE("nvidia-smi -q: GH200 with an aggregate DRAM uncorrectable error fails ECC with the counter line") {
+  std::string text = Fixture("nvidia-smi-q--GH200-480GB--ecc-dram-uncorrectable--1.txt");
+  auto report = ParseNvidiaSmiQuery(text);
+  REQUIRE(report.ok());
+  REQUIRE(report->gpus.size() == 1);
+  CHECK(report->gpus[0].volatile_uncorrectable == 0);
+  CHECK(report->gpus[0].aggregate_uncorrectable == 1);
+  CHECK(report->gpus[0].remapped_uncorrectable == 1);
+  CHECK(report->gpus[0].remap_pending == false);
+  auto ecc = Named(EvaluateGpuHealth("gh01", report, text, 1, Thresholds{}), "gpu.ecc");
+  CHECK(ecc.outcome == CheckOutcome::kFail);
+  CHECK(ecc.detail.find("1 aggregate uncorrectable") != std::string::npos);
+  CHECK(EvidenceHas(ecc, "DRAM Uncorrectable            : 1"));
+  // An admin who accepts one lifetime error raises the limit.
+  Thresholds lenient;
+  lenient.gpu_aggregate_uncorrectable_max = 1;
+  CHECK(Named(EvaluateGpuHealth("gh01", report, text, 1, lenient), "gpu.ecc").outcome == CheckOutcome::kPass);
+}
+
+TEST_CASE("nvidia-smi -q -x: A100 MIG and A10G parse; A10G with persistence off fails persistence only") {
+  for (auto file : {"nvidia-smi-q-x--A100-SXM4-40GB-MIG--1.xml", "nvidia-smi-q-x--A100-SXM4-80GB-MIG--1.xml",
+                    "nvidia-smi-q-x--A10G--1.xml"}) {
+    CAPTURE(file);
+    std::string text = Fixture(file);
+    auto report = ParseNvidiaSmiXml(text);
+    REQUIRE(report.ok());
+    REQUIRE(report->gpus.size() == 1);  // the 80GB capture keeps one of its 4 GPUs (attached_gpus 4)
+    CHECK_FALSE(report->gpus[0].bus_id.empty());
+    CHECK(report->gpus[0].aggregate_uncorrectable == 0);
+    auto results = EvaluateGpuHealth("a", report, text, report->GpuCount(), Thresholds{});
+    CHECK(Named(results, "gpu.count").outcome == CheckOutcome::kPass);
+    CHECK(Named(results, "gpu.ecc").outcome == CheckOutcome::kPass);
+  }
+  CHECK(ParseNvidiaSmiXml(Fixture("nvidia-smi-q-x--A100-SXM4-80GB-MIG--1.xml"))->attached == 4);
+  std::string a10g = Fixture("nvidia-smi-q-x--A10G--1.xml");
+  CHECK(ParseNvidiaSmiXml(a10g)->gpus[0].remap_pending == false);
+  auto persistence = Named(EvaluateGpuHealth("a", ParseNvidiaSmiXml(a10g), a10g, 1, Thresholds{}), "gpu.persistence");
+  CHECK(persistence.outcome == CheckOutcome::kFail);
+  CHECK(EvidenceHas(persistence, "Persistence Mode Disabled"));
+}
+
+TEST_CASE("nvidia-smi --query-gpu CSV: H100 with ECC columns") {
+  std::string text = Fixture("nvidia-smi-query-gpu--H100-80GB-HBM3--1.csv");
+  auto report = ParseNvidiaSmiCsv(text);
+  REQUIRE(report.ok());
+  REQUIRE(report->gpus.size() == 1);
+  CHECK(report->driver_version == "590.48.01");
+  CHECK(report->gpus[0].name == "NVIDIA H100 80GB HBM3");
+  CHECK(report->gpus[0].persistence == true);
+  CHECK(report->gpus[0].volatile_uncorrectable == 0);
+  auto results = EvaluateGpuHealth("h", report, text, 1, Thresholds{});
+  for (const CheckResult& r : results) CHECK_MESSAGE(r.outcome == CheckOutcome::kPass, r.check << ": " << r.detail);
+}
+
+TEST_CASE("nvidia-smi table: healthy captures pass; the RTX 4090 with ERR! fails with the line") {
+  for (auto [file, gpus] : std::vector<std::pair<std::string, int>>{{"nvidia-smi--8xH100-SXM5-80GB--1.txt", 8},
+                                                                     {"nvidia-smi--8xV100-SXM2-16GB--1.txt", 8},
+                                                                     {"nvidia-smi--H200-141GB--1.txt", 1},
+                                                                     {"nvidia-smi--H100-80GB-HBM3-MIG--1.txt", 1}}) {
+    CAPTURE(file);
+    std::string text = Fixture(file);
+    auto report = ParseNvidiaSmiTable(text);
+    REQUIRE(report.ok());
+    CHECK(report->gpus.size() == static_cast<size_t>(gpus));
+    auto results = EvaluateGpuHealth("n", report, text, gpus, Thresholds{});
+    CHECK(Named(results, "gpu.ecc").outcome == CheckOutcome::kPass);
+    CHECK(Named(results, "gpu.persistence").outcome == CheckOutcome::kPass);
+  }
+  std::string text = Fixture("nvidia-smi--GeForce-RTX-4090--ERR--1.txt");
+  auto report = ParseNvidiaSmiTable(text);
+  REQUIRE(report.ok());
+  REQUIRE(report->gpus.size() == 1);
+  auto ecc = Named(EvaluateGpuHealth("ws", report, text, 1, Thresholds{}), "gpu.ecc");
+  CHECK(ecc.outcome == CheckOutcome::kFail);
+  CHECK(ecc.detail.find("ERR!") != std::string::npos);
+  CHECK(EvidenceHas(ecc, "|ERR!   38C"));
+}
+
+TEST_CASE("nvidia-smi -L: GPU lines counted, MIG lines not; a driver error is not a list") {
+  auto list = ParseNvidiaSmiList(
+      "GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-1)\n  MIG 3g.20gb     Device  0: (UUID: MIG-1)\n"
+      "GPU 1: NVIDIA A100-SXM4-40GB (UUID: GPU-2)\n");
+  REQUIRE(list.ok());
+  CHECK(list->size() == 2);
+  ToolOutput failed = Output("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\n", 9);
+  auto job = EvaluateGpuJob("gpu01", failed, 2);
+  CHECK(job.outcome == CheckOutcome::kFail);
+  CHECK(EvidenceHas(job, "couldn't communicate"));
+}
+
+// ---- InfiniBand ----
+
+TEST_CASE("ibstat: 2x ConnectX-3 FDR, all ports up at 56 Gb/s") {
+  std::string text = Fixture("ibstat--2xConnectX-3-FDR--1.txt");
+  auto ports = ParseIbstat(text);
+  REQUIRE(ports.ok());
+  REQUIRE_FALSE(ports->empty());
+  auto result = EvaluateIbPorts("n", ports, text, "ibstat", Thresholds{});
+  CHECK_MESSAGE(result.outcome == CheckOutcome::kPass, result.detail);
+}
+
+TEST_CASE("ibstat: 8x ConnectX-7 NDR with Ethernet ports down: the InfiniBand rails pass, listing Ethernet ports fails") {
+  std::string text = Fixture("ibstat--8xConnectX-7-NDR-IB--cx6dx-eth-ports-down--1.txt");
+  auto ports = ParseIbstat(text);
+  REQUIRE(ports.ok());
+  auto result = EvaluateIbPorts("n", ports, text, "ibstat", Thresholds{});
+  CHECK_MESSAGE(result.outcome == CheckOutcome::kPass, result.detail);
+  CHECK(result.measured == "8/8 ports up");
+  CHECK(result.threshold.find("400 Gb/s") != std::string::npos);
+  // Expecting every port, Ethernet included, finds the down ones.
+  Thresholds all;
+  for (const IbPortStatus& p : *ports) all.ib_ports.push_back(p.device + "/" + std::to_string(p.port));
+  auto strict = EvaluateIbPorts("n", ports, text, "ibstat", all);
+  CHECK(strict.outcome == CheckOutcome::kFail);
+  CHECK(EvidenceHas(strict, "State: Down"));
+}
+
+TEST_CASE("ibstat: RoCE 400G with 2 of 8 rails down: the rails listed in the inventory fail naming both") {
+  std::string text = Fixture("ibstat--8xConnectX-7-RoCE-400G--2-ports-down--1.txt");
+  auto ports = ParseIbstat(text);
+  REQUIRE(ports.ok());
+  REQUIRE(ports->size() == 12);
+  // RoCE ports are Ethernet: by default there is nothing to check.
+  CHECK(EvaluateIbPorts("h100", ports, text, "ibstat", Thresholds{}).outcome == CheckOutcome::kSkip);
+  // validate_ib_ports: the eight ConnectX-7 GPU rails (MT4129); validate_ib_rate_gbps: 400.
+  Thresholds rails;
+  rails.ib_ports = {"mlx5_0/1", "mlx5_3/1", "mlx5_4/1", "mlx5_5/1", "mlx5_6/1", "mlx5_9/1", "mlx5_10/1", "mlx5_11/1"};
+  rails.ib_rate_gbps = 400;
+  auto result = EvaluateIbPorts("h100", ports, text, "ibstat", rails);
+  CHECK(result.outcome == CheckOutcome::kFail);
+  CHECK(result.measured == "6/8 ports up");
+  CHECK(result.detail == "mlx5_5/1 state DOWN, physical state DISABLED; mlx5_11/1 state DOWN, physical state DISABLED");
+  CHECK(EvidenceHas(result, "mlx5_5 port 1: State: Down, Physical state: Disabled, Rate: 40"));
+}
+
+TEST_CASE("ibstat: ibpanic after partial output fails with the ibpanic line") {
+  std::string text = Fixture("ibstat--8xConnectX-6-HDR-VF-Azure--ibpanic--1.txt");
+  auto ports = ParseIbstat(text);
+  CHECK_FALSE(ports.ok());
+  auto result = EvaluateIbPorts("n", ports, text, "ibstat", Thresholds{});
+  CHECK(result.outcome == CheckOutcome::kFail);
+  CHECK(result.detail.find("ibpanic") != std::string::npos);
+  CHECK(EvidenceHas(result, "stat of IB device 'mlx5_8' failed"));
+}
+
+TEST_CASE("ibv_devinfo: port 2 of each ConnectX-3 down fails naming them") {
+  std::string text = Fixture("ibv_devinfo--2xConnectX-3-FDR--port2-down--1.txt");
+  auto ports = ParseIbvDevinfo(text);
+  REQUIRE(ports.ok());
+  REQUIRE(ports->size() == 4);
+  auto result = EvaluateIbPorts("n", ports, text, "ibv_devinfo", Thresholds{});
+  CHECK(result.outcome == CheckOutcome::kFail);
+  CHECK(result.detail.find("mlx4_1/2 state DOWN") != std::string::npos);
+  CHECK(result.detail.find("mlx4_0/2 state DOWN") != std::string::npos);
+  CHECK(result.measured == "2/4 ports up");
+}
+
+TEST_CASE("ib_write_bw: HDR loopback at 8 MiB is ~24 GB/s, above the HDR floor; a lower floor override is honoured") {
+  std::string text = Fixture("ib_write_bw--HDR-loopback--1.txt");
+  auto rows = ParseIbWriteBw(text);
+  REQUIRE(rows.ok());
+  REQUIRE(rows->size() == 2);
+  CHECK((*rows)[0].average_mbps == doctest::Approx(24056.72));
+  Thresholds t;
+  t.ib_write_bw_message_bytes = 8388608;
+  auto pass = EvaluateIbWriteBw("a+b", Output(text), 200, t);
+  CHECK_MESSAGE(pass.outcome == CheckOutcome::kPass, pass.detail);
+  CHECK(DefaultIbWriteBwFloorMbps(100) == doctest::Approx(11000));
+  t.ib_write_bw_min_mbps = 30000;
+  auto fail = EvaluateIbWriteBw("a+b", Output(text), 200, t);
+  CHECK(fail.outcome == CheckOutcome::kFail);
+  CHECK(EvidenceHas(fail, "24056.72"));
+  auto refused = EvaluateIbWriteBw("a+b", Output(" Couldn't connect to 10.0.0.2:18515\nUnable to open file descriptor for socket connection\n", 1), 200, Thresholds{});
+  CHECK(refused.outcome == CheckOutcome::kFail);
+  CHECK(refused.detail.find("Couldn't connect") != std::string::npos);
+}
+
+// ---- NCCL ----
+
+TEST_CASE("all_reduce_perf: 8xA100 in one node (old format) passes the A100 floor") {
+  std::string text = Fixture("all_reduce_perf--8xA100-SXM4-40GB-1node--1.txt");
+  auto parsed = ParseNcclTests(text);
+  REQUIRE(parsed.ok());
+  CHECK(parsed->ranks == 8);
+  CHECK(parsed->out_of_bounds == 0);
+  CHECK(parsed->rows.back().busbw_gbps == doctest::Approx(235.26));
+  auto r = EvaluateNccl("nccl.node", CheckScope::kNode, "dgx01", Output(text), DefaultNodeBusbwFloorGbps("A100-SXM4-40GB"),
+                        false, Thresholds{});
+  CHECK_MESSAGE(r.outcome == CheckOutcome::kPass, r.detail);
+}
+
+TEST_CASE("all_reduce_perf: 4x DGX A100 across nodes passes the 8x HDR floor") {
+  std::string text = Fixture("all_reduce_perf--32xA100-4xDGX-A100--1.txt");
+  auto r = EvaluateNccl("nccl.cluster", CheckScope::kCluster, "c", Output(text), DefaultClusterBusbwFloorGbps(8 * 200),
+                        false, Thresholds{});
+  CHECK_MESSAGE(r.outcome == CheckOutcome::kPass, r.detail);
+  CHECK(r.measured.find("191.05 GB/s") != std::string::npos);
+}
+
+TEST_CASE("all_reduce_perf: 2 nodes over GPUDirect-TCPXO: 123 us small messages fail the IB default, pass a TCPXO limit") {
+  std::string text = Fixture("all_reduce_perf--16xH100-2nodes-GCP-A3Mega--1.txt");
+  auto parsed = ParseNcclTests(text);
+  REQUIRE(parsed.ok());
+  CHECK(parsed->ranks == 16);
+  auto strict = EvaluateNccl("nccl.cluster", CheckScope::kCluster, "c", Output(text), 200, true, Thresholds{});
+  CHECK(strict.outcome == CheckOutcome::kFail);
+  CHECK(strict.detail.find("small-message latency") != std::string::npos);
+  Thresholds tcpxo;
+  tcpxo.nccl_small_message_max_us = 200;
+  auto r = EvaluateNccl("nccl.cluster", CheckScope::kCluster, "c", Output(text), 200, true, tcpxo);
+  CHECK_MESSAGE(r.outcome == CheckOutcome::kPass, r.detail);
+}
+
+TEST_CASE("all_gather_perf: out-of-bounds values FAILED, with the wrong row and the summary as evidence") {
+  std::string text = Fixture("all_gather_perf--8xV100-SXM2-32GB--oob-FAILED--1.txt");
+  auto parsed = ParseNcclTests(text);
+  REQUIRE(parsed.ok());
+  CHECK(parsed->out_of_bounds == 2);
+  CHECK_FALSE(parsed->out_of_bounds_ok);
+  auto r = EvaluateNccl("nccl.node", CheckScope::kNode, "v100", Output(text), 100, false, Thresholds{});
+  CHECK(r.outcome == CheckOutcome::kFail);
+  CHECK(r.detail.find("2 out-of-bounds values") != std::string::npos);
+  CHECK(EvidenceHas(r, "Out of bounds values : 2 FAILED"));
+  CHECK(EvidenceHas(r, "1e+00"));
+}
+
+TEST_CASE("all_reduce_perf cut short (no Out of bounds line) fails instead of passing on the rows it has") {
+  std::string text = Fixture("all_reduce_perf--8xA100-SXM4-40GB-1node--1.txt");
+  text = text.substr(0, text.find("# Out of bounds"));
+  auto r = EvaluateNccl("nccl.node", CheckScope::kNode, "dgx01", Output(text), 10, false, Thresholds{});
+  CHECK(r.outcome == CheckOutcome::kFail);
+  CHECK(r.detail.find("did not finish") != std::string::npos);
+}
+
+// ---- Slurm ----
+
+TEST_CASE("scontrol show node: oxygen-04 IDLE+DRAIN with its reason fails; allocated nodes pass") {
+  auto nodes = ParseScontrolShowNode(Fixture("scontrol-show-node--1.txt"));
+  REQUIRE(nodes.ok());
+  REQUIRE(nodes->size() == 4);
+  ToolOutput active = Output("active\n");
+  int failed = 0;
+  for (const SlurmNodeState& n : *nodes) {
+    auto r = EvaluateSlurmNode(n.name, &n, active);
+    if (n.name == "oxygen-04") {
+      CHECK(r.outcome == CheckOutcome::kFail);
+      CHECK(r.detail == "oxygen-04 is drained: memory issues? [root@2019-01-29T10:42:12]");
+      CHECK(EvidenceHas(r, "State=IDLE+DRAIN"));
+      ++failed;
+    } else {
+      CHECK_MESSAGE(r.outcome == CheckOutcome::kPass, n.name << " " << n.state);
+    }
+  }
+  CHECK(failed == 1);
+  CHECK((*nodes)[0].gpus == 8);  // Gres=gpu:m60:8
+  CHECK(EvaluateGres("cortex-01", (*nodes)[0], 8).outcome == CheckOutcome::kPass);
+  CHECK(EvaluateGres("cortex-01", (*nodes)[0], 7).outcome == CheckOutcome::kFail);
+}
+
+TEST_CASE("sinfo -N -o: down*, drained, draining and fail* nodes are not usable; idle and allocated are") {
+  auto nodes = ParseSinfoNodes(Fixture("sinfo-N-o--1.txt"));
+  REQUIRE(nodes.ok());
+  std::map<std::string, int> unusable;
+  int usable = 0;
+  for (const SlurmNodeState& n : *nodes) {
+    if (n.usable) ++usable;
+    else ++unusable[n.state];
+  }
+  CHECK(usable > 0);
+  CHECK(unusable.count("down*"));
+  CHECK(unusable.count("fail*"));
+  CHECK(unusable.count("drained"));
+  CHECK_FALSE(unusable.count("idle"));
+  CHECK_FALSE(unusable.count("allocated"));
+  auto down = std::find_if(nodes->begin(), nodes->end(), [](const SlurmNodeState& n) { return n.state == "down*"; });
+  auto r = EvaluateSlurmNode(down->name, &*down, Output("active\n"));
+  CHECK(r.outcome == CheckOutcome::kFail);
+  CHECK(r.detail == down->name + " is down, not responding");
+}
+
+TEST_CASE("sinfo -N -O gres: drained* and draining@ fail; mixed-, reserved and completing are usable; Gres gpu:a100:4") {
+  auto nodes = ParseSinfoNodes(Fixture("sinfo-N-O-gres--A100-cluster--1.txt"));
+  REQUIRE(nodes.ok());
+  std::map<std::string, bool> by_state;
+  for (const SlurmNodeState& n : *nodes) by_state[n.state] = n.usable;
+  CHECK(by_state.at("drained*") == false);
+  CHECK(by_state.at("draining@") == false);
+  CHECK(by_state.at("mixed-") == true);
+  CHECK(by_state.at("reserved") == true);
+  CHECK(by_state.at("completing") == true);
+  CHECK(nodes->front().gpus == 4);
+}
+
+TEST_CASE("sinfo --json: the down node fails, the others pass") {
+  auto nodes = ParseSinfoJson(Fixture("sinfo-json--1.json"));
+  REQUIRE(nodes.ok());
+  int down = 0;
+  for (const SlurmNodeState& n : *nodes) {
+    auto r = EvaluateSlurmNode(n.name, &n, Output("active\n"));
+    if (n.state.rfind("down", 0) == 0) {
+      ++down;
+      CHECK(r.outcome == CheckOutcome::kFail);
+    } else {
+      CHECK(r.outcome == CheckOutcome::kPass);
+    }
+  }
+  CHECK(down == 1);
+}
+
+TEST_CASE("slurm.node: slurmd stopped fails even while slurmctld still lists the node idle; unregistered fails") {
+  SlurmNodeState idle;
+  idle.name = "node02";
+  REQUIRE(ClassifySlurmState("IDLE", {}, "", idle).ok());
+  idle.state = "IDLE";
+  ToolOutput inactive = Output("inactive\n", 3);
+  auto r = EvaluateSlurmNode("node02", &idle, inactive);
+  CHECK(r.outcome == CheckOutcome::kFail);
+  CHECK(r.detail == "slurmd is not running on node02 (systemctl is-active: inactive)");
+  CHECK(EvaluateSlurmNode("node02", nullptr, Output("active\n")).outcome == CheckOutcome::kFail);
+  SlurmNodeState odd;
+  CHECK_FALSE(ClassifySlurmState("SLEEPY", {}, "", odd).ok());
+}
+
+TEST_CASE("scontrol ping") {
+  auto up = ParseScontrolPing("Slurmctld(primary) at node01 is UP\n");
+  REQUIRE(up.ok());
+  CHECK((*up)[0] == std::make_pair(std::string("node01"), true));
+  CHECK_FALSE(ParseScontrolPing("scontrol: error: ...").ok());
+}
+
+// ---- chrony, Xid, driver, peer memory ----
+
+TEST_CASE("chronyc tracking: in sync passes; offset above the limit, unsynchronised and a stopped chronyd fail") {
+  std::string tracking =
+      "Reference ID    : 0AD54D0B (10.213.77.11)\nStratum         : 11\n"
+      "System time     : 0.000005916 seconds slow of NTP time\nLeap status     : Normal\n";
+  CHECK(EvaluateClock("n", Output(tracking), Thresholds{}).outcome == CheckOutcome::kPass);
+  std::string far = tracking;
+  far.replace(far.find("0.000005916"), 11, "0.250000000");
+  auto r = EvaluateClock("n", Output(far), Thresholds{});
+  CHECK(r.outcome == CheckOutcome::kFail);
+  CHECK(r.measured == "250 ms");
+  std::string unsync = tracking;
+  unsync.replace(unsync.find("Normal"), 6, "Not synchronised");
+  CHECK(EvaluateClock("n", Output(unsync), Thresholds{}).detail.find("not synchronised") != std::string::npos);
+  ToolOutput stopped;
+  stopped.exit_code = 1;
+  stopped.out = "506 Cannot talk to daemon\n";
+  auto s = EvaluateClock("n", stopped, Thresholds{});
+  CHECK(s.outcome == CheckOutcome::kFail);
+  CHECK(s.detail == "chronyd is not running (chronyc cannot talk to it)");
+}
+
+TEST_CASE("Xid lines fail gpu.xid unless ignored; an empty journal passes") {
+  std::string log = "NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, GPU has fallen off the bus.\n";
+  auto r = EvaluateXid("n", Output(log), Thresholds{});
+  CHECK(r.outcome == CheckOutcome::kFail);
+  CHECK(EvidenceHas(r, "fallen off the bus"));
+  Thresholds ignore;
+  ignore.gpu_xid_ignore = {79};
+  CHECK(EvaluateXid("n", Output(log), ignore).outcome == CheckOutcome::kPass);
+  CHECK(EvaluateXid("n", Output("", 1), Thresholds{}).outcome == CheckOutcome::kPass);
+  CHECK(EvaluateXid("n", Output("Failed to get journal fields\n", 2), Thresholds{}).outcome == CheckOutcome::kFail);
+}
+
+TEST_CASE("gpu.driver: GPUs on PCI without the nvidia module fail with driver not loaded; no GPUs skip") {
+  auto r = EvaluateGpuDriver("node02", 2, {"overlay", "br_netfilter"}, "");
+  CHECK(r.outcome == CheckOutcome::kFail);
+  CHECK(r.detail.rfind("driver not loaded", 0) == 0);
+  CHECK(EvaluateGpuDriver("node02", 2, {"nvidia"}, "550.127.05").outcome == CheckOutcome::kPass);
+  auto skip = EvaluateGpuDriver("node01", 0, {}, "");
+  CHECK(skip.outcome == CheckOutcome::kSkip);
+  CHECK(skip.detail == "no NVIDIA GPUs on the PCI bus of node01");
+  CHECK(EvaluatePeerMemory("n", {"nvidia", "nvidia_peermem"}).outcome == CheckOutcome::kPass);
+  CHECK(EvaluatePeerMemory("n", {"nvidia"}).outcome == CheckOutcome::kFail);
+}
+
+// ---- no parser passes by default ----
+
+TEST_CASE("every parser refuses every captured output that is not its own") {
+  using Parser = std::function<bool(const std::string&)>;
+  std::map<std::string, Parser> parsers = {
+      {"nvidia-smi-q--", [](const std::string& t) { return ParseNvidiaSmiQuery(t).ok(); }},
+      {"nvidia-smi-q-x--", [](const std::string& t) { return ParseNvidiaSmiXml(t).ok(); }},
+      {"nvidia-smi-query-gpu--", [](const std::string& t) { return ParseNvidiaSmiCsv(t).ok(); }},
+      {"nvidia-smi--", [](const std::string& t) { return ParseNvidiaSmiTable(t).ok(); }},
+      {"ibstat--", [](const std::string& t) { return ParseIbstat(t).ok(); }},
+      {"ibv_devinfo--", [](const std::string& t) { return ParseIbvDevinfo(t).ok(); }},
+      {"ib_write_bw--", [](const std::string& t) { return ParseIbWriteBw(t).ok(); }},
+      {"all_", [](const std::string& t) { return ParseNcclTests(t).ok(); }},
+      {"scontrol-show-node--", [](const std::string& t) { return ParseScontrolShowNode(t).ok(); }},
+      {"sinfo-N-", [](const std::string& t) { return ParseSinfoNodes(t).ok(); }},
+      {"sinfo-json--", [](const std::string& t) { return ParseSinfoJson(t).ok(); }},
+      {"chronyc", [](const std::string& t) { return ParseChronyTracking(t).ok(); }},
+      {"nvidia-smi -L", [](const std::string& t) { return ParseNvidiaSmiList(t).ok(); }}};
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(CLUSTERCTL_SHARED_FIXTURES_DIR)) {
+    std::string name = entry.path().filename().string();
+    if (name == "SOURCES.md") continue;
+    ++files;
+    std::string text = Fixture(name);
+    for (const auto& [prefix, parse] : parsers) {
+      bool own = name.rfind(prefix, 0) == 0;
+      // "nvidia-smi--" must not claim "nvidia-smi-q--" etc.: the prefixes are distinct by their "--".
+      if (own) continue;
+      if (prefix == "ibstat--" && name.rfind("ibstat--8xConnectX-6", 0) == 0) continue;
+      CAPTURE(name);
+      CAPTURE(prefix);
+      CHECK_FALSE(parse(text));
+    }
+  }
+  CHECK(files == 38);
+}
+
+}  // namespace clusterctl

@@ -1,0 +1,244 @@
+#include "controller/validate/slurm_output.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <regex>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "common/strings.h"
+
+namespace clusterctl {
+namespace {
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  return out;
+}
+
+std::string Upper(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::toupper(c); });
+  return out;
+}
+
+// Base states by every name sinfo and scontrol use, to a canonical word and
+// whether a node in it can take jobs.
+const std::map<std::string, std::pair<std::string, bool>>& BaseStates() {
+  static const std::map<std::string, std::pair<std::string, bool>> states = {
+      {"idle", {"idle", true}},           {"mixed", {"mixed", true}},         {"mix", {"mixed", true}},
+      {"allocated", {"allocated", true}}, {"alloc", {"allocated", true}},     {"completing", {"completing", true}},
+      {"comp", {"completing", true}},     {"planned", {"planned", true}},     {"plnd", {"planned", true}},
+      {"reserved", {"reserved", true}},   {"resv", {"reserved", true}},       {"down", {"down", false}},
+      {"drained", {"drained", false}},    {"drain", {"drained", false}},      {"draining", {"draining", false}},
+      {"drng", {"draining", false}},      {"fail", {"failed", false}},        {"failing", {"failing", false}},
+      {"failg", {"failing", false}},      {"future", {"future", false}},      {"futr", {"future", false}},
+      {"maint", {"maintenance", false}},  {"unknown", {"unknown", false}},    {"unk", {"unknown", false}},
+      {"inval", {"invalid registration", false}}, {"invalid", {"invalid registration", false}},
+      {"power_down", {"powered down", false}},   {"powered_down", {"powered down", false}},
+      {"powering_down", {"powering down", false}}, {"powering_up", {"powering up", false}},
+      {"pow_up", {"powering up", false}},  {"reboot_issued", {"rebooting", false}},
+      {"reboot_requested", {"reboot requested", true}}, {"blocked", {"blocked", false}},
+      {"perfctrs", {"perfctrs", false}}, {"npc", {"perfctrs", false}},    {"cloud", {"cloud", false}}};
+  return states;
+}
+
+// scontrol flags that make a node unusable, with how to say it.
+const std::map<std::string, std::string>& BlockingFlags() {
+  static const std::map<std::string, std::string> flags = {
+      {"DRAIN", "drained"},          {"DRAINED", "drained"},           {"DRAINING", "draining"},
+      {"NOT_RESPONDING", "not responding"}, {"NO_RESPOND", "not responding"}, {"FAIL", "failed"},
+      {"FAILING", "failing"},        {"MAINTENANCE", "in maintenance"}, {"MAINT", "in maintenance"},
+      {"POWERED_DOWN", "powered down"}, {"POWER_DOWN", "powering down"}, {"POWERING_DOWN", "powering down"},
+      {"POWERING_UP", "powering up"}, {"REBOOT_ISSUED", "rebooting"},  {"INVALID_REG", "invalid registration"}};
+  return flags;
+}
+
+// sinfo state suffixes that make a node unusable.
+const std::map<char, std::string>& BlockingSuffixes() {
+  static const std::map<char, std::string> suffixes = {
+      {'*', "not responding"}, {'~', "powered down"}, {'#', "powering up"}, {'!', "powering down"},
+      {'%', "powering down"},  {'$', "in a maintenance reservation"}, {'^', "rebooting"}};
+  return suffixes;
+}
+
+// "IDLE+DRAIN", "down*", "mixed-", "DOWN*+NOT_RESPONDING" -> classified node.
+Status ClassifyStateText(std::string_view text, SlurmNodeState& node) {
+  std::vector<std::string> parts = Split(text, '+');
+  std::string base = parts.empty() ? std::string() : parts[0];
+  std::string suffixes;
+  while (!base.empty() && std::string_view("*~#!%$@^-").find(base.back()) != std::string_view::npos) {
+    suffixes += base.back();
+    base.pop_back();
+  }
+  std::vector<std::string> flags;
+  for (size_t i = 1; i < parts.size(); ++i) flags.push_back(Upper(parts[i]));
+  node.state = std::string(text);
+  return ClassifySlurmState(base, flags, suffixes, node);
+}
+
+}  // namespace
+
+Status ClassifySlurmState(std::string_view base, const std::vector<std::string>& flags, std::string_view suffixes,
+                          SlurmNodeState& node) {
+  auto it = BaseStates().find(Lower(base));
+  if (it == BaseStates().end()) return Status::InvalidArgument("unknown Slurm node state '" + std::string(base) + "'");
+  std::vector<std::string> why;
+  if (!it->second.second) why.push_back(it->second.first);
+  for (const std::string& flag : flags) {
+    auto f = BlockingFlags().find(flag);
+    if (f != BlockingFlags().end() && std::find(why.begin(), why.end(), f->second) == why.end()) why.push_back(f->second);
+  }
+  for (char c : suffixes) {
+    auto s = BlockingSuffixes().find(c);
+    if (s != BlockingSuffixes().end() && std::find(why.begin(), why.end(), s->second) == why.end()) why.push_back(s->second);
+  }
+  node.usable = why.empty();
+  node.why_not = Join(why, ", ");
+  return Status::Ok();
+}
+
+int GresGpuCount(std::string_view gres) {
+  int total = 0;
+  // Entries are comma separated, but a socket list "(S:0,1)" may contain commas.
+  static const std::regex kGpu(R"((?:^|,)gpu(?::[^:,()]+)?:(\d+))");
+  std::string text(gres);
+  for (std::sregex_iterator it(text.begin(), text.end(), kGpu), end; it != end; ++it) {
+    total += std::atoi((*it)[1].str().c_str());
+  }
+  return total;
+}
+
+Result<std::vector<SlurmNodeState>> ParseScontrolShowNode(std::string_view text) {
+  std::vector<SlurmNodeState> nodes;
+  std::map<std::string, std::string> fields;
+  std::vector<std::string> lines;
+  auto flush = [&]() -> Status {
+    if (fields.empty()) return Status::Ok();
+    SlurmNodeState node;
+    node.name = fields["NodeName"];
+    if (node.name.empty() || !fields.count("State")) {
+      return Status::InvalidArgument("scontrol show node: a block without NodeName= and State=: " +
+                                     Printable(lines.empty() ? "" : lines.front(), 200));
+    }
+    CLUSTERCTL_RETURN_IF_ERROR(ClassifyStateText(fields["State"], node).WithContext("scontrol show node " + node.name));
+    node.reason = fields.count("Reason") ? fields["Reason"] : "";
+    if (fields.count("Gres")) node.gpus = GresGpuCount(fields["Gres"]);
+    node.line = "NodeName=" + node.name + " State=" + fields["State"] +
+                (node.reason.empty() ? "" : " Reason=" + node.reason) + (fields.count("Gres") ? " Gres=" + fields["Gres"] : "");
+    nodes.push_back(std::move(node));
+    fields.clear();
+    lines.clear();
+    return Status::Ok();
+  };
+  for (const std::string& raw : Split(text, '\n')) {
+    std::string_view line = Trim(raw);
+    if (line.empty()) {
+      CLUSTERCTL_RETURN_IF_ERROR(flush());
+      continue;
+    }
+    if (line.rfind("NodeName=", 0) == 0) CLUSTERCTL_RETURN_IF_ERROR(flush());
+    lines.emplace_back(line);
+    // Tokens are key=value; a token without '=' continues the previous value
+    // ("OS=Linux 4.14 #1 SMP", "Reason=memory issues? [root@...]").
+    std::string last;
+    for (const std::string& token : Split(std::string(line), ' ')) {
+      if (token.empty()) continue;
+      size_t eq = token.find('=');
+      if (eq == std::string::npos || eq == 0) {
+        if (last.empty()) return Status::InvalidArgument("not scontrol show node output: " + Printable(line, 200));
+        fields[last] += " " + token;
+        continue;
+      }
+      last = token.substr(0, eq);
+      fields[last] = token.substr(eq + 1);
+    }
+  }
+  CLUSTERCTL_RETURN_IF_ERROR(flush());
+  if (nodes.empty()) return Status::InvalidArgument("scontrol show node printed no nodes");
+  return nodes;
+}
+
+Result<std::vector<SlurmNodeState>> ParseSinfoNodes(std::string_view text) {
+  std::vector<SlurmNodeState> nodes;
+  for (const std::string& raw : Split(text, '\n')) {
+    std::string line(Trim(raw));
+    if (line.empty()) continue;
+    std::vector<std::string> fields;
+    std::string current;
+    for (char c : line) {
+      if (c == ' ' || c == '\t' || c == ',' || c == '|') {
+        if (!current.empty()) fields.push_back(std::move(current));
+        current.clear();
+      } else {
+        current += c;
+      }
+    }
+    if (!current.empty()) fields.push_back(std::move(current));
+    if (fields.size() < 2) return Status::InvalidArgument("sinfo line without a node and a state: " + Printable(line, 200));
+    if (fields[0] == "NODELIST" || fields[0] == "HOSTNAMES") continue;  // header
+    SlurmNodeState node;
+    node.name = fields[0];
+    Status classified = ClassifyStateText(fields.back(), node);
+    if (!classified.ok()) return Status::InvalidArgument("sinfo: " + classified.message() + " in: " + Printable(line, 200));
+    for (size_t i = 1; i + 1 < fields.size(); ++i) {
+      if (fields[i].rfind("gpu", 0) == 0) {
+        node.gpus = GresGpuCount(fields[i]);
+        break;
+      }
+    }
+    node.line = line.size() > 160 ? node.name + " ... " + node.state : line;
+    nodes.push_back(std::move(node));
+  }
+  if (nodes.empty()) return Status::InvalidArgument("sinfo printed no nodes");
+  return nodes;
+}
+
+Result<std::vector<SlurmNodeState>> ParseSinfoJson(std::string_view text) {
+  nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object() || !doc.contains("nodes") || !doc["nodes"].is_array()) {
+    return Status::InvalidArgument("not sinfo --json output (no \"nodes\" array)");
+  }
+  std::vector<SlurmNodeState> nodes;
+  for (const nlohmann::json& n : doc["nodes"]) {
+    SlurmNodeState node;
+    node.name = n.value("name", "");
+    // Slurm 21-22: "state": "mixed", "state_flags": [...]; 23+: "state": ["IDLE", "DRAIN"].
+    std::string base;
+    std::vector<std::string> flags;
+    if (n.contains("state") && n["state"].is_string()) {
+      base = n["state"].get<std::string>();
+    } else if (n.contains("state") && n["state"].is_array() && !n["state"].empty()) {
+      base = n["state"][0].get<std::string>();
+      for (size_t i = 1; i < n["state"].size(); ++i) flags.push_back(Upper(n["state"][i].get<std::string>()));
+    }
+    if (n.contains("state_flags") && n["state_flags"].is_array()) {
+      for (const auto& f : n["state_flags"]) flags.push_back(Upper(f.get<std::string>()));
+    }
+    if (node.name.empty() || base.empty()) return Status::InvalidArgument("sinfo --json: a node without name or state");
+    node.state = base + (flags.empty() ? "" : "+" + Join(flags, "+"));
+    CLUSTERCTL_RETURN_IF_ERROR(ClassifySlurmState(base, flags, "", node).WithContext("sinfo --json " + node.name));
+    node.reason = n.contains("reason") && n["reason"].is_string() ? n["reason"].get<std::string>() : "";
+    if (n.contains("gres") && n["gres"].is_string()) node.gpus = GresGpuCount(n["gres"].get<std::string>());
+    node.line = "\"name\": \"" + node.name + "\", \"state\": \"" + node.state + "\"" +
+                (node.reason.empty() ? "" : ", \"reason\": \"" + node.reason + "\"");
+    nodes.push_back(std::move(node));
+  }
+  return nodes;
+}
+
+Result<std::vector<std::pair<std::string, bool>>> ParseScontrolPing(std::string_view text) {
+  static const std::regex kLine(R"(Slurmctld\((\w+)\) at (\S+) is (UP|DOWN))");
+  std::vector<std::pair<std::string, bool>> controllers;
+  std::smatch m;
+  for (const std::string& line : Split(text, '\n')) {
+    if (std::regex_search(line, m, kLine)) controllers.emplace_back(m[2], m[3] == "UP");
+  }
+  if (controllers.empty()) return Status::InvalidArgument("not scontrol ping output: " + Printable(Trim(text), 200));
+  return controllers;
+}
+
+}  // namespace clusterctl

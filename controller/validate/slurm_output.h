@@ -1,0 +1,43 @@
+// Parsers for Slurm's views of its nodes: `scontrol show node`, `sinfo -N`
+// with a state column (any layout whose first field is the node and whose
+// last is the state), `sinfo --json`, and `scontrol ping`. One state model:
+// a node is usable when it can run jobs now (idle, mixed, allocated) and is
+// not draining, drained, down, failing, not responding or powered down.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+
+namespace clusterctl {
+
+struct SlurmNodeState {
+  std::string name;
+  std::string state;       // as Slurm printed it: "IDLE+DRAIN", "drained*", "mixed"
+  bool usable = false;
+  std::string why_not;     // "drained", "not responding", ... (empty when usable)
+  std::string reason;      // Slurm's Reason= (admin or slurmctld), may be empty
+  std::optional<int> gpus; // GPUs in Gres (gpu:4, gpu:a100:4(S:0-3)); nullopt: not in this output
+  std::string line;        // evidence
+};
+
+Result<std::vector<SlurmNodeState>> ParseScontrolShowNode(std::string_view text);
+Result<std::vector<SlurmNodeState>> ParseSinfoNodes(std::string_view text);
+Result<std::vector<SlurmNodeState>> ParseSinfoJson(std::string_view text);
+
+// Classifies a state: base word (any case, short or long sinfo form), flags
+// ("DRAIN", "NOT_RESPONDING") and sinfo's suffix characters (*~#!%$@^-).
+// Sets usable/why_not; an unknown base word is an error.
+Status ClassifySlurmState(std::string_view base, const std::vector<std::string>& flags, std::string_view suffixes,
+                          SlurmNodeState& node);
+
+// GPUs in a Gres string: "gpu:4", "gpu:a100:4(S:0-3),nsight:no_consume:1" -> 4; "(null)", "" -> 0.
+int GresGpuCount(std::string_view gres);
+
+// scontrol ping: "Slurmctld(primary) at node01 is UP" lines -> (host, up).
+Result<std::vector<std::pair<std::string, bool>>> ParseScontrolPing(std::string_view text);
+
+}  // namespace clusterctl
