@@ -12,6 +12,7 @@
 #include "controller/cli/inventory_command.h"
 #include "controller/cli/run_command.h"
 #include "controller/cli/status_command.h"
+#include "controller/cli/validate_command.h"
 
 #ifndef CLUSTERCTL_VERSION
 #define CLUSTERCTL_VERSION "dev"
@@ -115,6 +116,18 @@ int RunCommandLine(int argc, char** argv, const Services& services) {
     deploy_options.check = true;
     deploy_options.diff = true;
     exit_code = RunDeploy(deploy_options, options, services);
+  });
+
+  ValidateOptions validate_options;
+  CLI::App* validate = app.add_subcommand("validate", "prove the cluster works: checks with thresholds, exit 1 on any failure");
+  add_remote_options(validate);
+  validate->add_option("--checks", validate_options.checks, "only these checks or prefixes (comma-separated): " +
+                                                             Join(AllValidationCheckNames(), ","))
+      ->delimiter(',');
+  validate->add_option("--deadline", validate_options.deadline_s, "seconds for the whole run")->check(CLI::Range(10, 86400));
+  validate->callback([&] {
+    validate_options.remote = remote;
+    exit_code = RunValidate(validate_options, options, services);
   });
 
   HistoryOptions history_options;

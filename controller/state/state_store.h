@@ -101,6 +101,14 @@ struct RunRecord {
   std::optional<std::string> summary;
 };
 
+// One stored validation result (docs/state.md, table validations).
+struct StoredValidation {
+  int64_t run_id = 0;
+  std::string check, scope, subject, result, measured, threshold, detail;
+  std::vector<std::string> evidence;
+  int64_t at = 0;
+};
+
 class StateStore {
  public:
   struct WriterOptions {
@@ -163,6 +171,12 @@ class StateStore {
   Status SaveFileBackup(int64_t run_id, const std::string& host, const std::string& path, const std::string& content);
   Result<std::vector<StepRecord>> StepsOfRun(int64_t run_id);
   Result<std::vector<nlohmann::json>> EventsOfRun(int64_t run_id);
+
+  // Validation results (validation_records.cc).
+  Status SaveValidations(int64_t run_id, const std::vector<StoredValidation>& results);
+  Result<std::vector<StoredValidation>> ValidationsOfRun(int64_t run_id);
+  // For each node subject, the results of the latest validate run that checked it.
+  Result<std::map<std::string, std::vector<StoredValidation>>> LatestValidationPerNode();
 
   SqliteDb& db() { return *db_; }
   int64_t NowMs() const;

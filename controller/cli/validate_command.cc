@@ -1,0 +1,162 @@
+#include "controller/cli/validate_command.h"
+
+#include <chrono>
+#include <map>
+
+#include "common/strings.h"
+#include "controller/cli/exit_codes.h"
+#include "controller/output/table.h"
+#include "controller/validate/checks.h"
+#include "controller/validate/validation_run.h"
+#include "inventory/hostlist.h"
+
+namespace clusterctl {
+namespace {
+
+// The subject's name inside a detail, replaced so rows of many hosts group.
+constexpr const char* kSubjectMark = "\x01";
+
+std::string ReplaceAll(std::string text, const std::string& from, const std::string& to) {
+  if (from.empty()) return text;
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+    text.replace(at, from.size(), to);
+  }
+  return text;
+}
+
+struct Row {
+  std::string check, outcome, threshold, detail;
+  std::vector<std::string> subjects;
+  std::vector<std::string> measured;
+};
+
+StoredValidation ToStored(const CheckResult& r) {
+  StoredValidation v;
+  v.check = r.check;
+  v.scope = ToString(r.scope);
+  v.subject = r.subject;
+  v.result = ToString(r.outcome);
+  v.measured = r.measured;
+  v.threshold = r.threshold;
+  v.detail = r.detail;
+  v.evidence = r.evidence;
+  return v;
+}
+
+}  // namespace
+
+const std::vector<std::string>& AllValidationCheckNames() { return AllCheckNames(); }
+
+void PrintValidationTable(const std::vector<CheckResult>& results, std::ostream& out) {
+  // Rows: results of one check with the same outcome, threshold and detail
+  // (the subject's own name masked), in the order the checks came.
+  std::vector<Row> rows;
+  std::map<std::string, size_t> index;
+  for (const CheckResult& r : results) {
+    bool node = r.scope == CheckScope::kNode;
+    std::string detail = node ? ReplaceAll(r.detail, r.subject, kSubjectMark) : r.detail;
+    std::string key = r.check + "\n" + ToString(r.outcome) + "\n" + r.threshold + "\n" + detail +
+                      (node ? "" : "\n" + r.subject);
+    auto [it, added] = index.emplace(key, rows.size());
+    if (added) rows.push_back({r.check, ToString(r.outcome), r.threshold, detail, {}, {}});
+    Row& row = rows[it->second];
+    row.subjects.push_back(r.subject);
+    if (!r.measured.empty() && std::find(row.measured.begin(), row.measured.end(), r.measured) == row.measured.end()) {
+      row.measured.push_back(r.measured);
+    }
+  }
+  TextTable table({"CHECK", "RESULT", "ON", "MEASURED", "THRESHOLD", "DETAIL"});
+  for (const Row& row : rows) {
+    std::string subjects = CollapseHostList(row.subjects);
+    std::string measured = row.measured.size() <= 3
+                               ? Join(row.measured, ", ")
+                               : Join({row.measured[0], row.measured[1]}, ", ") + ", ... (" +
+                                     std::to_string(row.measured.size()) + " values)";
+    table.AddRow({row.check, row.outcome, subjects, measured, row.threshold, ReplaceAll(row.detail, kSubjectMark, subjects)});
+  }
+  table.Print(out);
+  bool header = false;
+  for (const CheckResult& r : results) {
+    if (r.outcome != CheckOutcome::kFail) continue;
+    if (!header) out << "\nFailures:\n";
+    header = true;
+    out << "  " << r.check << " on " << r.subject << ": " << r.detail << "\n";
+    for (const std::string& line : r.evidence) out << "      " << line << "\n";
+  }
+}
+
+int RunValidate(const ValidateOptions& options, const GlobalOptions& global, const Services& services) {
+  std::ostream& err = *services.err;
+  auto selection = CheckSelection::Parse(options.checks);
+  if (!selection.ok()) {
+    err << "clusterctl validate: " << selection.status().message() << "\n";
+    return kExitUsage;
+  }
+  // Thresholds are read (and refused) before anything is contacted or recorded.
+  std::optional<Inventory> inventory = LoadInventoryOrReport(options.remote.inventory_path, services, false);
+  if (!inventory) return kExitUsage;
+  std::map<std::string, Thresholds> thresholds;
+  bool bad = false;
+  for (const Host& h : inventory->hosts) {
+    auto t = ReadThresholds(h.vars);
+    if (!t.ok()) {
+      err << options.remote.inventory_path << ": host " << h.name << ": " << t.status().message() << "\n";
+      bad = true;
+      continue;
+    }
+    thresholds[h.name] = *t;
+  }
+  if (bad) return kExitUsage;
+
+  int exit_code = 0;
+  auto command = RemoteCommand::Prepare("validate", options.remote, global, services, exit_code);
+  if (!command) return exit_code;
+  auto started = std::chrono::steady_clock::now();
+  ValidationInputs inputs;
+  inputs.inventory = &command->inventory();
+  inputs.selected = command->hosts();
+  inputs.thresholds = std::move(thresholds);
+  inputs.checks = *selection;
+  inputs.deadline = std::chrono::seconds(options.deadline_s);
+  inputs.run_on = [&](const std::vector<const Host*>& hosts, const RemoteRunner::HostBody& body) {
+    return command->RunOn(hosts, body);
+  };
+  ValidationOutcome outcome = RunValidation(inputs);
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+
+  std::vector<StoredValidation> stored;
+  std::map<std::string, int> counts = {{"pass", 0}, {"fail", 0}, {"skip", 0}};
+  std::vector<std::string> failed;
+  for (const CheckResult& r : outcome.results) {
+    stored.push_back(ToStored(r));
+    ++counts[ToString(r.outcome)];
+    if (r.outcome == CheckOutcome::kFail) failed.push_back(r.check + " on " + r.subject);
+  }
+  Status saved = command->state().SaveValidations(command->run_id(), stored);
+  if (!saved.ok()) err << "clusterctl: saving the validation results: " << saved.message() << "\n";
+  Status facts = command->state().SaveFacts(command->run_id(), outcome.facts);
+  if (!facts.ok()) err << "clusterctl: saving facts: " << facts.message() << "\n";
+
+  std::ostream& out = *services.out;
+  nlohmann::json summary = {{"pass", counts["pass"]}, {"fail", counts["fail"]}, {"skip", counts["skip"]}};
+  if (global.json) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const CheckResult& r : outcome.results) list.push_back(r.ToJson());
+    out << nlohmann::json{{"cluster", command->inventory().cluster_name}, {"run", command->run_id()},
+                          {"seconds", seconds}, {"summary", summary}, {"results", list}}
+               .dump(2)
+        << "\n";
+  } else {
+    PrintValidationTable(outcome.results, out);
+    char took[32];
+    std::snprintf(took, sizeof took, "%.1f", seconds);
+    out << "\nvalidate (run " << command->run_id() << ", " << took << " s): " << counts["pass"] << " passed, "
+        << counts["fail"] << " failed, " << counts["skip"] << " skipped\n";
+  }
+  // Unreachable hosts are already results (reachable: fail); Finish records them.
+  int finished = command->Finish(outcome.probe_results, summary, false);
+  (void)finished;
+  return counts["fail"] > 0 ? kExitFailed : kExitOk;
+}
+
+}  // namespace clusterctl

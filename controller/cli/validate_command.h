@@ -1,0 +1,30 @@
+// `clusterctl validate INVENTORY [--limit P] [--checks LIST] [--deadline S] [--json]`:
+// proves the cluster works (docs/validation.md). Exit 0 when every check
+// passed (skips allowed), 1 when any failed, 2 for usage or inventory errors
+// (nothing contacted). Results go to the state store (history, status).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "controller/cli/remote_command.h"
+#include "controller/validate/check_result.h"
+
+namespace clusterctl {
+
+struct ValidateOptions {
+  RemoteCommandOptions remote;
+  std::vector<std::string> checks;  // --checks (names or prefixes)
+  int deadline_s = 900;
+};
+
+// Every check name, in report order (for --help).
+const std::vector<std::string>& AllValidationCheckNames();
+
+int RunValidate(const ValidateOptions& options, const GlobalOptions& global, const Services& services);
+
+// The text report: one table row per check, outcome and detail, with the
+// hosts in range notation; then every failure with its evidence.
+void PrintValidationTable(const std::vector<CheckResult>& results, std::ostream& out);
+
+}  // namespace clusterctl

@@ -1,0 +1,65 @@
+// ValidationRun: runs the checks of `clusterctl validate` on a cluster and
+// returns one CheckResult per check and subject (docs/validation.md).
+//
+// Phases, each a fan-out over the hosts that take part (every phase's hosts
+// run concurrently; a host runs its own commands one after another):
+//   1. probe   every selected host, plus the Slurm controller and submit
+//              host when Slurm checks run: facts, chronyc, munge -n,
+//              slurm.conf digest, slurmd state, nvidia-smi -q, the kernel
+//              log's Xid lines, ibstat, which test programs exist;
+//   2. cross   the controller decodes every node's munge credential and asks
+//              slurmctld (scontrol ping / show node); every node decodes the
+//              controller's credential;
+//   3. jobs    on the submit host: srun across the usable compute nodes, a
+//              job with all GPUs per GPU node, nccl-tests when installed;
+//   4. pairs   ib_write_bw between ring neighbours, in rounds in which no
+//              node is in two pairs.
+// A check whose prerequisite failed is skipped naming that check; work left
+// when the run's deadline passes fails with "deadline".
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "controller/remote/remote_runner.h"
+#include "controller/validate/check_result.h"
+#include "controller/validate/thresholds.h"
+#include "inventory/model.h"
+
+namespace clusterctl {
+
+// Which checks run: names or prefixes ("slurm", "gpu.ecc"); empty: all.
+class CheckSelection {
+ public:
+  // An unknown name is an error naming the known ones.
+  static Result<CheckSelection> Parse(const std::vector<std::string>& names);
+  bool Has(const std::string& check) const;
+  bool HasAny(const std::vector<std::string>& checks) const;
+
+ private:
+  std::set<std::string> chosen_;  // empty: every check
+};
+
+struct ValidationInputs {
+  const Inventory* inventory = nullptr;
+  std::vector<const Host*> selected;               // --limit
+  std::map<std::string, Thresholds> thresholds;    // per host name, from its variables
+  CheckSelection checks;
+  std::chrono::seconds deadline{900};
+  // Runs `body` on `hosts` concurrently (RemoteCommand::RunOn).
+  std::function<std::vector<HostResult>(const std::vector<const Host*>&, const RemoteRunner::HostBody&)> run_on;
+};
+
+struct ValidationOutcome {
+  std::vector<CheckResult> results;
+  std::vector<HostResult> probe_results;  // phase 1, for the run record (unreachable hosts)
+  std::vector<std::pair<std::string, nlohmann::json>> facts;  // gathered in phase 1, stored as the hosts' facts
+};
+
+ValidationOutcome RunValidation(const ValidationInputs& inputs);
+
+}  // namespace clusterctl
