@@ -1,9 +1,26 @@
 #include "controller/cli/history_command.h"
 
 #include "controller/cli/exit_codes.h"
+#include "controller/cli/validate_command.h"
 #include "controller/output/table.h"
 
 namespace clusterctl {
+namespace {
+
+CheckResult FromStored(const StoredValidation& v) {
+  CheckResult r;
+  r.check = v.check;
+  r.scope = v.scope == "cluster" ? CheckScope::kCluster : v.scope == "pair" ? CheckScope::kPair : CheckScope::kNode;
+  r.subject = v.subject;
+  r.outcome = v.result == "pass" ? CheckOutcome::kPass : v.result == "fail" ? CheckOutcome::kFail : CheckOutcome::kSkip;
+  r.measured = v.measured;
+  r.threshold = v.threshold;
+  r.detail = v.detail;
+  r.evidence = v.evidence;
+  return r;
+}
+
+}  // namespace
 
 int RunHistory(const HistoryOptions& options, const GlobalOptions& global, const Services& services) {
   std::optional<Inventory> inventory = LoadInventoryOrReport(options.inventory_path, services, false);
@@ -23,9 +40,16 @@ int RunHistory(const HistoryOptions& options, const GlobalOptions& global, const
   if (options.run_id > 0) {
     auto steps = state.StepsOfRun(options.run_id);
     auto events = state.EventsOfRun(options.run_id);
-    if (!steps.ok() || !events.ok()) {
-      *services.err << "clusterctl: " << (steps.ok() ? events.status() : steps.status()).message() << "\n";
+    auto validations = state.ValidationsOfRun(options.run_id);
+    if (!steps.ok() || !events.ok() || !validations.ok()) {
+      Status failed = !steps.ok() ? steps.status() : !events.ok() ? events.status() : validations.status();
+      *services.err << "clusterctl: " << failed.message() << "\n";
       return kExitFailed;
+    }
+    std::vector<CheckResult> checks;
+    for (const StoredValidation& v : *validations) {
+      if (!options.host.empty() && v.subject != options.host) continue;
+      checks.push_back(FromStored(v));
     }
     if (global.json) {
       nlohmann::json list = nlohmann::json::array();
@@ -35,7 +59,10 @@ int RunHistory(const HistoryOptions& options, const GlobalOptions& global, const
                         {"changed", s.changed}, {"started_at", s.started_at}, {"finished_at", s.finished_at},
                         {"summary", s.output_summary}});
       }
-      out << nlohmann::json{{"run", options.run_id}, {"steps", list}, {"events", *events}}.dump(2) << "\n";
+      nlohmann::json results = nlohmann::json::array();
+      for (const CheckResult& c : checks) results.push_back(c.ToJson());
+      out << nlohmann::json{{"run", options.run_id}, {"steps", list}, {"validations", results}, {"events", *events}}.dump(2)
+          << "\n";
       return kExitOk;
     }
     TextTable table({"HOST", "STEP", "STATUS", "DURATION", "SUMMARY"});
@@ -45,7 +72,8 @@ int RunHistory(const HistoryOptions& options, const GlobalOptions& global, const
       table.AddRow({s.host, s.role + "/" + s.step_id, s.status, FormatDuration(s.finished_at - s.started_at), summary});
     }
     out << "Run " << options.run_id << "\n";
-    table.Print(out, "  ");
+    if (!table.empty()) table.Print(out, "  ");
+    if (!checks.empty()) PrintValidationTable(checks, out);
     for (const auto& e : *events) {
       out << "  " << FormatUtc(e["at"].get<int64_t>()) << " " << e["level"].get<std::string>() << " "
           << e["host"].get<std::string>() << " " << e["kind"].get<std::string>() << ": " << e["message"].get<std::string>() << "\n";

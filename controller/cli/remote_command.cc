@@ -95,7 +95,8 @@ std::vector<HostResult> RemoteCommand::RunOn(const std::vector<const Host*>& sub
   return runner_->Run(subset, body);
 }
 
-int RemoteCommand::Finish(const std::vector<HostResult>& results, const nlohmann::json& summary, bool print_failures) {
+int RemoteCommand::Finish(const std::vector<HostResult>& results, const nlohmann::json& summary, bool print_failures,
+                          bool failed_anyway) {
   std::ostream& err = *services_->err;
   std::vector<std::pair<std::string, StoredHostKey>> keys;
   for (const auto& [name, key] : runner_->AcceptedHostKeys()) keys.push_back({name, {key.type, key.sha256}});
@@ -116,7 +117,7 @@ int RemoteCommand::Finish(const std::vector<HostResult>& results, const nlohmann
       err << r.host->name << ": " << ToString(r.state) << ": " << r.error << "\n";
     }
   }
-  state_->FinishRun(run_id_, bad.empty() ? RunStatus::kOk : RunStatus::kFailed, summary);
+  state_->FinishRun(run_id_, bad.empty() && !failed_anyway ? RunStatus::kOk : RunStatus::kFailed, summary);
   return bad.empty() ? kExitOk : kExitFailed;
 }
 

@@ -44,7 +44,10 @@ class RemoteCommand {
   // hosts to stderr, finishes the run record. Returns the exit code: 0 when
   // every host is ok, 1 otherwise.
   // `print_failures` false: the caller has already reported them.
-  int Finish(const std::vector<HostResult>& results, const nlohmann::json& summary, bool print_failures = true);
+  // `failed_anyway`: record the run as failed even when every host was ok
+  // (a validation with failed checks).
+  int Finish(const std::vector<HostResult>& results, const nlohmann::json& summary, bool print_failures = true,
+             bool failed_anyway = false);
 
  private:
   RemoteCommand() = default;

@@ -18,7 +18,12 @@ struct HostStatusRow {
   std::string state;  // "never deployed" | "ok" | "failed" | "unreachable" | "gone from inventory" | "removed"
   std::optional<int64_t> since;
   std::string detail;
+  std::string validation;  // "pass (run 7)", "fail: slurm.node, gpu.ecc (run 7)", "" when never validated
 };
+
+// One node's latest validation in a few words: "pass (run 7)" or
+// "fail: clock.offset, slurm.node (run 7)".
+std::string SummarizeValidation(const std::vector<StoredValidation>& results);
 
 // Pure: joins the inventory with the state's host records.
 std::vector<HostStatusRow> BuildStatusRows(const Inventory& inventory, const std::vector<HostRecord>& records);

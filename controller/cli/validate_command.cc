@@ -154,8 +154,7 @@ int RunValidate(const ValidateOptions& options, const GlobalOptions& global, con
         << counts["fail"] << " failed, " << counts["skip"] << " skipped\n";
   }
   // Unreachable hosts are already results (reachable: fail); Finish records them.
-  int finished = command->Finish(outcome.probe_results, summary, false);
-  (void)finished;
+  command->Finish(outcome.probe_results, summary, false, counts["fail"] > 0);
   return counts["fail"] > 0 ? kExitFailed : kExitOk;
 }
 
