@@ -148,7 +148,7 @@ std::vector<CheckResult> EvaluateGpuHealth(const std::string& host, const Result
 CheckResult EvaluateXid(const std::string& host, const ToolOutput& log, const Thresholds& t) {
   const std::string check = "gpu.xid";
   // journalctl --grep exits 1 when nothing matched.
-  bool nothing = log.exit_code == 1 && Trim(log.out).empty();
+  bool nothing = log.exit_code == 1 && (Trim(log.out).empty() || Trim(log.out) == "-- No entries --");
   if (!log.started || (log.exit_code != 0 && !nothing)) return ToolFailed(check, kNode, host, "journalctl -k", log);
   std::vector<std::string> lines;
   for (const XidEvent& e : ParseXidLines(log.out)) {

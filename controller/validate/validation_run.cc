@@ -11,6 +11,7 @@
 #include "controller/validate/infiniband.h"
 #include "controller/validate/pair_schedule.h"
 #include "controller/validate/remote_exec.h"
+#include "controller/validate/system_tools.h"
 #include "inventory/hostlist.h"
 
 namespace clusterctl {
@@ -27,7 +28,9 @@ Result<CheckSelection> CheckSelection::Parse(const std::vector<std::string>& nam
       return k == name || k.rfind(name + ".", 0) == 0;
     });
     if (!matches) {
-      return Status::InvalidArgument("--checks: unknown check '" + name + "'" + DidYouMean(name, known) +
+      std::vector<std::string> candidates = known;
+      for (const char* prefix : {"clock", "munge", "slurm", "gpu", "ib", "nccl"}) candidates.push_back(prefix);
+      return Status::InvalidArgument("--checks: unknown check '" + name + "'" + DidYouMean(name, candidates) +
                                      "; known: " + Join(known, ", ") + " (or a prefix: slurm, gpu, ib, nccl)");
     }
     selection.chosen_.insert(name);
@@ -146,7 +149,8 @@ class Validator {
   std::vector<std::string> controller_problem_;  // why Slurm cluster checks cannot run (empty: they can)
   bool slurm_installed_ = false;
   std::map<std::string, SlurmNodeState> slurm_nodes_;
-  std::set<std::string> usable_compute_;   // slurm.node passed
+  std::set<std::string> usable_compute_;   // slurm.node passed and munge.decode did not fail
+  std::map<std::string, std::string> not_usable_;  // compute node -> the failed check that keeps jobs off it
   std::set<std::string> gpu_ok_;           // gpu.driver and gpu.count passed
   std::vector<CheckResult> results_;
   ValidationOutcome outcome_;
@@ -226,6 +230,16 @@ Task<void> Validator::ProbeHost(const Host& host, AgentConnection& agent, HostRe
   if (Want("clock.offset")) {
     std::vector<std::string> argv = {"chronyc", "-n", "tracking"};
     probe.chrony = co_await ExecOnNode(agent, argv, none, Limit(15));
+    // A chronyd that runs but has not synchronised yet (just started, as
+    // right after a deploy) gets up to 30 s to do so, as an admin would
+    // give it with chronyc waitsync, before its state is judged.
+    auto tracking = ParseChronyTracking(probe.chrony.out);
+    if (tracking.ok() && tracking->leap_status != "Normal") {
+      std::vector<std::string> wait = {"chronyc", "-n", "waitsync", "15", "0", "0", "2"};
+      ToolOutput waited = co_await ExecOnNode(agent, wait, none, Limit(40));
+      (void)waited;
+      probe.chrony = co_await ExecOnNode(agent, argv, none, Limit(15));
+    }
   }
   bool slurm_host = std::find(slurm_hosts_.begin(), slurm_hosts_.end(), &host) != slurm_hosts_.end();
   if (slurm_host && Want("munge.decode")) {
@@ -249,8 +263,8 @@ Task<void> Validator::ProbeHost(const Host& host, AgentConnection& agent, HostRe
     probe.nvidia_smi = co_await ExecOnNode(agent, argv, none, Limit(60));
   }
   if (probe.pci_gpus > 0 && Want("gpu.xid")) {
-    std::vector<std::string> argv = {"journalctl", "-k", "-b", "0", "-o", "short-precise", "--no-pager", "--grep",
-                                     "NVRM: Xid"};
+    std::vector<std::string> argv = {"journalctl", "-q", "-k", "-b", "0", "-o", "short-precise", "--no-pager",
+                                     "--grep", "NVRM: Xid"};
     probe.xid_log = co_await ExecOnNode(agent, argv, none, Limit(60));
   }
   bool has_ib = probe.facts.contains("ib_ports") && !probe.facts["ib_ports"].empty();
@@ -309,6 +323,7 @@ void Validator::CrossCheck() {
   std::vector<std::pair<std::string, std::string>> credentials;
   for (const Host* h : slurm_hosts_) {
     const NodeProbe& p = probes_.at(h->name);
+    if (!Want("munge.decode")) break;
     if (h != controller_ && p.reached && p.munge_credential.exit_code == 0 && p.munge_credential.started) {
       credentials.emplace_back(h->name, p.munge_credential.out);
     }
@@ -403,7 +418,9 @@ void Validator::NodeVerdicts() {
     bool compute = HasGroup(*host, kGroupCompute);
     std::string not_slurm = name + " is not in the controller, login or compute group";
     // munge
-    if (!slurm_host) {
+    if (!Want("munge.decode")) {
+      // not asked for: nothing was probed
+    } else if (!slurm_host) {
       Add(Skip("munge.decode", kNode, name, slurm_hosts_.empty() ? "no Slurm cluster in the inventory (no controller or compute group)" : not_slurm));
     } else if (!p.munge_credential.started) {
       Add(Skip("munge.decode", kNode, name, "munge is not installed on " + name));
@@ -431,6 +448,7 @@ void Validator::NodeVerdicts() {
         for (auto& l : TailLines(p.unmunge_controller.Both(), 3)) evidence.push_back(name + ": " + l);
       }
       if (!why.empty()) {
+        not_usable_[name] = "munge.decode failed";
         Add(Fail("munge.decode", kNode, name, Join(why, "; ") + ": munge.key differs or munged is broken", evidence));
       } else {
         Add(Pass("munge.decode", kNode, name, "both ways", "", "decodes on " + controller_->name + " and back"));
@@ -466,7 +484,8 @@ void Validator::NodeVerdicts() {
     } else {
       auto it = slurm_nodes_.find(name);
       CheckResult node = EvaluateSlurmNode(name, it == slurm_nodes_.end() ? nullptr : &it->second, p.slurmd_active);
-      if (node.outcome == CheckOutcome::kPass) usable_compute_.insert(name);
+      if (node.outcome != CheckOutcome::kPass) not_usable_[name] = "slurm.node failed";
+      if (!not_usable_.count(name)) usable_compute_.insert(name);
       Add(node);
       if (it == slurm_nodes_.end()) {
         Add(Skip("slurm.gres", kNode, name, name + " is not registered with slurmctld"));
@@ -589,7 +608,9 @@ void Validator::Jobs() {
     const NodeProbe& p = probes_.at(h->name);
     std::string why;
     if (p.pci_gpus == 0) why = "no GPUs on " + h->name;
-    else if (!usable_compute_.count(h->name)) why = h->name + " cannot run jobs (slurm.node failed)";
+    else if (!usable_compute_.count(h->name)) {
+      why = h->name + " cannot run jobs (" + (not_usable_.count(h->name) ? not_usable_.at(h->name) : "not usable") + ")";
+    }
     else if (!gpu_ok_.count(h->name)) why = "the GPUs of " + h->name + " are not usable (gpu.driver or gpu.count failed)";
     if (!why.empty()) {
       Add(Skip("slurm.gpu_job", kNode, h->name, why));
@@ -663,7 +684,7 @@ void Validator::Jobs() {
 
   // slurm.srun
   if (usable.empty()) {
-    Add(Fail("slurm.srun", kCluster, cluster, "no compute node can run jobs (every slurm.node failed)"));
+    Add(Fail("slurm.srun", kCluster, cluster, "no compute node can run jobs (slurm.node or munge.decode failed on each)"));
   } else if (!srun_ran) {
     DeadlinePassed("slurm.srun", kCluster, cluster);
   } else {
@@ -688,12 +709,10 @@ void Validator::Jobs() {
                TailLines(srun.Both()), measured, "all " + std::to_string(usable.size())));
     } else {
       std::vector<std::string> left_out;
-      for (const Host* h : in_.selected) {
-        if (HasGroup(*h, kGroupCompute) && !usable_compute_.count(h->name)) left_out.push_back(h->name);
-      }
+      for (const auto& [node, why] : not_usable_) left_out.push_back(node + " (" + why + ")");
       Add(Pass("slurm.srun", kCluster, cluster, measured, "all " + std::to_string(usable.size()),
                "srun -N" + std::to_string(usable.size()) + " hostname on " + CollapseHostList(usable) +
-                   (left_out.empty() ? "" : "; left out: " + CollapseHostList(left_out) + " (slurm.node failed)")));
+                   (left_out.empty() ? "" : "; left out: " + Join(left_out, ", "))));
     }
   }
   for (const GpuJob& job : gpu_jobs) {

@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# End-to-end test of `clusterctl validate` (issue: "Validation"): on a fresh
+# 4-node testbed with the Slurm stack, validate passes the cluster, node and
+# Slurm checks and skips the hardware checks with reasons; stopping slurmd on
+# node02, stopping time synchronisation on node03 and corrupting munge.key on
+# node04 each fail exactly that node with that cause (and deploy --verify
+# repairs each); a node with simulated GPUs and no driver fails gpu.driver
+# with "driver not loaded"; thresholds come from the inventory; results are
+# in history and status; bad input exits 2.
+source "$(dirname "$0")/lib.sh"
+require_root_or_skip
+CLUSTERCTL="$E2E_ROOT/build/clusterctl"
+WORK=$(mktemp -d /tmp/clusterctl-e2e-validate-XXXXXX)
+trap 'tb down >/dev/null 2>&1; [ -n "${E2E_KEEP:-}" ] && echo "kept $WORK" || rm -rf "$WORK"' EXIT
+
+# validate_json NAME ARGS...: runs validate --json, keeps the document in $WORK/NAME.json and the exit code in $rc.
+validate_json() {
+  local name=$1
+  shift
+  "$CLUSTERCTL" validate --json "$@" >"$WORK/$name.json" 2>"$WORK/$name.err"
+  rc=$?
+}
+# results NAME OUTCOME: "check subject" lines of that outcome, sorted.
+results() {
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+for r in d["results"]:
+    if r["result"] == sys.argv[2]: print(r["check"], r["subject"])' "$WORK/$1.json" "$2" | sort
+}
+detail() {  # detail NAME CHECK SUBJECT
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+print(next(r["detail"] for r in d["results"] if r["check"] == sys.argv[2] and r["subject"] == sys.argv[3]))' \
+    "$WORK/$1.json" "$2" "$3"
+}
+wait_clock_synced() {  # chronyd needs a poll or two after a restart
+  local i
+  for i in $(seq 60); do
+    "$CLUSTERCTL" validate --checks clock.offset "$inventory" >/dev/null 2>&1 && return 0
+    sleep 1
+  done
+  return 1
+}
+
+tb down >/dev/null 2>&1
+inventory=$(tb up 4 2>/dev/null) || { echo "testbed up failed"; exit 1; }
+"$CLUSTERCTL" deploy "$inventory" >"$WORK/deploy.txt" 2>&1
+check "deploy of the Slurm stack on 4 nodes exits 0" test $? -eq 0 || tail -20 "$WORK/deploy.txt"
+
+# 1. A healthy cluster: pass, with the hardware checks skipped and saying why.
+"$CLUSTERCTL" validate "$inventory" >"$WORK/healthy.txt" 2>&1
+rc=$?
+check "validate after the deploy exits 0" test $rc -eq 0 || cat "$WORK/healthy.txt"
+validate_json healthy "$inventory"
+passed=$(results healthy pass | awk '{print $1}' | sort -u | paste -sd' ')
+check "cluster, node and Slurm checks pass ($passed)" test "$passed" = \
+  "clock.offset munge.decode reachable slurm.conf slurm.controller slurm.node slurm.srun"
+check "slurm.node passed on each compute node" test "$(results healthy pass | grep -c '^slurm.node node0[234]$')" = 3
+check "nothing failed" test -z "$(results healthy fail)"
+skip_without_reason=$(python3 -c 'import json,sys; print(sum(1 for r in json.load(open(sys.argv[1]))["results"] if r["result"] == "skip" and not r["detail"]))' "$WORK/healthy.json")
+check "every skip has a reason (without: $skip_without_reason)" test "$skip_without_reason" = 0
+check "gpu.driver is skipped: no GPUs on node02" test "$(detail healthy gpu.driver node02)" = "no NVIDIA GPUs on the PCI bus of node02"
+check "ib.ports is skipped: no InfiniBand ports on node03" test "$(detail healthy ib.ports node03)" = "no InfiniBand ports on node03"
+check "the text report groups hosts in range notation" grep -qE '^slurm\.node +pass +node\[02-04\]' "$WORK/healthy.txt"
+
+# 2. slurmd stopped on node02 (slurmctld still lists it idle: SlurmdTimeout has not passed).
+tb ssh node02 systemctl stop slurmd
+validate_json slurmd "$inventory"
+check "slurmd stopped on node02: exit 1 (got $rc)" test $rc -eq 1
+check "only slurm.node on node02 fails ($(results slurmd fail | paste -sd,))" test "$(results slurmd fail)" = "slurm.node node02"
+check "the cause is named" test "$(detail slurmd slurm.node node02)" = "slurmd is not running on node02 (systemctl is-active: inactive)"
+check "srun runs on the other nodes and says node02 was left out" grep -q "left out: node02 (slurm.node failed)" <<<"$(detail slurmd slurm.srun testbed)"
+"$CLUSTERCTL" deploy --verify "$inventory" >"$WORK/repair1.txt" 2>&1
+validate_json repaired1 "$inventory" --checks slurm
+check "deploy --verify starts slurmd again and slurm checks pass" test $rc -eq 0
+
+# 3. Time synchronisation stopped on node03.
+tb ssh node03 systemctl stop chrony
+validate_json chrony "$inventory"
+check "chrony stopped on node03: exit 1 (got $rc)" test $rc -eq 1
+check "only clock.offset on node03 fails ($(results chrony fail | paste -sd,))" test "$(results chrony fail)" = "clock.offset node03"
+check "the cause is named" test "$(detail chrony clock.offset node03)" = "chronyd is not running (chronyc cannot talk to it)"
+"$CLUSTERCTL" deploy --verify "$inventory" >"$WORK/repair2.txt" 2>&1
+check "deploy --verify starts chrony again and the clock synchronises" wait_clock_synced
+
+# 4. munge.key corrupted on node04 (another key of the same size, munged restarted with it).
+tb ssh node04 "head -c 1024 /dev/urandom >/etc/munge/munge.key && systemctl restart munge"
+validate_json munge "$inventory"
+check "munge.key corrupted on node04: exit 1 (got $rc)" test $rc -eq 1
+check "only munge.decode on node04 fails ($(results munge fail | paste -sd,))" test "$(results munge fail)" = "munge.decode node04"
+check "the cause is named: credentials do not decode either way" grep -q \
+  "a credential made on node04 does not decode on node01 (controller); a credential made on node01 does not decode on node04" \
+  <<<"$(detail munge munge.decode node04)"
+check "the evidence is unmunge's error" grep -q "Invalid credential" "$WORK/munge.json"
+"$CLUSTERCTL" deploy --verify "$inventory" >"$WORK/repair3.txt" 2>&1
+validate_json repaired3 "$inventory"
+check "deploy --verify restores the key; validate passes again ($(results repaired3 fail | paste -sd,))" test $rc -eq 0
+
+# 5. Thresholds from the inventory: node03 may drift by at most 1 ns.
+strict="$(dirname "$inventory")/inventory-strict-clock.yaml"
+sed 's/^groups:$/groups:\n  strict_clock:\n    hosts: node03\n    vars: {validate_clock_offset_max_ms: 0.000001}/' "$inventory" >"$strict"
+validate_json strict "$strict" --checks clock
+measured=$(python3 -c 'import json,sys; print(next(r["threshold"] for r in json.load(open(sys.argv[1]))["results"] if r["subject"] == "node03"))' "$WORK/strict.json")
+check "a group variable sets node03's clock threshold ($measured) and it fails there only" \
+  test "$rc $(results strict fail | paste -sd,) $measured" = "1 clock.offset node03 <= 0 ms"
+bad="$(dirname "$inventory")/inventory-bad-threshold.yaml"
+sed 's/^vars:$/vars:\n  validate_clock_offset_max_ms: soon/' "$inventory" >"$bad"
+"$CLUSTERCTL" validate "$bad" >"$WORK/bad.txt" 2>&1
+rc=$?
+check "a threshold that is not a number exits 2 naming it (got $rc)" \
+  test "$rc-$(grep -c 'validate_clock_offset_max_ms must be a number' "$WORK/bad.txt")" = "2-4"
+"$CLUSTERCTL" validate "$inventory" --checks slurm,gpus >"$WORK/usage.txt" 2>&1
+rc=$?
+check "an unknown check exits 2 suggesting the right one (got $rc)" test "$rc-$(grep -c "unknown check 'gpus' (did you mean 'gpu'?)" "$WORK/usage.txt")" = "2-1"
+
+# 6. A node with GPUs on the PCI bus but no driver.
+inventory=$(tb up 5 --gpus 2 2>/dev/null)
+"$CLUSTERCTL" deploy "$inventory" >"$WORK/grow.txt" 2>&1
+check "deploy adds node05 (2 simulated GPUs)" test $? -eq 0
+validate_json gpus "$inventory"
+check "simulated GPUs without a driver: exit 1 (got $rc)" test $rc -eq 1
+check "only gpu.driver on node05 fails ($(results gpus fail | paste -sd,))" test "$(results gpus fail)" = "gpu.driver node05"
+check "it says driver not loaded" grep -q "^driver not loaded: 2 NVIDIA GPUs on the PCI bus" <<<"$(detail gpus gpu.driver node05)"
+check "the GPU checks that need the driver are skipped naming gpu.driver" \
+  grep -q "gpu.driver failed" <<<"$(detail gpus gpu.ecc node05)"
+check "Slurm has node05's 2 GPUs (slurm.gres passes)" grep -qx "slurm.gres node05" <<<"$(results gpus pass)"
+
+# 7. History and status.
+"$CLUSTERCTL" history "$inventory" >"$WORK/history.txt" 2>&1
+check "history lists the validate runs" test "$(grep -c ' validate ' "$WORK/history.txt")" -ge 8
+run=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["run"])' "$WORK/gpus.json")
+"$CLUSTERCTL" history "$inventory" --run "$run" >"$WORK/run.txt" 2>&1
+check "history --run shows that validation's failure and evidence" grep -q "gpu.driver on node05: driver not loaded" "$WORK/run.txt"
+"$CLUSTERCTL" status "$inventory" >"$WORK/status.txt" 2>&1
+check "status shows each node's last validation" \
+  test "$(grep -cE '^node0[1-4] .* pass \(run' "$WORK/status.txt")-$(grep -cE '^node05 .* fail: gpu.driver \(run' "$WORK/status.txt")" = "4-1"
+finish
