@@ -23,6 +23,8 @@ Result<CheckSelection> CheckSelection::Parse(const std::vector<std::string>& nam
   const std::vector<std::string>& known = AllCheckNames();
   for (const std::string& raw : names) {
     std::string name(Trim(raw));
+    bool exclude = !name.empty() && name[0] == '!';
+    if (exclude) name = std::string(Trim(name.substr(1)));
     if (name.empty()) continue;
     bool matches = std::any_of(known.begin(), known.end(), [&](const std::string& k) {
       return k == name || k.rfind(name + ".", 0) == 0;
@@ -33,17 +35,17 @@ Result<CheckSelection> CheckSelection::Parse(const std::vector<std::string>& nam
       return Status::InvalidArgument("--checks: unknown check '" + name + "'" + DidYouMean(name, candidates) +
                                      "; known: " + Join(known, ", ") + " (or a prefix: slurm, gpu, ib, nccl)");
     }
-    selection.chosen_.insert(name);
+    (exclude ? selection.excluded_ : selection.chosen_).insert(name);
   }
   return selection;
 }
 
 bool CheckSelection::Has(const std::string& check) const {
-  if (chosen_.empty()) return true;
-  for (const std::string& c : chosen_) {
-    if (check == c || check.rfind(c + ".", 0) == 0) return true;
-  }
-  return false;
+  auto matches = [&](const std::set<std::string>& names) {
+    return std::any_of(names.begin(), names.end(),
+                       [&](const std::string& c) { return check == c || check.rfind(c + ".", 0) == 0; });
+  };
+  return (chosen_.empty() || matches(chosen_)) && !matches(excluded_);
 }
 
 bool CheckSelection::HasAny(const std::vector<std::string>& checks) const {

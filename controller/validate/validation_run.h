@@ -32,7 +32,8 @@
 
 namespace clusterctl {
 
-// Which checks run: names or prefixes ("slurm", "gpu.ecc"); empty: all.
+// Which checks run: names or prefixes ("slurm", "gpu.ecc"), "!name" to leave
+// one out ("!nccl"); no positive name: every check.
 class CheckSelection {
  public:
   // An unknown name is an error naming the known ones.
@@ -41,7 +42,8 @@ class CheckSelection {
   bool HasAny(const std::vector<std::string>& checks) const;
 
  private:
-  std::set<std::string> chosen_;  // empty: every check
+  std::set<std::string> chosen_;    // empty: every check
+  std::set<std::string> excluded_;
 };
 
 struct ValidationInputs {
