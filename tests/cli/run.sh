@@ -91,6 +91,16 @@ expect "binary junk" 2 "error:" -- timeout 10 "$CLUSTERCTL" inventory check "$WO
 printf 'cluster: caf\xe9\nhosts:\n  a: {}\n' >"$WORK/latin1.yaml"
 expect "invalid UTF-8" 2 "latin1.yaml:1:13: error: invalid UTF-8" -- timeout 10 "$CLUSTERCTL" inventory check "$WORK/latin1.yaml"
 
+# --- validate: bad input exits 2 before anything is contacted or created ---
+mkdir -p "$WORK/validate"
+cp "$SRC/inventory/examples/small.yaml" "$WORK/validate/inventory.yaml"
+expect "validate --checks with an unknown check" 2 "unknown check 'gpu.eccs' (did you mean 'gpu.ecc'?)" -- \
+  "$CLUSTERCTL" validate "$WORK/validate/inventory.yaml" --checks slurm,gpu.eccs
+sed 's/^vars:$/vars:\n  validate_ib_ports: mlx5_0/' "$SRC/inventory/examples/small.yaml" >"$WORK/validate/bad.yaml"
+expect "validate with a threshold of the wrong type" 2 "validate_ib_ports must be a list of DEVICE/PORT" -- \
+  "$CLUSTERCTL" validate "$WORK/validate/bad.yaml"
+if [ -e "$WORK/validate/.clusterctl" ]; then fail "a refused validate created a state"; else pass "a refused validate created nothing"; fi
+
 # --- status on an empty state: exit 0, nothing created ---------------------
 mkdir -p "$WORK/site"
 cp "$SRC/inventory/examples/small.yaml" "$WORK/site/inventory.yaml"
