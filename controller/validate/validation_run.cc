@@ -1,77 +1,14 @@
 #include "controller/validate/validation_run.h"
 
 #include <algorithm>
-#include <atomic>
-#include <regex>
-
-#include <unistd.h>
 
 #include "common/strings.h"
-#include "controller/validate/checks.h"
-#include "controller/validate/infiniband.h"
-#include "controller/validate/pair_schedule.h"
 #include "controller/validate/remote_exec.h"
 #include "controller/validate/system_tools.h"
-#include "inventory/hostlist.h"
+#include "controller/validate/validator.h"
 
 namespace clusterctl {
-
-// ---------------------------------------------------------------- selection
-
-Result<CheckSelection> CheckSelection::Parse(const std::vector<std::string>& names) {
-  CheckSelection selection;
-  const std::vector<std::string>& known = AllCheckNames();
-  for (const std::string& raw : names) {
-    std::string name(Trim(raw));
-    bool exclude = !name.empty() && name[0] == '!';
-    if (exclude) name = std::string(Trim(name.substr(1)));
-    if (name.empty()) continue;
-    bool matches = std::any_of(known.begin(), known.end(), [&](const std::string& k) {
-      return k == name || k.rfind(name + ".", 0) == 0;
-    });
-    if (!matches) {
-      std::vector<std::string> candidates = known;
-      for (const char* prefix : {"clock", "munge", "slurm", "gpu", "ib", "nccl"}) candidates.push_back(prefix);
-      return Status::InvalidArgument("--checks: unknown check '" + name + "'" + DidYouMean(name, candidates) +
-                                     "; known: " + Join(known, ", ") + " (or a prefix: slurm, gpu, ib, nccl)");
-    }
-    (exclude ? selection.excluded_ : selection.chosen_).insert(name);
-  }
-  return selection;
-}
-
-bool CheckSelection::Has(const std::string& check) const {
-  auto matches = [&](const std::set<std::string>& names) {
-    return std::any_of(names.begin(), names.end(),
-                       [&](const std::string& c) { return check == c || check.rfind(c + ".", 0) == 0; });
-  };
-  return (chosen_.empty() || matches(chosen_)) && !matches(excluded_);
-}
-
-bool CheckSelection::HasAny(const std::vector<std::string>& checks) const {
-  return std::any_of(checks.begin(), checks.end(), [&](const std::string& c) { return Has(c); });
-}
-
-namespace {
-
-constexpr CheckScope kNode = CheckScope::kNode;
-constexpr CheckScope kCluster = CheckScope::kCluster;
-
-// What phase 1 found on one host, and what later phases add.
-struct NodeProbe {
-  bool reached = false;
-  std::string unreachable;  // why, when not reached
-  nlohmann::json facts;
-  int pci_gpus = 0;
-  std::vector<std::string> modules;
-  std::string driver_version;
-  ToolOutput chrony, munge_credential, slurm_conf_digest, slurmd_active, nvidia_smi, xid_log, ib_tool;
-  std::string ib_source;            // "ibstat", "ibv_devinfo", "sysfs"
-  bool has_ib_write_bw = false;
-  bool has_nccl_tests = false;
-  ToolOutput unmunge_controller;    // phase 2: the controller's credential decoded here
-  ToolOutput unmunge_here;          // phase 2: this node's credential decoded on the controller
-};
+namespace validation_internal {
 
 std::vector<std::string> ModulesOf(const nlohmann::json& facts) {
   std::vector<std::string> modules;
@@ -83,7 +20,6 @@ std::vector<std::string> ModulesOf(const nlohmann::json& facts) {
   return modules;
 }
 
-// IB ports from the facts' sysfs reading (when neither ibstat nor ibv_devinfo is installed).
 std::vector<IbPortStatus> SysfsIbPorts(const nlohmann::json& facts) {
   std::vector<IbPortStatus> ports;
   if (!facts.contains("ib_ports") || !facts["ib_ports"].is_array()) return ports;
@@ -107,61 +43,16 @@ bool HasGroup(const Host& host, const char* group) {
   return std::find(host.groups.begin(), host.groups.end(), group) != host.groups.end();
 }
 
-class Validator {
- public:
-  explicit Validator(const ValidationInputs& in)
-      : in_(in), deadline_(std::chrono::steady_clock::now() + in.deadline) {}
 
-  ValidationOutcome Run();
-
- private:
-  bool Want(const std::string& check) const { return in_.checks.Has(check); }
-  const Thresholds& ThresholdsOf(const std::string& host) const { return in_.thresholds.at(host); }
-  bool Selected(const std::string& host) const { return selected_names_.count(host) > 0; }
-  int SecondsLeft() const {
-    auto left = std::chrono::duration_cast<std::chrono::seconds>(deadline_ - std::chrono::steady_clock::now()).count();
-    return static_cast<int>(std::max<int64_t>(left, 0));
-  }
-  // A command's time limit: its own, but never past the run's deadline.
-  int Limit(int seconds) const { return std::max(1, std::min(seconds, SecondsLeft())); }
-  void Add(CheckResult r) {
-    if (Want(r.check)) results_.push_back(std::move(r));
-  }
-  void DeadlinePassed(const std::string& check, CheckScope scope, const std::string& subject) {
-    Add(Fail(check, scope, subject, "not run: the validation's deadline (" + std::to_string(in_.deadline.count()) +
-                                         " s) passed first"));
-  }
-
-  void Probe();
-  void CrossCheck();
-  void Jobs();
-  void Pairs();
-  void NodeVerdicts();
-
-  Task<void> ProbeHost(const Host& host, AgentConnection& agent, HostResult& result);
-
-  const ValidationInputs& in_;
-  std::chrono::steady_clock::time_point deadline_;
-  std::set<std::string> selected_names_;
-  const Host* controller_ = nullptr;
-  const Host* submit_host_ = nullptr;
-  std::vector<const Host*> slurm_hosts_;  // controller, login, compute (selected or helpers)
-  std::vector<const Host*> participants_;
-  std::map<std::string, NodeProbe> probes_;  // every participant; entries made before any fan-out
-  std::vector<std::string> controller_problem_;  // why Slurm cluster checks cannot run (empty: they can)
-  bool slurm_installed_ = false;
-  std::map<std::string, SlurmNodeState> slurm_nodes_;
-  std::set<std::string> usable_compute_;   // slurm.node passed and munge.decode did not fail
-  std::map<std::string, std::string> not_usable_;  // compute node -> the failed check that keeps jobs off it
-  std::set<std::string> gpu_ok_;           // gpu.driver and gpu.count passed
-  std::vector<CheckResult> results_;
-  ValidationOutcome outcome_;
-};
+namespace {
 
 bool SlurmChecksWanted(const CheckSelection& s) {
   return s.HasAny({"munge.decode", "slurm.controller", "slurm.node", "slurm.conf", "slurm.gres", "slurm.srun",
                    "slurm.gpu_job", "nccl.node", "nccl.cluster"});
 }
+
+
+}  // namespace
 
 ValidationOutcome Validator::Run() {
   const Inventory& inv = *in_.inventory;
@@ -314,10 +205,15 @@ void Validator::Probe() {
 // ---------------------------------------------------------------- phase 2
 
 void Validator::CrossCheck() {
-  if (slurm_hosts_.empty()) return;
+  const std::string& cluster = in_.inventory->cluster_name;
+  if (slurm_hosts_.empty()) {
+    Add(Skip("slurm.controller", kCluster, cluster, "no Slurm cluster in the inventory (no controller or compute group)"));
+    return;
+  }
   NodeProbe& head = probes_.at(controller_->name);
   if (!head.reached) {
-    controller_problem_ = {"the Slurm controller " + controller_->name + " is unreachable: " + head.unreachable};
+    controller_problem_ = "the Slurm controller " + controller_->name + " is unreachable: " + head.unreachable;
+    Add(Fail("slurm.controller", kCluster, cluster, controller_problem_));
     return;
   }
   const std::string none;
@@ -362,491 +258,32 @@ void Validator::CrossCheck() {
   for (auto& [name, output] : decoded_on_controller) probes_.at(name).unmunge_here = std::move(output);
 
   // Slurm controller and node states.
-  slurm_installed_ = ping.started;
   if (!ping.started) {
-    controller_problem_ = {"Slurm is not installed on the controller " + controller_->name + " (no scontrol)"};
+    controller_problem_ = "Slurm is not installed on the controller " + controller_->name + " (no scontrol)";
+    Add(Skip("slurm.controller", kCluster, cluster, controller_problem_));
   } else {
     auto controllers = ParseScontrolPing(ping.out);
     bool up = controllers.ok() && std::any_of(controllers->begin(), controllers->end(), [](const auto& c) { return c.second; });
     if (up) {
-      Add(Pass("slurm.controller", kCluster, in_.inventory->cluster_name, "UP", "UP",
+      Add(Pass("slurm.controller", kCluster, cluster, "UP", "UP",
                std::string(Trim(ping.out))));
     } else {
-      Add(Fail("slurm.controller", kCluster, in_.inventory->cluster_name,
+      Add(Fail("slurm.controller", kCluster, cluster,
                "slurmctld is not responding on " + controller_->name, TailLines(ping.Both()), "DOWN", "UP"));
-      controller_problem_ = {"slurmctld on " + controller_->name + " is not responding (slurm.controller failed)"};
+      controller_problem_ = "slurmctld on " + controller_->name + " is not responding (slurm.controller failed)";
     }
     auto nodes = ParseScontrolShowNode(show.out);
     if (up && nodes.ok()) {
       for (SlurmNodeState& n : *nodes) slurm_nodes_[n.name] = std::move(n);
     } else if (up) {
-      controller_problem_ = {"scontrol show node: " + nodes.status().message()};
+      controller_problem_ = "scontrol show node: " + nodes.status().message();
     }
   }
 }
 
-// ---------------------------------------------------------------- node verdicts
 
-void Validator::NodeVerdicts() {
-  const NodeProbe* head = controller_ != nullptr ? &probes_.at(controller_->name) : nullptr;
-  std::string head_digest;
-  if (head != nullptr && head->slurm_conf_digest.exit_code == 0) head_digest = head->slurm_conf_digest.out.substr(0, 64);
-  // How many nodes' credentials the controller decoded (for the controller's own verdict).
-  int decoded_elsewhere = 0, tried_elsewhere = 0;
-  for (const Host* h : slurm_hosts_) {
-    const NodeProbe& p = probes_.at(h->name);
-    if (h == controller_ || !p.reached || !p.unmunge_controller.started) continue;
-    ++tried_elsewhere;
-    if (p.unmunge_controller.exit_code == 0) ++decoded_elsewhere;
-  }
+}  // namespace validation_internal
 
-  for (const Host* host : in_.selected) {
-    const std::string& name = host->name;
-    const NodeProbe& p = probes_.at(name);
-    const Thresholds& t = ThresholdsOf(name);
-    std::string unreachable = name + " is unreachable (reachable failed)";
-    if (!p.reached) {
-      for (const std::string& check : AllCheckNames()) {
-        if (check != "reachable" && check != "slurm.controller" && check != "slurm.srun" && check != "nccl.cluster" &&
-            check != "ib.write_bw") {
-          Add(Skip(check, kNode, name, unreachable));
-        }
-      }
-      continue;
-    }
-    Add(EvaluateClock(name, p.chrony, t));
-
-    bool slurm_host = std::find(slurm_hosts_.begin(), slurm_hosts_.end(), host) != slurm_hosts_.end();
-    bool compute = HasGroup(*host, kGroupCompute);
-    std::string not_slurm = name + " is not in the controller, login or compute group";
-    // munge
-    if (!Want("munge.decode")) {
-      // not asked for: nothing was probed
-    } else if (!slurm_host) {
-      Add(Skip("munge.decode", kNode, name, slurm_hosts_.empty() ? "no Slurm cluster in the inventory (no controller or compute group)" : not_slurm));
-    } else if (!p.munge_credential.started) {
-      Add(Skip("munge.decode", kNode, name, "munge is not installed on " + name));
-    } else if (p.munge_credential.exit_code != 0) {
-      Add(Fail("munge.decode", kNode, name, "munge -n failed on " + name + " (is munged running?)",
-               TailLines(p.munge_credential.Both())));
-    } else if (host == controller_) {
-      if (tried_elsewhere > 0 && decoded_elsewhere == 0) {
-        Add(Fail("munge.decode", kNode, name, "no other node decodes the controller's credentials (" +
-                 std::to_string(tried_elsewhere) + " tried): " + name + "'s munge.key differs from all of them"));
-      } else {
-        Add(Pass("munge.decode", kNode, name, std::to_string(decoded_elsewhere) + "/" + std::to_string(tried_elsewhere) +
-                 " nodes decode its credential"));
-      }
-    } else if (head == nullptr || !head->reached) {
-      Add(Skip("munge.decode", kNode, name, "the controller is unreachable"));
-    } else {
-      std::vector<std::string> why, evidence;
-      if (p.unmunge_here.exit_code != 0) {
-        why.push_back("a credential made on " + name + " does not decode on " + controller_->name + " (controller)");
-        for (auto& l : TailLines(p.unmunge_here.Both(), 3)) evidence.push_back(controller_->name + ": " + l);
-      }
-      if (p.unmunge_controller.started && p.unmunge_controller.exit_code != 0) {
-        why.push_back("a credential made on " + controller_->name + " does not decode on " + name);
-        for (auto& l : TailLines(p.unmunge_controller.Both(), 3)) evidence.push_back(name + ": " + l);
-      }
-      if (!why.empty()) {
-        not_usable_[name] = "munge.decode failed";
-        Add(Fail("munge.decode", kNode, name, Join(why, "; ") + ": munge.key differs or munged is broken", evidence));
-      } else {
-        Add(Pass("munge.decode", kNode, name, "both ways", "", "decodes on " + controller_->name + " and back"));
-      }
-    }
-
-    // slurm.conf identical to the controller's
-    if (!slurm_host) {
-      Add(Skip("slurm.conf", kNode, name, slurm_hosts_.empty() ? "no Slurm cluster in the inventory" : not_slurm));
-    } else if (p.slurm_conf_digest.exit_code != 0) {
-      Add(Fail("slurm.conf", kNode, name, "cannot read /etc/slurm/slurm.conf on " + name, TailLines(p.slurm_conf_digest.Both())));
-    } else if (head_digest.empty()) {
-      Add(Skip("slurm.conf", kNode, name, "the controller's slurm.conf could not be read"));
-    } else {
-      std::string digest = p.slurm_conf_digest.out.substr(0, 64);
-      if (digest != head_digest) {
-        Add(Fail("slurm.conf", kNode, name, "/etc/slurm/slurm.conf on " + name + " differs from " + controller_->name + "'s",
-                 {name + ": sha256 " + digest, controller_->name + ": sha256 " + head_digest}, digest.substr(0, 12),
-                 "== " + head_digest.substr(0, 12)));
-      } else {
-        Add(Pass("slurm.conf", kNode, name, "sha256 " + digest.substr(0, 12), "== controller's"));
-      }
-    }
-
-    // slurm.node, slurm.gres
-    if (!compute || !slurm_host) {
-      std::string why = compute ? "no Slurm cluster in the inventory" : name + " is not a compute node";
-      Add(Skip("slurm.node", kNode, name, why));
-      Add(Skip("slurm.gres", kNode, name, why));
-    } else if (!controller_problem_.empty()) {
-      Add(Skip("slurm.node", kNode, name, controller_problem_.front()));
-      Add(Skip("slurm.gres", kNode, name, controller_problem_.front()));
-    } else {
-      auto it = slurm_nodes_.find(name);
-      CheckResult node = EvaluateSlurmNode(name, it == slurm_nodes_.end() ? nullptr : &it->second, p.slurmd_active);
-      if (node.outcome != CheckOutcome::kPass) not_usable_[name] = "slurm.node failed";
-      if (!not_usable_.count(name)) usable_compute_.insert(name);
-      Add(node);
-      if (it == slurm_nodes_.end()) {
-        Add(Skip("slurm.gres", kNode, name, name + " is not registered with slurmctld"));
-      } else if (p.pci_gpus == 0 && it->second.gpus.value_or(0) == 0) {
-        Add(Skip("slurm.gres", kNode, name, "no GPUs on " + name + " and none in Slurm"));
-      } else {
-        Add(EvaluateGres(name, it->second, p.pci_gpus));
-      }
-    }
-
-    // GPU
-    if (p.pci_gpus == 0) {
-      std::string why = "no NVIDIA GPUs on the PCI bus of " + name;
-      for (const char* check : {"gpu.driver", "gpu.count", "gpu.persistence", "gpu.ecc", "gpu.xid"}) Add(Skip(check, kNode, name, why));
-    } else {
-      CheckResult driver = EvaluateGpuDriver(name, p.pci_gpus, p.modules, p.driver_version);
-      bool loaded = driver.outcome == CheckOutcome::kPass;
-      Add(driver);
-      int expected = t.gpus_expected.value_or(p.pci_gpus);
-      if (!loaded) {
-        for (const char* check : {"gpu.count", "gpu.persistence", "gpu.ecc"}) {
-          Add(Skip(check, kNode, name, "the NVIDIA driver is not loaded on " + name + " (gpu.driver failed)"));
-        }
-      } else if (!p.nvidia_smi.started) {
-        for (const char* check : {"gpu.count", "gpu.persistence", "gpu.ecc"}) {
-          Add(Fail(check, kNode, name, "nvidia-smi is not installed on " + name + " although the driver is loaded"));
-        }
-      } else {
-        Result<NvidiaSmiReport> report = p.nvidia_smi.exit_code == 0
-                                             ? ParseNvidiaSmiQuery(p.nvidia_smi.out)
-                                             : Result<NvidiaSmiReport>(Status::Unavailable(
-                                                   "exit " + std::to_string(p.nvidia_smi.exit_code)));
-        std::vector<CheckResult> health = EvaluateGpuHealth(name, report, p.nvidia_smi.Both(), expected, t);
-        if (t.gpus_expected && p.pci_gpus != expected) {
-          health[0] = Fail("gpu.count", kNode, name,
-                           "PCI detection finds " + std::to_string(p.pci_gpus) + " GPUs, the inventory expects " +
-                               std::to_string(expected), {}, std::to_string(p.pci_gpus) + " on PCI",
-                           "== " + std::to_string(expected) + " (inventory)");
-        }
-        if (health[0].outcome == CheckOutcome::kPass) gpu_ok_.insert(name);
-        for (CheckResult& r : health) Add(std::move(r));
-      }
-      Add(EvaluateXid(name, p.xid_log, t));
-    }
-
-    // InfiniBand
-    bool has_ib = p.facts.contains("ib_ports") && !p.facts["ib_ports"].empty();
-    if (!has_ib) {
-      Add(Skip("ib.ports", kNode, name, "no InfiniBand ports on " + name));
-    } else if (p.ib_source == "sysfs") {
-      Add(EvaluateIbPorts(name, SysfsIbPorts(p.facts), p.facts["ib_ports"].dump(), "sysfs", t));
-    } else {
-      Result<std::vector<IbPortStatus>> ports = p.ib_source == "ibstat" ? ParseIbstat(p.ib_tool.out) : ParseIbvDevinfo(p.ib_tool.out);
-      if (ports.ok() && p.ib_tool.exit_code != 0) ports = Status::Unavailable(p.ib_source + " exited " + std::to_string(p.ib_tool.exit_code));
-      Add(EvaluateIbPorts(name, ports, p.ib_tool.Both(), p.ib_source, t));
-    }
-    if (p.pci_gpus == 0 || !has_ib) {
-      Add(Skip("ib.peermem", kNode, name, p.pci_gpus == 0 ? "no GPUs on " + name + " (peer memory is for GPU+InfiniBand nodes)"
-                                                       : "no InfiniBand ports on " + name));
-    } else {
-      Add(EvaluatePeerMemory(name, p.modules));
-    }
-  }
-}
-
-// ---------------------------------------------------------------- phase 3
-
-// Node names in srun's error lines ("... failed on node node03: ...", "srun: error: node03: task 1: ...").
-std::vector<std::string> NodesNamedIn(const std::string& text, const std::set<std::string>& candidates) {
-  std::vector<std::string> named;
-  for (const std::string& line : Split(text, '\n')) {
-    if (line.find("error") == std::string::npos) continue;
-    for (const std::string& c : candidates) {
-      static const std::regex kWordChar("[A-Za-z0-9_.-]");
-      size_t at = line.find(c);
-      while (at != std::string::npos) {
-        bool left = at == 0 || !std::regex_match(std::string(1, line[at - 1]), kWordChar);
-        bool right = at + c.size() >= line.size() || !std::regex_match(std::string(1, line[at + c.size()]), kWordChar);
-        if (left && right) {
-          if (std::find(named.begin(), named.end(), c) == named.end()) named.push_back(c);
-          break;
-        }
-        at = line.find(c, at + 1);
-      }
-    }
-  }
-  return named;
-}
-
-void Validator::Jobs() {
-  const std::string cluster = in_.inventory->cluster_name;
-  bool any_compute_selected = std::any_of(in_.selected.begin(), in_.selected.end(),
-                                          [](const Host* h) { return HasGroup(*h, kGroupCompute); });
-  if (slurm_hosts_.empty() || !any_compute_selected) {
-    Add(Skip("slurm.srun", kCluster, cluster, slurm_hosts_.empty() ? "no Slurm cluster in the inventory" : "no compute node selected"));
-    Add(Skip("nccl.cluster", kCluster, cluster, slurm_hosts_.empty() ? "no Slurm cluster in the inventory" : "no compute node selected"));
-    return;
-  }
-  if (!controller_problem_.empty()) {
-    Add(Skip("slurm.srun", kCluster, cluster, controller_problem_.front()));
-    Add(Skip("nccl.cluster", kCluster, cluster, controller_problem_.front()));
-    for (const Host* h : in_.selected) {
-      if (!HasGroup(*h, kGroupCompute) || !probes_.at(h->name).reached) continue;
-      Add(Skip("slurm.gpu_job", kNode, h->name, controller_problem_.front()));
-      Add(Skip("nccl.node", kNode, h->name, controller_problem_.front()));
-    }
-    return;
-  }
-  std::vector<std::string> usable(usable_compute_.begin(), usable_compute_.end());
-  // Per-node job plans, decided before the fan-out.
-  struct GpuJob {
-    std::string host;
-    int gpus = 0;
-    bool nccl = false;
-    ToolOutput list, nccl_output;
-  };
-  std::vector<GpuJob> gpu_jobs;
-  for (const Host* h : in_.selected) {
-    if (!HasGroup(*h, kGroupCompute) || !probes_.at(h->name).reached) continue;
-    const NodeProbe& p = probes_.at(h->name);
-    std::string why;
-    if (p.pci_gpus == 0) why = "no GPUs on " + h->name;
-    else if (!usable_compute_.count(h->name)) {
-      why = h->name + " cannot run jobs (" + (not_usable_.count(h->name) ? not_usable_.at(h->name) : "not usable") + ")";
-    }
-    else if (!gpu_ok_.count(h->name)) why = "the GPUs of " + h->name + " are not usable (gpu.driver or gpu.count failed)";
-    if (!why.empty()) {
-      Add(Skip("slurm.gpu_job", kNode, h->name, why));
-      Add(Skip("nccl.node", kNode, h->name, why));
-      continue;
-    }
-    GpuJob job;
-    job.host = h->name;
-    job.gpus = p.pci_gpus;
-    job.nccl = p.has_nccl_tests && Want("nccl.node");
-    if (!p.has_nccl_tests) {
-      Add(Skip("nccl.node", kNode, h->name, "nccl-tests not installed on " + h->name + " (" +
-               ThresholdsOf(h->name).nccl_tests_dir + "/all_reduce_perf)"));
-    }
-    gpu_jobs.push_back(std::move(job));
-  }
-  std::vector<std::string> nccl_nodes;
-  for (const GpuJob& j : gpu_jobs) {
-    if (probes_.at(j.host).has_nccl_tests) nccl_nodes.push_back(j.host);
-  }
-
-  NodeProbe& submit = probes_.at(submit_host_->name);
-  if (!submit.reached) {
-    std::string why = "the submit host " + submit_host_->name + " is unreachable";
-    Add(Fail("slurm.srun", kCluster, cluster, why));
-    for (const GpuJob& j : gpu_jobs) Add(Fail("slurm.gpu_job", kNode, j.host, why));
-    return;
-  }
-  ToolOutput srun;
-  bool srun_ran = false;
-  ToolOutput nccl_cluster;
-  bool nccl_cluster_ran = false;
-  const std::string none;
-  std::vector<const Host*> submit_only = {submit_host_};
-  in_.run_on(submit_only, [&, this](AgentConnection& agent, HostResult&) -> Task<void> {
-    if (Want("slurm.srun") && !usable.empty() && SecondsLeft() > 0) {
-      std::vector<std::string> argv = {"srun", "-N", std::to_string(usable.size()), "-w", Join(usable, ","),
-                                       "--ntasks-per-node=1", "--immediate=60", "--time=5", "-J", "clusterctl-validate",
-                                       "-l", "hostname"};
-      srun = co_await ExecOnNode(agent, argv, none, Limit(180));
-      srun_ran = true;
-    }
-    for (GpuJob& job : gpu_jobs) {
-      if (SecondsLeft() <= 0) break;
-      if (Want("slurm.gpu_job")) {
-        std::vector<std::string> argv = {"srun", "-N", "1", "-w", job.host, "--gres=gpu:" + std::to_string(job.gpus),
-                                         "--immediate=60", "--time=5", "-J", "clusterctl-validate", "nvidia-smi", "-L"};
-        job.list = co_await ExecOnNode(agent, argv, none, Limit(180));
-      }
-      if (job.nccl) {
-        const Thresholds& t = ThresholdsOf(job.host);
-        std::vector<std::string> argv = {"srun", "-N", "1", "-w", job.host, "--gres=gpu:" + std::to_string(job.gpus),
-                                         "--immediate=60", "--time=15", "-J", "clusterctl-validate",
-                                         t.nccl_tests_dir + "/all_reduce_perf", "-b", "8", "-e", t.nccl_max_bytes, "-f",
-                                         "2", "-g", std::to_string(job.gpus)};
-        job.nccl_output = co_await ExecOnNode(agent, argv, none, Limit(900));
-      }
-    }
-    if (Want("nccl.cluster") && nccl_nodes.size() >= 2 && SecondsLeft() > 0) {
-      const Thresholds& t = ThresholdsOf(nccl_nodes.front());
-      int gpus = probes_.at(nccl_nodes.front()).pci_gpus;
-      std::vector<std::string> argv = {"srun", "-N", std::to_string(nccl_nodes.size()), "-w", Join(nccl_nodes, ","),
-                                       "--ntasks-per-node=" + std::to_string(gpus), "--gres=gpu:" + std::to_string(gpus),
-                                       "--mpi=pmix", "--immediate=60", "--time=15", "-J", "clusterctl-validate",
-                                       t.nccl_tests_dir + "/all_reduce_perf", "-b", "8", "-e", t.nccl_max_bytes, "-f",
-                                       "2", "-g", "1"};
-      nccl_cluster = co_await ExecOnNode(agent, argv, none, Limit(900));
-      nccl_cluster_ran = true;
-    }
-  });
-
-  // slurm.srun
-  if (usable.empty()) {
-    Add(Fail("slurm.srun", kCluster, cluster, "no compute node can run jobs (slurm.node or munge.decode failed on each)"));
-  } else if (!srun_ran) {
-    DeadlinePassed("slurm.srun", kCluster, cluster);
-  } else {
-    std::set<std::string> answered;
-    static const std::regex kTaskLine(R"(^\d+:\s*(\S+)\s*$)");
-    std::smatch m;
-    for (const std::string& line : Split(srun.out, '\n')) {
-      if (std::regex_match(line, m, kTaskLine)) answered.insert(m[1]);
-    }
-    std::vector<std::string> missing;
-    for (const std::string& n : usable) {
-      if (!answered.count(n)) missing.push_back(n);
-    }
-    std::string measured = std::to_string(usable.size() - missing.size()) + "/" + std::to_string(usable.size()) + " nodes";
-    if (srun.exit_code != 0 || !missing.empty()) {
-      std::set<std::string> candidates(usable.begin(), usable.end());
-      std::vector<std::string> named = NodesNamedIn(srun.Both(), candidates);
-      std::string who = !named.empty() ? CollapseHostList(named) : CollapseHostList(missing);
-      Add(Fail("slurm.srun", kCluster, cluster,
-               "srun across " + CollapseHostList(usable) + " failed" + (who.empty() ? "" : " on " + who) +
-                   (srun.timed_out ? " (timed out)" : " (exit " + std::to_string(srun.exit_code) + ")"),
-               TailLines(srun.Both()), measured, "all " + std::to_string(usable.size())));
-    } else {
-      std::vector<std::string> left_out;
-      for (const auto& [node, why] : not_usable_) left_out.push_back(node + " (" + why + ")");
-      Add(Pass("slurm.srun", kCluster, cluster, measured, "all " + std::to_string(usable.size()),
-               "srun -N" + std::to_string(usable.size()) + " hostname on " + CollapseHostList(usable) +
-                   (left_out.empty() ? "" : "; left out: " + Join(left_out, ", "))));
-    }
-  }
-  for (const GpuJob& job : gpu_jobs) {
-    if (Want("slurm.gpu_job")) {
-      if (job.list.out.empty() && job.list.err.empty() && job.list.exit_code == 0) DeadlinePassed("slurm.gpu_job", kNode, job.host);
-      else Add(EvaluateGpuJob(job.host, job.list, job.gpus));
-    }
-    if (job.nccl) {
-      const Thresholds& t = ThresholdsOf(job.host);
-      auto report = ParseNvidiaSmiQuery(probes_.at(job.host).nvidia_smi.out);
-      std::string model = report.ok() && !report->gpus.empty() ? report->gpus.front().name : "";
-      double floor = t.nccl_busbw_min_gbps.value_or(DefaultNodeBusbwFloorGbps(model));
-      Add(EvaluateNccl("nccl.node", kNode, job.host, job.nccl_output, floor, false, t));
-    }
-  }
-  if (nccl_nodes.size() < 2) {
-    Add(Skip("nccl.cluster", kCluster, cluster, nccl_nodes.empty() ? "nccl-tests not installed on any usable GPU node"
-                                                                   : "nccl-tests on only one usable GPU node"));
-  } else if (!nccl_cluster_ran) {
-    DeadlinePassed("nccl.cluster", kCluster, cluster);
-  } else {
-    const Thresholds& t = ThresholdsOf(nccl_nodes.front());
-    double ib_gbps = 0;
-    for (const IbPortStatus& p : ExpectedIbPorts(SysfsIbPorts(probes_.at(nccl_nodes.front()).facts), t)) {
-      if (p.state == "ACTIVE") ib_gbps += p.rate_gbps;
-    }
-    double floor = t.nccl_busbw_min_gbps.value_or(DefaultClusterBusbwFloorGbps(ib_gbps));
-    Add(EvaluateNccl("nccl.cluster", kCluster, cluster, nccl_cluster, floor, true, t));
-  }
-}
-
-// ---------------------------------------------------------------- phase 4
-
-void Validator::Pairs() {
-  if (!Want("ib.write_bw")) return;
-  // Candidates: selected nodes whose ib.ports passed and that have perftest.
-  std::vector<const Host*> nodes;
-  std::map<std::string, IbPortStatus> port_of;
-  for (const Host* h : in_.selected) {
-    const NodeProbe& p = probes_.at(h->name);
-    if (!p.reached || !p.has_ib_write_bw) continue;
-    auto ok = std::find_if(results_.begin(), results_.end(), [&](const CheckResult& r) {
-      return r.check == "ib.ports" && r.subject == h->name && r.outcome == CheckOutcome::kPass;
-    });
-    if (ok == results_.end()) continue;
-    std::vector<IbPortStatus> expected = ExpectedIbPorts(SysfsIbPorts(p.facts), ThresholdsOf(h->name));
-    if (expected.empty()) continue;
-    port_of[h->name] = expected.front();
-    nodes.push_back(h);
-  }
-  const std::string cluster = in_.inventory->cluster_name;
-  if (nodes.size() < 2) {
-    Add(Skip("ib.write_bw", CheckScope::kPair, cluster,
-             "needs two nodes with healthy InfiniBand ports and perftest's ib_write_bw (found " +
-                 std::to_string(nodes.size()) + ")"));
-    return;
-  }
-  // The server's address the client reaches it on: an ib* interface address, else the management address.
-  auto address_of = [](const Host& h) {
-    for (const Interface& i : h.interfaces) {
-      if (i.name.rfind("ib", 0) == 0 && !i.address.empty()) return i.address;
-    }
-    return h.address;
-  };
-  std::atomic<int> unit_counter{0};
-  for (const std::vector<NodePair>& round : ScheduleRounds(RingPairs(nodes.size()))) {
-    if (SecondsLeft() <= 10) {
-      for (const NodePair& pair : round) {
-        DeadlinePassed("ib.write_bw", CheckScope::kPair, nodes[pair.first]->name + "+" + nodes[pair.second]->name);
-      }
-      continue;
-    }
-    std::map<std::string, const Host*> server_for;  // client name -> server
-    std::map<std::string, std::string> unit_of;     // server name -> transient unit
-    std::map<std::string, ToolOutput> client_output, server_start;  // entries made before the fan-outs
-    std::vector<const Host*> servers, clients;
-    for (const NodePair& pair : round) {
-      servers.push_back(nodes[pair.first]);
-      clients.push_back(nodes[pair.second]);
-      server_for[nodes[pair.second]->name] = nodes[pair.first];
-      unit_of[nodes[pair.first]->name] = "clusterctl-ib-write-bw-" + std::to_string(::getpid()) + "-" +
-                                         std::to_string(unit_counter++);
-      client_output[nodes[pair.second]->name];
-      server_start[nodes[pair.first]->name];
-    }
-    const std::string none;
-    // Servers: a transient unit that serves one test and ends, or is stopped
-    // after 90 s whatever happens to this run.
-    in_.run_on(servers, [&, this](AgentConnection& agent, HostResult& result) -> Task<void> {
-      const Host& host = *result.host;
-      const IbPortStatus& port = port_of.at(host.name);
-      std::vector<std::string> argv = {"systemd-run", "--unit=" + unit_of.at(host.name), "--collect", "-p",
-                                       "RuntimeMaxSec=90", "/usr/bin/ib_write_bw", "-d", port.device, "-i",
-                                       std::to_string(port.port), "-s",
-                                       std::to_string(ThresholdsOf(host.name).ib_write_bw_message_bytes), "-D", "5", "-F"};
-      server_start.at(host.name) = co_await ExecOnNode(agent, argv, none, Limit(30));
-    });
-    in_.run_on(clients, [&, this](AgentConnection& agent, HostResult& result) -> Task<void> {
-      const Host& host = *result.host;
-      const Host& server = *server_for.at(host.name);
-      const IbPortStatus& port = port_of.at(host.name);
-      std::vector<std::string> wait = {"sleep", "1"};  // the server's listening socket
-      ToolOutput waited = co_await ExecOnNode(agent, wait, none, Limit(5));
-      (void)waited;
-      std::vector<std::string> argv = {"/usr/bin/ib_write_bw", "-d", port.device, "-i", std::to_string(port.port), "-s",
-                                       std::to_string(ThresholdsOf(host.name).ib_write_bw_message_bytes), "-D", "5",
-                                       "-F", address_of(server)};
-      client_output.at(host.name) = co_await ExecOnNode(agent, argv, none, Limit(60));
-    });
-    in_.run_on(servers, [&, this](AgentConnection& agent, HostResult& result) -> Task<void> {
-      std::vector<std::string> argv = {"systemctl", "stop", unit_of.at(result.host->name)};
-      ToolOutput stopped = co_await ExecOnNode(agent, argv, none, Limit(15));
-      (void)stopped;
-    });
-    for (const NodePair& pair : round) {
-      const Host& server = *nodes[pair.first];
-      const Host& client = *nodes[pair.second];
-      std::string subject = server.name + "+" + client.name;
-      double rate = std::min(port_of.at(server.name).rate_gbps, port_of.at(client.name).rate_gbps);
-      const ToolOutput& started = server_start.at(server.name);
-      if (started.exit_code != 0) {
-        Add(Fail("ib.write_bw", CheckScope::kPair, subject, "could not start the ib_write_bw server on " + server.name,
-                 TailLines(started.Both())));
-        continue;
-      }
-      Add(EvaluateIbWriteBw(subject, client_output.at(client.name), rate, ThresholdsOf(client.name)));
-    }
-  }
-}
-
-}  // namespace
-
-ValidationOutcome RunValidation(const ValidationInputs& inputs) { return Validator(inputs).Run(); }
+ValidationOutcome RunValidation(const ValidationInputs& inputs) { return validation_internal::Validator(inputs).Run(); }
 
 }  // namespace clusterctl

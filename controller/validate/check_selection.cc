@@ -1,0 +1,44 @@
+#include <algorithm>
+
+#include "common/strings.h"
+#include "controller/validate/checks.h"
+#include "controller/validate/validation_run.h"
+
+namespace clusterctl {
+
+Result<CheckSelection> CheckSelection::Parse(const std::vector<std::string>& names) {
+  CheckSelection selection;
+  const std::vector<std::string>& known = AllCheckNames();
+  for (const std::string& raw : names) {
+    std::string name(Trim(raw));
+    bool exclude = !name.empty() && name[0] == '!';
+    if (exclude) name = std::string(Trim(name.substr(1)));
+    if (name.empty()) continue;
+    bool matches = std::any_of(known.begin(), known.end(), [&](const std::string& k) {
+      return k == name || k.rfind(name + ".", 0) == 0;
+    });
+    if (!matches) {
+      std::vector<std::string> candidates = known;
+      for (const char* prefix : {"clock", "munge", "slurm", "gpu", "ib", "nccl"}) candidates.push_back(prefix);
+      return Status::InvalidArgument("--checks: unknown check '" + name + "'" + DidYouMean(name, candidates) +
+                                     "; known: " + Join(known, ", ") + " (or a prefix: slurm, gpu, ib, nccl)");
+    }
+    (exclude ? selection.excluded_ : selection.chosen_).insert(name);
+  }
+  return selection;
+}
+
+bool CheckSelection::Has(const std::string& check) const {
+  auto matches = [&](const std::set<std::string>& names) {
+    return std::any_of(names.begin(), names.end(),
+                       [&](const std::string& c) { return check == c || check.rfind(c + ".", 0) == 0; });
+  };
+  return (chosen_.empty() || matches(chosen_)) && !matches(excluded_);
+}
+
+bool CheckSelection::HasAny(const std::vector<std::string>& checks) const {
+  return std::any_of(checks.begin(), checks.end(), [&](const std::string& c) { return Has(c); });
+}
+
+
+}  // namespace clusterctl

@@ -1,0 +1,310 @@
+// The job and pair phases of a validation run (see validator.h): srun
+// across nodes, a GPU job per node and nccl-tests from the submit host, then
+// ib_write_bw between ring neighbours.
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <regex>
+
+#include "common/strings.h"
+#include "controller/validate/pair_schedule.h"
+#include "controller/validate/remote_exec.h"
+#include "controller/validate/validator.h"
+#include "inventory/hostlist.h"
+
+namespace clusterctl::validation_internal {
+namespace {
+
+bool NameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-'; }
+
+// Candidates named as whole words in srun's error lines ("... failed on node
+// node03: ...", "srun: error: node03: task 1: ...").
+std::vector<std::string> NodesNamedIn(const std::string& text, const std::set<std::string>& candidates) {
+  std::vector<std::string> named;
+  for (const std::string& line : Split(text, '\n')) {
+    if (line.find("error") == std::string::npos) continue;
+    for (const std::string& c : candidates) {
+      for (size_t at = line.find(c); at != std::string::npos; at = line.find(c, at + 1)) {
+        bool whole = (at == 0 || !NameChar(line[at - 1])) && (at + c.size() >= line.size() || !NameChar(line[at + c.size()]));
+        if (whole) {
+          if (std::find(named.begin(), named.end(), c) == named.end()) named.push_back(c);
+          break;
+        }
+      }
+    }
+  }
+  return named;
+}
+
+}  // namespace
+
+void Validator::Jobs() {
+  const std::string cluster = in_.inventory->cluster_name;
+  bool any_compute_selected = std::any_of(in_.selected.begin(), in_.selected.end(),
+                                          [](const Host* h) { return HasGroup(*h, kGroupCompute); });
+  if (slurm_hosts_.empty() || !any_compute_selected) {
+    Add(Skip("slurm.srun", kCluster, cluster, slurm_hosts_.empty() ? "no Slurm cluster in the inventory" : "no compute node selected"));
+    Add(Skip("nccl.cluster", kCluster, cluster, slurm_hosts_.empty() ? "no Slurm cluster in the inventory" : "no compute node selected"));
+    return;
+  }
+  if (!controller_problem_.empty()) {
+    Add(Skip("slurm.srun", kCluster, cluster, controller_problem_));
+    Add(Skip("nccl.cluster", kCluster, cluster, controller_problem_));
+    for (const Host* h : in_.selected) {
+      if (!HasGroup(*h, kGroupCompute) || !probes_.at(h->name).reached) continue;
+      Add(Skip("slurm.gpu_job", kNode, h->name, controller_problem_));
+      Add(Skip("nccl.node", kNode, h->name, controller_problem_));
+    }
+    return;
+  }
+  std::vector<std::string> usable(usable_compute_.begin(), usable_compute_.end());
+  // Per-node job plans, decided before the fan-out.
+  struct GpuJob {
+    std::string host;
+    int gpus = 0;
+    bool nccl = false;
+    ToolOutput list, nccl_output;
+  };
+  std::vector<GpuJob> gpu_jobs;
+  for (const Host* h : in_.selected) {
+    if (!HasGroup(*h, kGroupCompute) || !probes_.at(h->name).reached) continue;
+    const NodeProbe& p = probes_.at(h->name);
+    std::string why;
+    if (p.pci_gpus == 0) why = "no GPUs on " + h->name;
+    else if (!usable_compute_.count(h->name)) {
+      why = h->name + " cannot run jobs (" + (not_usable_.count(h->name) ? not_usable_.at(h->name) : "not usable") + ")";
+    }
+    else if (!gpu_ok_.count(h->name)) why = "the GPUs of " + h->name + " are not usable (gpu.driver or gpu.count failed)";
+    if (!why.empty()) {
+      Add(Skip("slurm.gpu_job", kNode, h->name, why));
+      Add(Skip("nccl.node", kNode, h->name, why));
+      continue;
+    }
+    GpuJob job;
+    job.host = h->name;
+    job.gpus = p.pci_gpus;
+    job.nccl = p.has_nccl_tests && Want("nccl.node");
+    if (!p.has_nccl_tests) {
+      Add(Skip("nccl.node", kNode, h->name, "nccl-tests not installed on " + h->name + " (" +
+               ThresholdsOf(h->name).nccl_tests_dir + "/all_reduce_perf)"));
+    }
+    gpu_jobs.push_back(std::move(job));
+  }
+  std::vector<std::string> nccl_nodes;
+  for (const GpuJob& j : gpu_jobs) {
+    if (probes_.at(j.host).has_nccl_tests) nccl_nodes.push_back(j.host);
+  }
+
+  NodeProbe& submit = probes_.at(submit_host_->name);
+  if (!submit.reached) {
+    std::string why = "the submit host " + submit_host_->name + " is unreachable";
+    Add(Fail("slurm.srun", kCluster, cluster, why));
+    for (const GpuJob& j : gpu_jobs) Add(Fail("slurm.gpu_job", kNode, j.host, why));
+    return;
+  }
+  ToolOutput srun;
+  bool srun_ran = false;
+  ToolOutput nccl_cluster;
+  bool nccl_cluster_ran = false;
+  const std::string none;
+  std::vector<const Host*> submit_only = {submit_host_};
+  in_.run_on(submit_only, [&, this](AgentConnection& agent, HostResult&) -> Task<void> {
+    if (Want("slurm.srun") && !usable.empty() && SecondsLeft() > 0) {
+      std::vector<std::string> argv = {"srun", "-N", std::to_string(usable.size()), "-w", Join(usable, ","),
+                                       "--ntasks-per-node=1", "--immediate=60", "--time=5", "-J", "clusterctl-validate",
+                                       "-l", "hostname"};
+      srun = co_await ExecOnNode(agent, argv, none, Limit(180));
+      srun_ran = true;
+    }
+    for (GpuJob& job : gpu_jobs) {
+      if (SecondsLeft() <= 0) break;
+      if (Want("slurm.gpu_job")) {
+        std::vector<std::string> argv = {"srun", "-N", "1", "-w", job.host, "--gres=gpu:" + std::to_string(job.gpus),
+                                         "--immediate=60", "--time=5", "-J", "clusterctl-validate", "nvidia-smi", "-L"};
+        job.list = co_await ExecOnNode(agent, argv, none, Limit(180));
+      }
+      if (job.nccl) {
+        const Thresholds& t = ThresholdsOf(job.host);
+        std::vector<std::string> argv = {"srun", "-N", "1", "-w", job.host, "--gres=gpu:" + std::to_string(job.gpus),
+                                         "--immediate=60", "--time=15", "-J", "clusterctl-validate",
+                                         t.nccl_tests_dir + "/all_reduce_perf", "-b", "8", "-e", t.nccl_max_bytes, "-f",
+                                         "2", "-g", std::to_string(job.gpus)};
+        job.nccl_output = co_await ExecOnNode(agent, argv, none, Limit(900));
+      }
+    }
+    if (Want("nccl.cluster") && nccl_nodes.size() >= 2 && SecondsLeft() > 0) {
+      const Thresholds& t = ThresholdsOf(nccl_nodes.front());
+      int gpus = probes_.at(nccl_nodes.front()).pci_gpus;
+      std::vector<std::string> argv = {"srun", "-N", std::to_string(nccl_nodes.size()), "-w", Join(nccl_nodes, ","),
+                                       "--ntasks-per-node=" + std::to_string(gpus), "--gres=gpu:" + std::to_string(gpus),
+                                       "--mpi=pmix", "--immediate=60", "--time=15", "-J", "clusterctl-validate",
+                                       t.nccl_tests_dir + "/all_reduce_perf", "-b", "8", "-e", t.nccl_max_bytes, "-f",
+                                       "2", "-g", "1"};
+      nccl_cluster = co_await ExecOnNode(agent, argv, none, Limit(900));
+      nccl_cluster_ran = true;
+    }
+  });
+
+  // slurm.srun
+  if (usable.empty()) {
+    Add(Fail("slurm.srun", kCluster, cluster, "no compute node can run jobs (slurm.node or munge.decode failed on each)"));
+  } else if (!srun_ran) {
+    DeadlinePassed("slurm.srun", kCluster, cluster);
+  } else {
+    std::set<std::string> answered;
+    static const std::regex kTaskLine(R"(^\d+:\s*(\S+)\s*$)");
+    std::smatch m;
+    for (const std::string& line : Split(srun.out, '\n')) {
+      if (std::regex_match(line, m, kTaskLine)) answered.insert(m[1]);
+    }
+    std::vector<std::string> missing;
+    for (const std::string& n : usable) {
+      if (!answered.count(n)) missing.push_back(n);
+    }
+    std::string measured = std::to_string(usable.size() - missing.size()) + "/" + std::to_string(usable.size()) + " nodes";
+    if (srun.exit_code != 0 || !missing.empty()) {
+      std::set<std::string> candidates(usable.begin(), usable.end());
+      std::vector<std::string> named = NodesNamedIn(srun.Both(), candidates);
+      std::string who = !named.empty() ? CollapseHostList(named) : CollapseHostList(missing);
+      Add(Fail("slurm.srun", kCluster, cluster,
+               "srun across " + CollapseHostList(usable) + " failed" + (who.empty() ? "" : " on " + who) +
+                   (srun.timed_out ? " (timed out)" : " (exit " + std::to_string(srun.exit_code) + ")"),
+               TailLines(srun.Both()), measured, "all " + std::to_string(usable.size())));
+    } else {
+      std::vector<std::string> left_out;
+      for (const auto& [node, why] : not_usable_) left_out.push_back(node + " (" + why + ")");
+      Add(Pass("slurm.srun", kCluster, cluster, measured, "all " + std::to_string(usable.size()),
+               "srun -N" + std::to_string(usable.size()) + " hostname on " + CollapseHostList(usable) +
+                   (left_out.empty() ? "" : "; left out: " + Join(left_out, ", "))));
+    }
+  }
+  for (const GpuJob& job : gpu_jobs) {
+    if (Want("slurm.gpu_job")) {
+      if (job.list.out.empty() && job.list.err.empty() && job.list.exit_code == 0) DeadlinePassed("slurm.gpu_job", kNode, job.host);
+      else Add(EvaluateGpuJob(job.host, job.list, job.gpus));
+    }
+    if (job.nccl) {
+      const Thresholds& t = ThresholdsOf(job.host);
+      auto report = ParseNvidiaSmiQuery(probes_.at(job.host).nvidia_smi.out);
+      std::string model = report.ok() && !report->gpus.empty() ? report->gpus.front().name : "";
+      double floor = t.nccl_busbw_min_gbps.value_or(DefaultNodeBusbwFloorGbps(model));
+      Add(EvaluateNccl("nccl.node", kNode, job.host, job.nccl_output, floor, false, t));
+    }
+  }
+  if (nccl_nodes.size() < 2) {
+    Add(Skip("nccl.cluster", kCluster, cluster, nccl_nodes.empty() ? "nccl-tests not installed on any usable GPU node"
+                                                                   : "nccl-tests on only one usable GPU node"));
+  } else if (!nccl_cluster_ran) {
+    DeadlinePassed("nccl.cluster", kCluster, cluster);
+  } else {
+    const Thresholds& t = ThresholdsOf(nccl_nodes.front());
+    double ib_gbps = 0;
+    for (const IbPortStatus& p : ExpectedIbPorts(SysfsIbPorts(probes_.at(nccl_nodes.front()).facts), t)) {
+      if (p.state == "ACTIVE") ib_gbps += p.rate_gbps;
+    }
+    double floor = t.nccl_busbw_min_gbps.value_or(DefaultClusterBusbwFloorGbps(ib_gbps));
+    Add(EvaluateNccl("nccl.cluster", kCluster, cluster, nccl_cluster, floor, true, t));
+  }
+}
+
+void Validator::Pairs() {
+  if (!Want("ib.write_bw")) return;
+  // Candidates: selected nodes whose ib.ports passed and that have perftest.
+  std::vector<const Host*> nodes;
+  std::map<std::string, IbPortStatus> port_of;
+  for (const Host* h : in_.selected) {
+    const NodeProbe& p = probes_.at(h->name);
+    if (!p.reached || !p.has_ib_write_bw) continue;
+    auto ok = std::find_if(results_.begin(), results_.end(), [&](const CheckResult& r) {
+      return r.check == "ib.ports" && r.subject == h->name && r.outcome == CheckOutcome::kPass;
+    });
+    if (ok == results_.end()) continue;
+    std::vector<IbPortStatus> expected = ExpectedIbPorts(SysfsIbPorts(p.facts), ThresholdsOf(h->name));
+    if (expected.empty()) continue;
+    port_of[h->name] = expected.front();
+    nodes.push_back(h);
+  }
+  const std::string cluster = in_.inventory->cluster_name;
+  if (nodes.size() < 2) {
+    Add(Skip("ib.write_bw", CheckScope::kPair, cluster,
+             "needs two nodes with healthy InfiniBand ports and perftest's ib_write_bw (found " +
+                 std::to_string(nodes.size()) + ")"));
+    return;
+  }
+  // The server's address the client reaches it on: an ib* interface address, else the management address.
+  auto address_of = [](const Host& h) {
+    for (const Interface& i : h.interfaces) {
+      if (i.name.rfind("ib", 0) == 0 && !i.address.empty()) return i.address;
+    }
+    return h.address;
+  };
+  std::atomic<int> unit_counter{0};
+  for (const std::vector<NodePair>& round : ScheduleRounds(RingPairs(nodes.size()))) {
+    if (SecondsLeft() <= 10) {
+      for (const NodePair& pair : round) {
+        DeadlinePassed("ib.write_bw", CheckScope::kPair, nodes[pair.first]->name + "+" + nodes[pair.second]->name);
+      }
+      continue;
+    }
+    std::map<std::string, const Host*> server_for;  // client name -> server
+    std::map<std::string, std::string> unit_of;     // server name -> transient unit
+    std::map<std::string, ToolOutput> client_output, server_start;  // entries made before the fan-outs
+    std::vector<const Host*> servers, clients;
+    for (const NodePair& pair : round) {
+      servers.push_back(nodes[pair.first]);
+      clients.push_back(nodes[pair.second]);
+      server_for[nodes[pair.second]->name] = nodes[pair.first];
+      unit_of[nodes[pair.first]->name] = "clusterctl-ib-write-bw-" + std::to_string(::getpid()) + "-" +
+                                         std::to_string(unit_counter++);
+      client_output[nodes[pair.second]->name];
+      server_start[nodes[pair.first]->name];
+    }
+    const std::string none;
+    // Servers: a transient unit that serves one test and ends, or is stopped
+    // after 90 s whatever happens to this run.
+    in_.run_on(servers, [&, this](AgentConnection& agent, HostResult& result) -> Task<void> {
+      const Host& host = *result.host;
+      const IbPortStatus& port = port_of.at(host.name);
+      std::vector<std::string> argv = {"systemd-run", "--unit=" + unit_of.at(host.name), "--collect", "-p",
+                                       "RuntimeMaxSec=90", "/usr/bin/ib_write_bw", "-d", port.device, "-i",
+                                       std::to_string(port.port), "-s",
+                                       std::to_string(ThresholdsOf(host.name).ib_write_bw_message_bytes), "-D", "5", "-F"};
+      server_start.at(host.name) = co_await ExecOnNode(agent, argv, none, Limit(30));
+    });
+    in_.run_on(clients, [&, this](AgentConnection& agent, HostResult& result) -> Task<void> {
+      const Host& host = *result.host;
+      const Host& server = *server_for.at(host.name);
+      const IbPortStatus& port = port_of.at(host.name);
+      std::vector<std::string> wait = {"sleep", "1"};  // the server's listening socket
+      ToolOutput waited = co_await ExecOnNode(agent, wait, none, Limit(5));
+      (void)waited;
+      std::vector<std::string> argv = {"/usr/bin/ib_write_bw", "-d", port.device, "-i", std::to_string(port.port), "-s",
+                                       std::to_string(ThresholdsOf(host.name).ib_write_bw_message_bytes), "-D", "5",
+                                       "-F", address_of(server)};
+      client_output.at(host.name) = co_await ExecOnNode(agent, argv, none, Limit(60));
+    });
+    in_.run_on(servers, [&, this](AgentConnection& agent, HostResult& result) -> Task<void> {
+      std::vector<std::string> argv = {"systemctl", "stop", unit_of.at(result.host->name)};
+      ToolOutput stopped = co_await ExecOnNode(agent, argv, none, Limit(15));
+      (void)stopped;
+    });
+    for (const NodePair& pair : round) {
+      const Host& server = *nodes[pair.first];
+      const Host& client = *nodes[pair.second];
+      std::string subject = server.name + "+" + client.name;
+      double rate = std::min(port_of.at(server.name).rate_gbps, port_of.at(client.name).rate_gbps);
+      const ToolOutput& started = server_start.at(server.name);
+      if (started.exit_code != 0) {
+        Add(Fail("ib.write_bw", CheckScope::kPair, subject, "could not start the ib_write_bw server on " + server.name,
+                 TailLines(started.Both())));
+        continue;
+      }
+      Add(EvaluateIbWriteBw(subject, client_output.at(client.name), rate, ThresholdsOf(client.name)));
+    }
+  }
+}
+
+
+}  // namespace clusterctl::validation_internal
