@@ -106,6 +106,7 @@ void Validator::Jobs() {
   }
   ToolOutput srun;
   bool srun_ran = false;
+  int srun_limit = 0;
   ToolOutput nccl_cluster;
   bool nccl_cluster_ran = false;
   const std::string none;
@@ -115,7 +116,8 @@ void Validator::Jobs() {
       std::vector<std::string> argv = {"srun", "-N", std::to_string(usable.size()), "-w", Join(usable, ","),
                                        "--ntasks-per-node=1", "--immediate=60", "--time=5", "-J", "clusterctl-validate",
                                        "-l", "hostname"};
-      srun = co_await ExecOnNode(agent, argv, none, Limit(180));
+      srun_limit = Limit(180);
+      srun = co_await ExecOnNode(agent, argv, none, srun_limit);
       srun_ran = true;
     }
     for (GpuJob& job : gpu_jobs) {
@@ -164,7 +166,13 @@ void Validator::Jobs() {
       if (!answered.count(n)) missing.push_back(n);
     }
     std::string measured = std::to_string(usable.size() - missing.size()) + "/" + std::to_string(usable.size()) + " nodes";
-    if (srun.exit_code != 0 || !missing.empty()) {
+    bool queued = srun.Both().find("queued and waiting for resources") != std::string::npos && answered.empty();
+    if (queued && srun.timed_out) {
+      Add(Fail("slurm.srun", kCluster, cluster,
+               "srun across " + CollapseHostList(usable) + " never started: its job waited for resources until srun " +
+                   "was stopped after " + std::to_string(srun_limit) + " s (the nodes are busy?)",
+               TailLines(srun.Both()), measured, "all " + std::to_string(usable.size())));
+    } else if (srun.exit_code != 0 || !missing.empty()) {
       std::set<std::string> candidates(usable.begin(), usable.end());
       std::vector<std::string> named = NodesNamedIn(srun.Both(), candidates);
       std::string who = !named.empty() ? CollapseHostList(named) : CollapseHostList(missing);

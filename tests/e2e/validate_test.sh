@@ -94,6 +94,17 @@ check "the evidence is unmunge's error" grep -q "Invalid credential" "$WORK/mung
 validate_json repaired3 "$inventory"
 check "deploy --verify restores the key; validate passes again ($(results repaired3 fail | paste -sd,))" test $rc -eq 0
 
+# 4b. The run's deadline: every compute node is taken by a job, so srun cannot start; validate ends on time.
+jobs=$(for n in node02 node03 node04; do tb ssh node01 "sbatch --parsable --exclusive -w $n --wrap 'sleep 300'"; done | paste -sd,)
+for i in $(seq 30); do [ "$(tb ssh node01 "squeue -h -t R -j $jobs" | wc -l)" = 3 ] && break; sleep 1; done
+started=$(date +%s)
+validate_json deadline "$inventory" --checks slurm --deadline 15
+took=$(seconds_since "$started")
+check "with every node busy, validate --deadline 15 ends in ${took}s with exit 1" test "$rc" = 1 -a "$took" -le 30
+check "slurm.srun fails: its job never started ($(detail deadline slurm.srun testbed))" grep -q "never started: its job waited for resources" <<<"$(detail deadline slurm.srun testbed)"
+check "the busy nodes themselves pass slurm.node (allocated)" test "$(results deadline pass | grep -c '^slurm.node ')" = 3
+tb ssh node01 scancel "${jobs//,/ }"
+
 # 5. Thresholds from the inventory: node03 may drift by at most 1 ns.
 strict="$(dirname "$inventory")/inventory-strict-clock.yaml"
 sed 's/^groups:$/groups:\n  strict_clock:\n    hosts: node03\n    vars: {validate_clock_offset_max_ms: 0.000001}/' "$inventory" >"$strict"
