@@ -7,6 +7,7 @@ TB=$(realpath tests/testbed/testbed)  # absolute: the scripts cd into $WORK, and
 CLUSTERCTL=$(realpath build/clusterctl)
 WORK=$(mktemp -d /tmp/clusterctl-compare-XXXXXX)
 trap '$TB down >/dev/null 2>&1; rm -rf "$WORK"' EXIT
+trap 'exit 143' TERM INT  # a timeout's SIGTERM still runs the EXIT trap (the testbed goes down)
 
 # timed COMMAND...: prints "milliseconds exit_code"; the output goes to $WORK/last.out.
 timed() { local s e; s=$(date +%s%N); "$@" >"$WORK/last.out" 2>&1; local rc=$?; e=$(date +%s%N); echo "$(( (e - s) / 1000000 )) $rc"; }
@@ -23,4 +24,23 @@ write_ansible_hosts() {
     echo "ansible_user=root"
     echo "ansible_ssh_private_key_file=$TESTBED_STATE/ssh/id_ed25519"
   } >"$WORK/hosts.ini"
+}
+
+# timed_cpu COMMAND...: prints "wall_ms cpu_ms exit_code", where cpu_ms is the
+# user + system time of COMMAND and every process it waited for (Ansible's
+# forked workers and their ssh clients; clusterctl has none). 30 min at most;
+# the output goes to $WORK/last.out.
+timed_cpu() {
+  /usr/bin/time -f '%e %U %S %x' -o "$WORK/time" timeout 1800 "$@" >"$WORK/last.out" 2>&1
+  awk '{ printf "%d %d %d\n", $1 * 1000, ($2 + $3) * 1000, $4 }' "$WORK/time" | tail -1
+}
+# idle_compute_nodes: how many nodes sinfo on node01 shows idle (waits up to 60 s for NODES-1).
+idle_compute_nodes() {
+  local n=0
+  for _ in $(seq 60); do
+    n=$($TB ssh node01 "sinfo -h -N -t idle -o %N" 2>/dev/null | sort -u | wc -l)
+    [ "$n" -ge $((NODES - 1)) ] && break
+    sleep 1
+  done
+  echo "$n"
 }
