@@ -38,8 +38,8 @@ noop3=$(grep "^3 .*no-op re-run" "$RESULTS" | awk '{ print $(NF-5) }')
 [ -n "$noop3" ] && target "3 nodes: no-op deploy of the full stack under 1 s" "$([ "$noop3" -lt 1000 ] && echo 1 || echo 0)" "$noop3 ms"
 for run in "no-op deploy " "no-op deploy --verify"; do
   line=$(grep "^1000 *$run" "$RESULTS" | head -1) || continue
-  wall=$(awk '{ print $(NF-4) }' <<<"$line")
-  rss=$(awk '{ print $(NF-1) }' <<<"$line")
+  wall=$(awk '{ print $(NF-5) }' <<<"$line")
+  rss=$(awk '{ print $(NF-2) }' <<<"$line")
   target "1000 hosts: $run<= 15 s" "$(awk -v w="$wall" 'BEGIN { print (w <= 15) }')" "$wall s"
   target "1000 hosts: $run controller RSS <= 1 MB per host" "$([ "$rss" -le 1024 ] && echo 1 || echo 0)" "$rss KiB/host"
 done
