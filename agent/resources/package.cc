@@ -84,6 +84,11 @@ std::vector<std::string> Names(const nlohmann::json& name) {
   return names;
 }
 
+// One dpkg-query answers both questions: db:Status-Abbrev is the selection
+// ('h' = hold, which is what apt-mark hold sets) then the state ('i' =
+// installed), so "ii" is installed and "hi" installed and held. (apt-mark
+// showhold would say the same after loading the whole apt cache: ~70 ms per
+// call, most of a no-op package check.)
 std::map<std::string, Installed> QueryApt(const std::vector<std::string>& names, ResourceHost& host) {
   std::map<std::string, Installed> out;
   CommandSpec query;
@@ -92,13 +97,9 @@ std::map<std::string, Installed> QueryApt(const std::vector<std::string>& names,
   CommandResult r = host.Run(query, false);
   for (const std::string& line : Split(r.stdout_data, '\n')) {
     std::vector<std::string> f = Split(line, '\t');
-    if (f.size() == 3 && f[1].rfind("ii", 0) == 0) out[f[0]].version = f[2];
-  }
-  CommandSpec holds;
-  holds.argv = {"apt-mark", "showhold"};
-  CommandResult h = host.Run(holds, false);
-  for (const std::string& line : Split(h.stdout_data, '\n')) {
-    if (out.count(std::string(Trim(line)))) out[std::string(Trim(line))].held = true;
+    if (f.size() != 3 || f[1].size() < 2 || f[1][1] != 'i') continue;
+    out[f[0]].version = f[2];
+    out[f[0]].held = f[1][0] == 'h';
   }
   return out;
 }

@@ -48,7 +48,7 @@ grep -v '"status":"ok"' "$WORK/node02.verify" | head -5
 
 check "user and group exist" tb ssh node02 'id -nG e2euser | grep -q e2egroup && getent group e2egroup | grep -q 6000'
 check "file content, owner and mode" tb ssh node02 'test "$(stat -c "%U %a" /srv/clusterctl-e2e/config)" = "e2euser 640" && grep -q "verbose = true" /srv/clusterctl-e2e/settings'
-check "the package is installed" tb ssh node02 hello
+check "the package is installed and held" tb ssh node02 'hello >/dev/null && dpkg-query -W -f="\${db:Status-Abbrev}" hello | grep -q ^hi'
 check "the service runs" tb ssh node02 systemctl is-active clusterctl-e2e
 check "sysctl checked at runtime and persisted" tb ssh node02 'test "$(cat /proc/sys/net/ipv4/ip_forward)" = 0 && grep -q "ip_forward = 0" /etc/sysctl.d/90-clusterctl-net.ipv4.ip_forward.conf'
 check "tmpfs mounted and in fstab" tb ssh node02 'grep -q " /mnt/clusterctl-e2e tmpfs" /proc/mounts && grep -q clusterctl-e2e /etc/fstab'
