@@ -69,7 +69,7 @@ for _ in $(seq "$RUNS"); do timed_cpu ansible-playbook -i hosts.ini slurm.yml >>
 grep -q "changed=0" last.out || { echo "warning: the Ansible re-run changed something:" >&2; grep -E "changed=" last.out >&2; }
 read -r anoop anoop_cpu < <(medians anoop)
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0fx", (b > 0 ? a / b : 0) }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { r = (b > 0 ? a / b : 0); printf (r < 10 ? "%.1fx" : "%.0fx"), r }'; }
 {
   printf '%-5s %-40s %14s %14s %14s %14s %7s %7s\n' NODES MEASURE "CCTL WALL ms" "CCTL CPU ms" "ANSIBLE WALL ms" "ANSIBLE CPU ms" WALL CPU
   printf '%-5s %-40s %14s %14s %14s %14s %7s %7s\n' "$NODES" "no-op re-run (median of $RUNS)" "$cnoop" "$cnoop_cpu" "$anoop" "$anoop_cpu" "$(ratio "$anoop" "$cnoop")" "$(ratio "$anoop_cpu" "$cnoop_cpu")"
