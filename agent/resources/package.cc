@@ -122,8 +122,37 @@ bool AptCacheFresh() {
   return ::stat(kAptStamp, &st) == 0 && std::time(nullptr) - st.st_mtime < kAptCacheMaxAge;
 }
 
+// apt-get update through a proxy that drops a connection can hang in apt's
+// http method indefinitely (seen on the testbed: the socket in CLOSE-WAIT,
+// the method polling for 20 minutes). An update that has not finished in
+// kUpdateLimit is stopped and tried again, up to kUpdateTries times.
+constexpr auto kUpdateLimit = std::chrono::minutes(5);
+constexpr int kUpdateTries = 3;
+
+bool RunAptUpdate(ResourceHost& host, ResourceOutcome& outcome) {
+  for (int attempt = 1;; ++attempt) {
+    WaitForAptLocks(std::chrono::minutes(10));
+    CommandSpec update;
+    update.argv = {"apt-get", "-o", "DPkg::Lock::Timeout=600", "-o", "Acquire::http::Timeout=60", "update", "-q"};
+    update.timeout = kUpdateLimit;
+    CommandResult r = host.Run(update, true);
+    if (r.exit_code == 0) return true;
+    std::string output = r.stdout_data + r.stderr_data;
+    bool again = r.timed_out || output.find("Could not get lock") != std::string::npos;
+    if (!again || attempt >= kUpdateTries) {
+      outcome.Fail(r.timed_out ? "apt-get update did not finish in " + std::to_string(kUpdateLimit.count()) +
+                                     " minutes, " + std::to_string(attempt) + " times"
+                               : "apt-get exited with status " + std::to_string(r.exit_code));
+      outcome.failed_command = Join(update.argv, " ");
+      outcome.output = output.size() > 4000 ? output.substr(output.size() - 4000) : output;
+      return false;
+    }
+    ::usleep(500'000);
+  }
+}
+
 bool AptUpdate(ResourceHost& host, ResourceOutcome& outcome) {
-  if (!RunApt(host, outcome, {"apt-get", "update", "-q"})) return false;
+  if (!RunAptUpdate(host, outcome)) return false;
   ::mkdir("/var/lib/clusterctl", 0755);
   Status stamped = WriteFileAtomic(kAptStamp, std::to_string(std::time(nullptr)) + "\n", 0644, 0, 0);
   if (!stamped.ok()) outcome.Fail(stamped.message());

@@ -5,22 +5,6 @@
 #include "controller/output/table.h"
 
 namespace clusterctl {
-namespace {
-
-CheckResult FromStored(const StoredValidation& v) {
-  CheckResult r;
-  r.check = v.check;
-  r.scope = v.scope == "cluster" ? CheckScope::kCluster : v.scope == "pair" ? CheckScope::kPair : CheckScope::kNode;
-  r.subject = v.subject;
-  r.outcome = v.result == "pass" ? CheckOutcome::kPass : v.result == "fail" ? CheckOutcome::kFail : CheckOutcome::kSkip;
-  r.measured = v.measured;
-  r.threshold = v.threshold;
-  r.detail = v.detail;
-  r.evidence = v.evidence;
-  return r;
-}
-
-}  // namespace
 
 int RunHistory(const HistoryOptions& options, const GlobalOptions& global, const Services& services) {
   std::optional<Inventory> inventory = LoadInventoryOrReport(options.inventory_path, services, false);
@@ -49,7 +33,7 @@ int RunHistory(const HistoryOptions& options, const GlobalOptions& global, const
     std::vector<CheckResult> checks;
     for (const StoredValidation& v : *validations) {
       if (!options.host.empty() && v.subject != options.host) continue;
-      checks.push_back(FromStored(v));
+      checks.push_back(FromStoredValidation(v));
     }
     if (global.json) {
       nlohmann::json list = nlohmann::json::array();

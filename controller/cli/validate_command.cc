@@ -30,7 +30,12 @@ struct Row {
   std::vector<std::string> measured;
 };
 
-StoredValidation ToStored(const CheckResult& r) {
+
+}  // namespace
+
+const std::vector<std::string>& AllValidationCheckNames() { return AllCheckNames(); }
+
+StoredValidation ToStoredValidation(const CheckResult& r) {
   StoredValidation v;
   v.check = r.check;
   v.scope = ToString(r.scope);
@@ -43,9 +48,18 @@ StoredValidation ToStored(const CheckResult& r) {
   return v;
 }
 
-}  // namespace
-
-const std::vector<std::string>& AllValidationCheckNames() { return AllCheckNames(); }
+CheckResult FromStoredValidation(const StoredValidation& v) {
+  CheckResult r;
+  r.check = v.check;
+  r.scope = v.scope == "cluster" ? CheckScope::kCluster : v.scope == "pair" ? CheckScope::kPair : CheckScope::kNode;
+  r.subject = v.subject;
+  r.outcome = v.result == "pass" ? CheckOutcome::kPass : v.result == "fail" ? CheckOutcome::kFail : CheckOutcome::kSkip;
+  r.measured = v.measured;
+  r.threshold = v.threshold;
+  r.detail = v.detail;
+  r.evidence = v.evidence;
+  return r;
+}
 
 void PrintValidationTable(const std::vector<CheckResult>& results, std::ostream& out) {
   // Rows: results of one check with the same outcome, threshold and detail
@@ -128,7 +142,7 @@ int RunValidate(const ValidateOptions& options, const GlobalOptions& global, con
   std::map<std::string, int> counts = {{"pass", 0}, {"fail", 0}, {"skip", 0}};
   std::vector<std::string> failed;
   for (const CheckResult& r : outcome.results) {
-    stored.push_back(ToStored(r));
+    stored.push_back(ToStoredValidation(r));
     ++counts[ToString(r.outcome)];
     if (r.outcome == CheckOutcome::kFail) failed.push_back(r.check + " on " + r.subject);
   }
