@@ -125,7 +125,8 @@ bool AptCacheFresh() {
 // apt-get update through a proxy that drops a connection can hang in apt's
 // http method indefinitely (seen on the testbed: the socket in CLOSE-WAIT,
 // the method polling for 20 minutes). An update that has not finished in
-// kUpdateLimit is stopped and tried again, up to kUpdateTries times.
+// kUpdateLimit is stopped and tried again, up to kUpdateTries times; so is
+// one that lost a race with another apt (see below).
 constexpr auto kUpdateLimit = std::chrono::minutes(5);
 constexpr int kUpdateTries = 3;
 
@@ -138,7 +139,11 @@ bool RunAptUpdate(ResourceHost& host, ResourceOutcome& outcome) {
     CommandResult r = host.Run(update, true);
     if (r.exit_code == 0) return true;
     std::string output = r.stdout_data + r.stderr_data;
-    bool again = r.timed_out || output.find("Could not get lock") != std::string::npos;
+    // Tried again: a hang, a lock another apt took between our wait and its
+    // start, and two apt processes rebuilding pkgcache.bin at once (the
+    // second's rename fails: "The package cache file is corrupted").
+    bool again = r.timed_out || output.find("Could not get lock") != std::string::npos ||
+                 output.find("The package cache file is corrupted") != std::string::npos;
     if (!again || attempt >= kUpdateTries) {
       outcome.Fail(r.timed_out ? "apt-get update did not finish in " + std::to_string(kUpdateLimit.count()) +
                                      " minutes, " + std::to_string(attempt) + " times"
