@@ -1,6 +1,7 @@
 #include "common/strings.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 
 namespace clusterctl {
@@ -25,6 +26,18 @@ std::vector<std::string> Split(std::string_view s, char separator) {
     parts.emplace_back(s.substr(start, pos - start));
     start = pos + 1;
   }
+}
+
+std::string AsciiLower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+std::string AsciiUpper(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  return out;
 }
 
 std::string Join(const std::vector<std::string>& parts, std::string_view separator) {

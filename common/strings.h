@@ -11,6 +11,10 @@ namespace clusterctl {
 
 std::string_view Trim(std::string_view s);
 std::vector<std::string> Split(std::string_view s, char separator);
+// ASCII case conversion (tool output keywords, never user text with non-ASCII letters).
+std::string AsciiLower(std::string_view s);
+std::string AsciiUpper(std::string_view s);
+
 std::string Join(const std::vector<std::string>& parts, std::string_view separator);
 
 // Levenshtein distance, used for "did you mean" suggestions.

@@ -4,6 +4,11 @@
 
 namespace clusterctl {
 
+TEST_CASE("ASCII case conversion") {
+  CHECK(AsciiLower("IDLE+Drain_1") == "idle+drain_1");
+  CHECK(AsciiUpper("not_responding") == "NOT_RESPONDING");
+}
+
 TEST_CASE("DidYouMean suggests a close key and nothing for an unrelated word") {
   std::vector<std::string> keys = {"address", "addresses", "vars", "connection"};
   CHECK(DidYouMean("adress", keys) == " (did you mean 'address'?)");

@@ -3,21 +3,12 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "controller/state/test_util.h"
+#include "tests/unit/fixture.h"
 
 namespace clusterctl::facts {
 namespace {
-
-std::string SharedFixture(const std::string& name) {
-  std::ifstream in(std::string(CLUSTERCTL_SHARED_FIXTURES_DIR) + "/" + name);
-  REQUIRE_MESSAGE(in.good(), "missing shared fixture " << name);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 void Write(const std::filesystem::path& path, const std::string& text) {
   std::filesystem::create_directories(path.parent_path());
@@ -27,7 +18,7 @@ void Write(const std::filesystem::path& path, const std::string& text) {
 }  // namespace
 
 TEST_CASE("lspci -nn of an Azure ND96amsr A100 v4: 8 GPUs, 8 IB VFs, one Ethernet VF, no NVSwitch bridges") {
-  auto pci = ClassifyPci(ParseLspci(SharedFixture("lspci-nn--Azure-ND96amsr-A100-v4--1.txt")));
+  auto pci = ClassifyPci(ParseLspci(testing::CapturedFixture("lspci-nn--Azure-ND96amsr-A100-v4--1.txt")));
   CHECK(pci["gpu_count"] == 8);
   CHECK(pci["gpu_model"] == "A100-SXM4-80GB");
   CHECK(pci["gpus"][0]["address"] == "0001:00:00.0");
@@ -38,7 +29,7 @@ TEST_CASE("lspci -nn of an Azure ND96amsr A100 v4: 8 GPUs, 8 IB VFs, one Etherne
 }
 
 TEST_CASE("plain lspci of a GB200 tray: device-id detection without names") {
-  auto pci = ClassifyPci(ParseLspci(SharedFixture("lspci--GB200--1.txt")));
+  auto pci = ClassifyPci(ParseLspci(testing::CapturedFixture("lspci--GB200--1.txt")));
   CHECK(pci["gpu_count"] == 4);
   CHECK(pci["gpu_model"] == "B200 (GB200)");
   CHECK(pci["ib_hca_count"] == 4);

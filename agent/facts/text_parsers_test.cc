@@ -2,18 +2,13 @@
 
 #include <doctest/doctest.h>
 
-#include <fstream>
-#include <sstream>
+#include "tests/unit/fixture.h"
 
 namespace clusterctl::facts {
 namespace {
 
 std::string Fixture(const std::string& name) {
-  std::ifstream in(std::string(CLUSTERCTL_FIXTURES_DIR) + "/facts/" + name);
-  REQUIRE_MESSAGE(in.good(), "missing fixture " << name);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return testing::ReadFixture(std::string(CLUSTERCTL_FIXTURES_DIR) + "/facts/" + name);
 }
 
 }  // namespace

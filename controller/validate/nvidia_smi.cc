@@ -11,12 +11,6 @@
 namespace clusterctl {
 namespace {
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-  return out;
-}
-
 std::optional<long long> Number(std::string_view value) {
   std::string_view v = Trim(value);
   if (v.empty() || !std::isdigit(static_cast<unsigned char>(v[0]))) return std::nullopt;
@@ -29,7 +23,7 @@ std::optional<long long> Number(std::string_view value) {
 
 // "Enabled"/"Yes"/"On" -> true, "Disabled"/"No"/"Off" -> false, else nullopt.
 std::optional<bool> Flag(std::string_view value) {
-  std::string v = Lower(Trim(value));
+  std::string v = AsciiLower(Trim(value));
   if (v == "enabled" || v == "yes" || v == "on") return true;
   if (v == "disabled" || v == "no" || v == "off") return false;
   return std::nullopt;
@@ -68,7 +62,7 @@ const FieldNames kXmlNames = {
 std::optional<long long> SumUncorrectable(const OutlineNode& counts, std::vector<std::string>& lines) {
   std::optional<long long> sum;
   for (const OutlineNode& c : counts.children) {
-    std::string key = Lower(c.key);
+    std::string key = AsciiLower(c.key);
     if (key == "double bit" || key == "double_bit") {
       const OutlineNode* total = c.Child(key == "double bit" ? "Total" : "total");
       if (total != nullptr && Number(total->value)) {

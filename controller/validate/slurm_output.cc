@@ -13,18 +13,6 @@
 namespace clusterctl {
 namespace {
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-  return out;
-}
-
-std::string Upper(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::toupper(c); });
-  return out;
-}
-
 // Base states by every name sinfo and scontrol use, to a canonical word and
 // whether a node in it can take jobs.
 const std::map<std::string, std::pair<std::string, bool>>& BaseStates() {
@@ -75,7 +63,7 @@ Status ClassifyStateText(std::string_view text, SlurmNodeState& node) {
     base.pop_back();
   }
   std::vector<std::string> flags;
-  for (size_t i = 1; i < parts.size(); ++i) flags.push_back(Upper(parts[i]));
+  for (size_t i = 1; i < parts.size(); ++i) flags.push_back(AsciiUpper(parts[i]));
   node.state = std::string(text);
   return ClassifySlurmState(base, flags, suffixes, node);
 }
@@ -84,7 +72,7 @@ Status ClassifyStateText(std::string_view text, SlurmNodeState& node) {
 
 Status ClassifySlurmState(std::string_view base, const std::vector<std::string>& flags, std::string_view suffixes,
                           SlurmNodeState& node) {
-  auto it = BaseStates().find(Lower(base));
+  auto it = BaseStates().find(AsciiLower(base));
   if (it == BaseStates().end()) return Status::InvalidArgument("unknown Slurm node state '" + std::string(base) + "'");
   std::vector<std::string> why;
   if (!it->second.second) why.push_back(it->second.first);
@@ -213,10 +201,10 @@ Result<std::vector<SlurmNodeState>> ParseSinfoJson(std::string_view text) {
       base = n["state"].get<std::string>();
     } else if (n.contains("state") && n["state"].is_array() && !n["state"].empty()) {
       base = n["state"][0].get<std::string>();
-      for (size_t i = 1; i < n["state"].size(); ++i) flags.push_back(Upper(n["state"][i].get<std::string>()));
+      for (size_t i = 1; i < n["state"].size(); ++i) flags.push_back(AsciiUpper(n["state"][i].get<std::string>()));
     }
     if (n.contains("state_flags") && n["state_flags"].is_array()) {
-      for (const auto& f : n["state_flags"]) flags.push_back(Upper(f.get<std::string>()));
+      for (const auto& f : n["state_flags"]) flags.push_back(AsciiUpper(f.get<std::string>()));
     }
     if (node.name.empty() || base.empty()) return Status::InvalidArgument("sinfo --json: a node without name or state");
     node.state = base + (flags.empty() ? "" : "+" + Join(flags, "+"));
