@@ -97,8 +97,10 @@ int RunDeploy(const DeployOptions& options, const GlobalOptions& global, const S
 
   // 2. Lock, facts.
   int exit_code = kExitOk;
-  auto command = RemoteCommand::Prepare(options.check ? "plan" : "deploy", options.remote, global, services, exit_code);
+  auto command = RemoteCommand::Prepare(options.check ? "plan" : "deploy", std::move(*inventory), options.remote, global,
+                                       services, exit_code);
   if (!command) return exit_code;
+  const Inventory& site = command->inventory();  // the loaded inventory, now the command's
   auto stored = command->state().LoadFacts();
   if (!stored.ok()) {
     *services.err << "clusterctl: state: " << stored.status().message() << "\n";
@@ -132,7 +134,7 @@ int RunDeploy(const DeployOptions& options, const GlobalOptions& global, const S
   std::set<std::vector<std::string>> group_sets;
   for (const Host* host : command->hosts()) {
     if (!group_sets.insert(host->groups).second) continue;
-    for (const Role* role : catalog->RolesFor(*host, *inventory, options.roles)) roles_in_use.push_back(role);
+    for (const Role* role : catalog->RolesFor(*host, site, options.roles)) roles_in_use.push_back(role);
   }
   SecretVault vault(command->state().paths().secrets(), /*persist=*/!options.check);
   if (Status prepared = vault.Prepare(Catalog::SecretsOf(roles_in_use)); !prepared.ok()) {
@@ -144,7 +146,7 @@ int RunDeploy(const DeployOptions& options, const GlobalOptions& global, const S
     *services.err << (options.check ? "would generate secret " : "generated secret ") << name << " (kept in "
                   << command->state().paths().secrets() << ")\n";
   }
-  PlanInputs inputs{&*inventory, &*catalog, &facts, &vault, options.roles};
+  PlanInputs inputs{&site, &*catalog, &facts, &vault, options.roles};
   // Hosts gone from the inventory (the state knows them, not yet removed).
   std::vector<std::string> leaving;
   if (auto known = command->state().ListHosts(); known.ok()) {
@@ -188,7 +190,7 @@ int RunDeploy(const DeployOptions& options, const GlobalOptions& global, const S
   ExecutionOptions execution;
   execution.check = options.check;
   execution.verify = options.verify;
-  DeployContext context{&command->runner().context(), writer.get(), &board, &reporter, &*inventory, command->run_id(),
+  DeployContext context{&command->runner().context(), writer.get(), &board, &reporter, &site, command->run_id(),
                         execution, &*last, &intents_by_host};
 
   std::vector<HostReport> reports(plans.size());
@@ -225,7 +227,7 @@ int RunDeploy(const DeployOptions& options, const GlobalOptions& global, const S
     changed += r.changed;
     failed += r.failed;
     HostResult result;
-    result.host = inventory->FindHost(r.host);
+    result.host = site.FindHost(r.host);
     result.state = r.outcome == "ok" ? HostResult::State::kOk
                    : r.outcome == "unreachable" ? HostResult::State::kUnreachable
                                                 : HostResult::State::kFailed;

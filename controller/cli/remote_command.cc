@@ -35,14 +35,20 @@ std::optional<std::string> ReadPasswordFromTerminal(const std::string& prompt) {
 std::unique_ptr<RemoteCommand> RemoteCommand::Prepare(const std::string& kind, const RemoteCommandOptions& options,
                                                       const GlobalOptions& global, const Services& services,
                                                       int& exit_code) {
-  std::unique_ptr<RemoteCommand> command(new RemoteCommand());
-  command->services_ = &services;
   std::optional<Inventory> inventory = LoadInventoryOrReport(options.inventory_path, services, false);
   if (!inventory) {
     exit_code = kExitUsage;
     return nullptr;
   }
-  command->inventory_ = std::move(*inventory);
+  return Prepare(kind, std::move(*inventory), options, global, services, exit_code);
+}
+
+std::unique_ptr<RemoteCommand> RemoteCommand::Prepare(const std::string& kind, Inventory inventory,
+                                                      const RemoteCommandOptions& options, const GlobalOptions& global,
+                                                      const Services& services, int& exit_code) {
+  std::unique_ptr<RemoteCommand> command(new RemoteCommand());
+  command->services_ = &services;
+  command->inventory_ = std::move(inventory);
   auto selected = SelectHosts(command->inventory_, options.limit);
   if (!selected.ok()) {
     *services.err << "clusterctl: " << selected.status().message() << "\n";

@@ -28,6 +28,11 @@ class RemoteCommand {
   static std::unique_ptr<RemoteCommand> Prepare(const std::string& kind, const RemoteCommandOptions& options,
                                                 const GlobalOptions& global, const Services& services,
                                                 int& exit_code);
+  // The same with the inventory the caller already loaded and checked
+  // (deploy, validate), so it is not read twice.
+  static std::unique_ptr<RemoteCommand> Prepare(const std::string& kind, Inventory inventory,
+                                                const RemoteCommandOptions& options, const GlobalOptions& global,
+                                                const Services& services, int& exit_code);
 
   const Inventory& inventory() const { return inventory_; }
   const std::vector<const Host*>& hosts() const { return hosts_; }

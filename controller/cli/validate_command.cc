@@ -123,7 +123,7 @@ int RunValidate(const ValidateOptions& options, const GlobalOptions& global, con
   if (bad) return kExitUsage;
 
   int exit_code = 0;
-  auto command = RemoteCommand::Prepare("validate", options.remote, global, services, exit_code);
+  auto command = RemoteCommand::Prepare("validate", std::move(*inventory), options.remote, global, services, exit_code);
   if (!command) return exit_code;
   auto started = std::chrono::steady_clock::now();
   ValidationInputs inputs;

@@ -65,6 +65,7 @@ void Validator::Jobs() {
     std::string host;
     int gpus = 0;
     bool nccl = false;
+    bool listed = false, nccl_ran = false;  // false: the deadline came first
     ToolOutput list, nccl_output;
   };
   std::vector<GpuJob> gpu_jobs;
@@ -126,6 +127,7 @@ void Validator::Jobs() {
         std::vector<std::string> argv = {"srun", "-N", "1", "-w", job.host, "--gres=gpu:" + std::to_string(job.gpus),
                                          "--immediate=60", "--time=5", "-J", "clusterctl-validate", "nvidia-smi", "-L"};
         job.list = co_await ExecOnNode(agent, argv, none, Limit(180));
+        job.listed = true;
       }
       if (job.nccl) {
         const Thresholds& t = ThresholdsOf(job.host);
@@ -134,6 +136,7 @@ void Validator::Jobs() {
                                          t.nccl_tests_dir + "/all_reduce_perf", "-b", "8", "-e", t.nccl_max_bytes, "-f",
                                          "2", "-g", std::to_string(job.gpus)};
         job.nccl_output = co_await ExecOnNode(agent, argv, none, Limit(900));
+        job.nccl_ran = true;
       }
     }
     if (Want("nccl.cluster") && nccl_nodes.size() >= 2 && SecondsLeft() > 0) {
@@ -190,14 +193,14 @@ void Validator::Jobs() {
   }
   for (const GpuJob& job : gpu_jobs) {
     if (Want("slurm.gpu_job")) {
-      if (job.list.out.empty() && job.list.err.empty() && job.list.exit_code == 0) DeadlinePassed("slurm.gpu_job", kNode, job.host);
+      if (!job.listed) DeadlinePassed("slurm.gpu_job", kNode, job.host);
       else Add(EvaluateGpuJob(job.host, job.list, job.gpus));
     }
-    if (job.nccl) {
+    if (job.nccl && !job.nccl_ran) {
+      DeadlinePassed("nccl.node", kNode, job.host);
+    } else if (job.nccl) {
       const Thresholds& t = ThresholdsOf(job.host);
-      auto report = ParseNvidiaSmiQuery(probes_.at(job.host).nvidia_smi.out);
-      std::string model = report.ok() && !report->gpus.empty() ? report->gpus.front().name : "";
-      double floor = t.nccl_busbw_min_gbps.value_or(DefaultNodeBusbwFloorGbps(model));
+      double floor = t.nccl_busbw_min_gbps.value_or(DefaultNodeBusbwFloorGbps(probes_.at(job.host).gpu_model));
       Add(EvaluateNccl("nccl.node", kNode, job.host, job.nccl_output, floor, false, t));
     }
   }
@@ -224,11 +227,7 @@ void Validator::Pairs() {
   std::map<std::string, IbPortStatus> port_of;
   for (const Host* h : in_.selected) {
     const NodeProbe& p = probes_.at(h->name);
-    if (!p.reached || !p.has_ib_write_bw) continue;
-    auto ok = std::find_if(results_.begin(), results_.end(), [&](const CheckResult& r) {
-      return r.check == "ib.ports" && r.subject == h->name && r.outcome == CheckOutcome::kPass;
-    });
-    if (ok == results_.end()) continue;
+    if (!p.reached || !p.has_ib_write_bw || !ib_ok_.count(h->name)) continue;
     std::vector<IbPortStatus> expected = ExpectedIbPorts(SysfsIbPorts(p.facts), ThresholdsOf(h->name));
     if (expected.empty()) continue;
     port_of[h->name] = expected.front();

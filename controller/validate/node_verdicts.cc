@@ -147,6 +147,7 @@ void Validator::NodeVerdicts() {
                            "== " + std::to_string(expected) + " (inventory)");
         }
         if (health[0].outcome == CheckOutcome::kPass) gpu_ok_.insert(name);
+        if (report.ok() && !report->gpus.empty()) probes_.at(name).gpu_model = report->gpus.front().name;
         for (CheckResult& r : health) Add(std::move(r));
       }
       Add(EvaluateXid(name, p.xid_log, t));
@@ -156,12 +157,20 @@ void Validator::NodeVerdicts() {
     bool has_ib = p.facts.contains("ib_ports") && !p.facts["ib_ports"].empty();
     if (!has_ib) {
       Add(Skip("ib.ports", kNode, name, "no InfiniBand ports on " + name));
-    } else if (p.ib_source == "sysfs") {
-      Add(EvaluateIbPorts(name, SysfsIbPorts(p.facts), p.facts["ib_ports"].dump(), "sysfs", t));
     } else {
-      Result<std::vector<IbPortStatus>> ports = p.ib_source == "ibstat" ? ParseIbstat(p.ib_tool.out) : ParseIbvDevinfo(p.ib_tool.out);
-      if (ports.ok() && p.ib_tool.exit_code != 0) ports = Status::Unavailable(p.ib_source + " exited " + std::to_string(p.ib_tool.exit_code));
-      Add(EvaluateIbPorts(name, ports, p.ib_tool.Both(), p.ib_source, t));
+      CheckResult ports_result;
+      if (p.ib_source == "sysfs") {
+        ports_result = EvaluateIbPorts(name, SysfsIbPorts(p.facts), p.facts["ib_ports"].dump(), "sysfs", t);
+      } else {
+        Result<std::vector<IbPortStatus>> ports =
+            p.ib_source == "ibstat" ? ParseIbstat(p.ib_tool.out) : ParseIbvDevinfo(p.ib_tool.out);
+        if (ports.ok() && p.ib_tool.exit_code != 0) {
+          ports = Status::Unavailable(p.ib_source + " exited " + std::to_string(p.ib_tool.exit_code));
+        }
+        ports_result = EvaluateIbPorts(name, ports, p.ib_tool.Both(), p.ib_source, t);
+      }
+      if (ports_result.outcome == CheckOutcome::kPass) ib_ok_.insert(name);
+      Add(std::move(ports_result));
     }
     if (p.pci_gpus == 0 || !has_ib) {
       Add(Skip("ib.peermem", kNode, name, p.pci_gpus == 0 ? "no GPUs on " + name + " (peer memory is for GPU+InfiniBand nodes)"

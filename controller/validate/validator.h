@@ -29,6 +29,7 @@ struct NodeProbe {
   std::string driver_version;
   ToolOutput chrony, munge_credential, slurm_conf_digest, slurmd_active, nvidia_smi, xid_log, ib_tool;
   std::string ib_source;            // "ibstat", "ibv_devinfo", "sysfs"
+  std::string gpu_model;            // nvidia-smi's product name of the first GPU (NCCL floors)
   bool has_ib_write_bw = false;
   bool has_nccl_tests = false;
   ToolOutput unmunge_controller;    // phase 2: the controller's credential decoded here
@@ -90,6 +91,7 @@ class Validator {
   std::set<std::string> usable_compute_;   // slurm.node passed and munge.decode did not fail
   std::map<std::string, std::string> not_usable_;  // compute node -> the failed check that keeps jobs off it
   std::set<std::string> gpu_ok_;           // gpu.driver and gpu.count passed
+  std::set<std::string> ib_ok_;            // ib.ports passed
   std::vector<CheckResult> results_;
   ValidationOutcome outcome_;
 };
