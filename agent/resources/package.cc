@@ -50,28 +50,39 @@ void WaitForAptLocks(std::chrono::seconds limit) {
   }
 }
 
-// The lock check and apt-get's own locking are not one step: another apt-get
-// started just before (one a killed controller left, still starting up) can
-// take a lock in between, and DPkg::Lock::Timeout does not cover the lists
-// lock of apt-get update. Such a run is waited for and tried again.
+// Runs apt-get (stopped after `limit`), waiting first for another apt run's
+// locks. Tried again:
+// - a lock another apt took between our wait and its start (one a killed
+//   controller left, still starting up; DPkg::Lock::Timeout does not cover
+//   the lists lock of apt-get update), up to kLockedRetries times;
+// - a run that stalled: stopped at `limit` (apt's http method can hang on a
+//   proxy connection the proxy dropped: seen on the testbed, the socket in
+//   CLOSE-WAIT for 20 minutes) or that lost the race with another apt to
+//   rebuild pkgcache.bin ("The package cache file is corrupted"), up to
+//   kStalledTries runs in all.
+// When dpkg was interrupted earlier (a power cut during an install), repairs
+// it with dpkg --configure -a and tries once more.
 constexpr int kLockedRetries = 20;
+constexpr int kStalledTries = 3;
 
-// Runs apt-get; when dpkg was interrupted earlier (a power cut during an
-// install), repairs it with dpkg --configure -a and tries once more.
-bool RunApt(ResourceHost& host, ResourceOutcome& outcome, std::vector<std::string> argv) {
+bool RunApt(ResourceHost& host, ResourceOutcome& outcome, std::vector<std::string> argv,
+            std::chrono::minutes limit = std::chrono::minutes(30)) {
   argv.insert(argv.begin() + 1, {"-o", "DPkg::Lock::Timeout=600"});
   const ResourceOutcome before = outcome;
-  for (int attempt = 0;; ++attempt) {
+  int locked = 0, stalled = 1;
+  while (true) {
     WaitForAptLocks(std::chrono::minutes(10));
-    if (RunOrFail(host, outcome, argv, true)) return true;
-    if (attempt >= kLockedRetries || outcome.output.find("Could not get lock") == std::string::npos) break;
+    if (RunOrFail(host, outcome, argv, true, "", limit)) return true;
+    bool lock = outcome.output.find("Could not get lock") != std::string::npos;
+    bool stall = outcome.timed_out || outcome.output.find("The package cache file is corrupted") != std::string::npos;
+    if (!(lock && ++locked <= kLockedRetries) && !(stall && ++stalled <= kStalledTries)) break;
     outcome = before;
     ::usleep(500'000);
   }
   if (outcome.output.find("dpkg was interrupted") == std::string::npos) return false;
   outcome = before;
   if (!RunOrFail(host, outcome, {"dpkg", "--configure", "-a"}, true)) return false;
-  return RunOrFail(host, outcome, argv, true);
+  return RunOrFail(host, outcome, argv, true, "", limit);
 }
 
 std::vector<std::string> Names(const nlohmann::json& name) {
@@ -122,42 +133,11 @@ bool AptCacheFresh() {
   return ::stat(kAptStamp, &st) == 0 && std::time(nullptr) - st.st_mtime < kAptCacheMaxAge;
 }
 
-// apt-get update through a proxy that drops a connection can hang in apt's
-// http method indefinitely (seen on the testbed: the socket in CLOSE-WAIT,
-// the method polling for 20 minutes). An update that has not finished in
-// kUpdateLimit is stopped and tried again, up to kUpdateTries times; so is
-// one that lost a race with another apt (see below).
-constexpr auto kUpdateLimit = std::chrono::minutes(5);
-constexpr int kUpdateTries = 3;
-
-bool RunAptUpdate(ResourceHost& host, ResourceOutcome& outcome) {
-  for (int attempt = 1;; ++attempt) {
-    WaitForAptLocks(std::chrono::minutes(10));
-    CommandSpec update;
-    update.argv = {"apt-get", "-o", "DPkg::Lock::Timeout=600", "-o", "Acquire::http::Timeout=60", "update", "-q"};
-    update.timeout = kUpdateLimit;
-    CommandResult r = host.Run(update, true);
-    if (r.exit_code == 0) return true;
-    std::string output = r.stdout_data + r.stderr_data;
-    // Tried again: a hang, a lock another apt took between our wait and its
-    // start, and two apt processes rebuilding pkgcache.bin at once (the
-    // second's rename fails: "The package cache file is corrupted").
-    bool again = r.timed_out || output.find("Could not get lock") != std::string::npos ||
-                 output.find("The package cache file is corrupted") != std::string::npos;
-    if (!again || attempt >= kUpdateTries) {
-      outcome.Fail(r.timed_out ? "apt-get update did not finish in " + std::to_string(kUpdateLimit.count()) +
-                                     " minutes, " + std::to_string(attempt) + " times"
-                               : "apt-get exited with status " + std::to_string(r.exit_code));
-      outcome.failed_command = Join(update.argv, " ");
-      outcome.output = output.size() > 4000 ? output.substr(output.size() - 4000) : output;
-      return false;
-    }
-    ::usleep(500'000);
-  }
-}
-
 bool AptUpdate(ResourceHost& host, ResourceOutcome& outcome) {
-  if (!RunAptUpdate(host, outcome)) return false;
+  // 5 minutes is ample for the indexes; a longer run has stalled (see RunApt).
+  if (!RunApt(host, outcome, {"apt-get", "-o", "Acquire::http::Timeout=60", "update", "-q"}, std::chrono::minutes(5))) {
+    return false;
+  }
   ::mkdir("/var/lib/clusterctl", 0755);
   Status stamped = WriteFileAtomic(kAptStamp, std::to_string(std::time(nullptr)) + "\n", 0644, 0, 0);
   if (!stamped.ok()) outcome.Fail(stamped.message());

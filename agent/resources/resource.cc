@@ -25,15 +25,17 @@ bool ResourceHost::RanMutatingCommand() const {
 }
 
 bool RunOrFail(ResourceHost& host, ResourceOutcome& outcome, std::vector<std::string> argv, bool mutating,
-               const std::string& stdin_data) {
+               const std::string& stdin_data, std::chrono::minutes limit) {
   CommandSpec spec;
   spec.argv = std::move(argv);
   spec.stdin_data = stdin_data;
-  spec.timeout = std::chrono::minutes(30);
+  spec.timeout = limit;
   CommandResult result = host.Run(spec, mutating);
   if (result.exit_code == 0) return true;
-  outcome.Fail(spec.argv[0] + (result.started ? " exited with status " + std::to_string(result.exit_code)
-                                              : " could not be started"));
+  outcome.timed_out = result.timed_out;
+  outcome.Fail(spec.argv[0] + (result.timed_out ? " did not finish in " + std::to_string(limit.count()) + " minutes"
+                               : result.started ? " exited with status " + std::to_string(result.exit_code)
+                                                : " could not be started"));
   outcome.failed_command = Join(spec.argv, " ");
   std::string output = result.stdout_data + result.stderr_data;
   outcome.output = output.size() > 4000 ? output.substr(output.size() - 4000) : output;

@@ -9,6 +9,7 @@
 // converged resource ran no mutating command.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <string>
@@ -36,6 +37,7 @@ struct ResourceOutcome {
   std::string error;
   std::string failed_command;  // the command that failed, as words
   std::string output;          // its output (tail)
+  bool timed_out = false;      // it was stopped at its time limit
   bool has_backup = false;     // the previous content of a replaced file
   std::string backup;
   nlohmann::json extra = nlohmann::json::object();  // kind-specific (service invocation ids, ...)
@@ -80,9 +82,10 @@ ResourceOutcome RunResource(const ResourceRequest& request, ResourceHost& host);
 // The outcome as the protocol's result header (backup goes in the body).
 nlohmann::json OutcomeToJson(const ResourceOutcome& outcome, const ResourceHost& host);
 
-// Convenience for resources: runs argv; on failure fills `outcome` and returns false.
+// Convenience for resources: runs argv (stopped after `limit`); on failure
+// fills `outcome` and returns false.
 bool RunOrFail(ResourceHost& host, ResourceOutcome& outcome, std::vector<std::string> argv, bool mutating,
-               const std::string& stdin_data = "");
+               const std::string& stdin_data = "", std::chrono::minutes limit = std::chrono::minutes(30));
 
 // Per-kind entry points (one file each).
 ResourceOutcome FileResource(const ResourceRequest&, ResourceHost&);
