@@ -21,7 +21,7 @@ start_loopback_sshd || exit 1
 printf '%-6s %-8s %-8s %-12s %-14s %-13s %-16s %s\n' HOSTS WALL_S HOSTS/S CTL_CPU_MS/H PEAK_RSS_MIB RSS_KIB/HOST MACHINE_CPU_MS/H RESULT
 for n in "${SIZES[@]}"; do
   inventory="$BENCH_DIR/inventory-$n.yaml"
-  write_loopback_inventory "$n" "$inventory"
+  write_loopback_inventory "$n" "$inventory" "$BENCH_DIR/client_key" compute
   # Warm-up: records host keys, installs the agent once; not measured.
   in_netns timeout 300 "$CLUSTERCTL" facts "${FORK_ARGS[@]}" "$inventory" >/dev/null 2>&1
   read -r wall user sys rss code machine < <(measure ip netns exec "$BENCH_NETNS" timeout 300 "$CLUSTERCTL" facts "${FORK_ARGS[@]}" "$inventory")

@@ -59,26 +59,7 @@ CONFIG
   return 1
 }
 
-# write_loopback_inventory N FILE [ROLES...]: hosts h0001.. at 127.0.x.y, 250 per /24.
-write_loopback_inventory() {
-  local count=$1 file=$2
-  {
-    echo "cluster: bench"
-    echo "connection: {user: root, key_file: $BENCH_DIR/client_key, connect_timeout: 30}"
-    echo "hosts:"
-    local first=1 block=0
-    while [ "$first" -le "$count" ]; do
-      local last=$((first + 249))
-      [ "$last" -gt "$count" ] && last=$count
-      printf '  h[%04d-%04d]:\n    address: 127.0.%d.[1-%d]\n' "$first" "$last" "$((block + 1))" "$((last - first + 1))"
-      first=$((last + 1))
-      block=$((block + 1))
-    done
-    echo "groups:"
-    echo "  compute:"
-    echo "    hosts: h[0001-$(printf '%04d' "$count")]"
-  } >"$file"
-}
+source "$(dirname "${BASH_SOURCE[0]}")/inventory.sh"
 
 machine_busy_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $6 + $7 + $8 }' /proc/stat; }
 

@@ -37,26 +37,7 @@ $TB ssh node01 "printf 'MaxStartups 4000:30:8000\nMaxSessions 10\nUsePAM no\n' >
 mkdir -p "$WORK/roles"
 cp bench/scale/bench-small.yaml "$WORK/roles/"
 
-# write_inventory N FILE: hosts h0001.. at 127.0.x.y, 250 per /24, group bench.
-write_inventory() {
-  local count=$1 file=$2 first=1 block=0
-  {
-    echo "version: 1"
-    echo "cluster: scale"
-    echo "connection: {user: root, key_file: $TESTBED_STATE/ssh/id_ed25519, host_key_policy: accept-new, connect_timeout: 30}"
-    echo "hosts:"
-    while [ "$first" -le "$count" ]; do
-      local last=$((first + 249))
-      [ "$last" -gt "$count" ] && last=$count
-      printf '  h[%04d-%04d]:\n    address: 127.0.%d.[1-%d]\n' "$first" "$last" "$((block + 1))" "$((last - first + 1))"
-      first=$((last + 1))
-      block=$((block + 1))
-    done
-    echo "groups:"
-    echo "  bench:"
-    echo "    hosts: h[0001-$(printf '%04d' "$count")]"
-  } >"$file"
-}
+source bench/inventory.sh
 
 machine_busy_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $6 + $7 + $8 }' /proc/stat; }
 
@@ -88,7 +69,7 @@ for n in "${SIZES[@]}"; do
   dir="$WORK/$n"
   mkdir -p "$dir"
   cp -r "$WORK/roles" "$dir/"
-  write_inventory "$n" "$dir/inventory.yaml"
+  write_loopback_inventory "$n" "$dir/inventory.yaml" "$TESTBED_STATE/ssh/id_ed25519" bench
   # Warm-up: host keys recorded, agent installed (once: every host is the same node).
   ip netns exec "$NETNS" timeout 900 "$CLUSTERCTL" facts --forks "$FORKS" "$dir/inventory.yaml" >/dev/null 2>&1
   read -r wall cpu rss code machine < <(measure "$CLUSTERCTL" facts --forks "$FORKS" "$dir/inventory.yaml")

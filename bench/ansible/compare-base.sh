@@ -8,20 +8,15 @@ NODES=${1:-3}
 RUNS=${2:-5}
 source bench/ansible/lib.sh
 
-fresh() {
-  $TB down >/dev/null 2>&1
-  INV=$($TB up "$NODES" 2>/dev/null) || exit 1
-}
-
 # clusterctl
-fresh
+fresh_testbed
 read -r first rc < <(timed "$CLUSTERCTL" deploy --roles hosts,chrony,users "$INV")
 [ "$rc" = 0 ] || { echo "clusterctl first deploy failed"; cat "$WORK/last.out"; exit 1; }
 noop=$(for i in $(seq "$RUNS"); do timed "$CLUSTERCTL" deploy --roles hosts,chrony,users "$INV" | cut -d' ' -f1; done | median)
 verify=$(for i in $(seq "$RUNS"); do timed "$CLUSTERCTL" deploy --verify --roles hosts,chrony,users "$INV" | cut -d' ' -f1; done | median)
 
 # ansible-playbook on fresh nodes
-fresh
+fresh_testbed
 write_ansible_hosts
 cp bench/ansible/ansible.cfg bench/ansible/base.yml bench/ansible/chrony.conf.j2 "$WORK/"
 cd "$WORK"

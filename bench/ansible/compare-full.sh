@@ -15,17 +15,13 @@ NODES=${1:-3}
 RUNS=${2:-5}
 source bench/ansible/lib.sh
 
-fresh() {
-  $TB down >/dev/null 2>&1
-  INV=$($TB up "$NODES" --gpus 2 2>/dev/null) || { echo "testbed up $NODES failed"; exit 1; }
-}
 medians() {  # medians FILE: "wall_ms cpu_ms" medians of the FILE's lines
   echo "$(cut -d' ' -f1 "$1" | median) $(cut -d' ' -f2 "$1" | median)"
 }
 
 # 0. Warm-up (not measured): fills the apt proxy cache for both tools and
 #    renders the configuration files Ansible will copy.
-fresh
+fresh_testbed --gpus 2
 timeout 1800 "$CLUSTERCTL" deploy "$INV" >"$WORK/warmup.out" 2>&1 || { echo "warm-up deploy failed"; tail -20 "$WORK/warmup.out"; exit 1; }
 mkdir -p -m 700 "$WORK/files"
 for f in slurm.conf cgroup.conf gres.conf slurmdbd.conf clusterctl-slurmdbd-grants.sql; do $TB ssh node01 cat "/etc/slurm/$f" >"$WORK/files/$f"; done
@@ -33,7 +29,7 @@ $TB ssh node01 cat /usr/local/lib/clusterctl/slurm-remove-node >"$WORK/files/slu
 cp "$TESTBED_STATE/.clusterctl/secrets/munge_key" "$WORK/files/munge.key"
 
 # 1. clusterctl: first deploy, no-op, --verify.
-fresh
+fresh_testbed --gpus 2
 read -r cfirst cfirst_cpu rc < <(timed_cpu "$CLUSTERCTL" deploy "$INV")
 [ "$rc" = 0 ] || { echo "clusterctl first deploy failed"; tail -20 "$WORK/last.out"; exit 1; }
 cworks=$(idle_compute_nodes)
@@ -46,7 +42,7 @@ read -r cnoop cnoop_cpu < <(medians "$WORK/cnoop")
 read -r cverify cverify_cpu < <(medians "$WORK/cverify")
 
 # 2. Resume: kill -9 at 50% of the first deploy's time, then finish.
-fresh
+fresh_testbed --gpus 2
 "$CLUSTERCTL" deploy "$INV" >"$WORK/killed.out" 2>&1 &
 victim=$!
 sleep "$(awk -v ms="$cfirst" 'BEGIN { printf "%.3f", ms / 2000 }')"
@@ -57,7 +53,7 @@ read -r resume resume_cpu rc < <(timed_cpu "$CLUSTERCTL" deploy "$INV")
 rworks=$(idle_compute_nodes)
 
 # 3. ansible-playbook: first deploy on fresh nodes, then its no-op re-runs.
-fresh
+fresh_testbed --gpus 2
 write_ansible_hosts
 cp bench/ansible/ansible.cfg bench/ansible/base.yml bench/ansible/chrony.conf.j2 bench/ansible/slurm.yml "$WORK/"
 cd "$WORK"

@@ -9,6 +9,12 @@ WORK=$(mktemp -d /tmp/clusterctl-compare-XXXXXX)
 trap '$TB down >/dev/null 2>&1; rm -rf "$WORK"' EXIT
 trap 'exit 143' TERM INT  # a timeout's SIGTERM still runs the EXIT trap (the testbed goes down)
 
+# fresh_testbed [ARGS]: a new testbed of $NODES nodes (up ARGS); its inventory in $INV.
+fresh_testbed() {
+  $TB down >/dev/null 2>&1
+  INV=$($TB up "$NODES" "$@" 2>/dev/null) || { echo "testbed up $NODES failed"; exit 1; }
+}
+
 # timed COMMAND...: prints "milliseconds exit_code"; the output goes to $WORK/last.out.
 timed() { local s e; s=$(date +%s%N); "$@" >"$WORK/last.out" 2>&1; local rc=$?; e=$(date +%s%N); echo "$(( (e - s) / 1000000 )) $rc"; }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
