@@ -17,6 +17,7 @@
 
 #include "agent/facts/gather.h"
 #include "agent/protocol/frame.h"
+#include "agent/protocol/messages.h"
 #include "agent/request_handler.h"
 
 #ifndef CLUSTERCTL_VERSION
@@ -40,14 +41,15 @@ int Serve() {
   using namespace clusterctl;
   utsname u{};
   ::uname(&u);
-  nlohmann::json hello = {{"type", "hello"},
-                          {"protocol", agent_protocol::kProtocolVersion},
-                          {"agent_version", CLUSTERCTL_VERSION},
-                          {"pid", ::getpid()},
-                          {"euid", ::geteuid()},
-                          {"arch", u.machine},
-                          {"hostname", u.nodename}};
-  if (!WriteAll(1, agent_protocol::Preamble() + agent_protocol::EncodeFrame(hello))) return 1;
+  agent_protocol::Hello hello;
+  hello.protocol = agent_protocol::kProtocolVersion;
+  hello.agent_version = CLUSTERCTL_VERSION;
+  hello.pid = ::getpid();
+  hello.euid = ::geteuid();
+  hello.arch = u.machine;
+  hello.hostname = u.nodename;
+  const agent_protocol::Frame hello_frame = agent_protocol::EncodeHello(hello);
+  if (!WriteAll(1, agent_protocol::Preamble() + agent_protocol::EncodeFrame(hello_frame.header))) return 1;
 
   agent_protocol::FrameDecoder decoder(false);
   RequestHandler handler;
@@ -63,8 +65,9 @@ int Serve() {
       if (response.shutdown) return 0;
     }
     if (!decoder.status().ok()) {
-      WriteAll(1, agent_protocol::EncodeFrame(
-                      {{"type", "error"}, {"id", nullptr}, {"code", "bad_frame"}, {"message", decoder.status().message()}}));
+      const agent_protocol::Frame error =
+          agent_protocol::EncodeError(nullptr, agent_protocol::kBadFrame, decoder.status().message());
+      WriteAll(1, agent_protocol::EncodeFrame(error.header));
       return 2;
     }
   }

@@ -5,80 +5,78 @@
 #include "agent/resources/resource.h"
 
 namespace clusterctl {
-namespace {
 
-RequestHandler::Response Error(const nlohmann::json& id, const std::string& code, const std::string& message) {
-  return {{{"type", "error"}, {"id", id}, {"code", code}, {"message", message}}, "", false};
-}
+using namespace agent_protocol;
 
-}  // namespace
-
-RequestHandler::Response RequestHandler::Handle(const agent_protocol::Frame& request) {
-  const nlohmann::json& header = request.header;
-  const nlohmann::json id = header.contains("id") ? header["id"] : nlohmann::json(nullptr);
-  const std::string type = header.value("type", "");
-  try {
-    if (type == "facts") return Facts(header);
-    if (type == "exec") return Exec(header, request.body);
-    if (type == "resource") return Resource(header, request.body);
-    if (type == "upload_chunk") return UploadChunk(header, request.body);
-    if (type == "reboot") return Reboot(header);
-    if (type == "ping") return {{{"type", "result"}, {"id", id}}, "", false};
-    if (type == "shutdown") return {{{"type", "result"}, {"id", id}}, "", true};
-    return Error(id, "unknown_type", "unknown request type '" + type + "'");
-  } catch (const nlohmann::json::exception& e) {
-    return Error(id, "bad_request", std::string("malformed ") + type + " request: " + e.what());
+RequestHandler::Response RequestHandler::Handle(const Frame& frame) {
+  Frame reply;
+  bool shutdown = false;
+  auto decoded = DecodeRequest(frame);
+  if (!decoded.ok()) {
+    const bool unknown = decoded.status().code() == Status::Code::kUnsupported;
+    reply = EncodeError(RequestId(frame), unknown ? kUnknownType : kBadRequest, decoded.status().message());
+    return {std::move(reply.header), std::move(reply.body), false};
   }
+  const nlohmann::json& id = decoded->id;
+  try {
+    if (auto* facts = std::get_if<FactsRequest>(&decoded->request)) reply = Facts(id, *facts);
+    if (auto* exec = std::get_if<ExecRequest>(&decoded->request)) reply = Exec(id, *exec);
+    if (auto* resource = std::get_if<ResourceRequest>(&decoded->request)) reply = Resource(id, *resource);
+    if (auto* chunk = std::get_if<UploadChunkRequest>(&decoded->request)) reply = UploadChunk(id, *chunk);
+    if (auto* reboot = std::get_if<RebootRequest>(&decoded->request)) reply = Reboot(id, *reboot);
+    if (std::holds_alternative<PingRequest>(decoded->request)) reply = EncodeEmptyReply(id);
+    if (std::holds_alternative<ShutdownRequest>(decoded->request)) {
+      reply = EncodeEmptyReply(id);
+      shutdown = true;
+    }
+  } catch (const std::exception& e) {
+    reply = EncodeError(id, kBadRequest, std::string("the request failed: ") + e.what());
+  }
+  return {std::move(reply.header), std::move(reply.body), shutdown};
 }
 
-RequestHandler::Response RequestHandler::Facts(const nlohmann::json& request) {
+Frame RequestHandler::Facts(const nlohmann::json& id, const FactsRequest& request) {
   facts::GatherOptions options;
-  if (request.contains("packages")) options.packages = request["packages"].get<std::vector<std::string>>();
-  return {{{"type", "result"}, {"id", request["id"]}, {"facts", facts::GatherFacts(options)}}, "", false};
+  options.packages = request.packages;
+  return EncodeFactsReply(id, facts::GatherFacts(options));
 }
 
-RequestHandler::Response RequestHandler::Exec(const nlohmann::json& request, const std::string& body) {
+Frame RequestHandler::Exec(const nlohmann::json& id, const ExecRequest& request) {
   agent::CommandSpec spec;
-  spec.argv = request.at("argv").get<std::vector<std::string>>();
-  if (spec.argv.empty()) return Error(request["id"], "bad_request", "exec needs a non-empty argv");
-  if (request.contains("env")) spec.env = request["env"].get<std::map<std::string, std::string>>();
-  if (request.contains("timeout_ms")) spec.timeout = std::chrono::milliseconds(request["timeout_ms"].get<int64_t>());
-  spec.stdin_data = body;
+  spec.argv = request.argv;
+  spec.env = request.env;
+  if (request.timeout_ms) spec.timeout = std::chrono::milliseconds(*request.timeout_ms);
+  spec.stdin_data = request.stdin_data;
   agent::CommandResult result = agent::RunCommand(spec);
-  nlohmann::json header = {{"type", "result"},
-                           {"id", request["id"]},
-                           {"exit_code", result.exit_code},
-                           {"signal", result.signal},
-                           {"timed_out", result.timed_out},
-                           {"truncated", result.truncated},
-                           {"started", result.started},
-                           {"duration_ms", result.duration.count()},
-                           {"stdout_bytes", result.stdout_data.size()}};
-  return {header, result.stdout_data + result.stderr_data, false};
+  ExecReply reply;
+  reply.exit_code = result.exit_code;
+  reply.signal = result.signal;
+  reply.timed_out = result.timed_out;
+  reply.truncated = result.truncated;
+  reply.started = result.started;
+  reply.duration_ms = result.duration.count();
+  reply.stdout_data = std::move(result.stdout_data);
+  reply.stderr_data = std::move(result.stderr_data);
+  return EncodeExecReply(id, reply);
 }
 
-RequestHandler::Response RequestHandler::Resource(const nlohmann::json& request, const std::string& body) {
-  agent::ResourceRequest resource;
-  resource.kind = request.at("kind").get<std::string>();
-  resource.params = request.value("params", nlohmann::json::object());
-  resource.apply = request.value("apply", false);
-  resource.body = body;
+Frame RequestHandler::Resource(const nlohmann::json& id, const ResourceRequest& request) {
   agent::ResourceHost host;
-  agent::ResourceOutcome outcome = agent::RunResource(resource, host);
-  nlohmann::json header = {{"type", "result"}, {"id", request["id"]}, {"outcome", agent::OutcomeToJson(outcome, host)}};
-  return {header, outcome.has_backup ? outcome.backup : "", false};
+  agent::ResourceOutcome outcome = agent::RunResource(request, host);
+  outcome.commands = host.log();
+  return EncodeResourceReply(id, outcome);
 }
 
-RequestHandler::Response RequestHandler::UploadChunk(const nlohmann::json& request, const std::string& body) {
-  Status written = agent::WriteUploadChunk(request.at("path").get<std::string>(), request.at("offset").get<uint64_t>(), body);
-  if (!written.ok()) return Error(request["id"], "io_error", written.message());
-  return {{{"type", "result"}, {"id", request["id"]}}, "", false};
+Frame RequestHandler::UploadChunk(const nlohmann::json& id, const UploadChunkRequest& request) {
+  Status written = agent::WriteUploadChunk(request.path, request.offset, request.data);
+  if (!written.ok()) return EncodeError(id, kIoError, written.message());
+  return EncodeEmptyReply(id);
 }
 
-RequestHandler::Response RequestHandler::Reboot(const nlohmann::json& request) {
-  Status scheduled = agent::ScheduleReboot(request.value("delay_ms", 1000));
-  if (!scheduled.ok()) return Error(request["id"], "io_error", scheduled.message());
-  return {{{"type", "result"}, {"id", request["id"]}}, "", false};
+Frame RequestHandler::Reboot(const nlohmann::json& id, const RebootRequest& request) {
+  Status scheduled = agent::ScheduleReboot(request.delay_ms);
+  if (!scheduled.ok()) return EncodeError(id, kIoError, scheduled.message());
+  return EncodeEmptyReply(id);
 }
 
 }  // namespace clusterctl

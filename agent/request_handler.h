@@ -1,12 +1,14 @@
 // Dispatches protocol requests to the agent's capabilities. Pure with respect
 // to I/O on the protocol stream: main.cc reads and writes the frames.
+// Requests are decoded and replies encoded by the protocol's one codec
+// (agent/protocol/messages.h), shared with the controller.
 #pragma once
 
 #include <string>
 
 #include <nlohmann/json.hpp>
 
-#include "agent/protocol/frame.h"
+#include "agent/protocol/messages.h"
 
 namespace clusterctl {
 
@@ -18,14 +20,15 @@ class RequestHandler {
     bool shutdown = false;
   };
 
+  // Never throws: a request it cannot decode gets an `error` reply.
   Response Handle(const agent_protocol::Frame& request);
 
  private:
-  Response Facts(const nlohmann::json& request);
-  Response Exec(const nlohmann::json& request, const std::string& body);
-  Response Resource(const nlohmann::json& request, const std::string& body);
-  Response UploadChunk(const nlohmann::json& request, const std::string& body);
-  Response Reboot(const nlohmann::json& request);
+  agent_protocol::Frame Facts(const nlohmann::json& id, const agent_protocol::FactsRequest& request);
+  agent_protocol::Frame Exec(const nlohmann::json& id, const agent_protocol::ExecRequest& request);
+  agent_protocol::Frame Resource(const nlohmann::json& id, const agent_protocol::ResourceRequest& request);
+  agent_protocol::Frame UploadChunk(const nlohmann::json& id, const agent_protocol::UploadChunkRequest& request);
+  agent_protocol::Frame Reboot(const nlohmann::json& id, const agent_protocol::RebootRequest& request);
 };
 
 }  // namespace clusterctl

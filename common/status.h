@@ -27,6 +27,7 @@ class Status {
     kPermissionDenied,
     kFailedPrecondition,  // the world is not in a state that allows the request
     kUnsupported,
+    kCancelled,           // the run was asked to stop (Ctrl-C, SIGTERM, an API call)
     kInternal,
   };
 
@@ -43,6 +44,7 @@ class Status {
   static Status PermissionDenied(std::string m) { return {Code::kPermissionDenied, std::move(m)}; }
   static Status FailedPrecondition(std::string m) { return {Code::kFailedPrecondition, std::move(m)}; }
   static Status Unsupported(std::string m) { return {Code::kUnsupported, std::move(m)}; }
+  static Status Cancelled(std::string m) { return {Code::kCancelled, std::move(m)}; }
   static Status Internal(std::string m) { return {Code::kInternal, std::move(m)}; }
 
   bool ok() const { return code_ == Code::kOk; }

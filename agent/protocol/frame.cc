@@ -17,6 +17,28 @@ uint32_t GetU32(const char* p) {
 
 }  // namespace
 
+bool JsonNestsDeeperThan(std::string_view text, int limit) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;  // whatever follows a backslash is part of the string
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > limit) return true;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return false;
+}
+
 std::string Preamble() { return "\nCLUSTERCTL-AGENT/" + std::to_string(kProtocolVersion) + "\n"; }
 
 std::string EncodeFrame(const nlohmann::json& header, std::string_view body) {
@@ -53,7 +75,13 @@ std::optional<Frame> FrameDecoder::Next() {
       return std::nullopt;
     }
     size_t end = buffer_.find('\n', at);
-    if (end == std::string::npos) return std::nullopt;
+    if (end == std::string::npos) {
+      // "CLUSTERCTL-AGENT/1\n": a version is a few digits, never megabytes.
+      if (buffer_.size() - at > marker.size() + 16) {
+        status_ = Status::Corruption("the agent's preamble line does not end");
+      }
+      return std::nullopt;
+    }
     std::string version = buffer_.substr(at + marker.size(), end - at - marker.size());
     skipped_ = buffer_.substr(offset_, at - offset_);
     while (!skipped_.empty() && skipped_.back() == '\n') skipped_.pop_back();
@@ -74,6 +102,11 @@ std::optional<Frame> FrameDecoder::Next() {
     return std::nullopt;
   }
   if (buffer_.size() - offset_ < 8 + size_t{header_length} + body_length) return std::nullopt;
+  const std::string_view header_text(buffer_.data() + offset_ + 8, header_length);
+  if (JsonNestsDeeperThan(header_text, kMaxHeaderDepth)) {
+    status_ = Status::Corruption("frame header nests deeper than " + std::to_string(kMaxHeaderDepth) + " levels");
+    return std::nullopt;
+  }
   Frame frame;
   frame.header = nlohmann::json::parse(buffer_.begin() + static_cast<std::ptrdiff_t>(offset_ + 8),
                                        buffer_.begin() + static_cast<std::ptrdiff_t>(offset_ + 8 + header_length),

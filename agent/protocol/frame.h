@@ -25,6 +25,10 @@ inline constexpr int kProtocolVersion = 1;
 inline constexpr size_t kMaxHeaderBytes = 16u << 20;
 inline constexpr size_t kMaxBodyBytes = 64u << 20;
 inline constexpr size_t kMaxPreambleSearch = 64u << 10;
+// Deeper headers are refused before they are parsed: copying, dumping or
+// destroying a JSON value recurses once per level, so a peer's 100,000-deep
+// header would otherwise overflow the reader's stack.
+inline constexpr int kMaxHeaderDepth = 64;
 
 std::string Preamble();  // "\nCLUSTERCTL-AGENT/1\n"
 
@@ -34,6 +38,10 @@ struct Frame {
 };
 
 std::string EncodeFrame(const nlohmann::json& header, std::string_view body = {});
+
+// Whether the JSON text nests arrays and objects more than `limit` levels
+// deep (brackets inside strings do not count). Linear, no recursion.
+bool JsonNestsDeeperThan(std::string_view text, int limit);
 
 // Incremental decoder: Feed() bytes as they arrive, then Next() until it
 // returns nullopt. A malformed stream turns into a sticky error status.

@@ -88,21 +88,4 @@ Status ScheduleReboot(int delay_ms) {
   return Status::Ok();
 }
 
-nlohmann::json OutcomeToJson(const ResourceOutcome& outcome, const ResourceHost& host) {
-  nlohmann::json commands = nlohmann::json::array();
-  for (const ExecutedCommand& c : host.log()) {
-    commands.push_back({{"argv", c.argv}, {"mutating", c.mutating}, {"exit_code", c.exit_code}});
-  }
-  nlohmann::json j = {{"changed", outcome.changed}, {"differences", outcome.differences},
-                      {"failed", outcome.failed},   {"commands", commands},
-                      {"extra", outcome.extra},     {"has_backup", outcome.has_backup}};
-  if (!outcome.diff.empty()) j["diff"] = outcome.diff;
-  if (outcome.failed) {
-    j["error"] = outcome.error;
-    j["failed_command"] = outcome.failed_command;
-    j["output"] = outcome.output;
-  }
-  return j;
-}
-
 }  // namespace clusterctl::agent

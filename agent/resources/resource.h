@@ -18,47 +18,16 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/exec/run_command.h"
+#include "agent/protocol/messages.h"
 #include "common/status.h"
 
 namespace clusterctl::agent {
 
-struct ResourceRequest {
-  std::string kind;
-  nlohmann::json params = nlohmann::json::object();
-  std::string body;  // file content for file/copy; a key for repository
-  bool apply = false;
-};
-
-struct ResourceOutcome {
-  bool changed = false;                  // something differs (and was changed when applying)
-  std::vector<std::string> differences;  // what differs, for plans and recaps
-  std::string diff;                      // unified diff of a file's content (never for secrets)
-  bool failed = false;
-  std::string error;
-  std::string failed_command;  // the command that failed, as words
-  std::string output;          // its output (tail)
-  bool timed_out = false;      // it was stopped at its time limit
-  bool has_backup = false;     // the previous content of a replaced file
-  std::string backup;
-  nlohmann::json extra = nlohmann::json::object();  // kind-specific (service invocation ids, ...)
-
-  // Records a difference; `changed` follows.
-  void Differs(std::string what) {
-    changed = true;
-    differences.push_back(std::move(what));
-  }
-  ResourceOutcome& Fail(std::string message) {
-    failed = true;
-    error = std::move(message);
-    return *this;
-  }
-};
-
-struct ExecutedCommand {
-  std::vector<std::string> argv;
-  bool mutating = false;
-  int exit_code = 0;
-};
+// The protocol's types are the resources' own: what a resource reports is
+// exactly what travels back to the controller.
+using ResourceRequest = agent_protocol::ResourceRequest;
+using ResourceOutcome = agent_protocol::ResourceResult;
+using ExecutedCommand = agent_protocol::ExecutedCommand;
 
 // Side effects of resources that are commands. Real on nodes; tests use it to
 // inspect what ran.
@@ -78,9 +47,6 @@ using ResourceFunction = std::function<ResourceOutcome(const ResourceRequest&, R
 
 // Runs one resource request; unknown kinds and exceptions become failures.
 ResourceOutcome RunResource(const ResourceRequest& request, ResourceHost& host);
-
-// The outcome as the protocol's result header (backup goes in the body).
-nlohmann::json OutcomeToJson(const ResourceOutcome& outcome, const ResourceHost& host);
 
 // Convenience for resources: runs argv (stopped after `limit`); on failure
 // fills `outcome` and returns false.

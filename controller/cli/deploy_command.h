@@ -1,14 +1,11 @@
-// `clusterctl deploy` and `clusterctl plan` (= deploy --check --diff).
-//
-// 1. Load and check the inventory and the role catalog (roles, templates,
-//    `when` syntax, dependency cycles): any problem exits 2, nothing touched.
-// 2. Take the state's writer lock; gather facts of selected hosts that have
-//    none yet (or all with --verify).
-// 3. Plan every selected host (templates see every host's stored facts);
-//    an undefined variable or a bad `when` exits 2 before any change.
-// 4. Run: hosts concurrently (--forks), in batches (--batch), stopping new
-//    hosts once --max-fail is spent; hosts whose recorded state is current
-//    are not contacted. 5. Recap; exit 0, or 1 when a host failed.
+// `clusterctl deploy` and `clusterctl plan` (= deploy --check --diff): the
+// command line's adapter of RunDeployment (controller/engine/deploy_run.h).
+// It checks the inventory, the catalog and the flags (exit 2, nothing
+// touched), takes the run's state and sessions (RemoteCommand), picks the
+// output (live view, plain lines or --json, with messages on stderr), turns
+// SIGINT/SIGTERM into a clean stop, and maps the result to an exit code:
+// 0 every host ok, 1 a host failed or the run stopped, 2 invalid input,
+// 3 the state is held by another run.
 #pragma once
 
 #include <string>
@@ -29,8 +26,5 @@ struct DeployOptions {
 };
 
 int RunDeploy(const DeployOptions& options, const GlobalOptions& global, const Services& services);
-
-// "10" -> 10 hosts, "25%" of 8 -> 2 (at least 1), "" -> all. Nullopt when malformed.
-std::optional<size_t> ParseBatchSize(const std::string& text, size_t hosts);
 
 }  // namespace clusterctl

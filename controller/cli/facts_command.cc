@@ -13,6 +13,18 @@ std::string Gib(long long mib) {
   return buffer;
 }
 
+// The per-host body that asks the agent for facts (result.data = facts).
+RemoteRunner::HostBody GatherFactsBody() {
+  return [](AgentSession& agent, HostResult& result) -> Task<void> {
+    auto facts = co_await agent.Facts(std::chrono::steady_clock::now() + std::chrono::seconds(60));
+    if (!facts.ok()) {
+      result.Fail(facts.status());
+    } else {
+      result.data = std::move(facts).value();
+    }
+  };
+}
+
 }  // namespace
 
 std::vector<std::string> FactsRow(const std::string& host, const nlohmann::json& f) {
@@ -53,41 +65,17 @@ std::vector<std::string> FactsRow(const std::string& host, const nlohmann::json&
   return {host, os, kernel, cpu, memory, gpus, driver, hcas, ib};
 }
 
-RemoteRunner::HostBody GatherFactsBody() {
-  return [](AgentConnection& agent, HostResult& result) -> Task<void> {
-    // Named, not braced in the co_await: g++ 12 miscompiles initializer lists in coroutine calls.
-    nlohmann::json request = {{"type", "facts"}};
-    auto reply = co_await agent.Call(request, "", std::chrono::steady_clock::now() + std::chrono::seconds(60));
-    if (!reply.ok()) {
-      result.Fail(reply.status());
-    } else if (reply->header.value("type", "") != "result") {
-      result.Fail(Status::Internal("agent: " + reply->header.value("message", reply->header.dump())));
-    } else {
-      result.data = reply->header["facts"];
-    }
-  };
-}
-
-std::vector<HostResult> GatherAndStoreFacts(RemoteCommand& command, const std::vector<const Host*>& hosts) {
-  std::vector<HostResult> results = command.RunOn(hosts, GatherFactsBody());
-  std::vector<std::pair<std::string, nlohmann::json>> gathered;
-  for (const HostResult& r : results) {
-    if (r.state == HostResult::State::kOk) gathered.emplace_back(r.host->name, r.data);
-  }
-  Status saved = command.state().SaveFacts(command.run_id(), gathered);
-  if (!saved.ok()) *command.services().err << "clusterctl: saving facts: " << saved.message() << "\n";
-  return results;
-}
-
 int RunFacts(const RemoteCommandOptions& options, const GlobalOptions& global, const Services& services) {
   int exit_code = 0;
   auto command = RemoteCommand::Prepare("facts", options, global, services, exit_code);
   if (!command) return exit_code;
-  std::vector<HostResult> results = GatherAndStoreFacts(*command, command->hosts());
+  std::vector<HostResult> results = command->Run(GatherFactsBody());
   std::vector<std::pair<std::string, nlohmann::json>> gathered;
   for (const HostResult& r : results) {
     if (r.state == HostResult::State::kOk) gathered.emplace_back(r.host->name, r.data);
   }
+  Status saved = command->state().SaveFacts(command->run_id(), gathered);
+  if (!saved.ok()) *services.err << "clusterctl: saving facts: " << saved.message() << "\n";
 
   std::ostream& out = *services.out;
   if (global.json) {

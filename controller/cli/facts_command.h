@@ -13,12 +13,6 @@ namespace clusterctl {
 
 int RunFacts(const RemoteCommandOptions& options, const GlobalOptions& global, const Services& services);
 
-// The per-host body that asks the agent for facts (result.data = facts).
-RemoteRunner::HostBody GatherFactsBody();
-
-// Gathers facts of `hosts` and stores them; returns the results.
-std::vector<HostResult> GatherAndStoreFacts(RemoteCommand& command, const std::vector<const Host*>& hosts);
-
 // One table row summarising a host's facts (pure; tested).
 std::vector<std::string> FactsRow(const std::string& host, const nlohmann::json& facts);
 

@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <cstdlib>
-#include <map>
 
 #include "controller/cli/exit_codes.h"
 #include "inventory/host_selection.h"
@@ -57,74 +56,59 @@ std::unique_ptr<RemoteCommand> RemoteCommand::Prepare(const std::string& kind, I
   }
   command->hosts_ = std::move(selected).value();
 
-  RemoteOptions remote;
-  if (const char* env = std::getenv("CLUSTERCTL_SUDO_PASSWORD")) remote.sudo_password = env;
-  if (options.ask_become_pass && !remote.sudo_password) {
-    remote.sudo_password = ReadPasswordFromTerminal("SUDO password: ");
-    if (!remote.sudo_password) {
+  RunSessionOptions session;
+  session.kind = kind;
+  session.command = global.command_line;
+  session.paths = StatePathsFor(command->inventory_, global);
+  session.clock = services.clock;
+  session.filesystem = services.filesystem;
+  session.fanout.forks = options.forks;
+  if (const char* env = std::getenv("CLUSTERCTL_SUDO_PASSWORD")) session.remote.sudo_password = env;
+  if (options.ask_become_pass && !session.remote.sudo_password) {
+    session.remote.sudo_password = ReadPasswordFromTerminal("SUDO password: ");
+    if (!session.remote.sudo_password) {
       *services.err << "clusterctl: --ask-become-pass needs a terminal (or set CLUSTERCTL_SUDO_PASSWORD)\n";
       exit_code = kExitUsage;
       return nullptr;
     }
   }
-  auto agents = AgentBinaries::Discover();
-  if (!agents.ok()) {
-    *services.err << "clusterctl: " << agents.status().message() << "\n";
-    exit_code = kExitFailed;
+  auto opened = RunSession::Open(command->inventory_, session);
+  if (!opened.ok()) {
+    *services.err << "clusterctl: " << opened.status().message() << "\n";
+    exit_code = opened.status().code() == Status::Code::kBusy ? kExitStateBusy : kExitFailed;
     return nullptr;
   }
-
-  command->state_ = OpenStateForWritingOrReport(StatePathsFor(command->inventory_, global), global, services, exit_code);
-  if (!command->state_) return nullptr;
-  std::vector<std::pair<std::string, std::string>> names;
-  for (const Host& h : command->inventory_.hosts) names.emplace_back(h.name, h.address);
-  Status synced = command->state_->SyncInventoryHosts(names);
-  auto run = synced.ok() ? command->state_->BeginRun(kind, global.command_line) : Result<int64_t>(synced);
-  auto keys = command->state_->LoadHostKeys();
-  if (!run.ok() || !keys.ok()) {
-    *services.err << "clusterctl: state: " << (run.ok() ? keys.status() : run.status()).message() << "\n";
-    exit_code = kExitFailed;
-    return nullptr;
+  command->session_ = std::move(opened).value();
+  if (const auto& stale = command->state().cleared_stale_holder()) {
+    *services.err << "clusterctl: note: the previous holder of the state lock, " << stale->Describe()
+                  << ", ended without releasing it; the lock was cleared\n";
   }
-  command->run_id_ = *run;
-  std::map<std::string, RecordedHostKey> known;
-  for (const auto& [name, key] : *keys) known[name] = {key.type, key.sha256};
-  FanoutOptions fanout;
-  fanout.forks = options.forks;
-  command->runner_ = std::make_unique<RemoteRunner>(std::move(known), std::move(agents).value(), remote, fanout);
   return command;
 }
 
-std::vector<HostResult> RemoteCommand::Run(const RemoteRunner::HostBody& body) { return runner_->Run(hosts_, body); }
+std::vector<HostResult> RemoteCommand::Run(const RemoteRunner::HostBody& body) { return runner().Run(hosts_, body); }
 
 std::vector<HostResult> RemoteCommand::RunOn(const std::vector<const Host*>& subset, const RemoteRunner::HostBody& body) {
-  return runner_->Run(subset, body);
+  return runner().Run(subset, body);
 }
 
 int RemoteCommand::Finish(const std::vector<HostResult>& results, const nlohmann::json& summary, bool print_failures,
-                          bool failed_anyway) {
+                          std::optional<RunStatus> status) {
   std::ostream& err = *services_->err;
-  std::vector<std::pair<std::string, StoredHostKey>> keys;
-  for (const auto& [name, key] : runner_->AcceptedHostKeys()) keys.push_back({name, {key.type, key.sha256}});
-  Status recorded = state_->RecordHostKeys(keys);
-  if (!recorded.ok()) err << "clusterctl: recording host keys: " << recorded.message() << "\n";
-  for (const std::string& note : runner_->JumpHostNotes()) err << "note: " << note << "\n";
-
-  std::vector<std::string> bad;
+  bool all_ok = true;
+  for (const HostResult& r : results) all_ok = all_ok && r.state == HostResult::State::kOk;
+  RunSession::Ending ending = session_->Finish(results, status.value_or(all_ok ? RunStatus::kOk : RunStatus::kFailed), summary);
+  if (!ending.recorded.ok()) err << "clusterctl: recording the run: " << ending.recorded.message() << "\n";
+  for (const std::string& note : ending.notes) err << "note: " << note << "\n";
   for (const HostResult& r : results) {
     for (const std::string& note : r.notes) err << r.host->name << ": note: " << note << "\n";
-    if (r.state != HostResult::State::kOk) {
-      bad.push_back(r.host->name);
-      state_->RecordEvent(run_id_, r.host->name, "error", ToString(r.state), r.error);
-    }
   }
   for (const HostResult& r : results) {
     if (r.state != HostResult::State::kOk && print_failures) {
       err << r.host->name << ": " << ToString(r.state) << ": " << r.error << "\n";
     }
   }
-  state_->FinishRun(run_id_, bad.empty() && !failed_anyway ? RunStatus::kOk : RunStatus::kFailed, summary);
-  return bad.empty() ? kExitOk : kExitFailed;
+  return all_ok ? kExitOk : kExitFailed;
 }
 
 }  // namespace clusterctl

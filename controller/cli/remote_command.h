@@ -1,7 +1,7 @@
-// What every command that talks to hosts (facts, run, and later deploy and
-// validate) sets up and tears down: the inventory and --limit selection, the
-// state store (writer lock, run record, host records), the recorded host
-// keys, the agent builds, and the sudo password when one is asked for.
+// The command line's side of a run that talks to hosts (facts, run, deploy,
+// plan, validate): the inventory and its --limit selection (done once, here),
+// the sudo password from the terminal or CLUSTERCTL_SUDO_PASSWORD, and
+// turning what the engine's RunSession returns into messages and exit codes.
 #pragma once
 
 #include <memory>
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "controller/cli/command_context.h"
-#include "controller/remote/remote_runner.h"
+#include "controller/engine/run_session.h"
 
 namespace clusterctl {
 
@@ -36,23 +36,23 @@ class RemoteCommand {
 
   const Inventory& inventory() const { return inventory_; }
   const std::vector<const Host*>& hosts() const { return hosts_; }
-  StateStore& state() { return *state_; }
-  int64_t run_id() const { return run_id_; }
+  StateStore& state() { return session_->state(); }
+  int64_t run_id() const { return session_->run_id(); }
+  RemoteRunner& runner() { return session_->runner(); }
 
   std::vector<HostResult> Run(const RemoteRunner::HostBody& body);
   // Runs `body` only on `subset` (hosts of this command).
   std::vector<HostResult> RunOn(const std::vector<const Host*>& subset, const RemoteRunner::HostBody& body);
-  RemoteRunner& runner() { return *runner_; }
   const Services& services() const { return *services_; }
 
-  // Records accepted host keys, prints notes and the unreachable/failed
-  // hosts to stderr, finishes the run record. Returns the exit code: 0 when
-  // every host is ok, 1 otherwise.
-  // `print_failures` false: the caller has already reported them.
-  // `failed_anyway`: record the run as failed even when every host was ok
-  // (a validation with failed checks).
+  // Ends the run (RunSession::Finish), prints notes and the unreachable/
+  // failed hosts to stderr. Returns the exit code: 0 when every host is ok,
+  // 1 otherwise. `print_failures` false: the caller has already reported
+  // them. `status`: how the run ended when not simply by its hosts (a
+  // validation with failed checks is kFailed, a stopped deploy
+  // kInterrupted).
   int Finish(const std::vector<HostResult>& results, const nlohmann::json& summary, bool print_failures = true,
-             bool failed_anyway = false);
+             std::optional<RunStatus> status = std::nullopt);
 
  private:
   RemoteCommand() = default;
@@ -60,9 +60,7 @@ class RemoteCommand {
   const Services* services_ = nullptr;
   Inventory inventory_;
   std::vector<const Host*> hosts_;
-  std::unique_ptr<StateStore> state_;
-  int64_t run_id_ = 0;
-  std::unique_ptr<RemoteRunner> runner_;
+  std::unique_ptr<RunSession> session_;
 };
 
 // Reads a password from the terminal with echo off (prompt on stderr).

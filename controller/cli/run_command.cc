@@ -32,22 +32,19 @@ int RunAdHoc(const RemoteCommandOptions& options, const std::vector<std::string>
   int exit_code = 0;
   auto command = RemoteCommand::Prepare("run", options, global, services, exit_code);
   if (!command) return exit_code;
-  std::vector<HostResult> results = command->Run([&](AgentConnection& agent, HostResult& result) -> Task<void> {
-    nlohmann::json request = {{"type", "exec"}, {"argv", argv}, {"timeout_ms", timeout_s * 1000}};
-    auto reply = co_await agent.Call(request, "", std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s + 30));
+  std::vector<HostResult> results = command->Run([&](AgentSession& agent, HostResult& result) -> Task<void> {
+    agent_protocol::ExecRequest request;
+    request.argv = argv;
+    request.timeout_ms = int64_t{timeout_s} * 1000;
+    auto reply = co_await agent.Exec(std::move(request),
+                                     std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s + 30));
     if (!reply.ok()) {
       result.Fail(reply.status());
       co_return;
     }
-    const nlohmann::json& h = reply->header;
-    if (h.value("type", "") != "result") {
-      result.Fail(Status::Internal("agent: " + h.value("message", h.dump())));
-      co_return;
-    }
-    int code = h.value("exit_code", -1);
-    std::string output = reply->body;
-    if (!h.value("started", true)) code = 127;
-    if (h.value("timed_out", false)) output += "[clusterctl: killed after " + std::to_string(timeout_s) + " s]\n";
+    int code = reply->started ? reply->exit_code : 127;
+    std::string output = reply->stdout_data + reply->stderr_data;
+    if (reply->timed_out) output += "[clusterctl: killed after " + std::to_string(timeout_s) + " s]\n";
     result.data = {{"exit_code", code}, {"output", output}};
   });
 

@@ -168,7 +168,8 @@ int RunValidate(const ValidateOptions& options, const GlobalOptions& global, con
         << counts["fail"] << " failed, " << counts["skip"] << " skipped\n";
   }
   // Unreachable hosts are already results (reachable: fail); Finish records them.
-  command->Finish(outcome.probe_results, summary, false, counts["fail"] > 0);
+  command->Finish(outcome.probe_results, summary, false,
+                  counts["fail"] > 0 ? std::optional(RunStatus::kFailed) : std::nullopt);
   return counts["fail"] > 0 ? kExitFailed : kExitOk;
 }
 

@@ -1,4 +1,4 @@
-// Executor: brings one host to its plan, over its agent connection.
+// Executor: brings one host to its plan, over its agent session.
 //
 // The resume model (docs/state.md, DESIGN section 5):
 //  - a step whose last recorded result is ok with the same input hash is not
@@ -8,19 +8,26 @@
 //    before the change that owes it is applied, and closed only once done;
 //  - a service restart records the unit's InvocationID before restarting, so
 //    after a crash the next run can tell whether the restart happened and
-//    restart exactly once.
+//    restart exactly once; a reboot records the boot id before rebooting.
 // In check mode (plan) nothing is applied and nothing is recorded.
+//
+// Stopping: once the run's CancelToken is cancelled no new step starts; the
+// host ends "stopped" and its open intents stay for the next run. A request
+// in flight finishes, or is abandoned when the stop's grace has passed.
 #pragma once
 
+#include <chrono>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "common/cancel_token.h"
+#include "controller/engine/deploy_events.h"
 #include "controller/engine/planner.h"
-#include "controller/engine/report.h"
 #include "controller/engine/role_board.h"
 #include "controller/engine/state_writer.h"
-#include "controller/remote/host_connector.h"
+#include "controller/remote/session_factory.h"
 
 namespace clusterctl {
 
@@ -28,13 +35,18 @@ struct ExecutionOptions {
   bool check = false;
   bool verify = false;
   std::chrono::seconds reboot_timeout{900};
+  // After asking for a reboot: the first look for the node, then how often.
+  std::chrono::milliseconds reboot_first_probe{3000};
+  std::chrono::milliseconds reboot_probe_interval{2000};
+  std::chrono::seconds step_timeout{3600};  // one resource request
 };
 
 struct DeployContext {
-  RemoteContext* remote = nullptr;
-  StateWriter* writer = nullptr;  // null in check mode
+  SessionFactory* sessions = nullptr;
+  const CancelToken* cancel = nullptr;  // optional
+  StateWriter* writer = nullptr;        // null in check mode
   RoleBoard* board = nullptr;
-  Reporter* reporter = nullptr;
+  DeployListener* listener = nullptr;
   const Inventory* inventory = nullptr;
   int64_t run_id = 0;
   ExecutionOptions options;
@@ -45,6 +57,10 @@ struct DeployContext {
 // Whether the host must be contacted at all (something to check or owed).
 bool HostNeedsContact(const HostPlan& plan, const DeployContext& context);
 
-Task<HostReport> ExecuteHost(const HostPlan& plan, DeployContext& context);
+// Runs one host. `session` is one already open to it (the run gathered its
+// facts over it), or null: the host is connected to when it needs contact.
+// Every outcome, including a failure to connect, is in the report; the
+// board learns what became of each of the host's roles.
+Task<HostReport> ExecuteHost(const HostPlan& plan, DeployContext& context, std::unique_ptr<AgentSession> session);
 
 }  // namespace clusterctl

@@ -7,7 +7,7 @@
 
 #include "agent/resources/schema.h"
 #include "common/sha256.h"
-#include "controller/engine/slurm_view.h"
+#include "controller/engine/cluster_views.h"
 #include "inventory/address.h"
 #include "inventory/inventory_json.h"
 
@@ -80,11 +80,13 @@ Planner::Planner(PlanInputs inputs)
   }
   cluster_context_["secrets"] = secrets;
   cluster_context_["cluster"]["removed_hosts"] = inputs_.removed_hosts;
-  auto slurm = BuildSlurmView(*inputs_.inventory, *inputs_.facts);
-  if (slurm.ok()) {
-    cluster_context_["cluster"]["slurm"] = *slurm;
-  } else {
-    view_error_ = slurm.status().message();
+  for (const ClusterView& view : ClusterViews()) {
+    auto built = view.build(*inputs_.inventory, *inputs_.facts);
+    if (built.ok()) {
+      cluster_context_["cluster"][view.name] = std::move(built).value();
+    } else {
+      view_errors_.push_back(built.status().message());
+    }
   }
 }
 
@@ -107,10 +109,8 @@ void Planner::CheckNoSecretLeaks(const RoleStep& step, const PlannedStep& planne
 }
 
 HostPlan Planner::Plan(const Host& host, Diagnostics& diagnostics) {
-  if (!view_error_.empty()) {
-    diagnostics.Error({inputs_.inventory->source_file, 0, 0}, view_error_);
-    view_error_.clear();  // reported once
-  }
+  for (const std::string& error : view_errors_) diagnostics.Error({inputs_.inventory->source_file, 0, 0}, error);
+  view_errors_.clear();  // reported once
   HostPlan plan;
   plan.host = &host;
   plan.roles = inputs_.catalog->RolesFor(host, *inputs_.inventory, inputs_.only_roles);

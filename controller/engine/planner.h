@@ -82,7 +82,7 @@ class Planner {
 
   PlanInputs inputs_;
   nlohmann::json cluster_context_;
-  std::string view_error_;  // a derived view (cluster.slurm) that could not be built
+  std::vector<std::string> view_errors_;  // derived views (cluster_views.h) that could not be built
   std::map<std::string, std::pair<std::string, uint64_t>> source_digests_;  // copy sources: sha256, size
 };
 

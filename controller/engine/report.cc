@@ -1,5 +1,7 @@
 #include "controller/engine/report.h"
 
+#include <variant>
+
 #include <cstdio>
 
 #include "common/clock.h"
@@ -19,8 +21,41 @@ std::string Tail(const std::string& text, size_t lines) {
 
 }  // namespace
 
-Reporter::Reporter(Mode mode, std::ostream& out, bool check, bool show_diff, size_t hosts)
-    : mode_(mode), out_(out), check_(check), show_diff_(show_diff), total_(hosts) {}
+void Reporter::OnEvent(const DeployEvent& event) {
+  if (mode_ == Mode::kJson) {
+    const std::string line =
+        EventToJson(event, show_diff_).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    std::lock_guard<std::mutex> lock(mutex_);
+    out_ << line << "\n";
+    if (std::holds_alternative<RecapEvent>(event)) out_ << std::flush;
+    return;
+  }
+  if (auto* e = std::get_if<RunStartedEvent>(&event)) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    check_ = e->check;
+    total_ = e->hosts;
+    start_ = std::chrono::steady_clock::now();
+  } else if (auto* e = std::get_if<HostStartedEvent>(&event)) {
+    HostStarted(e->host);
+  } else if (auto* e = std::get_if<StepStartedEvent>(&event)) {
+    StepStarted(e->host, e->identity);
+  } else if (auto* e = std::get_if<StepFinishedEvent>(&event)) {
+    StepFinished(e->host, *e->step);
+  } else if (auto* e = std::get_if<NoteEvent>(&event)) {
+    Note(e->host, e->message);
+  } else if (auto* e = std::get_if<HostFinishedEvent>(&event)) {
+    HostFinished(*e->report);
+  } else if (auto* e = std::get_if<RecapEvent>(&event)) {
+    Recap(*e->reports, e->elapsed, e->stopped);
+  }
+}
+
+void MessagePrinter::OnEvent(const DeployEvent& event) {
+  if (auto* e = std::get_if<MessageEvent>(&event)) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    err_ << e->text << "\n";
+  }
+}
 
 void Reporter::ClearLive() {
   if (live_line_) {
@@ -53,7 +88,6 @@ void Reporter::Redraw() {
 void Reporter::HostStarted(const std::string& host) {
   std::lock_guard<std::mutex> lock(mutex_);
   running_[host] = "connecting";
-  if (mode_ == Mode::kJson) out_ << nlohmann::json{{"event", "host_started"}, {"host", host}}.dump() << "\n";
   Redraw();
 }
 
@@ -65,19 +99,6 @@ void Reporter::StepStarted(const std::string& host, const std::string& identity)
 
 void Reporter::StepFinished(const std::string& host, const StepReport& step) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (mode_ == Mode::kJson) {
-    nlohmann::json event = {{"event", "step"}, {"host", host}, {"step", step.identity}, {"status", step.status},
-                            {"handler", step.handler}, {"checked", step.checked}, {"differences", step.differences},
-                            {"mutating_commands", step.mutating_commands}};
-    if (show_diff_ && !step.diff.empty()) event["diff"] = step.diff;
-    if (step.status == "failed") {
-      event["error"] = step.error;
-      event["command"] = step.command;
-      event["output"] = step.output;
-    }
-    out_ << event.dump() << "\n";
-    return;
-  }
   if (step.status == "failed") {
     ClearLive();
     out_ << host << ": FAILED " << step.identity << ": " << step.error << "\n";
@@ -91,10 +112,6 @@ void Reporter::StepFinished(const std::string& host, const StepReport& step) {
 
 void Reporter::Note(const std::string& host, const std::string& message) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (mode_ == Mode::kJson) {
-    out_ << nlohmann::json{{"event", "note"}, {"host", host}, {"message", message}}.dump() << "\n";
-    return;
-  }
   ClearLive();
   out_ << host << ": note: " << message << "\n";
   Redraw();
@@ -105,15 +122,6 @@ void Reporter::HostFinished(const HostReport& report) {
   running_.erase(report.host);
   ++done_;
   if (report.outcome == "failed" || report.outcome == "unreachable") ++failed_;
-  if (mode_ == Mode::kJson) {
-    out_ << nlohmann::json{{"event", "host_finished"}, {"host", report.host}, {"outcome", report.outcome},
-                           {"error", report.error}, {"contacted", report.contacted}, {"ok", report.ok},
-                           {"changed", report.changed}, {"failed", report.failed}, {"skipped", report.skipped},
-                           {"duration_ms", report.duration_ms}}
-                .dump()
-         << "\n";
-    return;
-  }
   if (report.outcome == "unreachable") {
     ClearLive();
     out_ << report.host << ": UNREACHABLE: " << report.error << "\n";
@@ -124,7 +132,31 @@ void Reporter::HostFinished(const HostReport& report) {
   Redraw();
 }
 
-void Reporter::Recap(const std::vector<HostReport>& reports, std::chrono::milliseconds elapsed) {
+void Reporter::PrintPlan(const std::vector<HostReport>& reports, size_t hosts_with_changes, int changed) {
+  // Hosts with the same changes share one block.
+  std::map<std::string, std::vector<std::string>> plans;
+  for (const HostReport& r : reports) {
+    std::string text;
+    for (const StepReport& s : r.steps) {
+      if (s.status != "would-change") continue;
+      text += "  " + std::string(s.handler ? "handler " : "") + s.identity + ": " + Join(s.differences, "; ") + "\n";
+      if (show_diff_ && !s.diff.empty()) {
+        for (const std::string& line : Split(s.diff, '\n')) {
+          if (!line.empty()) text += "      " + line + "\n";
+        }
+      }
+    }
+    if (r.outcome == "failed" || r.outcome == "unreachable") text = "  cannot plan: " + r.error + "\n";
+    if (text.empty()) continue;
+    plans[text].push_back(r.host);
+  }
+  out_ << "Plan: " << changed << " step" << (changed == 1 ? "" : "s") << " would change on " << hosts_with_changes
+       << " of " << reports.size() << " hosts";
+  out_ << (hosts_with_changes == 0 ? " (nothing to do)" : "") << "\n";
+  for (const auto& [text, hosts] : plans) out_ << "\n" << CollapseHostList(hosts) << ":\n" << text;
+}
+
+void Reporter::Recap(const std::vector<HostReport>& reports, std::chrono::milliseconds elapsed, bool stopped) {
   std::lock_guard<std::mutex> lock(mutex_);
   ClearLive();
   int ok = 0, changed = 0, failed = 0, skipped = 0;
@@ -138,44 +170,10 @@ void Reporter::Recap(const std::vector<HostReport>& reports, std::chrono::millis
     by_outcome[r.outcome].push_back(r.host);
     if (r.changed > 0) with_changes.push_back(r.host);
   }
-  if (mode_ == Mode::kJson) {
-    nlohmann::json hosts = nlohmann::json::object();
-    for (const auto& [outcome, names] : by_outcome) hosts[outcome] = CollapseHostList(names);
-    out_ << nlohmann::json{{"event", "recap"}, {"check", check_}, {"ok", ok}, {"changed", changed},
-                           {"failed", failed}, {"skipped", skipped}, {"hosts", hosts},
-                           {"elapsed_ms", elapsed.count()}}
-                .dump()
-         << "\n";
-    return;
-  }
-  if (check_) {
-    // Hosts with the same changes share one block.
-    std::map<std::string, std::vector<std::string>> plans;
-    std::map<std::string, std::string> text_of;
-    for (const HostReport& r : reports) {
-      std::string text;
-      for (const StepReport& s : r.steps) {
-        if (s.status != "would-change") continue;
-        text += "  " + std::string(s.handler ? "handler " : "") + s.identity + ": " + Join(s.differences, "; ") + "\n";
-        if (show_diff_ && !s.diff.empty()) {
-          for (const std::string& line : Split(s.diff, '\n')) {
-            if (!line.empty()) text += "      " + line + "\n";
-          }
-        }
-      }
-      if (r.outcome == "failed" || r.outcome == "unreachable") text = "  cannot plan: " + r.error + "\n";
-      if (text.empty()) continue;
-      plans[text].push_back(r.host);
-      text_of[text] = text;
-    }
-    out_ << "Plan: " << changed << " step" << (changed == 1 ? "" : "s") << " would change on "
-         << with_changes.size() << " of " << reports.size() << " hosts";
-    out_ << (with_changes.empty() ? " (nothing to do)" : "") << "\n";
-    for (const auto& [text, hosts] : plans) out_ << "\n" << CollapseHostList(hosts) << ":\n" << text;
-  }
+  if (check_) PrintPlan(reports, with_changes.size(), changed);
   out_ << "\nRecap (" << FormatDuration(elapsed.count()) << "): ok=" << ok << " changed=" << changed
        << " failed=" << failed << " skipped=" << skipped << "\n";
-  for (const char* outcome : {"ok", "failed", "unreachable", "skipped"}) {
+  for (const char* outcome : {"ok", "failed", "unreachable", "skipped", "stopped"}) {
     auto it = by_outcome.find(outcome);
     if (it != by_outcome.end()) out_ << "  " << outcome << ": " << CollapseHostList(it->second) << "\n";
   }
@@ -193,6 +191,11 @@ void Reporter::Recap(const std::vector<HostReport>& reports, std::chrono::millis
     }
     if (r.outcome == "failed" && r.failed == 0 && !r.error.empty()) out_ << "\n" << r.host << " FAILED: " << r.error << "\n";
   }
+  if (stopped) {
+    out_ << "\nStopped before the end: " << (by_outcome.count("stopped") ? CollapseHostList(by_outcome["stopped"]) : "no host")
+         << " did not finish. Follow-ups owed (restarts, reboots) stay recorded; deploy again to finish.\n";
+  }
+  out_ << std::flush;
 }
 
 }  // namespace clusterctl

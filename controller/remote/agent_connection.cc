@@ -9,7 +9,13 @@ Task<Result<std::optional<agent_protocol::Frame>>> AgentConnection::NextFrame(
   while (true) {
     if (auto frame = decoder_.Next()) co_return std::optional<agent_protocol::Frame>(std::move(*frame));
     if (!decoder_.status().ok()) co_return decoder_.status();
-    auto slice = std::min(deadline, std::chrono::steady_clock::now() + keepalive_interval_);
+    if (cancel_ && cancel_->abandon_due()) {
+      co_return Status::Cancelled("the run was stopped; the request in flight was abandoned");
+    }
+    // While a stop is pending, wake at least once a second to notice its grace ending.
+    const auto wake = cancel_ && cancel_->cancelled() ? std::min(keepalive_interval_, std::chrono::seconds(1))
+                                                      : std::chrono::seconds(keepalive_interval_);
+    auto slice = std::min(deadline, std::chrono::steady_clock::now() + wake);
     std::string out, err;
     bool eof = false;
     Status read = co_await channel_->Read(out, &err, eof, slice);
@@ -20,7 +26,10 @@ Task<Result<std::optional<agent_protocol::Frame>>> AgentConnection::NextFrame(
     }
     if (!read.ok()) {
       if (read.code() == Status::Code::kTimeout && std::chrono::steady_clock::now() < deadline) {
-        session_->SendKeepalive();
+        if (std::chrono::steady_clock::now() >= last_keepalive_ + keepalive_interval_) {
+          session_->SendKeepalive();
+          last_keepalive_ = std::chrono::steady_clock::now();
+        }
         continue;
       }
       co_return read;
@@ -38,18 +47,16 @@ Task<Status> AgentConnection::ReadHello(Deadline deadline,
   auto frame = co_await NextFrame(deadline, &give_up);
   if (!frame.ok()) co_return frame.status();
   if (!frame->has_value()) co_return Status::Unavailable("the agent ended before saying hello");
-  const nlohmann::json& header = (*frame)->header;
-  if (header.value("type", "") != "hello") co_return Status::Corruption("expected hello, got " + header.dump());
-  hello_ = header;
+  auto hello = agent_protocol::DecodeHello(**frame);
+  if (!hello.ok()) co_return hello.status();
+  hello_ = std::move(hello).value();
   co_return Status::Ok();
 }
 
-Task<Result<agent_protocol::Frame>> AgentConnection::Call(nlohmann::json request, std::string_view body,
-                                                          Deadline deadline) {
-  const int64_t id = next_id_++;
-  request["id"] = id;
+Task<Result<agent_protocol::Frame>> AgentConnection::RoundTrip(agent_protocol::Frame request, int64_t id,
+                                                               Deadline deadline) {
   // Named, not a temporary inside the co_await (g++ 12 coroutine bug).
-  const std::string encoded = agent_protocol::EncodeFrame(request, body);
+  const std::string encoded = agent_protocol::EncodeFrame(request.header, request.body);
   Status written = co_await channel_->Write(encoded, deadline);
   if (!written.ok()) co_return written;
   while (true) {
@@ -67,7 +74,7 @@ Task<Result<agent_protocol::Frame>> AgentConnection::Call(nlohmann::json request
       if (!stderr_tail_.empty()) detail += ": " + stderr_tail_.substr(stderr_tail_.rfind('\n', stderr_tail_.size() - 2) + 1);
       co_return Status::Unavailable("the agent ended in the middle of a request" + detail);
     }
-    if ((*frame)->header.value("id", int64_t{-1}) == id) co_return std::move(**frame);
+    if (agent_protocol::Answers(**frame, id)) co_return std::move(**frame);
     // A stale answer to an earlier request that timed out: skip it.
   }
 }
@@ -82,16 +89,10 @@ Task<std::optional<int>> AgentConnection::WaitExitStatus(Deadline deadline) {
   }
 }
 
-Task<void> AgentConnection::Close(Deadline deadline) {
-  nlohmann::json shutdown = {{"type", "shutdown"}, {"id", next_id_++}};
-  const std::string encoded = agent_protocol::EncodeFrame(shutdown);
-  Status written = co_await channel_->Write(encoded, deadline);
-  if (written.ok()) {
-    channel_->SendEof();
-    // Best effort: let the agent answer so sshd reaps it cleanly.
-    auto frame = co_await NextFrame(std::min(deadline, std::chrono::steady_clock::now() + std::chrono::seconds(2)));
-    (void)frame;
-  }
+Task<void> AgentConnection::Finish(Deadline deadline) {
+  (void)deadline;
+  channel_->SendEof();
+  co_return;
 }
 
 }  // namespace clusterctl

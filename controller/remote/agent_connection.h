@@ -1,5 +1,6 @@
 // AgentConnection: one SSH session to a node carrying the agent's
-// request/response stream (docs/agent-protocol.md).
+// request/response stream (docs/agent-protocol.md): the real AgentTransport
+// under an AgentSession.
 //
 // Owned by one coroutine on one strand. While a request waits for its answer
 // the connection sends an SSH keepalive every `keepalive_interval`; with
@@ -15,32 +16,36 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/protocol/frame.h"
+#include "common/cancel_token.h"
+#include "controller/remote/agent_session.h"
 #include "controller/ssh/ssh_session.h"
 
 namespace clusterctl {
 
-class AgentConnection {
+class AgentConnection final : public AgentTransport {
  public:
+  // `cancel` (optional) abandons a request in flight once the run's stop
+  // grace has passed (Status Cancelled), checked at least once a second.
   AgentConnection(std::unique_ptr<SshSession> session, std::unique_ptr<SshChannel> channel,
-                  agent_protocol::FrameDecoder decoder, std::chrono::seconds keepalive_interval)
+                  agent_protocol::FrameDecoder decoder, std::chrono::seconds keepalive_interval,
+                  const CancelToken* cancel = nullptr)
       : session_(std::move(session)),
         channel_(std::move(channel)),
         decoder_(std::move(decoder)),
-        keepalive_interval_(keepalive_interval) {}
+        keepalive_interval_(keepalive_interval),
+        cancel_(cancel) {}
 
   // Reads the preamble and the hello frame. Fails with what the process
   // printed when it ends first (sudo refusing, the agent missing), or at once
   // when `give_up(stderr so far)` says the start has failed (sudo asking for
   // the password again after a wrong one).
   Task<Status> ReadHello(Deadline deadline, const std::function<bool(const std::string&)>& give_up);
-  const nlohmann::json& hello() const { return hello_; }
+  const agent_protocol::Hello& hello() const { return hello_; }
 
-  // Sends one request and waits for its response. An "error" response comes
-  // back as a frame too; transport failures are a non-ok Result.
-  Task<Result<agent_protocol::Frame>> Call(nlohmann::json request, std::string_view body, Deadline deadline);
-
-  // Asks the agent to exit and closes the session.
-  Task<void> Close(Deadline deadline);
+  // AgentTransport. An "error" reply comes back as a frame too; transport
+  // failures are a non-ok Result.
+  Task<Result<agent_protocol::Frame>> RoundTrip(agent_protocol::Frame request, int64_t id, Deadline deadline) override;
+  Task<void> Finish(Deadline deadline) override;
 
   // What the remote process wrote to stderr (last 4 KiB), and its exit status
   // once it ended.
@@ -65,9 +70,10 @@ class AgentConnection {
   std::unique_ptr<SshChannel> channel_;
   agent_protocol::FrameDecoder decoder_;
   std::chrono::seconds keepalive_interval_;
-  nlohmann::json hello_;
+  const CancelToken* cancel_;
+  agent_protocol::Hello hello_;
   std::string stderr_tail_;
-  int64_t next_id_ = 1;
+  std::chrono::steady_clock::time_point last_keepalive_ = std::chrono::steady_clock::now();
 };
 
 }  // namespace clusterctl

@@ -2,23 +2,14 @@
 
 #include <random>
 
-#include <boost/asio/steady_timer.hpp>
-#include <boost/asio/this_coro.hpp>
-#include <boost/asio/use_awaitable.hpp>
-
 #include "controller/remote/agent_launch.h"
 #include "controller/remote/jump_hosts.h"
+#include "controller/remote/sleep.h"
 
 namespace clusterctl {
 namespace {
 
-namespace asio = boost::asio;
 using Clock = std::chrono::steady_clock;
-
-Task<void> Sleep(std::chrono::milliseconds duration) {
-  asio::steady_timer timer(co_await asio::this_coro::executor, duration);
-  co_await timer.async_wait(asio::use_awaitable);
-}
 
 std::chrono::milliseconds Backoff(int attempt) {
   thread_local std::mt19937 random(std::random_device{}());
@@ -99,7 +90,7 @@ struct StartResult {
 };
 
 Task<StartResult> StartAgent(std::unique_ptr<SshSession>& session, const Host& host, RemoteContext& context,
-                             SudoMode sudo, Deadline deadline) {
+                             SudoMode sudo, const CancelToken* cancel, Deadline deadline) {
   StartResult result;
   const std::string start = AgentStartCommand(context.agents, sudo);
   auto channel = co_await session->Exec(start, deadline);
@@ -116,7 +107,8 @@ Task<StartResult> StartAgent(std::unique_ptr<SshSession>& session, const Host& h
     }
   }
   auto agent = std::make_unique<AgentConnection>(std::move(session), std::move(*channel),
-                                                 agent_protocol::FrameDecoder(true), context.options.keepalive_interval);
+                                                 agent_protocol::FrameDecoder(true), context.options.keepalive_interval,
+                                                 cancel);
   // sudo -S prints "Sorry, try again." and waits for another password line.
   const std::function<bool(const std::string&)> sudo_refused = [](const std::string& err) {
     return err.find("Sorry, try again") != std::string::npos || err.find("incorrect password") != std::string::npos;
@@ -153,7 +145,7 @@ Task<StartResult> StartAgent(std::unique_ptr<SshSession>& session, const Host& h
 
 }  // namespace
 
-Task<HostConnection> ConnectHost(const Host& host, RemoteContext& context) {
+Task<HostConnection> ConnectHost(const Host& host, RemoteContext& context, const CancelToken* cancel) {
   HostConnection out;
   const ConnectionSettings& c = host.connection;
   const auto timeout = std::chrono::seconds(c.connect_timeout_s);
@@ -187,7 +179,7 @@ Task<HostConnection> ConnectHost(const Host& host, RemoteContext& context) {
       out.unreachable = true;
       co_return out;
     }
-    co_await Sleep(Backoff(attempt));
+    co_await SleepFor(Backoff(attempt));
   }
 
   auto key = session->ServerHostKey();
@@ -215,7 +207,7 @@ Task<HostConnection> ConnectHost(const Host& host, RemoteContext& context) {
 
   const SudoMode sudo = SudoModeFor(host, context.options);
   for (int attempt = 0; attempt < 2; ++attempt) {
-    StartResult started = co_await StartAgent(session, host, context, sudo, Clock::now() + setup_cap);
+    StartResult started = co_await StartAgent(session, host, context, sudo, cancel, Clock::now() + setup_cap);
     if (started.status.ok()) {
       out.agent = std::move(started.agent);
       out.status = Status::Ok();

@@ -43,6 +43,7 @@ struct HostConnection {
   std::vector<std::string> notes;          // e.g. "new host key ... recorded", "uploaded the agent"
 };
 
-Task<HostConnection> ConnectHost(const Host& host, RemoteContext& context);
+// `cancel` (optional) is handed to the agent connection (AgentConnection).
+Task<HostConnection> ConnectHost(const Host& host, RemoteContext& context, const CancelToken* cancel = nullptr);
 
 }  // namespace clusterctl

@@ -27,8 +27,7 @@ const char* ToString(HostResult::State state) {
 }
 
 void HostResult::Fail(const Status& status) {
-  const bool transport = status.code() == Status::Code::kUnavailable || status.code() == Status::Code::kTimeout;
-  state = transport ? State::kUnreachable : State::kFailed;
+  state = IsTransportFailure(status) ? State::kUnreachable : State::kFailed;
   error = status.message();
 }
 
@@ -56,7 +55,13 @@ void RunConcurrently(asio::thread_pool& pool, size_t count, const FanoutOptions&
     asio::co_spawn(
         asio::make_strand(pool),
         [&]() -> Task<void> {
-          for (size_t i = next++; i < count; i = next++) co_await body(i);
+          for (size_t i = next++; i < count; i = next++) {
+            // One item's escaping exception must not end this worker's loop.
+            try {
+              co_await body(i);
+            } catch (const std::exception&) {
+            }
+          }
         },
         [&](std::exception_ptr) {
           std::lock_guard<std::mutex> lock(mutex);
@@ -85,22 +90,34 @@ void RemoteRunner::ForEach(size_t count, const std::function<Task<void>(size_t)>
 
 RemoteRunner::~RemoteRunner() = default;
 
+Task<OpenedSession> RemoteRunner::Open(const Host& host, const CancelToken* cancel) {
+  HostConnection connection = co_await ConnectHost(host, context_, cancel);
+  OpenedSession opened;
+  opened.notes = std::move(connection.notes);
+  opened.status = connection.status;
+  opened.unreachable = connection.unreachable;
+  if (connection.agent) {
+    agent_protocol::Hello hello = connection.agent->hello();
+    opened.session = std::make_unique<AgentSession>(std::move(connection.agent), std::move(hello));
+  }
+  co_return opened;
+}
+
 std::vector<HostResult> RemoteRunner::Run(const std::vector<const Host*>& hosts, const HostBody& body) {
   std::vector<HostResult> results(hosts.size());
-  RemoteContext& context = context_;
   RunConcurrently(pool_, hosts.size(), fanout_, [&](size_t i) -> Task<void> {
     HostResult& result = results[i];
     result.host = hosts[i];
     const auto start = std::chrono::steady_clock::now();
     try {
-      HostConnection connection = co_await ConnectHost(*hosts[i], context);
-      result.notes = connection.notes;
-      if (!connection.agent) {
-        result.state = connection.unreachable ? HostResult::State::kUnreachable : HostResult::State::kFailed;
-        result.error = connection.status.message();
+      OpenedSession opened = co_await Open(*hosts[i], nullptr);
+      result.notes = opened.notes;
+      if (!opened.session) {
+        result.state = opened.unreachable ? HostResult::State::kUnreachable : HostResult::State::kFailed;
+        result.error = opened.status.message();
       } else {
-        co_await body(*connection.agent, result);
-        co_await connection.agent->Close(std::chrono::steady_clock::now() + std::chrono::seconds(5));
+        co_await body(*opened.session, result);
+        co_await opened.session->Close(std::chrono::steady_clock::now() + std::chrono::seconds(5));
       }
     } catch (const std::exception& e) {
       result.state = HostResult::State::kFailed;

@@ -17,8 +17,8 @@
 #include <nlohmann/json.hpp>
 
 #include "controller/remote/agent_binaries.h"
-#include "controller/remote/agent_connection.h"
 #include "controller/remote/host_connector.h"
+#include "controller/remote/session_factory.h"
 #include "controller/ssh/fd_waiter.h"
 #include "controller/ssh/host_key_policy.h"
 #include "inventory/model.h"
@@ -46,22 +46,21 @@ struct HostResult {
 
 const char* ToString(HostResult::State state);
 
-class RemoteRunner {
+class RemoteRunner final : public SessionFactory {
  public:
-  using HostBody = std::function<Task<void>(AgentConnection& agent, HostResult& result)>;
+  using HostBody = std::function<Task<void>(AgentSession& agent, HostResult& result)>;
 
   RemoteRunner(std::map<std::string, RecordedHostKey> known_keys, AgentBinaries agents, RemoteOptions remote,
                FanoutOptions fanout);
-  ~RemoteRunner();
+  ~RemoteRunner() override;
 
   // Connects to every host, runs `body` with its agent, closes. Results are
   // in the order of `hosts`.
   std::vector<HostResult> Run(const std::vector<const Host*>& hosts, const HostBody& body);
 
-  // For callers that drive connections themselves (the deploy executor):
-  // the shared connection context, and the runner's concurrent loop.
-  RemoteContext& context() { return context_; }
-  void ForEach(size_t count, const std::function<Task<void>(size_t)>& body);
+  // SessionFactory, for callers that drive sessions themselves (the deploy).
+  Task<OpenedSession> Open(const Host& host, const CancelToken* cancel) override;
+  void ForEach(size_t count, const std::function<Task<void>(size_t)>& body) override;
 
   // Host keys accepted during the run (hosts by name, jump hosts as "jump:...").
   std::vector<std::pair<std::string, RecordedHostKey>> AcceptedHostKeys();

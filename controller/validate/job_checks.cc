@@ -112,7 +112,7 @@ void Validator::Jobs() {
   bool nccl_cluster_ran = false;
   const std::string none;
   std::vector<const Host*> submit_only = {submit_host_};
-  in_.run_on(submit_only, [&, this](AgentConnection& agent, HostResult&) -> Task<void> {
+  in_.run_on(submit_only, [&, this](AgentSession& agent, HostResult&) -> Task<void> {
     if (Want("slurm.srun") && !usable.empty() && SecondsLeft() > 0) {
       std::vector<std::string> argv = {"srun", "-N", std::to_string(usable.size()), "-w", Join(usable, ","),
                                        "--ntasks-per-node=1", "--immediate=60", "--time=5", "-J", "clusterctl-validate",
@@ -271,7 +271,7 @@ void Validator::Pairs() {
     const std::string none;
     // Servers: a transient unit that serves one test and ends, or is stopped
     // after 90 s whatever happens to this run.
-    in_.run_on(servers, [&, this](AgentConnection& agent, HostResult& result) -> Task<void> {
+    in_.run_on(servers, [&, this](AgentSession& agent, HostResult& result) -> Task<void> {
       const Host& host = *result.host;
       const IbPortStatus& port = port_of.at(host.name);
       std::vector<std::string> argv = {"systemd-run", "--unit=" + unit_of.at(host.name), "--collect", "-p",
@@ -280,7 +280,7 @@ void Validator::Pairs() {
                                        std::to_string(ThresholdsOf(host.name).ib_write_bw_message_bytes), "-D", "5", "-F"};
       server_start.at(host.name) = co_await ExecOnNode(agent, argv, none, Limit(30));
     });
-    in_.run_on(clients, [&, this](AgentConnection& agent, HostResult& result) -> Task<void> {
+    in_.run_on(clients, [&, this](AgentSession& agent, HostResult& result) -> Task<void> {
       const Host& host = *result.host;
       const Host& server = *server_for.at(host.name);
       const IbPortStatus& port = port_of.at(host.name);
@@ -292,7 +292,7 @@ void Validator::Pairs() {
                                        "-F", address_of(server)};
       client_output.at(host.name) = co_await ExecOnNode(agent, argv, none, Limit(60));
     });
-    in_.run_on(servers, [&, this](AgentConnection& agent, HostResult& result) -> Task<void> {
+    in_.run_on(servers, [&, this](AgentSession& agent, HostResult& result) -> Task<void> {
       std::vector<std::string> argv = {"systemctl", "stop", unit_of.at(result.host->name)};
       ToolOutput stopped = co_await ExecOnNode(agent, argv, none, Limit(15));
       (void)stopped;

@@ -2,29 +2,26 @@
 
 namespace clusterctl {
 
-Task<ToolOutput> ExecOnNode(AgentConnection& agent, const std::vector<std::string>& argv, const std::string& input,
+Task<ToolOutput> ExecOnNode(AgentSession& agent, const std::vector<std::string>& argv, const std::string& input,
                             int timeout_s) {
   ToolOutput output;
-  nlohmann::json request = {{"type", "exec"}, {"argv", argv}, {"timeout_ms", static_cast<int64_t>(timeout_s) * 1000}};
+  agent_protocol::ExecRequest request;
+  request.argv = argv;
+  request.timeout_ms = static_cast<int64_t>(timeout_s) * 1000;
+  request.stdin_data = input;
   Deadline deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s + 30);
-  auto reply = co_await agent.Call(request, input, deadline);
+  auto reply = co_await agent.Exec(std::move(request), deadline);
   if (!reply.ok()) {
     output.exit_code = -1;
-    output.err = "no answer from the node: " + reply.status().message();
+    output.err = IsTransportFailure(reply.status()) ? "no answer from the node: " + reply.status().message()
+                                                    : reply.status().message();
     co_return output;
   }
-  const nlohmann::json& h = reply->header;
-  if (h.value("type", "") != "result") {
-    output.exit_code = -1;
-    output.err = "agent: " + h.value("message", h.dump());
-    co_return output;
-  }
-  size_t stdout_bytes = std::min<size_t>(h.value("stdout_bytes", reply->body.size()), reply->body.size());
-  output.out = reply->body.substr(0, stdout_bytes);
-  output.err = reply->body.substr(stdout_bytes);
-  output.exit_code = h.value("exit_code", -1);
-  output.started = h.value("started", true);
-  output.timed_out = h.value("timed_out", false);
+  output.out = std::move(reply->stdout_data);
+  output.err = std::move(reply->stderr_data);
+  output.exit_code = reply->exit_code;
+  output.started = reply->started;
+  output.timed_out = reply->timed_out;
   co_return output;
 }
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "controller/remote/agent_connection.h"
+#include "controller/remote/agent_session.h"
 #include "controller/validate/checks.h"
 
 namespace clusterctl {
@@ -14,7 +14,7 @@ namespace clusterctl {
 // Runs argv with `input` on stdin, killed after `timeout_s`. A transport
 // failure (the node went away) comes back as exit_code -1 with the reason in
 // err, started = true, so the check fails naming it rather than skipping.
-Task<ToolOutput> ExecOnNode(AgentConnection& agent, const std::vector<std::string>& argv, const std::string& input,
+Task<ToolOutput> ExecOnNode(AgentSession& agent, const std::vector<std::string>& argv, const std::string& input,
                             int timeout_s);
 
 }  // namespace clusterctl

@@ -103,16 +103,15 @@ ValidationOutcome Validator::Run() {
 
 // ---------------------------------------------------------------- phase 1
 
-Task<void> Validator::ProbeHost(const Host& host, AgentConnection& agent, HostResult& result) {
+Task<void> Validator::ProbeHost(const Host& host, AgentSession& agent, HostResult& result) {
   NodeProbe& probe = probes_.at(host.name);
-  nlohmann::json request = {{"type", "facts"}};
-  auto reply = co_await agent.Call(request, "", std::chrono::steady_clock::now() + std::chrono::seconds(Limit(60)));
-  if (!reply.ok() || reply->header.value("type", "") != "result") {
-    result.Fail(reply.ok() ? Status::Internal("agent: " + reply->header.dump()) : reply.status());
+  auto facts = co_await agent.Facts(std::chrono::steady_clock::now() + std::chrono::seconds(Limit(60)));
+  if (!facts.ok()) {
+    result.Fail(facts.status());
     co_return;
   }
   probe.reached = true;
-  probe.facts = reply->header["facts"];
+  probe.facts = std::move(facts).value();
   result.data = probe.facts;
   probe.modules = ModulesOf(probe.facts);
   if (probe.facts.contains("pci")) probe.pci_gpus = probe.facts["pci"].value("gpu_count", 0);
@@ -185,7 +184,7 @@ Task<void> Validator::ProbeHost(const Host& host, AgentConnection& agent, HostRe
 }
 
 void Validator::Probe() {
-  outcome_.probe_results = in_.run_on(participants_, [this](AgentConnection& agent, HostResult& result) -> Task<void> {
+  outcome_.probe_results = in_.run_on(participants_, [this](AgentSession& agent, HostResult& result) -> Task<void> {
     co_await ProbeHost(*result.host, agent, result);
   });
   for (const HostResult& r : outcome_.probe_results) {
@@ -236,7 +235,7 @@ void Validator::CrossCheck() {
   ToolOutput ping, show;
   std::map<std::string, ToolOutput> decoded_on_controller;
   for (const auto& [name, credential] : credentials) decoded_on_controller[name];
-  in_.run_on(hosts, [&, this](AgentConnection& agent, HostResult& result) -> Task<void> {
+  in_.run_on(hosts, [&, this](AgentSession& agent, HostResult& result) -> Task<void> {
     const Host& host = *result.host;
     NodeProbe& probe = probes_.at(host.name);
     if (&host == controller_) {

@@ -76,7 +76,7 @@ class Validator {
   void Pairs();
   void NodeVerdicts();
 
-  Task<void> ProbeHost(const Host& host, AgentConnection& agent, HostResult& result);
+  Task<void> ProbeHost(const Host& host, AgentSession& agent, HostResult& result);
 
   const ValidationInputs& in_;
   std::chrono::steady_clock::time_point deadline_;

@@ -1,4 +1,4 @@
-#include "controller/cli/deploy_command.h"
+#include "controller/engine/deploy_run.h"
 
 #include <doctest/doctest.h>
 

@@ -1,0 +1,32 @@
+// Cluster-wide derived views: what templates see as `cluster.<name>`,
+// computed once per run from the inventory and every host's stored facts
+// (cluster.slurm: hardware classes and partitions for slurm.conf).
+//
+// The planner builds every registered view and knows none by name: a role
+// family that needs a view of the whole cluster (NFS exports, monitoring
+// targets) writes its builder in its own file and adds one entry to the
+// list in cluster_views.cc. A builder is pure; an error it returns is a
+// planning error (exit 2, nothing changed).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/status.h"
+#include "inventory/model.h"
+
+namespace clusterctl {
+
+struct ClusterView {
+  std::string name;  // the key under `cluster`
+  std::function<Result<nlohmann::json>(const Inventory& inventory, const std::map<std::string, nlohmann::json>& facts)>
+      build;
+};
+
+const std::vector<ClusterView>& ClusterViews();
+
+}  // namespace clusterctl

@@ -1,0 +1,93 @@
+#include "controller/engine/deploy_events.h"
+
+#include <map>
+
+#include "inventory/hostlist.h"
+
+namespace clusterctl {
+namespace {
+
+using json = nlohmann::json;
+
+template <class... Ts>
+struct Overloaded : Ts... {
+  using Ts::operator()...;
+};
+template <class... Ts>
+Overloaded(Ts...) -> Overloaded<Ts...>;
+
+json StepToJson(const std::string& host, const StepReport& step, bool with_diff) {
+  json event = {{"event", "step"},          {"host", host},
+                {"step", step.identity},    {"status", step.status},
+                {"handler", step.handler},  {"checked", step.checked},
+                {"differences", step.differences}, {"mutating_commands", step.mutating_commands}};
+  if (with_diff && !step.diff.empty()) event["diff"] = step.diff;
+  if (step.status == "failed") {
+    event["error"] = step.error;
+    event["command"] = step.command;
+    event["output"] = step.output;
+  }
+  return event;
+}
+
+json RecapToJson(const RecapEvent& recap) {
+  int ok = 0, changed = 0, failed = 0, skipped = 0;
+  std::map<std::string, std::vector<std::string>> by_outcome;
+  for (const HostReport& r : *recap.reports) {
+    ok += r.ok;
+    changed += r.changed;
+    failed += r.failed;
+    skipped += r.skipped;
+    by_outcome[r.outcome].push_back(r.host);
+  }
+  json hosts = json::object();
+  for (const auto& [outcome, names] : by_outcome) hosts[outcome] = CollapseHostList(names);
+  return {{"event", "recap"}, {"check", recap.check},  {"ok", ok},         {"changed", changed},
+          {"failed", failed}, {"skipped", skipped},    {"hosts", hosts},   {"elapsed_ms", recap.elapsed.count()},
+          {"stopped", recap.stopped}};
+}
+
+}  // namespace
+
+json EventToJson(const DeployEvent& event, bool with_diff) {
+  return std::visit(
+      Overloaded{
+          [](const RunStartedEvent& e) -> json {
+            return {{"event", "run_started"}, {"run", e.run_id}, {"hosts", e.hosts}, {"check", e.check},
+                    {"verify", e.verify}};
+          },
+          [](const HostStartedEvent& e) -> json { return {{"event", "host_started"}, {"host", e.host}}; },
+          [](const StepStartedEvent& e) -> json {
+            return {{"event", "step_started"}, {"host", e.host}, {"step", e.identity}};
+          },
+          [&](const StepFinishedEvent& e) -> json { return StepToJson(e.host, *e.step, with_diff); },
+          [](const NoteEvent& e) -> json { return {{"event", "note"}, {"host", e.host}, {"message", e.message}}; },
+          [](const IntentEvent& e) -> json {
+            return {{"event", e.opened ? "intent_opened" : "intent_closed"}, {"host", e.host}, {"kind", e.kind},
+                    {"target", e.target}, {"reason", e.reason}};
+          },
+          [](const HostFinishedEvent& e) -> json {
+            const HostReport& r = *e.report;
+            return {{"event", "host_finished"}, {"host", r.host},       {"outcome", r.outcome},
+                    {"error", r.error},         {"contacted", r.contacted}, {"ok", r.ok},
+                    {"changed", r.changed},     {"failed", r.failed},   {"skipped", r.skipped},
+                    {"duration_ms", r.duration_ms}};
+          },
+          [](const MessageEvent& e) -> json { return {{"event", "message"}, {"message", e.text}}; },
+          [](const RecapEvent& e) -> json { return RecapToJson(e); },
+      },
+      event);
+}
+
+void RecordingListener::OnEvent(const DeployEvent& event) {
+  json j = EventToJson(event, true);
+  std::lock_guard<std::mutex> lock(mutex_);
+  events_.push_back(std::move(j));
+}
+
+std::vector<json> RecordingListener::events() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return events_;
+}
+
+}  // namespace clusterctl

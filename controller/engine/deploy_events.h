@@ -1,0 +1,124 @@
+// What a deploy or plan run tells its listeners while it runs.
+//
+// The engine (RunDeployment, the executor) emits typed events and prints
+// nothing. Listeners turn them into output: the live view and plain lines on
+// a terminal, one JSON object per line for --json (EventToJson, the format
+// docs/cli.md documents), messages on stderr, and the daemon's event stream.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace clusterctl {
+
+struct StepReport {
+  std::string identity;  // role/step
+  std::string status;    // ok | changed | failed | skipped | would-change
+  bool handler = false;
+  bool checked = true;   // false: skipped because its recorded result is current
+  std::vector<std::string> differences;
+  std::string diff;
+  std::string error, command, output;
+  int mutating_commands = 0;  // commands the agent ran that change the node
+};
+
+struct HostReport {
+  std::string host;
+  std::string outcome = "ok";  // ok | failed | unreachable | skipped | stopped
+  std::string error;
+  bool contacted = false;
+  int ok = 0, changed = 0, failed = 0, skipped = 0;
+  std::vector<StepReport> steps;
+  int64_t duration_ms = 0;
+};
+
+struct RunStartedEvent {
+  int64_t run_id = 0;  // 0 for a plan
+  size_t hosts = 0;
+  bool check = false;
+  bool verify = false;
+};
+struct HostStartedEvent {
+  std::string host;
+};
+struct StepStartedEvent {
+  std::string host;
+  std::string identity;  // "role/step", or what the host waits for
+};
+struct StepFinishedEvent {
+  std::string host;
+  const StepReport* step = nullptr;  // valid during the call
+};
+struct NoteEvent {
+  std::string host;
+  std::string message;
+};
+// A follow-up owed (opened, recorded before the change that owes it) or
+// done (closed).
+struct IntentEvent {
+  std::string host;
+  std::string kind;    // handler | reboot
+  std::string target;  // role/handler or role/step
+  std::string reason;
+  bool opened = true;
+};
+struct HostFinishedEvent {
+  const HostReport* report = nullptr;  // valid during the call
+};
+// A run-level message for the admin (a generated secret, a removed host,
+// a problem writing the state).
+struct MessageEvent {
+  std::string text;
+};
+struct RecapEvent {
+  const std::vector<HostReport>* reports = nullptr;  // valid during the call
+  std::chrono::milliseconds elapsed{0};
+  bool check = false;
+  bool stopped = false;  // the run was asked to stop before it finished
+};
+
+using DeployEvent = std::variant<RunStartedEvent, HostStartedEvent, StepStartedEvent, StepFinishedEvent, NoteEvent,
+                                 IntentEvent, HostFinishedEvent, MessageEvent, RecapEvent>;
+
+// The --json form of an event ({"event": "...", ...}). File diffs only with
+// `with_diff`; they are never produced for secrets.
+nlohmann::json EventToJson(const DeployEvent& event, bool with_diff);
+
+class DeployListener {
+ public:
+  virtual ~DeployListener() = default;
+  // Called from the hosts' threads, concurrently: an implementation
+  // synchronises itself, returns quickly and never throws.
+  virtual void OnEvent(const DeployEvent& event) = 0;
+};
+
+// Hands every event to each of several listeners, in order.
+class ListenerFanout final : public DeployListener {
+ public:
+  explicit ListenerFanout(std::vector<DeployListener*> listeners) : listeners_(std::move(listeners)) {}
+  void OnEvent(const DeployEvent& event) override {
+    for (DeployListener* listener : listeners_) listener->OnEvent(event);
+  }
+
+ private:
+  std::vector<DeployListener*> listeners_;
+};
+
+// Keeps every event as JSON (tests; the daemon's replay of a run's events).
+class RecordingListener final : public DeployListener {
+ public:
+  void OnEvent(const DeployEvent& event) override;
+  std::vector<nlohmann::json> events() const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<nlohmann::json> events_;
+};
+
+}  // namespace clusterctl

@@ -1,0 +1,380 @@
+#include "controller/engine/deploy_run.h"
+
+#include <atomic>
+#include <set>
+
+#include "common/strings.h"
+#include "controller/engine/planner.h"
+#include "controller/engine/role_board.h"
+#include "controller/engine/state_writer.h"
+#include "controller/state/secret_vault.h"
+#include "inventory/hostlist.h"
+
+namespace clusterctl {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// A session opened for facts that waited this long is pinged before its
+// host's steps use it (an idle SSH session may have been dropped meanwhile).
+constexpr std::chrono::seconds kIdleBeforePing{30};
+
+HostReport EndedReport(const std::string& host, std::string outcome, std::string error) {
+  HostReport report;
+  report.host = host;
+  report.outcome = std::move(outcome);
+  report.error = std::move(error);
+  return report;
+}
+
+// One run of RunDeployment; the phases in the order of deploy_run.h.
+class Deployment {
+ public:
+  Deployment(const DeploymentInputs& in, SessionFactory& sessions, DeployListener& listener, const CancelToken& cancel)
+      : in_(in),
+        sessions_(sessions),
+        listener_(listener),
+        cancel_(cancel),
+        open_(in.hosts.size()),
+        opened_at_(in.hosts.size()),
+        reports_(in.hosts.size()) {}
+
+  DeploymentResult Run() {
+    const auto start = Clock::now();
+    listener_.OnEvent(RunStartedEvent{in_.options.check ? 0 : in_.run_id, in_.hosts.size(), in_.options.check,
+                                      in_.options.verify});
+    if (LoadState()) {
+      GatherFacts();
+      if (!cancel_.cancelled() && PrepareSecrets() && Plan()) {
+        Execute();
+        FinishRemovals();
+      }
+    }
+    CloseUnusedSessions();
+    if (result_.ending != DeploymentResult::Ending::kCompleted) return std::move(result_);
+    for (size_t i = 0; i < reports_.size(); ++i) {
+      if (!reports_[i]) reports_[i] = EndedReport(in_.hosts[i]->name, "stopped", "not started: the run was stopped");
+      result_.changed += reports_[i]->changed;
+      result_.failed += reports_[i]->failed;
+      result_.hosts.push_back(std::move(*reports_[i]));
+    }
+    result_.stopped = cancel_.cancelled();
+    const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
+    listener_.OnEvent(RecapEvent{&result_.hosts, elapsed, in_.options.check, result_.stopped});
+    return std::move(result_);
+  }
+
+ private:
+  bool Stop(DeploymentResult::Ending ending, std::string error) {
+    result_.ending = ending;
+    result_.error = std::move(error);
+    return false;
+  }
+  void Message(std::string text) { listener_.OnEvent(MessageEvent{std::move(text)}); }
+
+  // The stored facts, last step results, open intents, and hosts that left
+  // the inventory.
+  bool LoadState() {
+    auto stored = in_.state->LoadFacts();
+    auto last = in_.state->LoadLastStepResults();
+    auto intents = in_.state->LoadOpenIntents();
+    auto known = in_.state->ListHosts();
+    for (const Status* s : {&stored.status(), &last.status(), &intents.status(), &known.status()}) {
+      if (!s->ok()) return Stop(DeploymentResult::Ending::kFailed, "state: " + s->message());
+    }
+    for (auto& [host, record] : *stored) facts_[host] = std::move(record.facts);
+    last_results_ = std::move(last).value();
+    for (Intent& i : *intents) intents_by_host_[i.host].push_back(std::move(i));
+    for (const HostRecord& record : *known) {
+      if (record.in_inventory || record.status == "removed" || record.status == "never") continue;
+      leaving_.push_back(record.name);
+      removed_hosts_.push_back({{"name", record.name}, {"address", record.address.value_or("")}});
+    }
+    return true;
+  }
+
+  // Phase 1: the hosts without stored facts (all with verify). Their
+  // sessions stay open for their steps.
+  void GatherFacts() {
+    std::vector<size_t> need;
+    for (size_t i = 0; i < in_.hosts.size(); ++i) {
+      if (in_.options.verify || !facts_.count(in_.hosts[i]->name)) need.push_back(i);
+    }
+    if (need.empty()) return;
+    std::vector<std::optional<nlohmann::json>> gathered(in_.hosts.size());
+    sessions_.ForEach(need.size(), [&](size_t k) -> Task<void> {
+      const size_t i = need[k];
+      try {
+        gathered[i] = co_await GatherOne(i);
+      } catch (const std::exception& e) {
+        reports_[i] = EndedReport(in_.hosts[i]->name, "failed", std::string("internal error: ") + e.what());
+      }
+    });
+    std::vector<std::pair<std::string, nlohmann::json>> to_save;
+    for (size_t i = 0; i < gathered.size(); ++i) {
+      if (!gathered[i]) continue;
+      facts_[in_.hosts[i]->name] = *gathered[i];
+      to_save.emplace_back(in_.hosts[i]->name, std::move(*gathered[i]));
+    }
+    Status saved = in_.state->SaveFacts(in_.run_id, to_save);
+    if (!saved.ok()) Message("clusterctl: saving facts: " + saved.message());
+  }
+
+  Task<std::optional<nlohmann::json>> GatherOne(size_t i) {
+    const Host& host = *in_.hosts[i];
+    if (cancel_.cancelled()) co_return std::nullopt;  // reported as not started
+    OpenedSession opened = co_await sessions_.Open(host, &cancel_);
+    for (const std::string& note : opened.notes) listener_.OnEvent(NoteEvent{host.name, note});
+    if (!opened.session) {
+      reports_[i] = EndedReport(host.name, opened.unreachable ? "unreachable" : "failed", opened.status.message());
+      co_return std::nullopt;
+    }
+    auto facts = co_await opened.session->Facts(Clock::now() + std::chrono::seconds(60));
+    if (!facts.ok()) {
+      const bool lost = IsTransportFailure(facts.status());
+      reports_[i] = EndedReport(host.name, lost ? "unreachable" : "failed", "gathering facts: " + facts.status().message());
+      co_return std::nullopt;
+    }
+    open_[i] = std::move(opened.session);
+    opened_at_[i] = Clock::now();
+    co_return std::move(facts).value();
+  }
+
+  // Phase 2: the secrets of the roles in use. A host's roles follow from its
+  // groups: resolved once per distinct set of groups.
+  bool PrepareSecrets() {
+    std::vector<const Role*> roles_in_use;
+    std::set<std::vector<std::string>> group_sets;
+    for (const Host* host : in_.hosts) {
+      if (!group_sets.insert(host->groups).second) continue;
+      for (const Role* role : in_.catalog->RolesFor(*host, *in_.inventory, in_.options.roles)) {
+        roles_in_use.push_back(role);
+      }
+    }
+    vault_ = std::make_unique<SecretVault>(in_.state->paths().secrets(), /*persist=*/!in_.options.check);
+    if (Status prepared = vault_->Prepare(Catalog::SecretsOf(roles_in_use)); !prepared.ok()) {
+      return Stop(DeploymentResult::Ending::kFailed, prepared.message());
+    }
+    for (const std::string& name : vault_->generated()) {
+      Message((in_.options.check ? "would generate secret " : "generated secret ") + name + " (kept in " +
+              in_.state->paths().secrets() + ")");
+    }
+    return true;
+  }
+
+  // Phase 3: every host whose facts could be gathered.
+  bool Plan() {
+    PlanInputs inputs{in_.inventory, in_.catalog, &facts_, vault_.get(), in_.options.roles};
+    inputs.removed_hosts = removed_hosts_;
+    Planner planner(inputs);
+    Diagnostics diagnostics;
+    for (size_t i = 0; i < in_.hosts.size(); ++i) {
+      if (reports_[i]) continue;
+      plans_.push_back(planner.Plan(*in_.hosts[i], diagnostics));
+      plan_host_.push_back(i);
+    }
+    if (diagnostics.has_errors()) return Stop(DeploymentResult::Ending::kInvalidInput, diagnostics.ToString());
+    return true;
+  }
+
+  // Phase 4.
+  void Execute() {
+    RoleBoard board;
+    std::unique_ptr<StateWriter> writer;
+    if (!in_.options.check) writer = std::make_unique<StateWriter>(*in_.state);
+    ExecutionOptions execution = in_.options.execution;
+    execution.check = in_.options.check;
+    execution.verify = in_.options.verify;
+    DeployContext context{&sessions_, &cancel_, writer.get(), &board, &listener_, in_.inventory, in_.run_id,
+                          execution, &last_results_, &intents_by_host_};
+    ReportEarlyFailures(board);
+    const size_t batch = in_.options.batch_size == 0 ? std::max<size_t>(1, plans_.size()) : in_.options.batch_size;
+    for (size_t first = 0; first < plans_.size(); first += batch) {
+      const size_t count = std::min(batch, plans_.size() - first);
+      for (size_t p = first; p < first + count; ++p) {
+        for (const Role* role : plans_[p].roles) board.Expect(role->name, plans_[p].host->name);
+      }
+      sessions_.ForEach(count, [&](size_t k) -> Task<void> { co_await ExecuteOne(first + k, context); });
+    }
+    if (writer) {
+      Status written = writer->Flush();
+      if (!written.ok()) Message("clusterctl: writing the state: " + written.message());
+    }
+  }
+
+  // Hosts that failed before planning: waits on their roles fail with the reason.
+  void ReportEarlyFailures(RoleBoard& board) {
+    for (size_t i = 0; i < in_.hosts.size(); ++i) {
+      if (!reports_[i]) continue;
+      if (reports_[i]->outcome == "failed" || reports_[i]->outcome == "unreachable") ++failures_;
+      for (const Role* role : in_.catalog->RolesFor(*in_.hosts[i], *in_.inventory, in_.options.roles)) {
+        board.Expect(role->name, in_.hosts[i]->name);
+      }
+      board.MarkHostFailed(in_.hosts[i]->name, reports_[i]->outcome + ": " + reports_[i]->error);
+      listener_.OnEvent(HostFinishedEvent{&*reports_[i]});
+    }
+  }
+
+  Task<void> ExecuteOne(size_t p, DeployContext& context) {
+    const size_t i = plan_host_[p];
+    const std::string& host = in_.hosts[i]->name;
+    const size_t budget = in_.hosts.size() * static_cast<size_t>(in_.options.max_fail_percent) / 100;
+    std::string not_started;
+    if (cancel_.cancelled()) {
+      reports_[i] = EndedReport(host, "stopped", "not started: the run was stopped");
+    } else if (in_.options.max_fail_percent < 100 && failures_.load() > budget) {
+      reports_[i] = EndedReport(host, "skipped", "not started: the failure budget (--max-fail " +
+                                                     std::to_string(in_.options.max_fail_percent) + "%) is spent");
+    }
+    if (reports_[i]) {
+      context.board->MarkHostFailed(host, reports_[i]->error);
+      listener_.OnEvent(HostFinishedEvent{&*reports_[i]});
+      co_return;
+    }
+    std::unique_ptr<AgentSession> session = co_await StillAlive(std::move(open_[i]), opened_at_[i]);
+    try {
+      reports_[i] = co_await ExecuteHost(plans_[p], context, std::move(session));
+    } catch (const std::exception& e) {
+      // The barrier: whatever went wrong, this host fails with a message and
+      // no host waiting on its roles waits forever.
+      reports_[i] = EndedReport(host, "failed", std::string("internal error: ") + e.what());
+      context.board->MarkHostFailed(host, reports_[i]->error);
+      listener_.OnEvent(HostFinishedEvent{&*reports_[i]});
+    }
+    if (reports_[i]->outcome == "failed" || reports_[i]->outcome == "unreachable") ++failures_;
+  }
+
+  Task<std::unique_ptr<AgentSession>> StillAlive(std::unique_ptr<AgentSession> session, Clock::time_point since) {
+    if (!session || Clock::now() - since < kIdleBeforePing) co_return std::move(session);
+    Status alive = co_await session->Ping(Clock::now() + std::chrono::seconds(15));
+    if (!alive.ok()) session.reset();  // ExecuteHost connects again
+    co_return std::move(session);
+  }
+
+  // Phase 5: hosts that left the inventory, once every other host converged
+  // (the roles drained them and rewrote the cluster's files without them).
+  void FinishRemovals() {
+    if (in_.options.check || leaving_.empty()) return;
+    bool converged = !cancel_.cancelled();
+    for (const auto& report : reports_) converged = converged && report && report->outcome == "ok";
+    if (!converged) {
+      Message(CollapseHostList(leaving_) +
+              ": left the inventory; removal not finished (see the failures above); deploy again");
+      return;
+    }
+    for (const std::string& host : leaving_) {
+      Status marked = in_.state->MarkHostRemoved(host, in_.run_id);
+      if (!marked.ok()) {
+        Message("clusterctl: state: " + marked.message());
+        return;
+      }
+      Message(RemovalMessage(host));
+    }
+  }
+
+  // What the admin must know about a removed machine: what stays on it,
+  // including the cluster secrets its roles installed.
+  std::string RemovalMessage(const std::string& host) {
+    auto roles = in_.state->RolesRecordedFor(host);
+    std::set<std::string> secrets;
+    if (roles.ok()) {
+      for (const std::string& name : *roles) {
+        if (const Role* role = in_.catalog->Find(name)) {
+          for (const auto& [secret, spec] : role->secrets) secrets.insert(secret);
+        }
+      }
+    }
+    return host + ": removed from the cluster (drained, and gone from the files every node shares). " +
+           "clusterctl no longer manages it. Left on the machine: what roles " +
+           (roles.ok() && !roles->empty() ? Join(*roles, ", ") : std::string("(none recorded)")) +
+           " installed (packages, files, services that still run)" +
+           (secrets.empty() ? ""
+                            : ", and the cluster secrets they installed (" +
+                                  Join(std::vector<std::string>(secrets.begin(), secrets.end()), ", ") +
+                                  "): re-image the machine or rotate them") +
+           ".";
+  }
+
+  // Sessions opened for facts whose hosts never ran (planning failed, not
+  // started): the agents are asked to exit.
+  void CloseUnusedSessions() {
+    std::vector<size_t> open;
+    for (size_t i = 0; i < open_.size(); ++i) {
+      if (open_[i]) open.push_back(i);
+    }
+    sessions_.ForEach(open.size(), [&](size_t k) -> Task<void> {
+      co_await open_[open[k]]->Close(Clock::now() + std::chrono::seconds(5));
+    });
+    open_.clear();
+  }
+
+  const DeploymentInputs& in_;
+  SessionFactory& sessions_;
+  DeployListener& listener_;
+  const CancelToken& cancel_;
+  DeploymentResult result_;
+
+  std::map<std::string, nlohmann::json> facts_;
+  std::map<std::string, std::map<std::string, StepResult>> last_results_;
+  std::map<std::string, std::vector<Intent>> intents_by_host_;
+  std::vector<std::string> leaving_;
+  nlohmann::json removed_hosts_ = nlohmann::json::array();
+  std::unique_ptr<SecretVault> vault_;
+
+  // By the selection's index.
+  std::vector<std::unique_ptr<AgentSession>> open_;
+  std::vector<Clock::time_point> opened_at_;
+  std::vector<std::optional<HostReport>> reports_;
+
+  std::vector<HostPlan> plans_;
+  std::vector<size_t> plan_host_;  // plans_[p] is for in_.hosts[plan_host_[p]]
+  std::atomic<size_t> failures_{0};
+};
+
+}  // namespace
+
+bool DeploymentResult::converged() const {
+  if (ending != Ending::kCompleted || stopped) return false;
+  for (const HostReport& r : hosts) {
+    if (r.outcome != "ok") return false;
+  }
+  return true;
+}
+
+DeploymentResult RunDeployment(const DeploymentInputs& inputs, SessionFactory& sessions, DeployListener& listener,
+                               const CancelToken& cancel) {
+  Deployment deployment(inputs, sessions, listener, cancel);
+  return deployment.Run();
+}
+
+std::optional<Catalog> LoadCatalogFor(const Inventory& inventory, const std::vector<std::string>& only_roles,
+                                      Diagnostics& diagnostics) {
+  std::optional<Catalog> catalog = Catalog::Load(Catalog::DefaultSources(inventory.base_dir), diagnostics);
+  if (!catalog) return std::nullopt;
+  catalog->CheckInventoryRoles(inventory, diagnostics);
+  std::vector<std::string> names;
+  for (const auto& [name, role] : catalog->roles()) names.push_back(name);
+  for (const std::string& role : only_roles) {
+    if (!catalog->Find(role)) {
+      diagnostics.Error({"--roles", 0, 0},
+                        "unknown role '" + role + "'" + DidYouMean(role, names) + "; roles: " + Join(names, ", "));
+    }
+  }
+  if (diagnostics.has_errors()) return std::nullopt;
+  return catalog;
+}
+
+std::optional<size_t> ParseBatchSize(const std::string& text, size_t hosts) {
+  if (text.empty()) return hosts;
+  bool percent = text.back() == '%';
+  std::string digits = percent ? text.substr(0, text.size() - 1) : text;
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 6) {
+    return std::nullopt;
+  }
+  size_t value = std::stoul(digits);
+  if (value == 0 || (percent && value > 100)) return std::nullopt;
+  size_t size = percent ? (hosts * value + 99) / 100 : value;
+  return std::max<size_t>(1, std::min(size, hosts));
+}
+
+}  // namespace clusterctl

@@ -1,0 +1,377 @@
+#include "controller/engine/host_run.h"
+
+#include <fstream>
+
+#include <utility>  // Boost.Asio coroutine headers use std::exchange without including it
+
+#include <boost/asio/use_awaitable.hpp>
+
+#include "common/sha256.h"
+#include "common/strings.h"
+
+namespace clusterctl {
+namespace {
+
+bool RecordedCurrent(const PlannedStep& step, const std::string& host, const DeployContext& context) {
+  auto host_it = context.last_results->find(host);
+  if (host_it == context.last_results->end()) return false;
+  auto it = host_it->second.find(step.Identity());
+  if (it == host_it->second.end()) return false;
+  if (step.skipped) return it->second.status == "skipped";
+  return it->second.input_hash == step.input_hash && (it->second.status == "ok" || it->second.status == "changed");
+}
+
+// The report of a step that did not need the node's answer.
+StepReport Settled(const PlannedStep& step, const std::string& status, bool checked, std::vector<std::string> why = {}) {
+  StepReport r;
+  r.identity = step.Identity();
+  r.status = status;
+  r.checked = checked;
+  r.differences = std::move(why);
+  return r;
+}
+
+}  // namespace
+
+StepReport FailedStep(const std::string& identity, bool handler, std::string error) {
+  StepReport r;
+  r.identity = identity;
+  r.status = "failed";
+  r.handler = handler;
+  r.error = std::move(error);
+  return r;
+}
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+bool HostNeedsContact(const HostPlan& plan, const DeployContext& context) {
+  if (context.options.verify) return true;
+  if (auto it = context.open_intents->find(plan.host->name); it != context.open_intents->end() && !it->second.empty()) {
+    return true;
+  }
+  for (const PlannedStep& step : plan.steps) {
+    if (step.kind == "reboot") continue;
+    if (!RecordedCurrent(step, plan.host->name, context)) return true;
+  }
+  return false;
+}
+
+HostRun::HostRun(const HostPlan& plan, DeployContext& context, std::unique_ptr<AgentSession> session)
+    : plan_(plan), context_(context), agent_(std::move(session)) {
+  report_.host = plan.host->name;
+  if (auto it = context.open_intents->find(report_.host); it != context.open_intents->end()) {
+    for (const Intent& intent : it->second) intents_[intent.target] = intent;
+  }
+}
+
+Task<HostReport> HostRun::Run() {
+  const auto start = Clock::now();
+  if (!HostNeedsContact(plan_, context_)) {
+    for (const PlannedStep& step : plan_.steps) {
+      ++(step.skipped ? report_.skipped : report_.ok);
+      report_.steps.push_back(Settled(step, step.skipped ? "skipped" : "ok", false));
+    }
+    for (const Role* role : plan_.roles) context_.board->MarkDone(role->name, report_.host);
+    Finish(start);
+    co_return report_;
+  }
+  report_.contacted = true;
+  Emit(HostStartedEvent{report_.host});
+  if (!co_await Connect()) {
+    Finish(start);
+    co_return report_;
+  }
+  for (const Role* role : plan_.roles) {
+    if (!co_await RunRole(*role)) {
+      MarkRemainingFailed(role);
+      break;
+    }
+    context_.board->MarkDone(role->name, report_.host);
+  }
+  if (report_.failed == 0 && report_.outcome == "ok") co_await RunLeftoverHandlers();
+  if (agent_ && connection_error_.ok()) co_await agent_->Close(Clock::now() + std::chrono::seconds(5));
+  Finish(start);
+  co_return report_;
+}
+
+Task<bool> HostRun::Connect() {
+  if (agent_) co_return true;
+  OpenedSession opened = co_await context_.sessions->Open(*plan_.host, context_.cancel);
+  for (const std::string& note : opened.notes) Emit(NoteEvent{report_.host, note});
+  if (!opened.session) {
+    report_.outcome = opened.unreachable ? "unreachable" : "failed";
+    report_.error = opened.status.message();
+    context_.board->MarkHostFailed(report_.host, report_.outcome + ": " + report_.error);
+    co_return false;
+  }
+  agent_ = std::move(opened.session);
+  co_return true;
+}
+
+void HostRun::Emit(DeployEvent event) { context_.listener->OnEvent(event); }
+
+void HostRun::Emit(const StepReport& step) { Emit(StepFinishedEvent{report_.host, &step}); }
+
+void HostRun::Finish(Clock::time_point start) {
+  report_.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
+  if (report_.outcome == "ok" && report_.failed > 0) report_.outcome = "failed";
+  // A stopped host keeps the outcome of its last finished run in the state.
+  if (context_.writer && report_.outcome != "stopped") {
+    const std::string status = report_.outcome;
+    const std::optional<std::string> error =
+        report_.error.empty() ? std::nullopt : std::optional<std::string>(report_.error);
+    std::string host = report_.host;
+    int64_t run = context_.run_id;
+    context_.writer->Post([host, status, run, error](StateStore& s) { return s.RecordHostOutcome(host, status, run, error); });
+  }
+  Emit(HostFinishedEvent{&report_});
+}
+
+void HostRun::MarkRemainingFailed(const Role* failed_role) {
+  bool after = false;
+  const std::string why = report_.outcome == "stopped" ? "the run was stopped" : "the host failed earlier: " + report_.error;
+  for (const Role* role : plan_.roles) {
+    if (role == failed_role) after = true;
+    if (after) context_.board->MarkFailed(role->name, report_.host, why);
+  }
+  if (report_.outcome == "ok") report_.outcome = "failed";
+}
+
+void HostRun::Fail(StepReport step) {
+  ++report_.failed;
+  if (report_.error.empty()) report_.error = step.identity + ": " + step.error;
+  Emit(step);
+  report_.steps.push_back(std::move(step));
+}
+
+bool HostRun::Stopping(const std::string& next) {
+  if (!context_.cancel || !context_.cancel->cancelled()) return false;
+  if (report_.outcome == "ok") {
+    report_.outcome = "stopped";
+    report_.error = "the run was stopped before " + next;
+  }
+  return true;
+}
+
+void HostRun::ConnectionLost(StepReport& step) {
+  const bool abandoned = connection_error_.code() == Status::Code::kCancelled;
+  report_.outcome = abandoned ? "stopped" : "unreachable";
+  report_.error = abandoned ? "the run was stopped while " + step.identity + " ran; what it did is checked next time"
+                            : connection_error_.message();
+  step.error = report_.error;
+  context_.board->MarkHostFailed(report_.host, report_.outcome + ": " + report_.error);
+}
+
+// Sends one resource request. A failure of any kind comes back as a failed
+// result; a lost connection or an abandoned request also sets
+// connection_error_.
+Task<agent_protocol::ResourceResult> HostRun::Call(const PlannedStep& step, bool apply) {
+  agent_protocol::ResourceRequest request;
+  request.kind = step.kind;
+  request.params = step.params;
+  request.body = step.body;
+  request.apply = apply;
+  auto reply = co_await agent_->Resource(std::move(request), Clock::now() + context_.options.step_timeout);
+  if (reply.ok()) co_return std::move(reply).value();
+  if (IsTransportFailure(reply.status()) || reply.status().code() == Status::Code::kCancelled) {
+    connection_error_ = reply.status();
+  }
+  agent_protocol::ResourceResult failed;
+  failed.Fail(reply.status().message());
+  co_return failed;
+}
+
+StepReport HostRun::ToReport(const PlannedStep& step, const agent_protocol::ResourceResult& outcome) {
+  StepReport r;
+  r.identity = step.Identity();
+  r.handler = step.handler;
+  r.differences = outcome.differences;
+  r.mutating_commands = outcome.MutatingCommands();
+  if (!step.secret) r.diff = outcome.diff;
+  if (outcome.failed) {
+    r.status = "failed";
+    r.error = outcome.error;
+    r.command = outcome.failed_command;
+    r.output = outcome.output;
+  } else if (outcome.changed) {
+    r.status = context_.options.check ? "would-change" : "changed";
+  } else {
+    r.status = "ok";
+  }
+  return r;
+}
+
+void HostRun::Record(const PlannedStep& step, const std::string& status, bool changed, int64_t started,
+                     const std::string& summary) {
+  if (!context_.writer) return;
+  StepRecord record;
+  record.run_id = context_.run_id;
+  record.host = report_.host;
+  record.role = step.role->name;
+  record.step_id = step.StepId();
+  record.input_hash = step.input_hash;
+  record.status = status;
+  record.changed = changed;
+  record.started_at = started;
+  record.finished_at = NowMs();
+  record.output_summary = summary.size() > 2000 ? summary.substr(0, 2000) : summary;
+  context_.writer->Post([record](StateStore& s) { return s.RecordStep(record); });
+}
+
+// Streams a copy's source to the node in chunks, resuming after what the
+// node already has when that prefix matches the source byte for byte.
+Task<Status> HostRun::Upload(const PlannedStep& step, const agent_protocol::ResourceResult& state) {
+  constexpr size_t kChunk = 4u << 20;
+  uint64_t offset = agent_protocol::ExtraUint(state, "partial_size");
+  if (offset > 0) {
+    auto prefix = Sha256File(step.copy_source, offset);
+    if (!prefix.ok() || *prefix != agent_protocol::ExtraString(state, "partial_sha256")) offset = 0;
+  }
+  std::ifstream in(step.copy_source, std::ios::binary);
+  if (!in) co_return Status::IoError("cannot read " + step.copy_source);
+  in.seekg(static_cast<std::streamoff>(offset));
+  const std::string path = step.params.value("path", std::string());
+  std::string chunk(kChunk, '\0');
+  while (in) {
+    in.read(chunk.data(), static_cast<std::streamsize>(kChunk));
+    const size_t got = static_cast<size_t>(in.gcount());
+    if (got == 0 && offset > 0) break;
+    agent_protocol::UploadChunkRequest request{path, offset, chunk.substr(0, got)};
+    Status sent = co_await agent_->UploadChunk(std::move(request), Clock::now() + std::chrono::minutes(5));
+    if (!sent.ok()) {
+      if (IsTransportFailure(sent) || sent.code() == Status::Code::kCancelled) connection_error_ = sent;
+      co_return sent;
+    }
+    offset += got;
+    if (got == 0) break;
+  }
+  co_return Status::Ok();
+}
+
+Task<bool> HostRun::RunStep(const PlannedStep& step, bool& role_changed) {
+  const int64_t started = NowMs();
+  Emit(StepStartedEvent{report_.host, step.Identity()});
+  const bool check = context_.options.check;
+  const Owed owed = OwedBy(step);
+  agent_protocol::ResourceResult outcome;
+  if (!check && !owed.empty()) {
+    // Check first: the intents are recorded only for a change about to be made.
+    outcome = co_await Call(step, false);
+    if (!outcome.failed && outcome.changed) {
+      if (!co_await OpenIntents(owed, step)) co_return false;
+      outcome = co_await Call(step, true);
+    }
+  } else {
+    outcome = co_await Call(step, !check);
+  }
+  if (!check && step.kind == "copy" && !outcome.failed && agent_protocol::ExtraBool(outcome, "need_upload")) {
+    Status uploaded = co_await Upload(step, outcome);
+    if (uploaded.ok()) {
+      outcome = co_await Call(step, true);
+      outcome.changed = true;
+    } else {
+      const std::vector<std::string> differences = outcome.differences;
+      outcome = {};
+      outcome.differences = differences;
+      outcome.Fail("uploading " + step.copy_source + ": " + uploaded.message());
+    }
+  }
+  StepReport r = ToReport(step, outcome);
+  if (!connection_error_.ok()) {
+    ConnectionLost(r);
+    Fail(std::move(r));
+    co_return false;
+  }
+  if (r.status == "failed") {
+    Record(step, "failed", outcome.changed, started, r.error + "\n" + r.output);
+    Fail(std::move(r));
+    co_return false;
+  }
+  const bool changed = r.status != "ok";
+  if (changed) {
+    role_changed = true;
+    ++report_.changed;
+    if (check) {
+      for (const auto& entry : owed) notified_in_plan_.emplace(entry.second, step.Identity());  // the first notifier
+    }
+  } else {
+    ++report_.ok;
+  }
+  Record(step, changed ? "changed" : "ok", changed, started, Join(r.differences, "; "));
+  if (!check && outcome.has_backup && !step.secret && context_.writer) {
+    std::string host = report_.host, path = step.params.value("path", std::string());
+    int64_t run = context_.run_id;
+    std::string backup = std::move(outcome.backup);
+    context_.writer->Post([=](StateStore& s) { return s.SaveFileBackup(run, host, path, backup); });
+  }
+  Emit(r);
+  report_.steps.push_back(std::move(r));
+  co_return true;
+}
+
+// Waits until each role is done on every host of its group; `who` names
+// the waiter while it waits, `failed_prefix` + "(waits for R)" its failure.
+Task<bool> HostRun::WaitForRoles(const std::vector<RoleWait>& waits, const std::string& who,
+                                 const std::string& failed_prefix) {
+  for (const RoleWait& wait : waits) {
+    Emit(StepStartedEvent{report_.host, who + " (waiting for " + wait.role + ")"});
+    std::string role_name = wait.role;
+    std::vector<std::string> members = context_.inventory->MembersOf(wait.group);
+    Status ready = co_await context_.board->WaitFor(std::move(role_name), std::move(members), boost::asio::use_awaitable);
+    if (!ready.ok()) {
+      if (Stopping(who)) co_return false;
+      Fail(FailedStep(failed_prefix + "(waits for " + wait.role + ")", false, ready.message()));
+      co_return false;
+    }
+  }
+  co_return true;
+}
+
+Task<bool> HostRun::RunRole(const Role& role) {
+  const std::string failed_prefix = role.name + "/";  // named: no temporaries inside co_await (g++ 12)
+  if (Stopping(role.name)) co_return false;
+  if (!co_await WaitForRoles(role.waits_for, role.name, failed_prefix)) co_return false;
+  bool role_changed = false;
+  for (const PlannedStep& step : plan_.steps) {
+    if (step.role != &role) continue;
+    if (step.skipped) {
+      ++report_.skipped;
+      report_.steps.push_back(Settled(step, "skipped", true, {"when is false"}));
+      Record(step, "skipped", false, NowMs(), "");
+      continue;
+    }
+    if (Stopping(step.Identity())) co_return false;
+    if (step.kind == "reboot") {
+      if (!co_await RunReboot(step)) co_return false;
+      continue;
+    }
+    if (!context_.options.verify && RecordedCurrent(step, report_.host, context_)) {
+      ++report_.ok;
+      report_.steps.push_back(Settled(step, "ok", false));
+      continue;
+    }
+    if (!co_await RunStep(step, role_changed)) co_return false;
+  }
+  // Every due handler's waits first, so no handler of the role runs
+  // before all of them may.
+  for (const PlannedStep& handler : plan_.handlers) {
+    if (handler.role != &role || handler.skipped) continue;
+    if (!co_await WaitBeforeHandler(handler)) co_return false;
+  }
+  for (const PlannedStep& handler : plan_.handlers) {
+    if (handler.role != &role || handler.skipped) continue;
+    if (Stopping(handler.Identity())) co_return false;
+    if (!co_await RunHandler(handler)) co_return false;
+  }
+  co_return true;
+}
+
+Task<HostReport> ExecuteHost(const HostPlan& plan, DeployContext& context, std::unique_ptr<AgentSession> session) {
+  HostRun run(plan, context, std::move(session));
+  co_return co_await run.Run();
+}
+
+}  // namespace clusterctl

@@ -1,0 +1,45 @@
+#include "controller/engine/run_session.h"
+
+namespace clusterctl {
+
+Result<std::unique_ptr<RunSession>> RunSession::Open(const Inventory& inventory, const RunSessionOptions& options) {
+  auto agents = AgentBinaries::Discover();
+  if (!agents.ok()) return agents.status();
+  StateStore::WriterOptions writer{options.clock, options.filesystem, options.command};
+  auto store = StateStore::OpenForWriting(options.paths, writer);
+  if (!store.ok()) return store.status();
+  std::unique_ptr<RunSession> session(new RunSession());
+  session->state_ = std::move(store).value();
+  std::vector<std::pair<std::string, std::string>> names;
+  for (const Host& h : inventory.hosts) names.emplace_back(h.name, h.address);
+  CLUSTERCTL_RETURN_IF_ERROR(session->state_->SyncInventoryHosts(names));
+  auto run = session->state_->BeginRun(options.kind, options.command);
+  if (!run.ok()) return run.status();
+  session->run_id_ = *run;
+  auto keys = session->state_->LoadHostKeys();
+  if (!keys.ok()) return keys.status();
+  std::map<std::string, RecordedHostKey> known;
+  for (const auto& [name, key] : *keys) known[name] = {key.type, key.sha256};
+  session->runner_ =
+      std::make_unique<RemoteRunner>(std::move(known), std::move(agents).value(), options.remote, options.fanout);
+  return session;
+}
+
+RunSession::Ending RunSession::Finish(const std::vector<HostResult>& results, RunStatus status,
+                                      const nlohmann::json& summary) {
+  Ending ending;
+  std::vector<std::pair<std::string, StoredHostKey>> keys;
+  for (const auto& [name, key] : runner_->AcceptedHostKeys()) keys.push_back({name, {key.type, key.sha256}});
+  ending.recorded = state_->RecordHostKeys(keys);
+  ending.notes = runner_->JumpHostNotes();
+  for (const HostResult& r : results) {
+    if (r.state == HostResult::State::kOk) continue;
+    Status event = state_->RecordEvent(run_id_, r.host->name, "error", ToString(r.state), r.error);
+    if (ending.recorded.ok()) ending.recorded = event;
+  }
+  Status finished = state_->FinishRun(run_id_, status, summary);
+  if (ending.recorded.ok()) ending.recorded = finished;
+  return ending;
+}
+
+}  // namespace clusterctl

@@ -1,0 +1,62 @@
+// RunSession: what every run that talks to hosts sets up and tears down,
+// for the command line and the daemon alike: the state store with its
+// writer lock, the run record, the hosts' records, the recorded SSH host
+// keys, and the fan-out (RemoteRunner) with the agent builds.
+//
+// It prints nothing and reads no terminal or environment: the caller hands
+// it the options (the sudo password included) and reports what it returns.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/clock.h"
+#include "controller/remote/remote_runner.h"
+#include "controller/state/filesystem_check.h"
+#include "controller/state/state_store.h"
+#include "inventory/model.h"
+
+namespace clusterctl {
+
+struct RunSessionOptions {
+  std::string kind;     // deploy | plan | validate | facts | run
+  std::string command;  // recorded with the run and as the lock holder's command
+  StatePaths paths;
+  const Clock* clock = nullptr;                 // REQUIRED
+  const FilesystemProbe* filesystem = nullptr;  // REQUIRED
+  RemoteOptions remote;                         // the sudo password, if any, is here
+  FanoutOptions fanout;
+};
+
+class RunSession {
+ public:
+  // Takes the writer lock (Busy, naming the holder, when another run has
+  // it), records the inventory's hosts and the run, and prepares the
+  // fan-out. Nothing is touched on any host.
+  static Result<std::unique_ptr<RunSession>> Open(const Inventory& inventory, const RunSessionOptions& options);
+
+  StateStore& state() { return *state_; }
+  int64_t run_id() const { return run_id_; }
+  RemoteRunner& runner() { return *runner_; }
+
+  // Ends the run: records host keys accepted during it, an event per host
+  // that was not ok, and the run's status and summary. Returns notes for the
+  // admin (jump hosts) and the first problem writing the state, if any.
+  struct Ending {
+    std::vector<std::string> notes;
+    Status recorded;
+  };
+  Ending Finish(const std::vector<HostResult>& results, RunStatus status, const nlohmann::json& summary);
+
+ private:
+  RunSession() = default;
+
+  std::unique_ptr<StateStore> state_;
+  int64_t run_id_ = 0;
+  std::unique_ptr<RemoteRunner> runner_;
+};
+
+}  // namespace clusterctl
