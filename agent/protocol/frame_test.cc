@@ -46,4 +46,35 @@ TEST_CASE("output without a preamble is refused after a bounded search") {
   CHECK(decoder.status().message().find("no agent preamble") == 0);
 }
 
+TEST_CASE("a header nested deeper than the limit is refused before it is parsed (the review's 100,000-deep hello)") {
+  const std::string deep = "{\"type\":\"hello\",\"x\":" + std::string(100000, '[') + std::string(100000, ']') + "}";
+  std::string header_and_lengths;
+  header_and_lengths += static_cast<char>((deep.size() >> 24) & 0xFF);
+  header_and_lengths += static_cast<char>((deep.size() >> 16) & 0xFF);
+  header_and_lengths += static_cast<char>((deep.size() >> 8) & 0xFF);
+  header_and_lengths += static_cast<char>(deep.size() & 0xFF);
+  header_and_lengths += std::string(4, '\0');
+  FrameDecoder decoder(true);
+  decoder.Feed(Preamble() + header_and_lengths + deep);
+  CHECK_FALSE(decoder.Next());
+  CHECK(decoder.status().message() == "frame header nests deeper than 64 levels");
+
+  // At the limit it decodes; brackets inside strings do not count.
+  nlohmann::json ok = {{"type", "result"}, {"text", std::string(500, '[')}};
+  for (int i = 0; i < 62; ++i) ok = {{"x", ok}};
+  FrameDecoder fine(false);
+  fine.Feed(EncodeFrame(ok));
+  CHECK(fine.Next());
+  CHECK(fine.status().ok());
+  CHECK_FALSE(JsonNestsDeeperThan(R"({"a":"[[[[\"[[[["})", 1));
+  CHECK(JsonNestsDeeperThan(R"({"a":[{"b":1}]})", 2));
+}
+
+TEST_CASE("a preamble line that never ends is refused at once, not buffered (the review's 200 MiB line)") {
+  FrameDecoder decoder(true);
+  decoder.Feed("\nCLUSTERCTL-AGENT/" + std::string(4096, '1'));
+  CHECK_FALSE(decoder.Next());
+  CHECK(decoder.status().message() == "the agent's preamble line does not end");
+}
+
 }  // namespace clusterctl::agent_protocol

@@ -33,8 +33,9 @@ class Fields {
   uint64_t Uint(const char* key, bool required = false) {
     const json* v = Find(key, required);
     if (!v) return 0;
-    if (!v->is_number_unsigned()) return Wrong(key, *v, "a non-negative integer"), 0;
-    return v->get<uint64_t>();
+    if (v->is_number_unsigned()) return v->get<uint64_t>();
+    if (!v->is_number_integer() || v->get<int64_t>() < 0) return Wrong(key, *v, "a non-negative integer"), 0;
+    return static_cast<uint64_t>(v->get<int64_t>());
   }
   int SmallInt(const char* key, bool required = false, int fallback = 0) {
     int64_t value = Int(key, required, fallback);
@@ -179,7 +180,9 @@ std::string ExtraString(const ResourceResult& result, const char* key, std::stri
 
 uint64_t ExtraUint(const ResourceResult& result, const char* key, uint64_t fallback) {
   auto it = result.extra.find(key);
-  return it != result.extra.end() && it->is_number_unsigned() ? it->get<uint64_t>() : fallback;
+  if (it == result.extra.end() || !it->is_number_integer()) return fallback;
+  if (it->is_number_unsigned()) return it->get<uint64_t>();
+  return it->get<int64_t>() < 0 ? fallback : static_cast<uint64_t>(it->get<int64_t>());
 }
 
 bool ExtraBool(const ResourceResult& result, const char* key, bool fallback) {

@@ -1,8 +1,190 @@
+// RunDeployment and the executor on a fleet of fake nodes (fake_fleet.h),
+// with a real state store in a temporary directory: intents and exactly-once
+// restarts across simulated crashes, failures that stay with their host,
+// reboots that wait for a new boot id, and hostile replies that fail their
+// host without hanging the others.
 #include "controller/engine/deploy_run.h"
 
 #include <doctest/doctest.h>
 
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <future>
+
+#include "controller/engine/fake_fleet.h"
+#include "controller/state/test_util.h"
+#include "inventory/loader.h"
+
 namespace clusterctl {
+namespace {
+
+using namespace std::chrono_literals;
+using agent_protocol::Frame;
+using agent_protocol::IncomingRequest;
+using agent_protocol::ResourceRequest;
+using testing::FakeFleet;
+using testing::Interception;
+
+const char* kInventory = R"(cluster: t
+connection: {user: root}
+hosts:
+  node01: {address: 10.9.0.1}
+  node02: {address: 10.9.0.2}
+  node03: {address: 10.9.0.3}
+groups:
+  controller: {hosts: [node01]}
+  compute: {hosts: [node02, node03]}
+)";
+
+// A config file whose change restarts the service that reads it.
+const char* kWebRole = R"(description: a config file and the service that reads it
+applies_to: [all]
+vars:
+  web_port: 80
+steps:
+  - name: config
+    file: {path: /etc/web.conf, content: "port={{web_port}}\n"}
+    notify: [restart web]
+  - name: service
+    service: {name: web, state: running, enabled: true}
+handlers:
+  - name: restart web
+    service: {name: web, state: restarted}
+)";
+
+const char* kKernelRole = R"(description: a boot setting that needs a reboot
+applies_to: [compute]
+steps:
+  - name: cmdline
+    file: {path: /etc/default/grub.d/iommu.cfg, content: "iommu=pt\n"}
+  - name: reboot
+    reboot: {reason: the new kernel command line}
+)";
+
+// `second` on the compute nodes waits for `first` on the controller.
+const char* kFirstRole = R"(description: done on the controller first
+applies_to: [controller]
+steps:
+  - name: setup
+    command: {argv: [setup-controller]}
+)";
+const char* kSecondRole = R"(description: waits for first on the controller
+applies_to: [compute]
+waits_for:
+  - {role: first, group: controller}
+steps:
+  - name: join
+    command: {argv: [join-controller]}
+)";
+
+using Roles = std::map<std::string, std::string>;
+
+class DeployHarness {
+ public:
+  explicit DeployHarness(const Roles& roles, const std::string& inventory = kInventory) {
+    std::filesystem::create_directories(dir_.path() + "/roles");
+    for (const auto& [name, text] : roles) Write("roles/" + name + ".yaml", text);
+    SetInventory(inventory);
+    Diagnostics diagnostics;
+    catalog_ = Catalog::Load({{dir_.path() + "/roles"}, {dir_.path()}}, diagnostics);
+    REQUIRE_MESSAGE(catalog_, diagnostics.ToString());
+    for (const Host& host : inventory_->hosts) fleet.Add(host.name);
+  }
+
+  void SetInventory(const std::string& text) {
+    Write("inventory.yaml", text);
+    Diagnostics diagnostics;
+    inventory_ = LoadInventory(dir_.path() + "/inventory.yaml", diagnostics);
+    REQUIRE_MESSAGE(inventory_, diagnostics.ToString());
+  }
+
+  // One deploy as the command line runs it: lock, run record, RunDeployment,
+  // end of the run. Fails the test (and exits) if the run does not end.
+  DeploymentResult Deploy(DeploymentOptions options = {}, CancelToken* cancel = nullptr) {
+    SystemClock clock;
+    SystemFilesystemProbe probe;
+    auto state = StateStore::OpenForWriting(StatePaths{dir_.path() + "/state"}, {&clock, &probe, "test"});
+    REQUIRE_MESSAGE(state.ok(), state.status().message());
+    std::vector<std::pair<std::string, std::string>> names;
+    for (const Host& h : inventory_->hosts) names.emplace_back(h.name, h.address);
+    REQUIRE((*state)->SyncInventoryHosts(names).ok());
+    auto run = (*state)->BeginRun("deploy", "test");
+    REQUIRE(run.ok());
+    std::vector<const Host*> hosts;
+    for (const Host& h : inventory_->hosts) hosts.push_back(&h);
+    options.execution.reboot_first_probe = 1ms;
+    options.execution.reboot_probe_interval = 1ms;
+    DeploymentInputs inputs{&*inventory_, &*catalog_, hosts, state->get(), *run, options};
+    events = std::make_unique<RecordingListener>();
+    CancelToken own;
+    CancelToken& token = cancel ? *cancel : own;
+    auto future = std::async(std::launch::async, [&] { return RunDeployment(inputs, fleet, *events, token); });
+    if (future.wait_for(60s) != std::future_status::ready) {
+      std::fprintf(stderr, "FAIL: the deploy did not end within 60 s (a host waits forever)\n");
+      std::_Exit(3);
+    }
+    DeploymentResult result = future.get();
+    (*state)->FinishRun(*run, result.converged() ? RunStatus::kOk : RunStatus::kFailed, {});
+    return result;
+  }
+
+  std::vector<Intent> OpenIntents() {
+    SystemClock clock;
+    SystemFilesystemProbe probe;
+    auto state = StateStore::OpenForWriting(StatePaths{dir_.path() + "/state"}, {&clock, &probe, "test"});
+    REQUIRE(state.ok());
+    auto intents = (*state)->LoadOpenIntents();
+    REQUIRE(intents.ok());
+    return *intents;
+  }
+
+  // The events of the last run with this "event" name.
+  std::vector<nlohmann::json> Events(const std::string& name) const {
+    std::vector<nlohmann::json> out;
+    for (const auto& e : events->events()) {
+      if (e["event"] == name) out.push_back(e);
+    }
+    return out;
+  }
+
+  FakeFleet fleet;
+  std::unique_ptr<RecordingListener> events;
+
+ private:
+  void Write(const std::string& name, const std::string& text) { std::ofstream(dir_.path() + "/" + name) << text; }
+
+  testing::TempDir dir_;
+  std::optional<Inventory> inventory_;
+  std::optional<Catalog> catalog_;
+};
+
+const HostReport& ReportOf(const DeploymentResult& result, const std::string& host) {
+  for (const HostReport& r : result.hosts) {
+    if (r.host == host) return r;
+  }
+  FAIL("no report for " << host);
+  static HostReport none;
+  return none;
+}
+
+bool IsRestart(const IncomingRequest& in, bool apply) {
+  auto* r = std::get_if<ResourceRequest>(&in.request);
+  return r && r->kind == "service" && r->params.value("state", "") == "restarted" && r->apply == apply;
+}
+
+bool IsFileApply(const IncomingRequest& in) {
+  auto* r = std::get_if<ResourceRequest>(&in.request);
+  return r && r->kind == "file" && r->apply;
+}
+
+int Restarts(FakeFleet& fleet, const std::string& node) { return fleet.node(node).services.at("web").restarts; }
+
+std::string WithPort(int port) {
+  return std::string(kInventory) + "vars:\n  web_port: " + std::to_string(port) + "\n";
+}
+
+}  // namespace
 
 TEST_CASE("--batch takes a host count or a percentage") {
   CHECK(ParseBatchSize("", 8) == 8u);
@@ -15,6 +197,248 @@ TEST_CASE("--batch takes a host count or a percentage") {
   CHECK_FALSE(ParseBatchSize("150%", 8));
   CHECK_FALSE(ParseBatchSize("x", 8));
   CHECK_FALSE(ParseBatchSize("-1", 8));
+}
+
+TEST_CASE("a first deploy converges every host; a re-run contacts no node and changes nothing") {
+  DeployHarness h(Roles{{"web", kWebRole}});
+  DeploymentResult first = h.Deploy();
+  REQUIRE(first.converged());
+  CHECK(first.changed == 9);  // config, service and the restart the new config owes, on 3 hosts
+  CHECK(h.fleet.node("node02").files.at("/etc/web.conf") == "port=80\n");
+  CHECK(h.fleet.node("node02").services.at("web").active);
+  CHECK(h.Events("recap").size() == 1);
+  CHECK(h.events->events().front()["event"] == "run_started");
+  CHECK(h.events->events().back()["event"] == "recap");
+
+  const int opens = h.fleet.node("node01").opens;
+  DeploymentResult again = h.Deploy();
+  REQUIRE(again.converged());
+  CHECK(again.changed == 0);
+  CHECK(h.fleet.node("node01").opens == opens);
+  for (const HostReport& r : again.hosts) CHECK_FALSE(r.contacted);
+}
+
+TEST_CASE("a changed file owes its restart, recorded before the change, and the restart runs once") {
+  DeployHarness h(Roles{{"web", kWebRole}});
+  REQUIRE(h.Deploy().converged());
+  REQUIRE(Restarts(h.fleet, "node02") == 1);
+  h.SetInventory(WithPort(8080));
+  DeploymentResult changed = h.Deploy();
+  REQUIRE(changed.converged());
+  for (const char* node : {"node01", "node02", "node03"}) CHECK(Restarts(h.fleet, node) == 2);
+  CHECK(h.Events("intent_opened").size() == 3);
+  CHECK(h.Events("intent_closed").size() == 3);
+  CHECK(h.OpenIntents().empty());
+  // The intent is opened after the check and before the apply of the change.
+  std::vector<std::string> order;
+  for (const auto& e : h.events->events()) {
+    if (e.value("host", "") != "node02") continue;
+    if (e["event"] == "intent_opened" || (e["event"] == "step" && e["step"] == "web/config")) order.push_back(e["event"]);
+  }
+  CHECK(order == std::vector<std::string>{"intent_opened", "step"});
+}
+
+TEST_CASE("a crash before the restart leaves it owed; the next run restarts exactly once") {
+  DeployHarness h(Roles{{"web", kWebRole}});
+  REQUIRE(h.Deploy().converged());
+  h.SetInventory(WithPort(8080));
+  // node02 goes away when its restart is about to be checked.
+  h.fleet.node("node02").intercept = [](const IncomingRequest& in) -> Interception {
+    if (IsRestart(in, false)) return Status::Unavailable("connection reset by peer");
+    return {};
+  };
+  DeploymentResult cut = h.Deploy();
+  CHECK(ReportOf(cut, "node02").outcome == "unreachable");
+  CHECK(ReportOf(cut, "node01").outcome == "ok");
+  CHECK(h.fleet.node("node02").files.at("/etc/web.conf") == "port=8080\n");
+  CHECK(Restarts(h.fleet, "node02") == 1);  // the first deploy's only
+  std::vector<Intent> owed = h.OpenIntents();
+  REQUIRE(owed.size() == 1);
+  CHECK(owed[0].host == "node02");
+  CHECK(owed[0].target == "web/restart web");
+
+  h.fleet.node("node02").intercept = nullptr;
+  DeploymentResult resumed = h.Deploy();
+  REQUIRE(resumed.converged());
+  CHECK(Restarts(h.fleet, "node02") == 2);
+  CHECK(Restarts(h.fleet, "node01") == 2);  // restarted by the cut run, not again
+  CHECK(h.OpenIntents().empty());
+  REQUIRE(h.Deploy().converged());
+  CHECK(Restarts(h.fleet, "node02") == 2);
+}
+
+TEST_CASE("a crash after the restart but before its answer: the next run sees it done and does not restart again") {
+  DeployHarness h(Roles{{"web", kWebRole}});
+  REQUIRE(h.Deploy().converged());
+  h.SetInventory(WithPort(8080));
+  CancelToken crash;
+  h.fleet.node("node03").intercept = [&crash](const IncomingRequest& in) -> Interception {
+    if (!IsRestart(in, true)) return {};
+    crash.Cancel(0ms);  // the controller dies: nothing after this point happens
+    return testing::LoseReply{Status::Cancelled("the controller was killed")};
+  };
+  DeploymentResult killed = h.Deploy({}, &crash);
+  CHECK(killed.stopped);
+  CHECK(ReportOf(killed, "node03").outcome == "stopped");
+  CHECK(Restarts(h.fleet, "node03") == 2);
+  REQUIRE(h.OpenIntents().size() >= 1);
+
+  h.fleet.node("node03").intercept = nullptr;
+  DeploymentResult resumed = h.Deploy();
+  REQUIRE(resumed.converged());
+  CHECK(Restarts(h.fleet, "node03") == 2);
+  bool said_done = false;
+  for (const StepReport& s : ReportOf(resumed, "node03").steps) {
+    said_done = said_done || (s.identity == "web/restart web" && s.differences == std::vector<std::string>{"already done by an interrupted run"});
+  }
+  CHECK(said_done);
+  CHECK(h.OpenIntents().empty());
+}
+
+TEST_CASE("a failing step fails its host only, with the agent's message") {
+  DeployHarness h(Roles{{"web", kWebRole}});
+  h.fleet.node("node02").intercept = [](const IncomingRequest& in) -> Interception {
+    if (!IsFileApply(in)) return {};
+    agent_protocol::ResourceResult failed;
+    failed.Fail("write /etc/web.conf: No space left on device");
+    failed.failed_command = "write /etc/web.conf";
+    return agent_protocol::EncodeResourceReply(in.id, failed);
+  };
+  DeploymentResult result = h.Deploy();
+  CHECK(ReportOf(result, "node02").outcome == "failed");
+  CHECK(ReportOf(result, "node02").error == "web/config: write /etc/web.conf: No space left on device");
+  CHECK(ReportOf(result, "node01").outcome == "ok");
+  CHECK(ReportOf(result, "node03").outcome == "ok");
+  CHECK_FALSE(h.fleet.node("node02").files.count("/etc/web.conf"));
+  CHECK(h.fleet.node("node03").services.at("web").active);
+}
+
+TEST_CASE("a reboot waits for a new boot id, through the old boot and refused connections") {
+  DeployHarness h(Roles{{"kernel", kKernelRole}});
+  for (const char* node : {"node02", "node03"}) {
+    h.fleet.node(node).stale_opens_after_reboot = 1;
+    h.fleet.node(node).down_after_reboot = 2;
+  }
+  DeploymentResult result = h.Deploy();
+  REQUIRE(result.converged());
+  CHECK(h.fleet.node("node02").reboots == 1);
+  CHECK(h.fleet.node("node02").boot_id == "boot-2");
+  // The first session, the one that still saw boot-1, two refused, the one that saw boot-2.
+  CHECK(h.fleet.node("node02").opens == 5);
+  bool rebooted = false;
+  for (const StepReport& s : ReportOf(result, "node02").steps) {
+    rebooted = rebooted || (s.identity == "kernel/reboot" && s.status == "changed" &&
+                            s.differences == std::vector<std::string>{"rebooted (boot id boot-1 -> boot-2)"});
+  }
+  CHECK(rebooted);
+  CHECK(h.OpenIntents().empty());
+  CHECK(h.fleet.node("node01").reboots == 0);  // not a compute node
+
+  REQUIRE(h.Deploy().converged());
+  CHECK(h.fleet.node("node02").reboots == 1);  // nothing owed, no second reboot
+}
+
+TEST_CASE("a reboot that never comes back fails its host after the step's timeout; the reboot stays owed") {
+  DeployHarness h(Roles{{"kernel", kKernelRole}});
+  h.fleet.node("node03").down_after_reboot = 1000000;
+  DeploymentOptions options;
+  options.execution.reboot_timeout = 1s;
+  DeploymentResult result = h.Deploy(options);
+  CHECK(ReportOf(result, "node02").outcome == "ok");
+  CHECK(ReportOf(result, "node03").outcome == "unreachable");
+  CHECK(ReportOf(result, "node03").error.find("did not come back from the reboot within 1 s") != std::string::npos);
+  std::vector<Intent> owed = h.OpenIntents();
+  REQUIRE(owed.size() == 1);
+  CHECK(owed[0].kind == "reboot");
+}
+
+TEST_CASE("a malformed or throwing reply fails that host with a message, and hosts waiting on it do not hang") {
+  struct Case {
+    const char* name;
+    std::function<Interception(const IncomingRequest&)> reply;
+    const char* message;
+  };
+  const std::vector<Case> cases = {
+      {"an error for an unreadable frame, with a null id",
+       [](const IncomingRequest&) -> Interception {
+         return agent_protocol::EncodeError(nullptr, agent_protocol::kBadFrame, "frame header is not a JSON object");
+       },
+       "agent: frame header is not a JSON object"},
+      {"a result without its outcome",
+       [](const IncomingRequest& in) -> Interception {
+         return Frame{{{"type", "result"}, {"id", in.id}}, ""};
+       },
+       "malformed resource reply: 'outcome' is missing"},
+      {"an outcome of the wrong types",
+       [](const IncomingRequest& in) -> Interception {
+         return Frame{{{"type", "result"}, {"id", in.id}, {"outcome", {{"changed", "yes"}}}}, ""};
+       },
+       "'changed' is string, not true or false"},
+      {"a reply of an unknown type",
+       [](const IncomingRequest& in) -> Interception {
+         return Frame{{{"type", "surprise"}, {"id", in.id}}, ""};
+       },
+       "unexpected resource reply type 'surprise'"},
+      {"a reply nested deeper than the protocol allows",
+       [](const IncomingRequest& in) -> Interception {
+         nlohmann::json deep = nlohmann::json::array();
+         for (int i = 0; i < 100; ++i) deep = nlohmann::json::array({deep});
+         return Frame{{{"type", "result"}, {"id", in.id}, {"outcome", {{"extra", {{"x", deep}}}}}}, ""};
+       },
+       "nests deeper than 64 levels"},
+      {"an exception while the reply is read",
+       [](const IncomingRequest&) -> Interception { throw std::runtime_error("decoder exploded"); },
+       "internal error: decoder exploded"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.name);
+    DeployHarness h(Roles{{"first", kFirstRole}, {"second", kSecondRole}});
+    h.fleet.node("node01").intercept = [&](const IncomingRequest& in) -> Interception {
+      if (std::holds_alternative<ResourceRequest>(in.request)) return c.reply(in);
+      return {};
+    };
+    DeploymentResult result = h.Deploy();
+    const HostReport& controller = ReportOf(result, "node01");
+    CHECK(controller.outcome == "failed");
+    CHECK_MESSAGE(controller.error.find(c.message) != std::string::npos, controller.error);
+    for (const char* node : {"node02", "node03"}) {
+      const HostReport& waiter = ReportOf(result, node);
+      CHECK(waiter.outcome == "failed");
+      CHECK_MESSAGE(waiter.error.find("role first failed on node01") != std::string::npos, waiter.error);
+      CHECK(h.fleet.node(node).applied.empty());  // never joined a controller that is not set up
+    }
+  }
+}
+
+TEST_CASE("a stop before the run starts nothing; a stop mid-run starts no new step and keeps what is owed") {
+  DeployHarness h(Roles{{"web", kWebRole}});
+  CancelToken before;
+  before.Cancel(0ms);
+  DeploymentResult none = h.Deploy({}, &before);
+  CHECK(none.stopped);
+  for (const HostReport& r : none.hosts) CHECK(r.outcome == "stopped");
+  CHECK(h.fleet.node("node01").opens == 0);
+
+  REQUIRE(h.Deploy().converged());
+  h.SetInventory(WithPort(9090));
+  CancelToken stop;
+  // The stop comes while node01's config is being written: that step ends,
+  // its restart stays owed, nothing else starts on node01.
+  h.fleet.node("node01").intercept = [&stop](const IncomingRequest& in) -> Interception {
+    if (IsFileApply(in)) stop.Cancel(10s);
+    return {};
+  };
+  h.fleet.node("node02").unreachable = true;
+  h.fleet.node("node03").unreachable = true;
+  DeploymentResult stopped = h.Deploy({}, &stop);
+  CHECK(stopped.stopped);
+  CHECK(ReportOf(stopped, "node01").outcome == "stopped");
+  CHECK(h.fleet.node("node01").files.at("/etc/web.conf") == "port=9090\n");
+  CHECK(Restarts(h.fleet, "node01") == 1);  // the first deploy's only
+  bool owed_on_node01 = false;
+  for (const Intent& i : h.OpenIntents()) owed_on_node01 = owed_on_node01 || (i.host == "node01" && i.target == "web/restart web");
+  CHECK(owed_on_node01);
+  CHECK(h.Events("recap").back()["stopped"] == true);
 }
 
 }  // namespace clusterctl

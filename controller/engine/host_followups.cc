@@ -119,7 +119,7 @@ Task<bool> HostRun::PlanHandler(const PlannedStep& handler) {
 Task<bool> HostRun::RestartAlreadyDone(const PlannedStep& handler, Intent& intent, bool& done) {
   done = false;
   const agent_protocol::ResourceResult probe = co_await Call(handler, false);
-  if (!connection_error_.ok()) co_return true;  // the restart call reports it
+  if (!connection_error_.ok()) co_return true;  // the handler's own call reports it, without sending
   const std::string current = agent_protocol::ExtraString(probe, "invocation_before");
   const std::string active_state = agent_protocol::ExtraString(probe, "active_state");
   if (intent.detail.is_object() && intent.detail.contains("invocation_before") &&

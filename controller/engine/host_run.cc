@@ -169,6 +169,11 @@ void HostRun::ConnectionLost(StepReport& step) {
 // result; a lost connection or an abandoned request also sets
 // connection_error_.
 Task<agent_protocol::ResourceResult> HostRun::Call(const PlannedStep& step, bool apply) {
+  if (!connection_error_.ok()) {  // the session is gone: nothing more is sent on it
+    agent_protocol::ResourceResult failed;
+    failed.Fail(connection_error_.message());
+    co_return failed;
+  }
   agent_protocol::ResourceRequest request;
   request.kind = step.kind;
   request.params = step.params;
