@@ -2,6 +2,7 @@
 // changed with the distribution's useradd/usermod/userdel/groupadd tools.
 #include <set>
 
+#include "agent/resources/registry.h"
 #include "agent/resources/node_files.h"
 #include "common/strings.h"
 
@@ -147,5 +148,27 @@ ResourceOutcome UserResource(const ResourceRequest& request, ResourceHost& host)
   }
   return outcome;
 }
+
+// The kinds this file implements, registered with its parameters.
+namespace {
+using resources::P;
+using T = resources::ParamType;
+
+const ResourceKindRegistration kUserKind(
+    {"user", "a local user account",
+     {P("name", T::kString, true), P("uid", T::kInt), P("group", T::kString), P("groups", T::kStringList),
+      P("home", T::kString), P("shell", T::kString), P("system", T::kBool), P("comment", T::kString),
+      P("state", T::kString, false, {"present", "absent"})},
+     {}},
+    UserResource);
+
+const ResourceKindRegistration kGroupKind(
+    {"group", "a local group",
+     {P("name", T::kString, true), P("gid", T::kInt), P("system", T::kBool),
+      P("state", T::kString, false, {"present", "absent"})},
+     {}},
+    GroupResource);
+
+}  // namespace
 
 }  // namespace clusterctl::agent

@@ -2,6 +2,7 @@
 // only through its guards: `creates` (skip when the path exists) and
 // `unless` (skip when that command exits 0). Without guards it runs on every
 // apply and always reports a change, which the plan says.
+#include "agent/resources/registry.h"
 #include "agent/resources/node_files.h"
 #include "common/strings.h"
 
@@ -36,5 +37,19 @@ ResourceOutcome CommandResource(const ResourceRequest& request, ResourceHost& ho
   }
   return outcome;
 }
+
+// The kind this file implements, registered with its parameters.
+namespace {
+using resources::P;
+using T = resources::ParamType;
+
+const ResourceKindRegistration kCommandKind(
+    {"command", "a command (argument vector) for what no resource covers, guarded by creates/unless",
+     {P("argv", T::kStringList, true), P("creates", T::kString), P("unless", T::kStringList),
+      P("env", T::kStringMap), P("timeout", T::kInt)},
+     {}},
+    CommandResource);
+
+}  // namespace
 
 }  // namespace clusterctl::agent

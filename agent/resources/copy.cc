@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "agent/resources/registry.h"
 #include "agent/resources/node_files.h"
 #include "common/sha256.h"
 
@@ -94,5 +95,21 @@ Status WriteUploadChunk(const std::string& path, uint64_t offset, const std::str
   ::close(fd);
   return ok ? Status::Ok() : Status::IoError("syncing " + partial);
 }
+
+// The kind this file implements, registered with its parameters.
+namespace {
+using resources::ControllerSide;
+using resources::Internal;
+using resources::P;
+using T = resources::ParamType;
+
+const ResourceKindRegistration kCopyKind(
+    {"copy", "a (large) file from the controller: streamed, checksum-verified, resumable",
+     {P("path", T::kString, true), ControllerSide("source", T::kString), P("owner", T::kString),
+      P("group", T::kString), P("mode", T::kMode), Internal("sha256", T::kString), Internal("size", T::kInt)},
+     {"source"}},
+    CopyResource);
+
+}  // namespace
 
 }  // namespace clusterctl::agent

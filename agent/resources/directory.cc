@@ -6,6 +6,7 @@
 #include <climits>
 #include <cstring>
 
+#include "agent/resources/registry.h"
 #include "agent/resources/node_files.h"
 
 namespace clusterctl::agent {
@@ -77,5 +78,25 @@ ResourceOutcome SymlinkResource(const ResourceRequest& request, ResourceHost&) {
   }
   return outcome;
 }
+
+// The kinds this file implements, registered with its parameters.
+namespace {
+using resources::P;
+using T = resources::ParamType;
+
+const ResourceKindRegistration kDirectoryKind(
+    {"directory", "a directory with owner, group and mode",
+     {P("path", T::kString, true), P("owner", T::kString), P("group", T::kString), P("mode", T::kMode),
+      P("state", T::kString, false, {"present", "absent"})},
+     {}},
+    DirectoryResource);
+
+const ResourceKindRegistration kSymlinkKind(
+    {"symlink", "a symbolic link",
+     {P("path", T::kString, true), P("target", T::kString), P("state", T::kString, false, {"present", "absent"})},
+     {}},
+    SymlinkResource);
+
+}  // namespace
 
 }  // namespace clusterctl::agent

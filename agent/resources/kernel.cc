@@ -1,6 +1,7 @@
 // kernel_module and sysctl.
 #include <sys/stat.h>
 
+#include "agent/resources/registry.h"
 #include "agent/resources/node_files.h"
 #include "common/strings.h"
 
@@ -98,5 +99,25 @@ ResourceOutcome SysctlResource(const ResourceRequest& request, ResourceHost&) {
   }
   return outcome;
 }
+
+// The kinds this file implements, registered with its parameters.
+namespace {
+using resources::P;
+using T = resources::ParamType;
+
+const ResourceKindRegistration kKernelModuleKind(
+    {"kernel_module", "a kernel module: loaded, blacklisted, loaded at boot, options",
+     {P("name", T::kString, true), P("state", T::kString, false, {"loaded", "absent", "blacklisted"}),
+      P("at_boot", T::kBool), P("options", T::kString)},
+     {}},
+    KernelModuleResource);
+
+const ResourceKindRegistration kSysctlKind(
+    {"sysctl", "a kernel parameter, at runtime and persisted in /etc/sysctl.d",
+     {P("name", T::kString, true), P("value", T::kString, true), P("persist", T::kBool)},
+     {}},
+    SysctlResource);
+
+}  // namespace
 
 }  // namespace clusterctl::agent

@@ -3,6 +3,7 @@
 
 #include <sstream>
 
+#include "agent/resources/registry.h"
 #include "agent/resources/node_files.h"
 #include "common/strings.h"
 
@@ -82,5 +83,19 @@ ResourceOutcome MountResource(const ResourceRequest& request, ResourceHost& host
   }
   return outcome;
 }
+
+// The kind this file implements, registered with its parameters.
+namespace {
+using resources::P;
+using T = resources::ParamType;
+
+const ResourceKindRegistration kMountKind(
+    {"mount", "an /etc/fstab entry and the mount itself",
+     {P("path", T::kString, true), P("source", T::kString), P("fstype", T::kString), P("options", T::kString),
+      P("state", T::kString, false, {"mounted", "present", "unmounted", "absent"})},
+     {}},
+    MountResource);
+
+}  // namespace
 
 }  // namespace clusterctl::agent

@@ -9,6 +9,7 @@
 #include <ctime>
 #include <map>
 
+#include "agent/resources/registry.h"
 #include "agent/resources/node_files.h"
 #include "common/strings.h"
 
@@ -233,5 +234,19 @@ ResourceOutcome PackageResource(const ResourceRequest& request, ResourceHost& ho
   }
   return outcome;
 }
+
+// The kind this file implements, registered with its parameters.
+namespace {
+using resources::P;
+using T = resources::ParamType;
+
+const ResourceKindRegistration kPackageKind(
+    {"package", "distribution packages (apt or dnf): present, absent, pinned version, held",
+     {P("name", T::kStringList, true), P("state", T::kString, false, {"present", "absent"}),
+      P("version", T::kString), P("hold", T::kBool)},
+     {}},
+    PackageResource);
+
+}  // namespace
 
 }  // namespace clusterctl::agent

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "agent/resources/registry.h"
 #include "agent/resources/node_files.h"
 #include "common/strings.h"
 
@@ -50,5 +51,22 @@ ResourceOutcome RepositoryResource(const ResourceRequest& request, ResourceHost&
                     absent ? std::nullopt : std::optional<std::string>(repo), 0644, request.apply, outcome);
   return outcome;
 }
+
+// The kind this file implements, registered with its parameters.
+namespace {
+using resources::ControllerSide;
+using resources::P;
+using T = resources::ParamType;
+
+const ResourceKindRegistration kRepositoryKind(
+    {"repository", "a package repository (apt source + key, or dnf .repo)",
+     {P("name", T::kString, true), P("uri", T::kString, true), P("suite", T::kString),
+      P("components", T::kStringList), ControllerSide("key", T::kString), ControllerSide("key_file", T::kString),
+      P("trusted", T::kBool),
+      P("state", T::kString, false, {"present", "absent"})},
+     {}},
+    RepositoryResource);
+
+}  // namespace
 
 }  // namespace clusterctl::agent

@@ -43,8 +43,6 @@ class ResourceHost {
   std::vector<ExecutedCommand> log_;
 };
 
-using ResourceFunction = std::function<ResourceOutcome(const ResourceRequest&, ResourceHost&)>;
-
 // Runs one resource request; unknown kinds and exceptions become failures.
 ResourceOutcome RunResource(const ResourceRequest& request, ResourceHost& host);
 
@@ -52,23 +50,6 @@ ResourceOutcome RunResource(const ResourceRequest& request, ResourceHost& host);
 // fills `outcome` and returns false.
 bool RunOrFail(ResourceHost& host, ResourceOutcome& outcome, std::vector<std::string> argv, bool mutating,
                const std::string& stdin_data = "", std::chrono::minutes limit = std::chrono::minutes(30));
-
-// Per-kind entry points (one file each).
-ResourceOutcome FileResource(const ResourceRequest&, ResourceHost&);
-ResourceOutcome DirectoryResource(const ResourceRequest&, ResourceHost&);
-ResourceOutcome SymlinkResource(const ResourceRequest&, ResourceHost&);
-ResourceOutcome LineResource(const ResourceRequest&, ResourceHost&);
-ResourceOutcome BlockResource(const ResourceRequest&, ResourceHost&);
-ResourceOutcome PackageResource(const ResourceRequest&, ResourceHost&);
-ResourceOutcome RepositoryResource(const ResourceRequest&, ResourceHost&);
-ResourceOutcome ServiceResource(const ResourceRequest&, ResourceHost&);
-ResourceOutcome KernelModuleResource(const ResourceRequest&, ResourceHost&);
-ResourceOutcome SysctlResource(const ResourceRequest&, ResourceHost&);
-ResourceOutcome MountResource(const ResourceRequest&, ResourceHost&);
-ResourceOutcome UserResource(const ResourceRequest&, ResourceHost&);
-ResourceOutcome GroupResource(const ResourceRequest&, ResourceHost&);
-ResourceOutcome CommandResource(const ResourceRequest&, ResourceHost&);
-ResourceOutcome CopyResource(const ResourceRequest&, ResourceHost&);
 
 // copy's transfer: writes `data` at `offset` of "<path>.clusterctl-partial".
 Status WriteUploadChunk(const std::string& path, uint64_t offset, const std::string& data);

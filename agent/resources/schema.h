@@ -1,6 +1,7 @@
-// The parameters of every resource kind: one table shared by the controller
-// (which validates role files against it with file:line before touching any
-// host) and the agent (which trusts only what it validated itself).
+// The parameters of a resource kind, declared by the kind's own file
+// (registry.h) and shared by the controller (which validates role files
+// against them with file:line before touching any host) and the agent
+// (which trusts only what it validated itself).
 #pragma once
 
 #include <string>
@@ -29,6 +30,16 @@ struct ResourceSpec {
   std::vector<std::string> one_of;
 };
 
+// Building blocks of a parameter table.
+inline ParamSpec P(std::string name, ParamType type, bool required = false, std::vector<std::string> choices = {}) {
+  return {std::move(name), type, required, std::move(choices), false, false};
+}
+inline ParamSpec ControllerSide(std::string name, ParamType type) {
+  return {std::move(name), type, false, {}, true, false};
+}
+inline ParamSpec Internal(std::string name, ParamType type) { return {std::move(name), type, false, {}, false, true}; }
+
+// Every registered kind's table, by kind name (registry.cc).
 const std::vector<ResourceSpec>& ResourceSpecs();
 const ResourceSpec* FindResourceSpec(const std::string& kind);
 std::vector<std::string> ResourceKinds();

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 
+#include "agent/resources/registry.h"
 #include "agent/resources/node_files.h"
 #include "common/strings.h"
 
@@ -125,5 +126,19 @@ ResourceOutcome ServiceResource(const ResourceRequest& request, ResourceHost& ho
   if (request.apply && outcome.changed) outcome.extra["invocation_after"] = ShowUnit(name, host)["InvocationID"];
   return outcome;
 }
+
+// The kind this file implements, registered with its parameters.
+namespace {
+using resources::P;
+using T = resources::ParamType;
+
+const ResourceKindRegistration kServiceKind(
+    {"service", "a systemd unit: running/stopped, enabled/disabled, restarted/reloaded (handlers)",
+     {P("name", T::kString, true), P("state", T::kString, false, {"running", "stopped", "restarted", "reloaded"}),
+      P("enabled", T::kBool), P("daemon_reload", T::kBool)},
+     {}},
+    ServiceResource);
+
+}  // namespace
 
 }  // namespace clusterctl::agent

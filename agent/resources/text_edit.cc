@@ -1,6 +1,7 @@
 // line and block: edits inside a file that other tools also own.
 #include <regex>
 
+#include "agent/resources/registry.h"
 #include "agent/resources/node_files.h"
 #include "agent/resources/schema.h"
 #include "common/strings.h"
@@ -145,5 +146,26 @@ ResourceOutcome BlockResource(const ResourceRequest& request, ResourceHost&) {
   WriteBack(path, text, Unlines(edited), exists, request, outcome);
   return outcome;
 }
+
+// The kinds this file implements, registered with its parameters.
+namespace {
+using resources::P;
+using T = resources::ParamType;
+
+const ResourceKindRegistration kLineKind(
+    {"line", "one line in a file (optionally replacing the line a regexp matches)",
+     {P("path", T::kString, true), P("line", T::kString, true), P("regexp", T::kString),
+      P("state", T::kString, false, {"present", "absent"}), P("create", T::kBool), P("mode", T::kMode)},
+     {}},
+    LineResource);
+
+const ResourceKindRegistration kBlockKind(
+    {"block", "a block of lines between markers in a file",
+     {P("path", T::kString, true), P("block", T::kString), P("marker", T::kString),
+      P("state", T::kString, false, {"present", "absent"}), P("create", T::kBool), P("mode", T::kMode)},
+     {}},
+    BlockResource);
+
+}  // namespace
 
 }  // namespace clusterctl::agent
