@@ -85,7 +85,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (mode == "--facts") {
-    std::cout << clusterctl::facts::GatherFacts({}).dump(2) << "\n";
+    std::cout << clusterctl::facts::GatherFacts({}).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+              << "\n";
     return 0;
   }
   if (!mode.empty()) {

@@ -170,4 +170,12 @@ std::string Printable(std::string_view bytes, size_t max_bytes) {
   return out;
 }
 
+std::string_view Utf8Prefix(std::string_view text, size_t max_bytes) {
+  if (text.size() <= max_bytes) return text;
+  size_t cut = max_bytes;
+  // Back up over continuation bytes (10xxxxxx) to the start of the cut character.
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return text.substr(0, cut);
+}
+
 }  // namespace clusterctl

@@ -32,6 +32,10 @@ std::string DidYouMean(std::string_view word, const std::vector<std::string>& ca
 // forms, surrogates and code points above U+10FFFF included), or nullopt.
 std::optional<size_t> FindInvalidUtf8(std::string_view text);
 
+// The longest prefix of at most `max_bytes` that does not end inside a
+// UTF-8 sequence (a cut made for storage must not split a character).
+std::string_view Utf8Prefix(std::string_view text, size_t max_bytes);
+
 // 1-based line and column of a byte offset in `text`.
 struct LineColumn {
   int line = 1;

@@ -58,4 +58,15 @@ TEST_CASE("GlobMatch matches * and ?") {
   CHECK_FALSE(GlobMatch("nvidia*", "libnvidia-ml1"));
 }
 
+TEST_CASE("a UTF-8 prefix never ends inside a character") {
+  const std::string text = "ab\xc3\xa9\xe2\x82\xac";  // a b é €
+  CHECK(Utf8Prefix(text, 100) == text);
+  CHECK(Utf8Prefix(text, 4) == "ab\xc3\xa9");
+  CHECK(Utf8Prefix(text, 3) == "ab");
+  CHECK(Utf8Prefix(text, 5) == "ab\xc3\xa9");
+  CHECK(Utf8Prefix(text, 6) == "ab\xc3\xa9");
+  CHECK(Utf8Prefix(text, 0).empty());
+  CHECK_FALSE(FindInvalidUtf8(Utf8Prefix(text, 3)));
+}
+
 }  // namespace clusterctl

@@ -1,5 +1,6 @@
 #include "controller/catalog/template.h"
 
+#include "common/json_text.h"
 #include "common/strings.h"
 
 namespace clusterctl {
@@ -129,10 +130,10 @@ std::string ScalarText(const nlohmann::json& value) {
   if (value.is_null()) return "";
   if (value.is_boolean()) return value.get<bool>() ? "true" : "false";
   if (value.is_number_float()) {
-    std::string text = value.dump();
+    std::string text = JsonText(value);
     return text;
   }
-  return value.dump();
+  return JsonText(value);
 }
 
 bool Truthy(const nlohmann::json& value) {

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "common/json_text.h"
 #include "controller/output/table.h"
 
 namespace clusterctl {
@@ -85,7 +86,7 @@ int RunFacts(const RemoteCommandOptions& options, const GlobalOptions& global, c
                                 ? nlohmann::json{{"state", "ok"}, {"facts", r.data}}
                                 : nlohmann::json{{"state", ToString(r.state)}, {"error", r.error}};
     }
-    out << nlohmann::json{{"cluster", command->inventory().cluster_name}, {"hosts", hosts}}.dump(2) << "\n";
+    out << JsonText(nlohmann::json{{"cluster", command->inventory().cluster_name}, {"hosts", hosts}}, 2) << "\n";
   } else {
     TextTable table({"HOST", "OS", "KERNEL", "CPUS", "MEMORY", "GPUS", "DRIVER", "HCAS", "IB PORTS"});
     for (const HostResult& r : results) {

@@ -1,5 +1,6 @@
 #include "controller/cli/history_command.h"
 
+#include "common/json_text.h"
 #include "controller/cli/exit_codes.h"
 #include "controller/cli/validate_command.h"
 #include "controller/output/table.h"
@@ -45,7 +46,7 @@ int RunHistory(const HistoryOptions& options, const GlobalOptions& global, const
       }
       nlohmann::json results = nlohmann::json::array();
       for (const CheckResult& c : checks) results.push_back(c.ToJson());
-      out << nlohmann::json{{"run", options.run_id}, {"steps", list}, {"validations", results}, {"events", *events}}.dump(2)
+      out << JsonText(nlohmann::json{{"run", options.run_id}, {"steps", list}, {"validations", results}, {"events", *events}}, 2)
           << "\n";
       return kExitOk;
     }
@@ -77,7 +78,7 @@ int RunHistory(const HistoryOptions& options, const GlobalOptions& global, const
                       {"finished_at", r.finished_at ? nlohmann::json(*r.finished_at) : nlohmann::json(nullptr)},
                       {"summary", r.summary ? nlohmann::json::parse(*r.summary, nullptr, false) : nlohmann::json(nullptr)}});
     }
-    out << nlohmann::json{{"runs", list}}.dump(2) << "\n";
+    out << JsonText(nlohmann::json{{"runs", list}}, 2) << "\n";
     return kExitOk;
   }
   TextTable table({"RUN", "KIND", "STARTED", "DURATION", "STATUS", "SUMMARY"});

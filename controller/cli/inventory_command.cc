@@ -7,6 +7,7 @@
 #include <cstring>
 #include <map>
 
+#include "common/json_text.h"
 #include "common/strings.h"
 #include "common/yaml_doc.h"
 #include "controller/cli/exit_codes.h"
@@ -49,7 +50,7 @@ void PrintVariables(const Inventory& inventory, std::ostream& out) {
   std::map<std::string, std::vector<std::string>> by_vars;
   std::vector<std::string> order;
   for (const Host& h : inventory.hosts) {
-    std::string key = h.vars.dump();
+    std::string key = JsonText(h.vars);
     if (!by_vars.count(key)) order.push_back(key);
     by_vars[key].push_back(h.name);
   }
@@ -62,7 +63,7 @@ void PrintVariables(const Inventory& inventory, std::ostream& out) {
       continue;
     }
     out << "\n";
-    for (const auto& [name, value] : vars.items()) out << "    " << name << ": " << value.dump() << "\n";
+    for (const auto& [name, value] : vars.items()) out << "    " << name << ": " << JsonText(value) << "\n";
   }
 }
 
@@ -88,7 +89,7 @@ int RunInventoryShow(const std::string& inventory_path, bool json, const Service
   if (!inventory) return kExitUsage;
   std::ostream& out = *services.out;
   if (json) {
-    out << InventoryToJson(*inventory).dump(2) << "\n";
+    out << JsonText(InventoryToJson(*inventory), 2) << "\n";
     return kExitOk;
   }
   out << "Cluster " << inventory->cluster_name << " (" << inventory->source_file << ", format version "

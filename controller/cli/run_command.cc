@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "common/json_text.h"
 #include "controller/cli/exit_codes.h"
 #include "inventory/hostlist.h"
 
@@ -63,7 +64,7 @@ int RunAdHoc(const RemoteCommandOptions& options, const std::vector<std::string>
       hosts[r.host->name] = r.state == HostResult::State::kOk ? r.data
                                                               : nlohmann::json{{"state", ToString(r.state)}, {"error", r.error}};
     }
-    out << nlohmann::json{{"command", argv}, {"hosts", hosts}}.dump(2) << "\n";
+    out << JsonText(nlohmann::json{{"command", argv}, {"hosts", hosts}}, 2) << "\n";
   }
   for (const OutputGroup& g : groups) {
     any_nonzero = any_nonzero || g.exit_code != 0;

@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "common/json_text.h"
 #include "common/strings.h"
 #include "controller/cli/exit_codes.h"
 #include "controller/output/table.h"
@@ -95,10 +96,12 @@ int RunStatus(const std::string& inventory_path, const GlobalOptions& options, c
     }
     nlohmann::json summary = nlohmann::json::object();
     for (const auto& [state, names] : by_state) summary[state] = names.size();
-    out << nlohmann::json{{"cluster", inventory->cluster_name}, {"state_dir", paths.dir},
-                          {"has_state", has_state},           {"hosts", hosts},
-                          {"summary", summary}}
-               .dump(2)
+    out << JsonText(nlohmann::json{{"cluster", inventory->cluster_name},
+                                   {"state_dir", paths.dir},
+                                   {"has_state", has_state},
+                                   {"hosts", hosts},
+                                   {"summary", summary}},
+                    2)
         << "\n";
     return kExitOk;
   }

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <map>
 
+#include "common/json_text.h"
 #include "common/strings.h"
 #include "controller/cli/exit_codes.h"
 #include "controller/output/table.h"
@@ -156,9 +157,12 @@ int RunValidate(const ValidateOptions& options, const GlobalOptions& global, con
   if (global.json) {
     nlohmann::json list = nlohmann::json::array();
     for (const CheckResult& r : outcome.results) list.push_back(r.ToJson());
-    out << nlohmann::json{{"cluster", command->inventory().cluster_name}, {"run", command->run_id()},
-                          {"seconds", seconds}, {"summary", summary}, {"results", list}}
-               .dump(2)
+    out << JsonText(nlohmann::json{{"cluster", command->inventory().cluster_name},
+                                   {"run", command->run_id()},
+                                   {"seconds", seconds},
+                                   {"summary", summary},
+                                   {"results", list}},
+                    2)
         << "\n";
   } else {
     PrintValidationTable(outcome.results, out);

@@ -1,5 +1,6 @@
 #include "controller/engine/fake_fleet.h"
 
+#include "common/json_text.h"
 #include "controller/remote/remote_runner.h"
 
 namespace clusterctl::testing {
@@ -39,7 +40,7 @@ class FakeTransport final : public AgentTransport {
   const CancelToken* cancel_;
 };
 
-std::string ResourceKey(const ResourceRequest& request) { return request.kind + " " + request.params.dump(); }
+std::string ResourceKey(const ResourceRequest& request) { return request.kind + " " + JsonText(request.params); }
 
 }  // namespace
 

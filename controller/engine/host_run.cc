@@ -222,7 +222,7 @@ void HostRun::Record(const PlannedStep& step, const std::string& status, bool ch
   record.changed = changed;
   record.started_at = started;
   record.finished_at = NowMs();
-  record.output_summary = summary.size() > 2000 ? summary.substr(0, 2000) : summary;
+  record.output_summary = std::string(Utf8Prefix(summary, 2000));
   context_.writer->Post([record](StateStore& s) { return s.RecordStep(record); });
 }
 

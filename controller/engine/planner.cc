@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "common/json_text.h"
 #include "agent/resources/schema.h"
 #include "common/sha256.h"
 #include "controller/engine/cluster_views.h"
@@ -176,7 +177,7 @@ void Planner::PlanOne(const Role& role, const RoleStep& step, bool handler,
   nlohmann::json params = RenderStrings(step.params, stack, step.where, diagnostics);
   if (step.kind == "file") {
     if (params.contains("content")) {
-      planned.body = params["content"].is_string() ? params["content"].get<std::string>() : params["content"].dump();
+      planned.body = params["content"].is_string() ? params["content"].get<std::string>() : JsonText(params["content"]);
     } else if (step.content_template) {
       planned.body = step.content_template->Render(stack, diagnostics);
     } else if (params.contains("source")) {
@@ -235,7 +236,7 @@ void Planner::PlanOne(const Role& role, const RoleStep& step, bool handler,
     if (spec.controller_side) params.erase(spec.name);
   }
   planned.params = std::move(params);
-  const std::string params_text = planned.params.dump();  // once: the leak check and the input hash
+  const std::string params_text = JsonText(planned.params);  // once: the leak check and the input hash
   CheckNoSecretLeaks(step, planned, params_text, *plan.host, diagnostics);
   planned.input_hash = Sha256Hex(step.kind + "\n" + params_text + "\n" + Sha256Hex(planned.body));
   (handler ? plan.handlers : plan.steps).push_back(std::move(planned));

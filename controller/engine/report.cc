@@ -4,6 +4,7 @@
 
 #include <cstdio>
 
+#include "common/json_text.h"
 #include "common/clock.h"
 #include "common/strings.h"
 #include "inventory/hostlist.h"
@@ -24,30 +25,30 @@ std::string Tail(const std::string& text, size_t lines) {
 void Reporter::OnEvent(const DeployEvent& event) {
   if (mode_ == Mode::kJson) {
     const std::string line =
-        EventToJson(event, show_diff_).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        JsonText(EventToJson(event, show_diff_));
     std::lock_guard<std::mutex> lock(mutex_);
     out_ << line << "\n";
     if (std::holds_alternative<RecapEvent>(event)) out_ << std::flush;
     return;
   }
-  if (auto* e = std::get_if<RunStartedEvent>(&event)) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    check_ = e->check;
-    total_ = e->hosts;
-    start_ = std::chrono::steady_clock::now();
-  } else if (auto* e = std::get_if<HostStartedEvent>(&event)) {
-    HostStarted(e->host);
-  } else if (auto* e = std::get_if<StepStartedEvent>(&event)) {
-    StepStarted(e->host, e->identity);
-  } else if (auto* e = std::get_if<StepFinishedEvent>(&event)) {
-    StepFinished(e->host, *e->step);
-  } else if (auto* e = std::get_if<NoteEvent>(&event)) {
-    Note(e->host, e->message);
-  } else if (auto* e = std::get_if<HostFinishedEvent>(&event)) {
-    HostFinished(*e->report);
-  } else if (auto* e = std::get_if<RecapEvent>(&event)) {
-    Recap(*e->reports, e->elapsed, e->stopped);
-  }
+  struct Dispatch {
+    Reporter& r;
+    void operator()(const RunStartedEvent& e) {
+      std::lock_guard<std::mutex> lock(r.mutex_);
+      r.check_ = e.check;
+      r.total_ = e.hosts;
+      r.start_ = std::chrono::steady_clock::now();
+    }
+    void operator()(const HostStartedEvent& e) { r.HostStarted(e.host); }
+    void operator()(const StepStartedEvent& e) { r.StepStarted(e.host, e.identity); }
+    void operator()(const StepFinishedEvent& e) { r.StepFinished(e.host, *e.step); }
+    void operator()(const NoteEvent& e) { r.Note(e.host, e.message); }
+    void operator()(const HostFinishedEvent& e) { r.HostFinished(*e.report); }
+    void operator()(const RecapEvent& e) { r.Recap(*e.reports, e.elapsed, e.stopped); }
+    void operator()(const IntentEvent&) {}   // the recap and the steps say what was done
+    void operator()(const MessageEvent&) {}  // MessagePrinter's
+  };
+  std::visit(Dispatch{*this}, event);
 }
 
 void MessagePrinter::OnEvent(const DeployEvent& event) {

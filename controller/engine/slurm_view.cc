@@ -4,6 +4,7 @@
 #include <set>
 #include <tuple>
 
+#include "common/json_text.h"
 #include "inventory/hostlist.h"
 
 namespace clusterctl {
@@ -87,7 +88,7 @@ Result<nlohmann::json> BuildSlurmView(const Inventory& inventory, const std::map
   std::set<std::string> names_seen;
   for (const nlohmann::json& p : wanted) {
     if (!p.is_object() || !p.contains("name") || !p["name"].is_string()) {
-      return Status::InvalidArgument("each slurm_partitions entry needs a name: " + p.dump());
+      return Status::InvalidArgument("each slurm_partitions entry needs a name: " + JsonText(p));
     }
     const std::string name = p["name"].get<std::string>();
     if (!names_seen.insert(name).second) return Status::InvalidArgument("slurm_partitions names " + name + " twice");

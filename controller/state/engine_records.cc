@@ -1,5 +1,6 @@
 // StateStore: step results, intents, host outcomes and file backups — the
 // records the convergence engine resumes from.
+#include "common/json_text.h"
 #include "controller/state/state_store.h"
 
 namespace clusterctl {
@@ -60,7 +61,7 @@ Result<int64_t> StateStore::OpenIntent(int64_t run_id, const std::string& host, 
 Status StateStore::SetIntentDetail(int64_t intent_id, const nlohmann::json& detail) {
   auto update = db_->Prepare("UPDATE intents SET detail = ? WHERE id = ?");
   if (!update.ok()) return update.status();
-  update->Bind(1, detail.dump()).Bind(2, intent_id);
+  update->Bind(1, JsonText(detail)).Bind(2, intent_id);
   return update->Run();
 }
 

@@ -1,4 +1,5 @@
 // StateStore: the facts table.
+#include "common/json_text.h"
 #include "controller/state/state_store.h"
 
 namespace clusterctl {
@@ -13,7 +14,7 @@ Status StateStore::SaveFacts(int64_t run_id, const std::vector<std::pair<std::st
   if (!upsert.ok()) return upsert.status();
   for (const auto& [host, document] : facts) {
     upsert->Reset();
-    upsert->Bind(1, host).Bind(2, NowMs()).Bind(3, run_id).Bind(4, document.dump());
+    upsert->Bind(1, host).Bind(2, NowMs()).Bind(3, run_id).Bind(4, JsonText(document));
     CLUSTERCTL_RETURN_IF_ERROR(upsert->Run());
   }
   return (*transaction)->Commit();

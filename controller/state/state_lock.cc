@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/json_text.h"
 #include "common/clock.h"
 
 namespace clusterctl {
@@ -37,7 +38,7 @@ std::string LockHolder::Describe() const {
 }
 
 std::string LockHolder::Serialize() const {
-  return nlohmann::json{{"pid", pid}, {"host", host}, {"started_at", started_at_ms}, {"command", command}}.dump() +
+  return JsonText(nlohmann::json{{"pid", pid}, {"host", host}, {"started_at", started_at_ms}, {"command", command}}) +
          "\n";
 }
 

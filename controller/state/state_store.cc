@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "common/json_text.h"
 #include "controller/state/schema.h"
 
 namespace clusterctl {
@@ -140,7 +141,7 @@ Result<int64_t> StateStore::BeginRun(const std::string& kind, const std::string&
 Status StateStore::FinishRun(int64_t run_id, RunStatus status, const nlohmann::json& summary) {
   auto update = db_->Prepare("UPDATE runs SET status = ?, finished_at = ?, summary = ? WHERE id = ?");
   if (!update.ok()) return update.status();
-  update->Bind(1, ToString(status)).Bind(2, NowMs()).Bind(3, summary.dump()).Bind(4, run_id);
+  update->Bind(1, ToString(status)).Bind(2, NowMs()).Bind(3, JsonText(summary)).Bind(4, run_id);
   return update->Run();
 }
 

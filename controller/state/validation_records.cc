@@ -1,5 +1,6 @@
 // StateStore: the validations table (one row per check result).
 #include "controller/state/state_store.h"
+#include "common/json_text.h"
 
 namespace clusterctl {
 namespace {
@@ -39,7 +40,7 @@ Status StateStore::SaveValidations(int64_t run_id, const std::vector<StoredValid
   for (const StoredValidation& v : results) {
     insert->Reset();
     insert->Bind(1, run_id).Bind(2, v.check).Bind(3, v.scope).Bind(4, v.subject).Bind(5, v.result);
-    insert->Bind(6, v.measured).Bind(7, v.threshold).Bind(8, v.detail).Bind(9, nlohmann::json(v.evidence).dump());
+    insert->Bind(6, v.measured).Bind(7, v.threshold).Bind(8, v.detail).Bind(9, JsonText(nlohmann::json(v.evidence)));
     insert->Bind(10, now);
     CLUSTERCTL_RETURN_IF_ERROR(insert->Run());
   }

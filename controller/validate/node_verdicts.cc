@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "common/strings.h"
+#include "common/json_text.h"
 #include "controller/validate/validator.h"
 
 namespace clusterctl::validation_internal {
@@ -160,7 +161,7 @@ void Validator::NodeVerdicts() {
     } else {
       CheckResult ports_result;
       if (p.ib_source == "sysfs") {
-        ports_result = EvaluateIbPorts(name, SysfsIbPorts(p.facts), p.facts["ib_ports"].dump(), "sysfs", t);
+        ports_result = EvaluateIbPorts(name, SysfsIbPorts(p.facts), JsonText(p.facts["ib_ports"]), "sysfs", t);
       } else {
         Result<std::vector<IbPortStatus>> ports =
             p.ib_source == "ibstat" ? ParseIbstat(p.ib_tool.out) : ParseIbvDevinfo(p.ib_tool.out);

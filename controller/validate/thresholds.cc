@@ -2,13 +2,14 @@
 
 #include <regex>
 
+#include "common/json_text.h"
 #include "common/strings.h"
 #include "controller/validate/check_result.h"
 
 namespace clusterctl {
 namespace {
 
-std::string Described(const nlohmann::json& value) { return Printable(value.dump(), 60); }
+std::string Described(const nlohmann::json& value) { return Printable(JsonText(value), 60); }
 
 }  // namespace
 
