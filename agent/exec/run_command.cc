@@ -1,8 +1,10 @@
 #include "agent/exec/run_command.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,6 +18,185 @@ using Clock = std::chrono::steady_clock;
 
 void SetNonBlocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK); }
 
+ino_t InodeOf(int fd) {
+  struct stat st {};
+  return fd >= 0 && ::fstat(fd, &st) == 0 ? st.st_ino : 0;
+}
+
+// Kills every process (but this one) that holds one of the pipes: the
+// descendants that left the command's process group (setsid, a double
+// fork) and still hold its stdout or stderr.
+void KillPipeHolders(const std::vector<ino_t>& pipes) {
+  DIR* proc = ::opendir("/proc");
+  if (!proc) return;
+  const pid_t self = ::getpid();
+  while (dirent* entry = ::readdir(proc)) {
+    char* end = nullptr;
+    const long pid = std::strtol(entry->d_name, &end, 10);
+    if (*end != '\0' || pid <= 0 || pid == self) continue;
+    const std::string fd_dir = std::string("/proc/") + entry->d_name + "/fd";
+    DIR* fds = ::opendir(fd_dir.c_str());
+    if (!fds) continue;
+    bool holds = false;
+    while (dirent* fd = ::readdir(fds)) {
+      if (fd->d_name[0] == '.') continue;
+      struct stat st {};
+      if (::stat((fd_dir + "/" + fd->d_name).c_str(), &st) != 0 || !S_ISFIFO(st.st_mode)) continue;
+      for (ino_t inode : pipes) holds = holds || (inode != 0 && st.st_ino == inode);
+    }
+    ::closedir(fds);
+    if (holds) ::kill(static_cast<pid_t>(pid), SIGKILL);
+  }
+  ::closedir(proc);
+}
+
+// The escalation after the command's time limit: SIGTERM to its process
+// group; `kill_grace` later SIGKILL; a second later SIGKILL to whatever
+// outside the group still holds its outputs; a second after that the
+// outputs are abandoned. Nothing the command started can keep the agent
+// (and the controller's step) waiting past the limit plus a few seconds.
+class Deadline {
+ public:
+  Deadline(pid_t group, Clock::time_point at, std::chrono::milliseconds kill_grace)
+      : group_(group), next_(at), kill_grace_(kill_grace) {}
+
+  enum class Phase { kRunning, kTermSent, kKillSent, kHoldersKilled, kAbandoned };
+
+  // Moves to the next phase when its time has come; returns the phase.
+  Phase Advance(const std::vector<ino_t>& pipes) {
+    const auto now = Clock::now();
+    if (now < next_ || phase_ == Phase::kAbandoned) return phase_;
+    switch (phase_) {
+      case Phase::kRunning:
+        ::kill(-group_, SIGTERM);
+        phase_ = Phase::kTermSent;
+        next_ = now + kill_grace_;
+        break;
+      case Phase::kTermSent:
+        ::kill(-group_, SIGKILL);
+        phase_ = Phase::kKillSent;
+        next_ = now + std::chrono::seconds(1);
+        break;
+      case Phase::kKillSent:
+        KillPipeHolders(pipes);
+        phase_ = Phase::kHoldersKilled;
+        next_ = now + std::chrono::seconds(1);
+        break;
+      case Phase::kHoldersKilled:
+      case Phase::kAbandoned:
+        phase_ = Phase::kAbandoned;
+        break;
+    }
+    return phase_;
+  }
+  bool expired() const { return phase_ != Phase::kRunning; }
+  // Milliseconds until the next phase (for poll), at most `cap`.
+  int WaitMs(int cap) const {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(next_ - Clock::now()).count();
+    return static_cast<int>(std::max<long long>(0, std::min<long long>(left + 1, cap)));
+  }
+
+ private:
+  pid_t group_;
+  Clock::time_point next_;
+  std::chrono::milliseconds kill_grace_;
+  Phase phase_ = Phase::kRunning;
+};
+
+struct ChildPipes {
+  int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1}, exec[2] = {-1, -1};
+
+  bool Open() {
+    return ::pipe2(in, O_CLOEXEC) == 0 && ::pipe2(out, O_CLOEXEC) == 0 && ::pipe2(err, O_CLOEXEC) == 0 &&
+           ::pipe2(exec, O_CLOEXEC) == 0;
+  }
+};
+
+[[noreturn]] void ExecChild(const CommandSpec& spec, const ChildPipes& p, std::vector<char*>& argv,
+                            std::vector<char*>& envp) {
+  ::setpgid(0, 0);
+  ::dup2(p.in[0], 0);
+  ::dup2(p.out[1], 1);
+  ::dup2(p.err[1], 2);
+  if (::chdir(spec.working_directory.c_str()) != 0) (void)!::chdir("/");
+  ::signal(SIGPIPE, SIG_DFL);
+  ::execvpe(argv[0], argv.data(), envp.data());
+  int error = errno;
+  (void)!::write(p.exec[1], &error, sizeof error);
+  ::_exit(127);
+}
+
+// Feeds stdin and collects stdout/stderr until both close, or until the
+// deadline's escalation abandons them.
+void Pump(const CommandSpec& spec, ChildPipes& p, Deadline& deadline, CommandResult& result) {
+  size_t stdin_offset = 0;
+  int stdin_fd = p.in[1];
+  if (spec.stdin_data.empty()) {
+    ::close(stdin_fd);
+    stdin_fd = -1;
+  }
+  const std::vector<ino_t> outputs = {InodeOf(p.out[0]), InodeOf(p.err[0])};
+  int open_outputs = 2;
+  char buffer[65536];
+  while (open_outputs > 0) {
+    if (deadline.Advance(outputs) == Deadline::Phase::kAbandoned) break;
+    result.timed_out = deadline.expired();
+    pollfd fds[3];
+    int n = 0;
+    if (p.out[0] >= 0) fds[n++] = {p.out[0], POLLIN, 0};
+    if (p.err[0] >= 0) fds[n++] = {p.err[0], POLLIN, 0};
+    if (stdin_fd >= 0) fds[n++] = {stdin_fd, POLLOUT, 0};
+    int ready = ::poll(fds, static_cast<nfds_t>(n), deadline.WaitMs(1000));
+    if (ready < 0 && errno != EINTR) break;
+    for (int i = 0; i < n; ++i) {
+      if (!fds[i].revents) continue;
+      if (fds[i].fd == stdin_fd) {
+        ssize_t w = ::write(stdin_fd, spec.stdin_data.data() + stdin_offset, spec.stdin_data.size() - stdin_offset);
+        if (w > 0) stdin_offset += static_cast<size_t>(w);
+        if (w < 0 && errno != EAGAIN) stdin_offset = spec.stdin_data.size();
+        if (stdin_offset >= spec.stdin_data.size()) {
+          ::close(stdin_fd);
+          stdin_fd = -1;
+        }
+        continue;
+      }
+      const bool is_out = fds[i].fd == p.out[0];
+      std::string& sink = is_out ? result.stdout_data : result.stderr_data;
+      ssize_t r = ::read(fds[i].fd, buffer, sizeof buffer);
+      if (r > 0) {
+        size_t room = spec.output_limit > sink.size() ? spec.output_limit - sink.size() : 0;
+        if (static_cast<size_t>(r) > room) result.truncated = true;
+        sink.append(buffer, std::min(room, static_cast<size_t>(r)));
+      } else if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR)) {
+        ::close(fds[i].fd);
+        (is_out ? p.out[0] : p.err[0]) = -1;
+        --open_outputs;
+      }
+    }
+  }
+  for (int* fd : {&stdin_fd, &p.out[0], &p.err[0]}) {
+    if (*fd >= 0) ::close(*fd);
+    *fd = -1;
+  }
+}
+
+// Waits for the command's own process, escalating as the deadline says.
+int Reap(pid_t pid, Deadline& deadline, CommandResult& result) {
+  int status = 0;
+  while (true) {
+    pid_t r = ::waitpid(pid, &status, WNOHANG);
+    if (r == pid) return status;
+    if (r < 0 && errno != EINTR) return status;
+    if (deadline.Advance({}) == Deadline::Phase::kAbandoned) {
+      ::kill(pid, SIGKILL);  // cannot be ignored: the wait below ends
+      ::waitpid(pid, &status, 0);
+      return status;
+    }
+    result.timed_out = deadline.expired();
+    ::usleep(2000);
+  }
+}
+
 }  // namespace
 
 std::map<std::string, std::string> BaseEnvironment() {
@@ -28,18 +209,11 @@ std::map<std::string, std::string> BaseEnvironment() {
 CommandResult RunCommand(const CommandSpec& spec) {
   CommandResult result;
   const auto start = Clock::now();
-  if (spec.argv.empty()) {
+  ChildPipes p;
+  if (spec.argv.empty() || !p.Open()) {
     result.started = false;
     result.exit_code = 127;
-    result.stderr_data = "empty command";
-    return result;
-  }
-  int in_pipe[2], out_pipe[2], err_pipe[2], exec_pipe[2];
-  if (::pipe2(in_pipe, O_CLOEXEC) != 0 || ::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0 ||
-      ::pipe2(exec_pipe, O_CLOEXEC) != 0) {
-    result.started = false;
-    result.exit_code = 127;
-    result.stderr_data = std::string("pipe: ") + std::strerror(errno);
+    result.stderr_data = spec.argv.empty() ? "empty command" : std::string("pipe: ") + std::strerror(errno);
     return result;
   }
   std::map<std::string, std::string> env = BaseEnvironment();
@@ -54,106 +228,24 @@ CommandResult RunCommand(const CommandSpec& spec) {
   argv.push_back(nullptr);
 
   pid_t pid = ::fork();
-  if (pid == 0) {
-    ::setpgid(0, 0);
-    ::dup2(in_pipe[0], 0);
-    ::dup2(out_pipe[1], 1);
-    ::dup2(err_pipe[1], 2);
-    if (::chdir(spec.working_directory.c_str()) != 0) (void)!::chdir("/");
-    ::signal(SIGPIPE, SIG_DFL);
-    ::execvpe(argv[0], argv.data(), envp.data());
-    int error = errno;
-    (void)!::write(exec_pipe[1], &error, sizeof error);
-    ::_exit(127);
-  }
-  ::close(in_pipe[0]);
-  ::close(out_pipe[1]);
-  ::close(err_pipe[1]);
-  ::close(exec_pipe[1]);
+  if (pid == 0) ExecChild(spec, p, argv, envp);
+  ::close(p.in[0]);
+  ::close(p.out[1]);
+  ::close(p.err[1]);
+  ::close(p.exec[1]);
   int exec_error = 0;
-  if (::read(exec_pipe[0], &exec_error, sizeof exec_error) == sizeof exec_error) {
+  if (::read(p.exec[0], &exec_error, sizeof exec_error) == sizeof exec_error) {
     result.started = false;
     result.stderr_data = spec.argv[0] + ": " + std::strerror(exec_error);
   }
-  ::close(exec_pipe[0]);
+  ::close(p.exec[0]);
+  SetNonBlocking(p.in[1]);
+  SetNonBlocking(p.out[0]);
+  SetNonBlocking(p.err[0]);
 
-  SetNonBlocking(in_pipe[1]);
-  SetNonBlocking(out_pipe[0]);
-  SetNonBlocking(err_pipe[0]);
-  size_t stdin_offset = 0;
-  int stdin_fd = in_pipe[1];
-  if (spec.stdin_data.empty()) {
-    ::close(stdin_fd);
-    stdin_fd = -1;
-  }
-  int open_outputs = 2;
-  bool term_sent = false;
-  Clock::time_point kill_at{};
-  const Clock::time_point deadline = start + spec.timeout;
-  char buffer[65536];
-  while (open_outputs > 0) {
-    pollfd fds[3];
-    int n = 0;
-    fds[n++] = {out_pipe[0], POLLIN, 0};
-    fds[n++] = {err_pipe[0], POLLIN, 0};
-    if (stdin_fd >= 0) fds[n++] = {stdin_fd, POLLOUT, 0};
-    auto now = Clock::now();
-    if (!term_sent && now >= deadline) {
-      result.timed_out = true;
-      ::kill(-pid, SIGTERM);
-      term_sent = true;
-      kill_at = now + std::chrono::seconds(5);
-    } else if (term_sent && now >= kill_at) {
-      ::kill(-pid, SIGKILL);
-      kill_at = now + std::chrono::hours(1);
-    }
-    auto wait_until = term_sent ? kill_at : deadline;
-    int timeout_ms = static_cast<int>(
-        std::max<long long>(0, std::chrono::duration_cast<std::chrono::milliseconds>(wait_until - now).count()) + 1);
-    int ready = ::poll(fds, static_cast<nfds_t>(n), std::min(timeout_ms, 1000));
-    if (ready < 0 && errno != EINTR) break;
-    for (int i = 0; i < n; ++i) {
-      if (!fds[i].revents) continue;
-      if (fds[i].fd == stdin_fd) {
-        ssize_t w = ::write(stdin_fd, spec.stdin_data.data() + stdin_offset, spec.stdin_data.size() - stdin_offset);
-        if (w > 0) stdin_offset += static_cast<size_t>(w);
-        if (w < 0 && errno != EAGAIN) stdin_offset = spec.stdin_data.size();
-        if (stdin_offset >= spec.stdin_data.size()) {
-          ::close(stdin_fd);
-          stdin_fd = -1;
-        }
-        continue;
-      }
-      std::string& sink = fds[i].fd == out_pipe[0] ? result.stdout_data : result.stderr_data;
-      ssize_t r = ::read(fds[i].fd, buffer, sizeof buffer);
-      if (r > 0) {
-        size_t room = spec.output_limit > sink.size() ? spec.output_limit - sink.size() : 0;
-        if (static_cast<size_t>(r) > room) result.truncated = true;
-        sink.append(buffer, std::min(room, static_cast<size_t>(r)));
-      } else if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR)) {
-        ::close(fds[i].fd);
-        if (fds[i].fd == out_pipe[0]) out_pipe[0] = -1;
-        if (fds[i].fd == err_pipe[0]) err_pipe[0] = -1;
-        --open_outputs;
-      }
-    }
-  }
-  if (stdin_fd >= 0) ::close(stdin_fd);
-  int status = 0;
-  while (true) {
-    pid_t r = ::waitpid(pid, &status, term_sent ? 0 : WNOHANG);
-    if (r == pid) break;
-    if (r < 0 && errno != EINTR) break;
-    if (r == 0) {
-      // Outputs closed but the process lives on (it closed them itself); wait for it under the deadline.
-      if (Clock::now() >= deadline && !term_sent) {
-        result.timed_out = true;
-        ::kill(-pid, SIGTERM);
-        term_sent = true;
-      }
-      ::usleep(2000);
-    }
-  }
+  Deadline deadline(pid, start + spec.timeout, spec.kill_grace);
+  Pump(spec, p, deadline, result);
+  const int status = Reap(pid, deadline, result);
   if (WIFEXITED(status)) {
     result.exit_code = WEXITSTATUS(status);
   } else if (WIFSIGNALED(status)) {

@@ -14,7 +14,10 @@ struct CommandSpec {
   std::vector<std::string> argv;              // argv[0] searched in PATH
   std::map<std::string, std::string> env;     // added to the agent's clean environment
   std::string stdin_data;                     // written to the program's stdin, then closed
-  std::chrono::milliseconds timeout{60'000};  // then SIGTERM to its process group, SIGKILL 5 s later
+  // Then SIGTERM to its process group; `kill_grace` later SIGKILL; then
+  // SIGKILL to any process that left the group but holds its outputs.
+  std::chrono::milliseconds timeout{60'000};
+  std::chrono::milliseconds kill_grace{5'000};
   size_t output_limit = 16u << 20;            // per stream; the rest is dropped and flagged
   std::string working_directory = "/";
 };

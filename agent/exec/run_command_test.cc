@@ -32,6 +32,32 @@ TEST_CASE("RunCommand kills the process group at the timeout") {
   CHECK(r.duration < std::chrono::seconds(5));
 }
 
+TEST_CASE("RunCommand's time limit holds when a child leaves the process group (the review's setsid sleep)") {
+  CommandSpec spec;
+  spec.argv = {"sh", "-c", "setsid sleep 12 & echo started"};
+  spec.timeout = std::chrono::milliseconds(500);
+  spec.kill_grace = std::chrono::milliseconds(200);
+  CommandResult r = RunCommand(spec);
+  CHECK(r.timed_out);
+  CHECK(r.stdout_data == "started\n");
+  CHECK(r.duration < std::chrono::seconds(5));
+  // The escaped sleep was killed: nothing is left holding the output.
+  CommandSpec look;
+  look.argv = {"sh", "-c", "pgrep -x -f 'sleep 12' || true"};
+  CHECK(RunCommand(look).stdout_data.empty());
+}
+
+TEST_CASE("RunCommand kills a command that ignores SIGTERM after closing its outputs") {
+  CommandSpec spec;
+  spec.argv = {"sh", "-c", "exec >/dev/null 2>&1; trap '' TERM; while :; do sleep 1; done"};
+  spec.timeout = std::chrono::milliseconds(300);
+  spec.kill_grace = std::chrono::milliseconds(300);
+  CommandResult r = RunCommand(spec);
+  CHECK(r.timed_out);
+  CHECK(r.signal == 9);
+  CHECK(r.duration < std::chrono::seconds(5));
+}
+
 TEST_CASE("RunCommand reports a missing program as not started, exit 127") {
   CommandSpec spec;
   spec.argv = {"/nonexistent/program"};
