@@ -20,17 +20,22 @@ Result<std::unique_ptr<RunSession>> RunSession::Open(const Inventory& inventory,
   if (!keys.ok()) return keys.status();
   std::map<std::string, RecordedHostKey> known;
   for (const auto& [name, key] : *keys) known[name] = {key.type, key.sha256};
+  auto journal = HostKeyJournal::Open(*session->state_);
+  if (!journal.ok()) return journal.status();
+  session->host_keys_ = std::move(journal).value();
   session->runner_ =
       std::make_unique<RemoteRunner>(std::move(known), std::move(agents).value(), options.remote, options.fanout);
+  HostKeyJournal* host_keys = session->host_keys_.get();
+  session->runner_->OnHostKeyAccepted([host_keys](const std::string& host, const RecordedHostKey& key) {
+    host_keys->Record(host, StoredHostKey{key.type, key.sha256});
+  });
   return session;
 }
 
 RunSession::Ending RunSession::Finish(const std::vector<HostResult>& results, RunStatus status,
                                       const nlohmann::json& summary) {
   Ending ending;
-  std::vector<std::pair<std::string, StoredHostKey>> keys;
-  for (const auto& [name, key] : runner_->AcceptedHostKeys()) keys.push_back({name, {key.type, key.sha256}});
-  ending.recorded = state_->RecordHostKeys(keys);
+  ending.recorded = host_keys_->Flush();
   ending.notes = runner_->JumpHostNotes();
   for (const HostResult& r : results) {
     if (r.state == HostResult::State::kOk) continue;

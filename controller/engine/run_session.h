@@ -1,7 +1,8 @@
 // RunSession: what every run that talks to hosts sets up and tears down,
 // for the command line and the daemon alike: the state store with its
-// writer lock, the run record, the hosts' records, the recorded SSH host
-// keys, and the fan-out (RemoteRunner) with the agent builds.
+// writer lock, the run record, the hosts' records, the SSH host keys
+// (recorded ones in, accepted ones written as they are accepted), and the
+// fan-out (RemoteRunner) with the agent builds.
 //
 // It prints nothing and reads no terminal or environment: the caller hands
 // it the options (the sudo password included) and reports what it returns.
@@ -16,6 +17,7 @@
 #include "common/clock.h"
 #include "controller/remote/remote_runner.h"
 #include "controller/state/filesystem_check.h"
+#include "controller/state/host_key_journal.h"
 #include "controller/state/state_store.h"
 #include "inventory/model.h"
 
@@ -42,8 +44,9 @@ class RunSession {
   int64_t run_id() const { return run_id_; }
   RemoteRunner& runner() { return *runner_; }
 
-  // Ends the run: records host keys accepted during it, an event per host
-  // that was not ok, and the run's status and summary. Returns notes for the
+  // Ends the run: waits until the host keys accepted during it are written
+  // (each is written as it is accepted), records an event per host that
+  // was not ok, and the run's status and summary. Returns notes for the
   // admin (jump hosts) and the first problem writing the state, if any.
   struct Ending {
     std::vector<std::string> notes;
@@ -55,6 +58,7 @@ class RunSession {
   RunSession() = default;
 
   std::unique_ptr<StateStore> state_;
+  std::unique_ptr<HostKeyJournal> host_keys_;  // before runner_: it outlives the hosts that record keys
   int64_t run_id_ = 0;
   std::unique_ptr<RemoteRunner> runner_;
 };

@@ -4,8 +4,9 @@
 
 namespace clusterctl {
 
-Task<Result<std::optional<agent_protocol::Frame>>> AgentConnection::NextFrame(
-    Deadline deadline, const std::function<bool(const std::string&)>* give_up) {
+Task<Result<std::optional<agent_protocol::Frame>>> AgentConnection::NextFrame(Deadline deadline,
+                                                                             const StartWatch* watch,
+                                                                             std::string_view answer) {
   while (true) {
     if (auto frame = decoder_.Next()) co_return std::optional<agent_protocol::Frame>(std::move(*frame));
     if (!decoder_.status().ok()) co_return decoder_.status();
@@ -22,7 +23,12 @@ Task<Result<std::optional<agent_protocol::Frame>>> AgentConnection::NextFrame(
     if (!err.empty()) {
       stderr_tail_ += err;
       if (stderr_tail_.size() > 4096) stderr_tail_.erase(0, stderr_tail_.size() - 4096);
-      if (give_up && (*give_up)(stderr_tail_)) co_return Status::PermissionDenied(stderr_tail_);
+      const StartAction action = watch ? (*watch)(stderr_tail_) : StartAction::kWait;
+      if (action == StartAction::kGiveUp) co_return Status::PermissionDenied(stderr_tail_);
+      if (action == StartAction::kAnswer) {
+        Status answered = co_await channel_->Write(answer, deadline);
+        if (!answered.ok()) co_return answered;
+      }
     }
     if (!read.ok()) {
       if (read.code() == Status::Code::kTimeout && std::chrono::steady_clock::now() < deadline) {
@@ -42,9 +48,8 @@ Task<Result<std::optional<agent_protocol::Frame>>> AgentConnection::NextFrame(
   }
 }
 
-Task<Status> AgentConnection::ReadHello(Deadline deadline,
-                                        const std::function<bool(const std::string&)>& give_up) {
-  auto frame = co_await NextFrame(deadline, &give_up);
+Task<Status> AgentConnection::ReadHello(Deadline deadline, const StartWatch& watch, std::string_view answer) {
+  auto frame = co_await NextFrame(deadline, &watch, answer);
   if (!frame.ok()) co_return frame.status();
   if (!frame->has_value()) co_return Status::Unavailable("the agent ended before saying hello");
   auto hello = agent_protocol::DecodeHello(**frame);

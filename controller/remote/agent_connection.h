@@ -35,11 +35,17 @@ class AgentConnection final : public AgentTransport {
         keepalive_interval_(keepalive_interval),
         cancel_(cancel) {}
 
+  // What the start command's stderr calls for, as it arrives.
+  enum class StartAction { kWait, kGiveUp, kAnswer };
+  using StartWatch = std::function<StartAction(const std::string& stderr_so_far)>;
+
   // Reads the preamble and the hello frame. Fails with what the process
   // printed when it ends first (sudo refusing, the agent missing), or at once
-  // when `give_up(stderr so far)` says the start has failed (sudo asking for
-  // the password again after a wrong one).
-  Task<Status> ReadHello(Deadline deadline, const std::function<bool(const std::string&)>& give_up);
+  // when `watch` says the start has failed (sudo asking for the password
+  // again after a wrong one). When `watch` says kAnswer (sudo's prompt
+  // appeared), `answer` is written to the process's stdin: the password
+  // goes only to a sudo that asks for it, never to the agent.
+  Task<Status> ReadHello(Deadline deadline, const StartWatch& watch, std::string_view answer = {});
   const agent_protocol::Hello& hello() const { return hello_; }
 
   // AgentTransport. An "error" reply comes back as a frame too; transport
@@ -62,9 +68,10 @@ class AgentConnection final : public AgentTransport {
 
  private:
   // Reads until a frame is decoded; nullopt frame + ok status means EOF.
-  // Stops early with PermissionDenied when `give_up` (optional) says so.
-  Task<Result<std::optional<agent_protocol::Frame>>> NextFrame(
-      Deadline deadline, const std::function<bool(const std::string&)>* give_up = nullptr);
+  // During the start, `watch` (optional) sees stderr as it arrives: it stops
+  // the read with PermissionDenied, or has `answer` written.
+  Task<Result<std::optional<agent_protocol::Frame>>> NextFrame(Deadline deadline, const StartWatch* watch = nullptr,
+                                                              std::string_view answer = {});
 
   std::unique_ptr<SshSession> session_;
   std::unique_ptr<SshChannel> channel_;

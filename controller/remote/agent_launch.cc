@@ -9,7 +9,7 @@ std::string SudoPrefix(SudoMode sudo) {
   switch (sudo) {
     case SudoMode::kNone: return "";
     case SudoMode::kNoPassword: return "sudo -n -- ";
-    case SudoMode::kPassword: return "sudo -S -p '' -- ";
+    case SudoMode::kPassword: return "sudo -S -p " + ShellQuote(kSudoPrompt) + " -- ";
   }
   return "";
 }

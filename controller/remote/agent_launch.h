@@ -16,6 +16,11 @@ enum class SudoMode { kNone, kNoPassword, kPassword };
 inline constexpr int kAgentMissingExit = 125;  // stderr: "clusterctl-agent: missing <arch>"
 inline constexpr int kAgentNoBuildExit = 126;  // stderr: "clusterctl-agent: no build for <arch>"
 
+// sudo's prompt with -S (on stderr): the password is written only after it
+// appears, so a sudo that needs none (NOPASSWD, cached credentials) never
+// leaves it in the pipe for the agent to read.
+inline constexpr const char* kSudoPrompt = "[clusterctl] sudo password:";
+
 // Starts the agent for whatever architecture the node has, as root.
 std::string AgentStartCommand(const AgentBinaries& binaries, SudoMode sudo);
 

@@ -33,7 +33,7 @@ TEST_CASE("agent commands parse as shell and name the per-build path") {
   CHECK(x86.RemotePath() == "/var/lib/clusterctl/agent/aaaaaaaaaaaaaaaa/clusterctl-agent");
   CHECK(AgentUploadCommand(x86, SudoMode::kNone).find("-eq 2345678") != std::string::npos);
   CHECK(AgentUploadCommand(x86, SudoMode::kPassword).find("sudo") == std::string::npos);
-  CHECK(AgentInstallFromHomeCommand(x86, SudoMode::kPassword).find("sudo -S -p '' -- install") != std::string::npos);
+  CHECK(AgentInstallFromHomeCommand(x86, SudoMode::kPassword).find("sudo -S -p '[clusterctl] sudo password:' -- install") != std::string::npos);
 }
 
 TEST_CASE("the start command runs the agent for the node's architecture, via sudo when asked") {

@@ -35,6 +35,9 @@ Status ExplainStartFailure(const Host& host, std::optional<int> exit_status, con
   if (has("not in the sudoers") || has("is not allowed to execute")) {
     return Status::PermissionDenied(host.connection.user + " may not use sudo on " + host.name);
   }
+  if (has(kSudoPrompt)) {  // prompted again after the password was given
+    return Status::PermissionDenied("sudo on " + host.name + " rejected the password for " + host.connection.user);
+  }
   if (has("sudo: not found") || has("sudo: command not found")) {
     return Status::FailedPrecondition("sudo is not installed on " + host.name + " (become: sudo)");
   }
@@ -98,22 +101,25 @@ Task<StartResult> StartAgent(std::unique_ptr<SshSession>& session, const Host& h
     result.status = channel.status();
     co_return result;
   }
-  if (sudo == SudoMode::kPassword) {
-    const std::string password_line = *context.options.sudo_password + "\n";
-    Status written = co_await (*channel)->Write(password_line, deadline);
-    if (!written.ok()) {
-      result.status = written;
-      co_return result;
-    }
-  }
   auto agent = std::make_unique<AgentConnection>(std::move(session), std::move(*channel),
                                                  agent_protocol::FrameDecoder(true), context.options.keepalive_interval,
                                                  cancel);
-  // sudo -S prints "Sorry, try again." and waits for another password line.
-  const std::function<bool(const std::string&)> sudo_refused = [](const std::string& err) {
-    return err.find("Sorry, try again") != std::string::npos || err.find("incorrect password") != std::string::npos;
+  // The password answers sudo's first prompt only; sudo -S prompts again
+  // (and says "Sorry, try again.") after a wrong one: that is a refusal.
+  size_t prompts_answered = 0;
+  const AgentConnection::StartWatch watch = [&](const std::string& err) {
+    if (err.find("Sorry, try again") != std::string::npos || err.find("incorrect password") != std::string::npos) {
+      return AgentConnection::StartAction::kGiveUp;
+    }
+    size_t prompts = 0;
+    for (size_t at = err.find(kSudoPrompt); at != std::string::npos; at = err.find(kSudoPrompt, at + 1)) ++prompts;
+    if (prompts <= prompts_answered) return AgentConnection::StartAction::kWait;
+    if (prompts_answered > 0 || sudo != SudoMode::kPassword) return AgentConnection::StartAction::kGiveUp;
+    prompts_answered = prompts;
+    return AgentConnection::StartAction::kAnswer;
   };
-  Status hello = co_await agent->ReadHello(deadline, sudo_refused);
+  const std::string password_line = sudo == SudoMode::kPassword ? *context.options.sudo_password + "\n" : "";
+  Status hello = co_await agent->ReadHello(deadline, watch, password_line);
   if (hello.ok()) {
     result.agent = std::move(agent);
     result.status = Status::Ok();

@@ -64,6 +64,8 @@ class RemoteRunner final : public SessionFactory {
 
   // Host keys accepted during the run (hosts by name, jump hosts as "jump:...").
   std::vector<std::pair<std::string, RecordedHostKey>> AcceptedHostKeys();
+  // See HostKeyRegistry::OnAccepted. REQUIRES: called before any host runs.
+  void OnHostKeyAccepted(HostKeyRegistry::AcceptedCallback callback) { host_keys_.OnAccepted(std::move(callback)); }
   std::vector<std::string> JumpHostNotes();
 
  private:

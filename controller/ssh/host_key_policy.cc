@@ -40,10 +40,13 @@ std::optional<RecordedHostKey> HostKeyRegistry::Lookup(const std::string& host) 
 }
 
 void HostKeyRegistry::RecordAccepted(const std::string& host, const HostKey& key) {
-  std::lock_guard<std::mutex> lock(mutex_);
   RecordedHostKey record{key.type, key.sha256};
-  recorded_[host] = record;
-  accepted_.emplace_back(host, record);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    recorded_[host] = record;
+    accepted_.emplace_back(host, record);
+  }
+  if (on_accepted_) on_accepted_(host, record);
 }
 
 std::vector<std::pair<std::string, RecordedHostKey>> HostKeyRegistry::Accepted() {

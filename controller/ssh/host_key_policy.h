@@ -8,6 +8,7 @@
 //   refuses it.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -42,6 +43,10 @@ class HostKeyRegistry {
 
   std::optional<RecordedHostKey> Lookup(const std::string& host);
   void RecordAccepted(const std::string& host, const HostKey& key);
+  // Called (from the accepting host's thread) for every key accepted from
+  // now on, so it can be made durable at once. Set before any host runs.
+  using AcceptedCallback = std::function<void(const std::string& host, const RecordedHostKey& key)>;
+  void OnAccepted(AcceptedCallback callback) { on_accepted_ = std::move(callback); }
   // Keys accepted during this run (to be written to the state store).
   std::vector<std::pair<std::string, RecordedHostKey>> Accepted();
 
@@ -49,6 +54,7 @@ class HostKeyRegistry {
   std::mutex mutex_;
   std::map<std::string, RecordedHostKey> recorded_;
   std::vector<std::pair<std::string, RecordedHostKey>> accepted_;
+  AcceptedCallback on_accepted_;
 };
 
 }  // namespace clusterctl

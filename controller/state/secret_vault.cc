@@ -43,6 +43,12 @@ Result<std::string> ReadPrivateFile(const std::string& path, bool& exists) {
     ::close(fd);
     return Status::IoError(path + " is not a regular file");
   }
+  if (st.st_uid != ::geteuid()) {
+    ::close(fd);
+    return Status::FailedPrecondition(path + " belongs to uid " + std::to_string(st.st_uid) +
+                                      ", not to the user running clusterctl (uid " + std::to_string(::geteuid()) +
+                                      "); someone else may have planted or read it: remove it to generate a new one");
+  }
   if ((st.st_mode & 077) != 0) {
     ::close(fd);
     char mode[8];

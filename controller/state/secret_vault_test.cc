@@ -1,6 +1,7 @@
 #include "controller/state/secret_vault.h"
 
 #include <doctest/doctest.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include <filesystem>
@@ -62,6 +63,20 @@ TEST_CASE("secrets: an exposed or damaged stored secret is refused, not replaced
   std::ifstream in(dir + "/munge_key");
   std::string kept((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   CHECK(kept == "short");
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("secrets: a stored secret that belongs to someone else is refused (it could have been planted)") {
+  if (::geteuid() != 0) return;  // only root can give a file away; CI runs as root
+  const std::string dir = TempDir();
+  const std::string path = dir + "/munge_key";
+  std::ofstream(path) << std::string(1024, 'x');
+  ::chmod(path.c_str(), 0600);
+  REQUIRE(::chown(path.c_str(), 65534, 65534) == 0);  // nobody
+  SecretVault vault(dir, true);
+  Status s = vault.Prepare({{"munge_key", {SecretSpec::Kind::kBytes, 1024}}});
+  CHECK_FALSE(s.ok());
+  CHECK(s.message().find("belongs to uid 65534, not to the user running clusterctl (uid 0)") != std::string::npos);
   std::filesystem::remove_all(dir);
 }
 

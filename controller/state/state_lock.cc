@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <chrono>
 #include <cstring>
 #include <thread>
@@ -45,12 +46,22 @@ std::string LockHolder::Serialize() const {
 std::optional<LockHolder> LockHolder::Parse(const std::string& text) {
   nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return std::nullopt;
+  // A record is whatever another process (or a person) left in the file:
+  // any field of another type makes it "no record", never an exception.
+  auto text_of = [&](const char* key) {
+    auto it = j.find(key);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string("?");
+  };
+  auto pid = j.find("pid");
+  if (pid == j.end() || !pid->is_number_integer() || pid->get<int64_t>() <= 0 || pid->get<int64_t>() > INT32_MAX) {
+    return std::nullopt;
+  }
   LockHolder h;
-  h.pid = j.value("pid", 0);
-  h.host = j.value("host", "?");
-  h.started_at_ms = j.value("started_at", int64_t{0});
-  h.command = j.value("command", "?");
-  if (h.pid <= 0) return std::nullopt;
+  h.pid = static_cast<int>(pid->get<int64_t>());
+  h.host = text_of("host");
+  auto started = j.find("started_at");
+  h.started_at_ms = started != j.end() && started->is_number_integer() ? started->get<int64_t>() : 0;
+  h.command = text_of("command");
   return h;
 }
 
@@ -61,7 +72,7 @@ LockHolder LockHolder::Current(int64_t now_ms, const std::string& command) {
 }
 
 Result<StateLock::Acquired> StateLock::Acquire(const std::string& lock_path, const LockHolder& me) {
-  int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) return Status::IoError("cannot open lock file " + lock_path + ": " + std::strerror(errno));
 
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {

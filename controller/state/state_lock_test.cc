@@ -1,6 +1,8 @@
 #include "controller/state/state_lock.h"
 
 #include <doctest/doctest.h>
+
+#include <fstream>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -82,6 +84,22 @@ TEST_CASE("LockHolder records round-trip and junk is not a holder") {
   CHECK_FALSE(LockHolder::Parse("").has_value());
   CHECK_FALSE(LockHolder::Parse("{\"pid\": 0}").has_value());
   CHECK_FALSE(LockHolder::Parse("garbage").has_value());
+  // Fields of the wrong type (the review's {"pid":"abc"} aborted every writer).
+  CHECK_FALSE(LockHolder::Parse(R"({"pid":"abc"})").has_value());
+  CHECK_FALSE(LockHolder::Parse(R"({"pid":1e99})").has_value());
+  CHECK_FALSE(LockHolder::Parse(R"({"pid":99999999999})").has_value());
+  auto odd = LockHolder::Parse(R"({"pid":7,"host":[1],"started_at":"x","command":null})");
+  REQUIRE(odd);
+  CHECK(odd->Describe() == "pid 7 on ? since 1970-01-01 00:00:00 UTC (?)");
+}
+
+TEST_CASE("a lock file with a record of the wrong types is taken over, not a crash") {
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/lock";
+  std::ofstream(path) << R"({"pid":"abc"})";
+  auto acquired = StateLock::Acquire(path, LockHolder{static_cast<int>(::getpid()), "me", 0, "test"});
+  REQUIRE(acquired.ok());
+  CHECK_FALSE(acquired->cleared_stale_holder.has_value());
 }
 
 }  // namespace clusterctl

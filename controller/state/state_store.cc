@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 
@@ -29,12 +30,38 @@ std::string ExistingAncestor(std::string path) {
   return path.empty() ? "." : path;
 }
 
-Status MakePrivateDirectory(const std::string& path) {
+// A directory only this user can change: created 0700 when missing. An
+// existing one is never chmod'ed unless `owned_subdirectory` (secrets/,
+// which clusterctl made): `--state /tmp` must not turn /tmp into 0700. It
+// must belong to this user and, when it is not clusterctl's own, not be
+// writable by others (who could swap the lock, the database or secrets/).
+Status MakePrivateDirectory(const std::string& path, bool owned_subdirectory) {
   std::error_code ec;
-  std::filesystem::create_directories(path, ec);
-  if (ec) return Status::IoError("cannot create " + path + ": " + ec.message());
-  if (::chmod(path.c_str(), 0700) != 0) {
-    return Status::IoError("cannot set mode 0700 on " + path + ": " + std::strerror(errno));
+  const std::string parent = std::filesystem::path(path).parent_path().string();
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  if (::mkdir(path.c_str(), 0700) == 0) return Status::Ok();
+  if (errno != EEXIST) return Status::IoError("cannot create " + path + ": " + std::strerror(errno));
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    return Status::FailedPrecondition(path + " exists and is not a directory (a symbolic link is refused too)");
+  }
+  if (st.st_uid != ::geteuid()) {
+    return Status::FailedPrecondition(path + " belongs to uid " + std::to_string(st.st_uid) +
+                                      ", not to the user running clusterctl (uid " + std::to_string(::geteuid()) +
+                                      "); use a directory of your own for the state");
+  }
+  if (owned_subdirectory) {
+    if ((st.st_mode & 07777) != 0700 && ::chmod(path.c_str(), 0700) != 0) {
+      return Status::IoError("cannot set mode 0700 on " + path + ": " + std::strerror(errno));
+    }
+    return Status::Ok();
+  }
+  if ((st.st_mode & 022) != 0) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    return Status::FailedPrecondition(path + " is writable by others (mode " + mode +
+                                      "); the state needs a directory only you can change (e.g. a new one: "
+                                      "--state " + path + "/clusterctl-state)");
   }
   return Status::Ok();
 }
@@ -68,7 +95,7 @@ StatePaths StatePaths::For(const std::string& inventory_dir, const std::string& 
 
 Result<std::unique_ptr<StateStore>> StateStore::OpenForWriting(const StatePaths& paths, const WriterOptions& options) {
   CLUSTERCTL_RETURN_IF_ERROR(CheckStateFilesystem(ExistingAncestor(paths.dir), *options.probe));
-  CLUSTERCTL_RETURN_IF_ERROR(MakePrivateDirectory(paths.dir));
+  CLUSTERCTL_RETURN_IF_ERROR(MakePrivateDirectory(paths.dir, /*owned_subdirectory=*/false));
   CLUSTERCTL_RETURN_IF_ERROR(CheckStateFilesystem(paths.dir, *options.probe));
 
   std::unique_ptr<StateStore> store(new StateStore());
@@ -83,7 +110,7 @@ Result<std::unique_ptr<StateStore>> StateStore::OpenForWriting(const StatePaths&
   }
   store->lock_ = std::move(acquired->lock);
   store->cleared_stale_holder_ = acquired->cleared_stale_holder;
-  CLUSTERCTL_RETURN_IF_ERROR(MakePrivateDirectory(paths.secrets()));
+  CLUSTERCTL_RETURN_IF_ERROR(MakePrivateDirectory(paths.secrets(), /*owned_subdirectory=*/true));
 
   auto db = SqliteDb::Open(paths.database(), SqliteDb::Mode::kReadWriteCreate);
   if (!db.ok()) return db.status();
@@ -94,6 +121,17 @@ Result<std::unique_ptr<StateStore>> StateStore::OpenForWriting(const StatePaths&
   CLUSTERCTL_RETURN_IF_ERROR(ConfigureConnection(*store->db_, true));
   CLUSTERCTL_RETURN_IF_ERROR(MigrateSchema(*store->db_));
   return store;
+}
+
+Result<std::unique_ptr<StateStore>> StateStore::OpenSideConnection() const {
+  std::unique_ptr<StateStore> side(new StateStore());
+  side->paths_ = paths_;
+  side->clock_ = clock_;
+  auto db = SqliteDb::Open(paths_.database(), SqliteDb::Mode::kReadWriteCreate);
+  if (!db.ok()) return db.status();
+  side->db_ = std::move(db).value();
+  CLUSTERCTL_RETURN_IF_ERROR(ConfigureConnection(*side->db_, false));
+  return side;
 }
 
 Result<std::unique_ptr<StateStore>> StateStore::OpenForReading(const StatePaths& paths, const FilesystemProbe& probe) {

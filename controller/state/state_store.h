@@ -120,6 +120,11 @@ class StateStore {
   static Result<std::unique_ptr<StateStore>> OpenForWriting(const StatePaths& paths, const WriterOptions& options);
   static Result<std::unique_ptr<StateStore>> OpenForReading(const StatePaths& paths, const FilesystemProbe& probe);
 
+  // A second read-write connection to this store's database for a writer
+  // that runs beside the main connection (HostKeyJournal). It holds no lock
+  // of its own. REQUIRES: writable().
+  Result<std::unique_ptr<StateStore>> OpenSideConnection() const;
+
   const StatePaths& paths() const { return paths_; }
   bool writable() const { return lock_ != nullptr; }
   // Set when OpenForWriting found the record of a holder that died holding the lock.

@@ -2,6 +2,9 @@
 
 #include <doctest/doctest.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
 
 #include "controller/state/schema.h"
 #include "controller/state/test_util.h"
@@ -42,6 +45,33 @@ TEST_CASE("opening for writing creates a private state directory with WAL and th
   auto hosts = (*store)->ListHosts();
   REQUIRE(hosts.ok());
   CHECK(hosts->empty());
+}
+
+TEST_CASE("an existing state directory is checked, never chmod'ed: --state /tmp is refused, not made 0700") {
+  testing::TempDir dir;
+  FakeClock clock;
+  LocalProbe probe;
+  const std::string shared = dir.path() + "/shared";
+  REQUIRE(::mkdir(shared.c_str(), 0777) == 0);
+  REQUIRE(::chmod(shared.c_str(), 01777) == 0);
+  auto refused = StateStore::OpenForWriting(StatePaths{shared}, {&clock, &probe, "test"});
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.status().message().find("is writable by others (mode 1777)") != std::string::npos);
+  struct stat st;
+  REQUIRE(::stat(shared.c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 01777);
+  CHECK_FALSE(std::filesystem::exists(shared + "/lock"));
+  // A private directory of one's own is used as it is.
+  const std::string mine = dir.path() + "/mine";
+  REQUIRE(::mkdir(mine.c_str(), 0750) == 0);
+  REQUIRE(StateStore::OpenForWriting(StatePaths{mine}, {&clock, &probe, "test"}).ok());
+  CHECK(ModeOf(mine) == 0750);
+  CHECK(ModeOf(mine + "/secrets") == 0700);
+  // A symbolic link is not followed.
+  const std::string link = dir.path() + "/link";
+  REQUIRE(::symlink(mine.c_str(), link.c_str()) == 0);
+  CHECK(StateStore::OpenForWriting(StatePaths{link}, {&clock, &probe, "test"}).status().message().find(
+            "is not a directory") != std::string::npos);
 }
 
 TEST_CASE("a second writer on the same state is refused while the first holds it") {

@@ -112,6 +112,9 @@ check "the agent was installed through sudo on node02" grep -q "node02: note: in
 check "the jump host's key was recorded" grep -q "new host key for jump host root@$TESTBED_SUBNET.11:22" "$WORK/admin.txt"
 check "the installed agent is root-owned" test "$(tb exec node02 stat -c %U /var/lib/clusterctl/agent)" = root
 
+CLUSTERCTL_SUDO_PASSWORD=unused-secret "$CLUSTERCTL" run "$WORK/admin.yaml" --limit node01 -- id -u >"$WORK/sudo0.txt" 2>&1
+check "a sudo password where sudo needs none is never sent (the agent would read it as a frame)" grep -q "^node01 (1 host, exit 0)" "$WORK/sudo0.txt"
+
 tb exec node01 sh -c 'echo "admin:correct-horse" | chpasswd && echo "admin ALL=(ALL) ALL" >/etc/sudoers.d/admin'
 "$CLUSTERCTL" run "$WORK/admin.yaml" --limit node01 -- id -u >"$WORK/sudo1.txt" 2>&1
 check "sudo needing a password is a clear error" grep -q "node01: failed: sudo on node01 needs a password for admin" "$WORK/sudo1.txt"
@@ -119,5 +122,5 @@ CLUSTERCTL_SUDO_PASSWORD=wrong "$CLUSTERCTL" run "$WORK/admin.yaml" --limit node
 check "a wrong sudo password is refused" grep -q "node01: failed: sudo on node01 rejected the password" "$WORK/sudo2.txt"
 CLUSTERCTL_SUDO_PASSWORD=correct-horse "$CLUSTERCTL" run "$WORK/admin.yaml" --limit node01 -- id -u >"$WORK/sudo3.txt" 2>&1
 check "the right sudo password works" grep -q "^node01 (1 host, exit 0)" "$WORK/sudo3.txt"
-check "the sudo password is in no output, log or state" bash -c "! grep -rq correct-horse '$WORK'/*.txt '$WORK/.clusterctl'"
+check "the sudo password is in no output, log or state" bash -c "! grep -rqE 'correct-horse|unused-secret' '$WORK'/*.txt '$WORK/.clusterctl'"
 finish

@@ -1,0 +1,35 @@
+#include "controller/state/host_key_journal.h"
+
+#include <doctest/doctest.h>
+
+#include "controller/state/test_util.h"
+
+namespace clusterctl {
+namespace {
+
+class LocalProbe final : public FilesystemProbe {
+ public:
+  Result<FilesystemInfo> Probe(const std::string&) const override { return FilesystemInfo{0xEF53, "", "/"}; }
+};
+
+}  // namespace
+
+TEST_CASE("host keys accepted during a run are in the state before the run ends") {
+  testing::TempDir dir;
+  FakeClock clock;
+  LocalProbe probe;
+  auto store = StateStore::OpenForWriting(StatePaths{dir.path()}, {&clock, &probe, "test"});
+  REQUIRE(store.ok());
+  auto journal = HostKeyJournal::Open(**store);
+  REQUIRE(journal.ok());
+  (*journal)->Record("node01", {"ssh-ed25519", "SHA256:one"});
+  (*journal)->Record("jump:bastion:22", {"ssh-ed25519", "SHA256:two"});
+  REQUIRE((*journal)->Flush().ok());
+  // Seen through the run's own connection, while the run is still going.
+  auto keys = (*store)->LoadHostKeys();
+  REQUIRE(keys.ok());
+  CHECK(keys->at("node01").sha256 == "SHA256:one");
+  CHECK(keys->at("jump:bastion:22").sha256 == "SHA256:two");
+}
+
+}  // namespace clusterctl
