@@ -15,11 +15,35 @@
 
 #include "agent/resources/registry.h"
 #include "agent/resources/node_files.h"
+#include "agent/resources/safe_path.h"
 #include "common/sha256.h"
 
 namespace clusterctl::agent {
 
+namespace {
+
 std::string PartialPath(const std::string& path) { return path + ".clusterctl-partial"; }
+
+// The verified partial file becomes the file: owner and mode set through
+// its descriptor, then renamed over the path, all within the directory
+// opened without untrusted links (safe_path.h).
+Status InstallPartial(const std::string& path, const Attributes& attributes) {
+  auto parent = ParentDirectory::Open(path);
+  if (!parent.ok()) return parent.status();
+  const std::string partial = parent->name() + ".clusterctl-partial";
+  int fd = ::openat(parent->fd(), partial.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  bool ok = fd >= 0 && ::fchown(fd, attributes.uid, attributes.gid) == 0 &&
+            ::fchmod(fd, static_cast<mode_t>(attributes.mode)) == 0 && ::fsync(fd) == 0;
+  const int error = errno;
+  if (fd >= 0) ::close(fd);
+  if (!ok || ::renameat(parent->fd(), partial.c_str(), parent->fd(), parent->name().c_str()) != 0) {
+    return Status::IoError("installing " + path + ": " + std::strerror(ok ? errno : error));
+  }
+  ::fsync(parent->fd());
+  return Status::Ok();
+}
+
+}  // namespace
 
 ResourceOutcome CopyResource(const ResourceRequest& request, ResourceHost&) {
   ResourceOutcome outcome;
@@ -46,7 +70,7 @@ ResourceOutcome CopyResource(const ResourceRequest& request, ResourceHost&) {
   struct stat st;
   uint64_t have = ::stat(partial.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
   if (have > size) {
-    ::unlink(partial.c_str());
+    RemoveNodeFile(partial);
     have = 0;
   }
   if (!request.apply) return outcome;
@@ -55,14 +79,11 @@ ResourceOutcome CopyResource(const ResourceRequest& request, ResourceHost&) {
     if (digest.ok() && *digest == want) {
       std::optional<Attributes> attributes = DesiredAttributes(p, 0644, request.apply, outcome);
       if (!attributes) return outcome;
-      if (::chown(partial.c_str(), attributes->uid, attributes->gid) != 0 ||
-          ::chmod(partial.c_str(), static_cast<mode_t>(attributes->mode)) != 0 ||
-          ::rename(partial.c_str(), path.c_str()) != 0) {
-        return outcome.Fail("installing " + path + ": " + std::strerror(errno));
-      }
+      Status installed = InstallPartial(path, *attributes);
+      if (!installed.ok()) outcome.Fail(installed.message());
       return outcome;
     }
-    ::unlink(partial.c_str());
+    RemoveNodeFile(partial);
     have = 0;
   }
   outcome.extra["need_upload"] = true;
@@ -73,9 +94,12 @@ ResourceOutcome CopyResource(const ResourceRequest& request, ResourceHost&) {
 
 // Writes a chunk of a copy at `offset` of the partial file.
 Status WriteUploadChunk(const std::string& path, uint64_t offset, const std::string& data) {
+  auto parent = ParentDirectory::Open(PartialPath(path));
+  if (!parent.ok()) return parent.status();
+  auto opened = parent->OpenFile(O_WRONLY | O_CREAT, 0600);
+  if (!opened.ok()) return opened.status();
+  const int fd = *opened;
   const std::string partial = PartialPath(path);
-  int fd = ::open(partial.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-  if (fd < 0) return Status::IoError("opening " + partial + ": " + std::strerror(errno));
   if (offset == 0 && ::ftruncate(fd, 0) != 0) {
     ::close(fd);
     return Status::IoError("truncating " + partial);

@@ -1,4 +1,5 @@
 // directory and symlink: presence, target, owner, group, mode.
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -8,6 +9,7 @@
 
 #include "agent/resources/registry.h"
 #include "agent/resources/node_files.h"
+#include "agent/resources/safe_path.h"
 
 namespace clusterctl::agent {
 
@@ -19,7 +21,12 @@ ResourceOutcome DirectoryResource(const ResourceRequest& request, ResourceHost&)
   if (p.value("state", std::string("present")) == "absent") {
     if (info.exists) {
       outcome.Differs("directory exists (to be removed if empty)");
-      if (request.apply && ::rmdir(path.c_str()) != 0) outcome.Fail("removing " + path + ": " + std::strerror(errno));
+      if (!request.apply) return outcome;
+      auto parent = ParentDirectory::Open(path);
+      if (!parent.ok()) return outcome.Fail(parent.status().message());
+      if (::unlinkat(parent->fd(), parent->name().c_str(), AT_REMOVEDIR) != 0) {
+        outcome.Fail("removing " + path + ": " + std::strerror(errno));
+      }
     }
     return outcome;
   }
@@ -29,13 +36,9 @@ ResourceOutcome DirectoryResource(const ResourceRequest& request, ResourceHost&)
     std::optional<Attributes> attributes = DesiredAttributes(p, 0755, request.apply, outcome);
     if (!attributes) return outcome;
     if (request.apply) {
-      if (::mkdir(path.c_str(), static_cast<mode_t>(attributes->mode)) != 0) {
-        return outcome.Fail("mkdir " + path + ": " + std::strerror(errno));
-      }
-      if (::chown(path.c_str(), attributes->uid, attributes->gid) != 0 ||
-          ::chmod(path.c_str(), static_cast<mode_t>(attributes->mode)) != 0) {
-        return outcome.Fail("setting owner/mode of " + path + ": " + std::strerror(errno));
-      }
+      if (Status made = MakeNodeDirectory(path, attributes->mode); !made.ok()) return outcome.Fail(made.message());
+      Status set = ChangeAttributes(path, attributes->uid, attributes->gid, attributes->mode);
+      if (!set.ok()) return outcome.Fail("setting owner/mode: " + set.message());
     }
     return outcome;
   }
@@ -52,7 +55,8 @@ ResourceOutcome SymlinkResource(const ResourceRequest& request, ResourceHost&) {
     if (info.exists) {
       if (!info.is_symlink) return outcome.Fail(path + " is not a symbolic link; not removing it");
       outcome.Differs("symlink exists (to be removed)");
-      if (request.apply && ::unlink(path.c_str()) != 0) outcome.Fail("removing " + path + ": " + std::strerror(errno));
+      if (!request.apply) return outcome;
+      if (Status removed = RemoveNodeFile(path); !removed.ok()) outcome.Fail(removed.message());
     }
     return outcome;
   }
@@ -69,10 +73,13 @@ ResourceOutcome SymlinkResource(const ResourceRequest& request, ResourceHost&) {
     outcome.Differs("symlink does not exist");
   }
   if (request.apply) {
-    const std::string temp = path + ".clusterctl-link";
-    ::unlink(temp.c_str());
-    if (::symlink(target.c_str(), temp.c_str()) != 0 || ::rename(temp.c_str(), path.c_str()) != 0) {
-      ::unlink(temp.c_str());
+    auto parent = ParentDirectory::Open(path);
+    if (!parent.ok()) return outcome.Fail(parent.status().message());
+    const std::string temp = parent->name() + ".clusterctl-link";
+    ::unlinkat(parent->fd(), temp.c_str(), 0);
+    if (::symlinkat(target.c_str(), parent->fd(), temp.c_str()) != 0 ||
+        ::renameat(parent->fd(), temp.c_str(), parent->fd(), parent->name().c_str()) != 0) {
+      ::unlinkat(parent->fd(), temp.c_str(), 0);
       outcome.Fail("creating symlink " + path + ": " + std::strerror(errno));
     }
   }

@@ -30,13 +30,14 @@ ResourceOutcome FileResource(const ResourceRequest& request, ResourceHost& host)
   if (p.value("state", std::string("present")) == "absent") {
     if (info.exists) {
       outcome.Differs("file exists (to be removed)");
-      if (request.apply && ::unlink(path.c_str()) != 0) outcome.Fail("removing " + path + ": " + std::strerror(errno));
+      if (!request.apply) return outcome;
+      if (Status removed = RemoveNodeFile(path); !removed.ok()) outcome.Fail(removed.message());
     }
     return outcome;
   }
   if (info.exists && !info.is_regular) return outcome.Fail(path + " exists and is not a regular file");
 
-  std::optional<std::string> current = info.exists ? ReadWholeFile(path) : std::nullopt;
+  std::optional<std::string> current = info.exists ? ReadNodeFile(path) : std::nullopt;
   const std::string& wanted = request.body;
   if (!info.exists) {
     outcome.Differs("file does not exist");
@@ -54,7 +55,7 @@ ResourceOutcome FileResource(const ResourceRequest& request, ResourceHost& host)
       if (p.contains("validate")) {
         // Validate a copy first (e.g. visudo -cf %s): a bad file never replaces a good one.
         const std::string candidate = path + ".clusterctl-validate";
-        Status written = WriteFileAtomic(candidate, wanted, 0600, 0, 0);
+        Status written = WriteNodeFile(candidate, wanted, 0600, 0, 0);
         if (!written.ok()) return outcome.Fail(written.message());
         std::vector<std::string> argv;
         for (const auto& word : p["validate"]) {
@@ -64,7 +65,7 @@ ResourceOutcome FileResource(const ResourceRequest& request, ResourceHost& host)
           argv.push_back(w);
         }
         bool valid = RunOrFail(host, outcome, argv, false);
-        ::unlink(candidate.c_str());
+        RemoveNodeFile(candidate);
         if (!valid) {
           outcome.error = "validation of the new " + path + " failed: " + outcome.error;
           return outcome;
@@ -74,7 +75,7 @@ ResourceOutcome FileResource(const ResourceRequest& request, ResourceHost& host)
         outcome.has_backup = true;
         outcome.backup = *current;
       }
-      Status written = WriteFileAtomic(path, wanted, attributes->mode, attributes->uid, attributes->gid);
+      Status written = WriteNodeFile(path, wanted, attributes->mode, attributes->uid, attributes->gid);
       if (!written.ok()) return outcome.Fail(written.message());
       return outcome;
     }

@@ -66,7 +66,7 @@ ResourceOutcome MountResource(const ResourceRequest& request, ResourceHost& host
     outcome.diff = UnifiedDiff(fstab, new_fstab, "/etc/fstab");
     if (request.apply) {
       FileInfo info = StatPath("/etc/fstab");
-      Status written = WriteFileAtomic("/etc/fstab", new_fstab, info.exists ? info.mode : 0644, 0, 0);
+      Status written = WriteNodeFile("/etc/fstab", new_fstab, info.exists ? info.mode : 0644, 0, 0);
       if (!written.ok()) return outcome.Fail(written.message());
     }
   }
@@ -74,7 +74,7 @@ ResourceOutcome MountResource(const ResourceRequest& request, ResourceHost& host
   if (state == "mounted" && !mounted) {
     outcome.Differs(path + " not mounted");
     if (request.apply) {
-      ::mkdir(path.c_str(), 0755);
+      (void)MakeNodeDirectory(path, 0755);  // a failure shows in mount's own error
       RunOrFail(host, outcome, {"mount", path}, true);
     }
   } else if ((state == "unmounted" || state == "absent") && mounted) {

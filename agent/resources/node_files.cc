@@ -9,6 +9,7 @@
 #include <fstream>
 #include <vector>
 
+#include "agent/resources/safe_path.h"
 #include "agent/resources/schema.h"
 #include "common/strings.h"
 
@@ -62,6 +63,44 @@ std::optional<std::string> ReadWholeFile(const std::string& path) {
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
+std::optional<std::string> ReadNodeFile(const std::string& path) {
+  auto parent = ParentDirectory::Open(path);
+  if (!parent.ok()) return std::nullopt;
+  auto fd = parent->OpenFile(O_RDONLY | O_NONBLOCK | O_NOCTTY);
+  if (!fd.ok()) return std::nullopt;
+  std::string text;
+  char buffer[65536];
+  ssize_t n;
+  while ((n = ::read(*fd, buffer, sizeof buffer)) > 0) text.append(buffer, static_cast<size_t>(n));
+  ::close(*fd);
+  if (n < 0) return std::nullopt;
+  return text;
+}
+
+Status WriteNodeFile(const std::string& path, const std::string& content, int mode, uid_t uid, gid_t gid) {
+  auto parent = ParentDirectory::Open(path);
+  if (!parent.ok()) return parent.status();
+  return parent->WriteAtomic(content, mode, uid, gid);
+}
+
+Status RemoveNodeFile(const std::string& path) {
+  auto parent = ParentDirectory::Open(path);
+  if (!parent.ok()) return parent.status();
+  if (::unlinkat(parent->fd(), parent->name().c_str(), 0) != 0 && errno != ENOENT) {
+    return Status::IoError("removing " + path + ": " + std::strerror(errno));
+  }
+  return Status::Ok();
+}
+
+Status MakeNodeDirectory(const std::string& path, int mode) {
+  auto parent = ParentDirectory::Open(path);
+  if (!parent.ok()) return parent.status();
+  if (::mkdirat(parent->fd(), parent->name().c_str(), static_cast<mode_t>(mode)) != 0 && errno != EEXIST) {
+    return Status::IoError("mkdir " + path + ": " + std::strerror(errno));
+  }
+  return Status::Ok();
+}
+
 std::optional<uid_t> LookupUid(const std::string& name) { return LookupId("/etc/passwd", name); }
 std::optional<gid_t> LookupGid(const std::string& name) { return LookupId("/etc/group", name); }
 std::string UserName(uid_t uid) { return LookupName("/etc/passwd", uid); }
@@ -73,14 +112,15 @@ void EnsureFileContent(const std::string& path, const std::optional<std::string>
   if (!content) {
     if (!info.exists) return;
     outcome.Differs(path + " exists (to be removed)");
-    if (apply && ::unlink(path.c_str()) != 0) outcome.Fail("removing " + path + ": " + std::strerror(errno));
+    if (!apply) return;
+    if (Status removed = RemoveNodeFile(path); !removed.ok()) outcome.Fail(removed.message());
     return;
   }
-  std::optional<std::string> current = info.exists ? ReadWholeFile(path) : std::nullopt;
+  std::optional<std::string> current = info.exists ? ReadNodeFile(path) : std::nullopt;
   if (current == content && info.mode == mode) return;
   outcome.Differs(info.exists ? path + " differs" : path + " missing");
   if (!apply) return;
-  Status written = WriteFileAtomic(path, *content, mode, 0, 0);
+  Status written = WriteNodeFile(path, *content, mode, 0, 0);
   if (!written.ok()) outcome.Fail(written.message());
 }
 
@@ -141,18 +181,22 @@ bool EnsureAttributes(const std::string& path, const nlohmann::json& params, boo
   if (uid) {
     if (*uid != info.uid) {
       outcome.Differs("owner " + UserName(info.uid) + " -> " + params["owner"].get<std::string>());
-      if (apply && ::lchown(path.c_str(), *uid, static_cast<gid_t>(-1)) != 0) {
-        outcome.Fail("chown " + path + ": " + std::strerror(errno));
-        return false;
+      if (apply) {
+        if (Status changed = ChangeAttributes(path, *uid, static_cast<gid_t>(-1), -1); !changed.ok()) {
+          outcome.Fail(changed.message());
+          return false;
+        }
       }
     }
   }
   if (gid) {
     if (*gid != info.gid) {
       outcome.Differs("group " + GroupName(info.gid) + " -> " + params["group"].get<std::string>());
-      if (apply && ::lchown(path.c_str(), static_cast<uid_t>(-1), *gid) != 0) {
-        outcome.Fail("chgrp " + path + ": " + std::strerror(errno));
-        return false;
+      if (apply) {
+        if (Status changed = ChangeAttributes(path, static_cast<uid_t>(-1), *gid, -1); !changed.ok()) {
+          outcome.Fail(changed.message());
+          return false;
+        }
       }
     }
   }
@@ -160,9 +204,11 @@ bool EnsureAttributes(const std::string& path, const nlohmann::json& params, boo
     int mode = resources::ParseMode(params["mode"]);
     if (mode != info.mode) {
       outcome.Differs("mode " + ModeText(info.mode) + " -> " + ModeText(mode));
-      if (apply && ::chmod(path.c_str(), static_cast<mode_t>(mode)) != 0) {
-        outcome.Fail("chmod " + path + ": " + std::strerror(errno));
-        return false;
+      if (apply) {
+        if (Status changed = ChangeAttributes(path, static_cast<uid_t>(-1), static_cast<gid_t>(-1), mode); !changed.ok()) {
+          outcome.Fail(changed.message());
+          return false;
+        }
       }
     }
   }

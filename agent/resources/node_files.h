@@ -27,7 +27,17 @@ struct FileInfo {
 };
 
 FileInfo StatPath(const std::string& path);  // lstat: does not follow symlinks
+// A system file the agent reads (/etc/passwd, /proc/...), links followed.
 std::optional<std::string> ReadWholeFile(const std::string& path);
+
+// A resource's own file, read, written, created and removed as safe_path.h
+// says: never through a link an unprivileged user could have planted, and
+// (for a read) never through a link at the file itself, whose target's
+// content would otherwise end up in a plan's diff.
+std::optional<std::string> ReadNodeFile(const std::string& path);  // nullopt: missing, unreadable or a link
+Status WriteNodeFile(const std::string& path, const std::string& content, int mode, uid_t uid, gid_t gid);
+Status RemoveNodeFile(const std::string& path);
+Status MakeNodeDirectory(const std::string& path, int mode);
 
 // A user or group name (or number) -> id, from /etc/passwd or /etc/group.
 std::optional<uid_t> LookupUid(const std::string& name);

@@ -25,7 +25,12 @@ bool ReadEditable(const std::string& path, bool create, std::string& text, bool&
     outcome.Fail(path + " is not a regular file");
     return false;
   }
-  text = ReadWholeFile(path).value_or("");
+  std::optional<std::string> read = ReadNodeFile(path);
+  if (!read) {
+    outcome.Fail("cannot read " + path);
+    return false;
+  }
+  text = std::move(*read);
   return true;
 }
 
@@ -40,7 +45,7 @@ void WriteBack(const std::string& path, const std::string& before, const std::st
     outcome.has_backup = true;
     outcome.backup = before;
   }
-  Status written = WriteFileAtomic(path, after, mode, exists ? info.uid : 0, exists ? info.gid : 0);
+  Status written = WriteNodeFile(path, after, mode, exists ? info.uid : 0, exists ? info.gid : 0);
   if (!written.ok()) outcome.Fail(written.message());
 }
 

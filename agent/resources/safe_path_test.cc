@@ -1,0 +1,72 @@
+#include "agent/resources/safe_path.h"
+
+#include <doctest/doctest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "agent/resources/node_files.h"
+#include "controller/state/test_util.h"
+
+namespace clusterctl::agent {
+namespace {
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+}  // namespace
+
+TEST_CASE("a user's directory swapped for a link is not written through (the review's ~/.ssh -> /root/.ssh)") {
+  if (::geteuid() != 0) return;  // the scenario is root writing where a user can plant links; CI runs as root
+  testing::TempDir dir;
+  const std::string home = dir.path() + "/home/alice";
+  const std::string root_ssh = dir.path() + "/root/.ssh";
+  std::filesystem::create_directories(home);
+  std::filesystem::create_directories(root_ssh);
+  std::ofstream(root_ssh + "/authorized_keys") << "root's key\n";
+  REQUIRE(::chown(home.c_str(), 65534, 65534) == 0);  // alice (nobody) owns her home
+  // alice replaces her .ssh with a link to root's.
+  REQUIRE(::symlink(root_ssh.c_str(), (home + "/.ssh").c_str()) == 0);
+  REQUIRE(::lchown((home + "/.ssh").c_str(), 65534, 65534) == 0);
+
+  Status written = WriteNodeFile(home + "/.ssh/authorized_keys", "alice's key\n", 0600, 65534, 65534);
+  CHECK_FALSE(written.ok());
+  CHECK(written.message().find(home + "/.ssh is a symbolic link owned by uid 65534") != std::string::npos);
+  CHECK(Slurp(root_ssh + "/authorized_keys") == "root's key\n");
+  CHECK_FALSE(ReadNodeFile(home + "/.ssh/authorized_keys"));
+  CHECK_FALSE(ChangeAttributes(home + "/.ssh/authorized_keys", 65534, 65534, 0666).ok());
+  struct stat st {};
+  REQUIRE(::stat((root_ssh + "/authorized_keys").c_str(), &st) == 0);
+  CHECK(st.st_uid == 0);
+
+  // A root-owned link in a directory only root can write (a system's /lib ->
+  // usr/lib) is followed.
+  const std::string sys = dir.path() + "/sys";
+  std::filesystem::create_directories(sys + "/usr/lib");
+  REQUIRE(::chmod(sys.c_str(), 0755) == 0);
+  REQUIRE(::symlink("usr/lib", (sys + "/lib").c_str()) == 0);
+  REQUIRE(WriteNodeFile(sys + "/lib/unit.service", "[Unit]\n", 0644, 0, 0).ok());
+  CHECK(Slurp(sys + "/usr/lib/unit.service") == "[Unit]\n");
+}
+
+TEST_CASE("the file itself being a link: replaced by the new file, never written through or read through") {
+  testing::TempDir dir;
+  const std::string secret = dir.path() + "/shadow";
+  std::ofstream(secret) << "hash\n";
+  const std::string path = dir.path() + "/config";
+  REQUIRE(::symlink(secret.c_str(), path.c_str()) == 0);
+  CHECK_FALSE(ReadNodeFile(path));  // its target's content would end up in a plan's diff
+  REQUIRE(WriteNodeFile(path, "new\n", 0644, ::geteuid(), ::getegid()).ok());
+  CHECK(Slurp(secret) == "hash\n");
+  CHECK(Slurp(path) == "new\n");
+  CHECK_FALSE(std::filesystem::is_symlink(path));
+  auto parent = ParentDirectory::Open(dir.path() + "/missing/file");
+  CHECK(parent.status().code() == Status::Code::kNotFound);
+  CHECK(ParentDirectory::Open("relative/path").status().code() == Status::Code::kInvalidArgument);
+}
+
+}  // namespace clusterctl::agent
