@@ -89,7 +89,7 @@ void ParseGroups(const YamlNode& node, InventoryDraft& draft, const InventoryLoa
       if (auto list = fields.StringList(*roles, "'roles' of " + context)) draft_group.group.roles = *list;
     }
     if (const YamlNode* vars = body.Find("vars")) {
-      if (auto v = ParseVars(*vars, context, fields)) draft_group.group.vars = *v;
+      if (auto v = ParseVars(*vars, context, fields, draft_group.group.var_locations)) draft_group.group.vars = *v;
     }
     if (const YamlNode* connection = body.Find("connection")) {
       if (auto c = ParseConnection(*connection, context, draft.inventory.base_dir, options, fields)) {

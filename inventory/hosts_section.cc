@@ -141,8 +141,12 @@ void ParseHosts(const YamlNode& node, InventoryDraft& draft, const InventoryLoad
       }
     }
     if (const YamlNode* vars = body.Find("vars")) {
-      if (auto v = ParseVars(*vars, context, fields)) {
-        for (HostDraft& h : hosts) h.host.vars = *v;
+      std::map<std::string, SourceLocation> locations;
+      if (auto v = ParseVars(*vars, context, fields, locations)) {
+        for (HostDraft& h : hosts) {
+          h.host.vars = *v;
+          h.host.var_origins = locations;
+        }
       }
     }
     for (HostDraft& h : hosts) draft.hosts.push_back(std::move(h));

@@ -131,7 +131,9 @@ std::optional<Inventory> ParseInventory(std::string_view text, const std::string
     }
   }
   if (const YamlNode* vars = root->Find("vars")) {
-    if (auto v = inventory_internal::ParseVars(*vars, "the inventory", fields)) inventory.cluster_vars = *v;
+    if (auto v = inventory_internal::ParseVars(*vars, "the inventory", fields, inventory.cluster_var_locations)) {
+      inventory.cluster_vars = *v;
+    }
   }
   if (const YamlNode* hosts = root->Find("hosts")) {
     inventory_internal::ParseHosts(*hosts, draft, options, fields);

@@ -40,7 +40,9 @@ std::optional<ConnectionOverrides> ParseConnection(const YamlNode& node, const s
                                                    const InventoryLoadOptions& options, YamlFields& fields);
 
 // variables_section.cc: a `vars` map, names checked; JSON object on success.
-std::optional<nlohmann::json> ParseVars(const YamlNode& node, const std::string& context, YamlFields& fields);
+// `locations` gets where each variable's value is written.
+std::optional<nlohmann::json> ParseVars(const YamlNode& node, const std::string& context, YamlFields& fields,
+                                        std::map<std::string, SourceLocation>& locations);
 // Resolves every host's vars: cluster < groups (shallow to deep, then by name) < host.
 void ResolveVariables(InventoryDraft& draft, Diagnostics& diagnostics);
 

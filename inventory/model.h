@@ -41,6 +41,7 @@ struct Host {
   std::vector<std::string> groups;    // every group containing the host (directly or via children), sorted
   ConnectionSettings connection;      // resolved: cluster < group < host
   nlohmann::json vars = nlohmann::json::object();  // resolved: cluster < groups by depth < host
+  std::map<std::string, SourceLocation> var_origins;  // where each resolved variable's value was written
   SourceLocation defined_at;          // the hosts entry (pattern) it came from
 };
 
@@ -50,6 +51,7 @@ struct Group {
   std::vector<std::string> children;  // child groups
   std::vector<std::string> roles;     // roles the inventory assigns to this group
   nlohmann::json vars = nlohmann::json::object();
+  std::map<std::string, SourceLocation> var_locations;
   ConnectionOverrides connection;
   int depth = 0;                      // 0 for groups no other group contains
   std::vector<std::string> members;   // every host, through children too, in inventory order
@@ -62,6 +64,7 @@ struct Inventory {
   std::string source_file;  // absolute path
   std::string base_dir;     // directory of source_file; relative paths resolve here
   nlohmann::json cluster_vars = nlohmann::json::object();
+  std::map<std::string, SourceLocation> cluster_var_locations;
   std::vector<Host> hosts;  // in file order, ranges expanded
   std::vector<Group> groups;  // in file order
   std::map<std::string, size_t> host_index;

@@ -23,11 +23,13 @@ bool IsVariableName(const std::string& name) {
 
 }  // namespace
 
-std::optional<nlohmann::json> ParseVars(const YamlNode& node, const std::string& context, YamlFields& fields) {
+std::optional<nlohmann::json> ParseVars(const YamlNode& node, const std::string& context, YamlFields& fields,
+                                        std::map<std::string, SourceLocation>& locations) {
   if (!fields.ExpectMap(node, "'vars' of " + context)) return std::nullopt;
   bool ok = true;
   for (size_t i = 0; i < node.entries.size(); ++i) {
     const std::string& name = node.entries[i].first;
+    locations[name] = node.entries[i].second.location;
     if (!IsVariableName(name)) {
       fields.Error(node.key_locations[i], "variable name '" + name + "' in " + context +
                                               " must be letters, digits and '_', not starting with a digit");
@@ -51,6 +53,7 @@ void ResolveVariables(InventoryDraft& draft, Diagnostics& diagnostics) {
   for (HostDraft& draft_host : draft.hosts) {
     Host& host = draft_host.host;
     nlohmann::json vars = inventory.cluster_vars;
+    std::map<std::string, SourceLocation> origins = inventory.cluster_var_locations;
     std::map<std::string, const Group*> set_by;  // variable -> group that set it last
     for (const Group* g : ordered) {
       if (!std::binary_search(host.groups.begin(), host.groups.end(), g->name)) continue;
@@ -64,11 +67,16 @@ void ResolveVariables(InventoryDraft& draft, Diagnostics& diagnostics) {
                                                  " and others); '" + g->name + "' wins (later in name order)");
         }
         vars[key] = value;
+        origins[key] = g->var_locations.count(key) ? g->var_locations.at(key) : g->defined_at;
         set_by[key] = g;
       }
     }
-    for (const auto& [key, value] : host.vars.items()) vars[key] = value;
+    for (const auto& [key, value] : host.vars.items()) {
+      vars[key] = value;
+      origins[key] = host.var_origins.count(key) ? host.var_origins.at(key) : host.defined_at;
+    }
     host.vars = std::move(vars);
+    host.var_origins = std::move(origins);
   }
 }
 

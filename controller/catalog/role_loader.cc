@@ -236,7 +236,7 @@ class RoleParser {
       Diagnostics& d = fields_.diagnostics();
       std::optional<std::string> text = ReadUserFile(path, YamlLimits{}, d);
       if (!text) return nullptr;
-      auto parsed = Template::Parse(*text, path, d);
+      auto parsed = Template::Parse(*text, path, d, 1, 1, Template::FormatOf(name));
       if (!parsed) return nullptr;
       auto shared = std::make_shared<const Template>(std::move(*parsed));
       templates_[name] = shared;

@@ -1,5 +1,8 @@
 #include "controller/catalog/template.h"
 
+#include <algorithm>
+#include <cctype>
+
 #include "common/json_text.h"
 #include "common/strings.h"
 
@@ -14,7 +17,18 @@ struct Parser {
   Diagnostics& diagnostics;
   int line;
   int column;
+  Template::Format format;
   size_t pos = 0;
+
+  // A raw insertion is for configuration text an admin wrote on purpose;
+  // SQL and shell templates have none.
+  bool Raw(const std::string& name, const SourceLocation& where) {
+    if (format == Template::Format::kLines) return true;
+    diagnostics.Error(where, "'" + name + "' is inserted raw ({{&...}} or {{{...}}}), which this " +
+                                 (format == Template::Format::kSql ? "SQL" : "shell") +
+                                 " template may not do; use {{" + name + "}}");
+    return false;
+  }
 
   SourceLocation Here() const { return {file, line, column}; }
 
@@ -78,7 +92,8 @@ struct Parser {
         SkipStandalone(out, open);
       }
       if (triple) {
-        out.push_back({Node::kVariable, inner, tag_at, {}});
+        if (!Raw(inner, tag_at)) return false;
+        out.push_back({Node::kVariable, inner, tag_at, {}, true});
         continue;
       }
       if (inner.empty()) {
@@ -111,7 +126,8 @@ struct Parser {
           diagnostics.Error(tag_at, "changing delimiters is not supported");
           return false;
         case '&':
-          out.push_back({Node::kVariable, name, tag_at, {}});
+          if (!Raw(name, tag_at)) return false;
+          out.push_back({Node::kVariable, name, tag_at, {}, true});
           break;
         default:
           out.push_back({Node::kVariable, inner, tag_at, {}});
@@ -145,8 +161,8 @@ bool Truthy(const nlohmann::json& value) {
   return true;
 }
 
-void RenderNodes(const std::vector<Node>& nodes, std::vector<const nlohmann::json*>& stack, std::string& out,
-                 Diagnostics& diagnostics) {
+void RenderNodes(const std::vector<Node>& nodes, Template::Format format, std::vector<const nlohmann::json*>& stack,
+                 std::string& out, Diagnostics& diagnostics) {
   for (const Node& node : nodes) {
     if (node.kind == Node::kText) {
       out += node.text;
@@ -167,28 +183,34 @@ void RenderNodes(const std::vector<Node>& nodes, std::vector<const nlohmann::jso
           diagnostics.Error(node.where, "'" + name + "' is a " + (value->is_array() ? "list" : "map") +
                                             "; iterate it with {{#" + name + "}}...{{/" + name + "}}");
         } else {
-          out += ScalarText(*value);
+          const std::string text = ScalarText(*value);
+          const std::string unsafe = node.raw ? "" : Template::UnsafeFor(format, text);
+          if (!unsafe.empty()) {
+            diagnostics.Error(node.where, "the value of '" + name + "' (" + Printable(text) + ") " + unsafe);
+          } else {
+            out += text;
+          }
         }
         break;
       case Node::kSection:
         if (value->is_array()) {
           for (const nlohmann::json& item : *value) {
             stack.push_back(&item);
-            RenderNodes(node.children, stack, out, diagnostics);
+            RenderNodes(node.children, format, stack, out, diagnostics);
             stack.pop_back();
           }
         } else if (value->is_object()) {
           if (!value->empty()) {
             stack.push_back(value);
-            RenderNodes(node.children, stack, out, diagnostics);
+            RenderNodes(node.children, format, stack, out, diagnostics);
             stack.pop_back();
           }
         } else if (Truthy(*value)) {
-          RenderNodes(node.children, stack, out, diagnostics);
+          RenderNodes(node.children, format, stack, out, diagnostics);
         }
         break;
       case Node::kInverted:
-        if (!Truthy(*value)) RenderNodes(node.children, stack, out, diagnostics);
+        if (!Truthy(*value)) RenderNodes(node.children, format, stack, out, diagnostics);
         break;
       default:
         break;
@@ -222,11 +244,73 @@ const nlohmann::json* LookupName(const std::vector<const nlohmann::json*>& stack
 }
 
 std::optional<Template> Template::Parse(std::string_view text, const std::string& file, Diagnostics& diagnostics,
-                                        int first_line, int first_column) {
+                                        int first_line, int first_column, Format format) {
   Template t;
-  Parser parser{text, file, diagnostics, first_line, first_column};
+  t.format_ = format;
+  Parser parser{text, file, diagnostics, first_line, first_column, format};
   if (!parser.ParseNodes(t.nodes_, "")) return std::nullopt;
   return t;
+}
+
+Template::Format Template::FormatOf(const std::string& file_name) {
+  auto ends = [&](const std::string& suffix) {
+    return file_name.size() >= suffix.size() && file_name.compare(file_name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  if (ends(".sql") || ends(".sql.mustache")) return Format::kSql;
+  if (ends(".sh") || ends(".sh.mustache")) return Format::kShell;
+  return Format::kLines;
+}
+
+std::string Template::UnsafeFor(Format format, std::string_view text) {
+  switch (format) {
+    case Format::kLines:
+      for (char c : text) {
+        const auto u = static_cast<unsigned char>(c);
+        if (c == '\n' || c == '\r') return "contains a line break: it would add a line to the file";
+        if ((u < 0x20 && c != '\t') || u == 0x7f) return "contains a control character";
+      }
+      return "";
+    case Format::kSql:
+      if (text.empty()) return "is empty: an SQL name cannot be";
+      for (char c : text) {
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') {
+          return "is not plain letters, digits and '_': in SQL it could end the statement it is part of";
+        }
+      }
+      return "";
+    case Format::kShell:
+      if (text.empty() || text[0] == '-') return "would be read as an option or nothing by the shell script";
+      for (char c : text) {
+        if (!std::isalnum(static_cast<unsigned char>(c)) && std::string_view("_./:@%+=,-").find(c) == std::string_view::npos) {
+          return "has characters a shell script would interpret";
+        }
+      }
+      return "";
+  }
+  return "";
+}
+
+namespace {
+
+void CollectCheckedNames(const std::vector<Node>& nodes, std::vector<std::string>& names) {
+  for (const Node& node : nodes) {
+    if (node.kind == Node::kVariable && !node.raw) {
+      std::string name = node.text;
+      if (!name.empty() && name.back() == '?') name.pop_back();
+      names.push_back(name.substr(0, name.find('.')));
+    }
+    CollectCheckedNames(node.children, names);
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> Template::CheckedNames() const {
+  std::vector<std::string> names;
+  CollectCheckedNames(nodes_, names);
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
 }
 
 std::string Template::Render(const nlohmann::json& context, Diagnostics& diagnostics) const {
@@ -236,7 +320,7 @@ std::string Template::Render(const nlohmann::json& context, Diagnostics& diagnos
 std::string Template::Render(const std::vector<const nlohmann::json*>& stack, Diagnostics& diagnostics) const {
   std::string out;
   std::vector<const nlohmann::json*> working = stack;
-  RenderNodes(nodes_, working, out, diagnostics);
+  RenderNodes(nodes_, format_, working, out, diagnostics);
   return out;
 }
 
@@ -299,6 +383,8 @@ nlohmann::json RenderValue(const nlohmann::json& value, const std::vector<const 
 }
 
 }  // namespace
+
+bool IsSingleTag(const std::string& text) { return SingleTag(text).has_value(); }
 
 nlohmann::json RenderStrings(const nlohmann::json& value, const std::vector<const nlohmann::json*>& stack,
                              const SourceLocation& where, Diagnostics& diagnostics) {

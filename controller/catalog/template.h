@@ -1,7 +1,7 @@
 // Templates: the Mustache subset configuration files need, rendered strictly.
 //
-// Supported: {{name}}, {{{name}}} and {{&name}} (all insert text as is: these
-// are configuration files, not HTML, so nothing is escaped), dotted names
+// Supported: {{name}}, {{{name}}} and {{&name}} (nothing is HTML-escaped:
+// these are configuration files, not HTML), dotted names
 // (host.facts.cpu.cpus), {{.}}, sections {{#name}}...{{/name}} over lists,
 // maps and booleans, inverted sections {{^name}}, comments {{! ...}}.
 // Not supported (an error, not silently ignored): partials and delimiter
@@ -10,6 +10,19 @@
 // Strict: a name that resolves to nothing is an error with the template's
 // file:line, because a config file with a silently empty value is worse than
 // no file. Define optional values (as null or false) in the role's vars.
+//
+// Safe: a template has a format, and a value {{name}} inserts must not break
+// out of it (docs/security.md). Inventory values and facts are data; a
+// newline in slurm_def_mem_per_cpu must not add a line to slurm.conf, and a
+// database name must not end the SQL statement it is part of:
+//   kLines  (configuration files, the default): one line; no line break or
+//           other control character (tab allowed);
+//   kSql    (*.sql templates): letters, digits and '_' only, so a value is
+//           safe both as an identifier and inside quotes;
+//   kShell  (*.sh templates): a word that needs no quoting
+//           ([A-Za-z0-9_./:@%+=,-], not starting with '-').
+// {{&name}} and {{{name}}} insert a value as it is (a block of extra
+// configuration lines an admin wrote on purpose); only in kLines templates.
 //
 // Why not kainjow::mustache (a Debian package): it renders a missing name as
 // an empty string without telling, HTML-escapes by default, and needs the
@@ -31,10 +44,23 @@ namespace clusterctl {
 
 class Template {
  public:
+  enum class Format { kLines, kSql, kShell };
+  // The format of a template file by its name: *.sql[.mustache] is kSql,
+  // *.sh[.mustache] kShell, anything else kLines.
+  static Format FormatOf(const std::string& file_name);
+
   // Parses `text`; on error returns nullopt with located diagnostics.
   // `first_line` offsets line numbers for templates embedded in a role file.
   static std::optional<Template> Parse(std::string_view text, const std::string& file, Diagnostics& diagnostics,
-                                       int first_line = 1, int first_column = 1);
+                                       int first_line = 1, int first_column = 1, Format format = Format::kLines);
+
+  // Why `text` may not be inserted by {{name}} in a template of `format`
+  // ("" when it may).
+  static std::string UnsafeFor(Format format, std::string_view text);
+  Format format() const { return format_; }
+  // Top-level names of the variables this template inserts with {{name}}
+  // (not raw), for checking inventory values before any rendering.
+  std::vector<std::string> CheckedNames() const;
 
   // Renders with `context`. Undefined names are reported (with the tag's
   // location) in `diagnostics` and render as nothing; callers treat any
@@ -54,10 +80,12 @@ class Template {
     std::string text;  // kText: the text; others: the name
     SourceLocation where;
     std::vector<Node> children;  // sections
+    bool raw = false;            // {{&name}} / {{{name}}}: inserted as it is
   };
 
  private:
   std::vector<Node> nodes_;
+  Format format_ = Format::kLines;
 };
 
 // Renders every string inside a JSON value (params of a step) as a template.
@@ -68,6 +96,10 @@ class Template {
 // Errors are reported at `where` (the step's location).
 nlohmann::json RenderStrings(const nlohmann::json& value, const std::vector<const nlohmann::json*>& stack,
                              const SourceLocation& where, Diagnostics& diagnostics);
+
+// Whether `text` is exactly one tag ("{{name}}" or "{{name?}}"): such a
+// parameter takes the value's own type and is not checked as text.
+bool IsSingleTag(const std::string& text);
 
 // Looks a dotted name up in a stack of contexts (innermost last). Returns
 // nullptr when not found.

@@ -85,3 +85,47 @@ TEST_CASE("whole-value tags keep their type; optional ones drop the parameter") 
 }
 
 }  // namespace clusterctl
+
+namespace clusterctl {
+
+TEST_CASE("a value may not break out of the file it lands in (the review's slurm.conf newline and SQL injection)") {
+  std::string errors;
+  // Lines (configuration files): one line per value; a raw tag is the admin's own text.
+  CHECK(Render("DefMemPerCPU={{m}}\n", {{"m", "1024\nPartitionName=evil Nodes=ALL"}}, &errors) == "DefMemPerCPU=\n");
+  CHECK(errors.find("t.mustache:1:14: error: the value of 'm' (1024\\x0aPartitionName=evil Nodes=ALL) contains a line "
+                    "break: it would add a line to the file") != std::string::npos);
+  CHECK(Render("x={{m}}\n", {{"m", std::string("a\0b", 3)}}, &errors) == "x=\n");
+  CHECK(errors.find("contains a control character") != std::string::npos);
+  CHECK(Render("{{&extra}}", {{"extra", "A=1\nB=2\n"}}, &errors) == "A=1\nB=2\n");
+  CHECK(errors.empty());
+  CHECK(Render("x={{m}}\n", {{"m", "tabs\tare fine, quotes ' \" too"}}) == "x=tabs\tare fine, quotes ' \" too\n");
+
+  Diagnostics d;
+  auto sql = Template::Parse("CREATE DATABASE IF NOT EXISTS {{db}};\n", "grants.sql.mustache", d, 1, 1,
+                             Template::FormatOf("grants.sql.mustache"));
+  REQUIRE(sql);
+  CHECK(sql->format() == Template::Format::kSql);
+  CHECK(sql->Render({{"db", "slurm_acct_db"}}, d) == "CREATE DATABASE IF NOT EXISTS slurm_acct_db;\n");
+  CHECK_FALSE(d.has_errors());
+  CHECK(sql->Render({{"db", "x; DROP DATABASE mysql; --"}}, d) == "CREATE DATABASE IF NOT EXISTS ;\n");
+  CHECK(d.ToString().find("in SQL it could end the statement it is part of") != std::string::npos);
+  Diagnostics raw;
+  CHECK_FALSE(Template::Parse("{{&db}}", "x.sql.mustache", raw, 1, 1, Template::Format::kSql));
+  CHECK(raw.ToString().find("which this SQL template may not do") != std::string::npos);
+
+  CHECK(Template::FormatOf("remove.sh.mustache") == Template::Format::kShell);
+  CHECK(Template::UnsafeFor(Template::Format::kShell, "gpu01").empty());
+  CHECK_FALSE(Template::UnsafeFor(Template::Format::kShell, "-rf").empty());
+  CHECK_FALSE(Template::UnsafeFor(Template::Format::kShell, "$(id)").empty());
+  CHECK_FALSE(Template::UnsafeFor(Template::Format::kShell, "a b").empty());
+  CHECK(Template::FormatOf("slurm.conf.mustache") == Template::Format::kLines);
+}
+
+TEST_CASE("CheckedNames lists what a template inserts as text, not raw or section names") {
+  Diagnostics d;
+  auto t = Template::Parse("{{a}} {{b.c}} {{&raw}} {{#list}}{{item?}}{{/list}}", "t", d);
+  REQUIRE(t);
+  CHECK(t->CheckedNames() == std::vector<std::string>{"a", "b", "item"});
+}
+
+}  // namespace clusterctl

@@ -11,6 +11,8 @@
 #include "common/strings.h"
 #include "common/yaml_doc.h"
 #include "controller/cli/exit_codes.h"
+#include "controller/engine/cluster_views.h"
+#include "controller/engine/deploy_run.h"
 #include "controller/output/table.h"
 #include "inventory/hostlist.h"
 #include "inventory/ini_import.h"
@@ -72,6 +74,15 @@ void PrintVariables(const Inventory& inventory, std::ostream& out) {
 int RunInventoryCheck(const std::string& inventory_path, const Services& services) {
   std::optional<Inventory> inventory = LoadInventoryOrReport(inventory_path, services, true);
   if (!inventory) return kExitUsage;
+  // Against the roles too: roles the inventory names, variables of the
+  // wrong type or that would break the files they land in, cluster views.
+  Diagnostics diagnostics;
+  if (LoadCatalogFor(*inventory, {}, diagnostics)) CheckClusterViews(*inventory, diagnostics);
+  if (diagnostics.has_errors()) {
+    *services.err << diagnostics.ToString() << inventory_path << ": " << diagnostics.error_count() << " error"
+                  << (diagnostics.error_count() == 1 ? "" : "s") << "\n";
+    return kExitUsage;
+  }
   std::vector<std::string> summary;
   for (const std::string& name : WellKnownGroups()) {
     std::vector<std::string> members = inventory->MembersOf(name);

@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/diagnostics.h"
 #include "common/status.h"
 #include "inventory/model.h"
 
@@ -28,5 +29,9 @@ struct ClusterView {
 };
 
 const std::vector<ClusterView>& ClusterViews();
+
+// Builds every view without facts (what the inventory alone decides, such
+// as partitions) and reports what fails, at the inventory file.
+void CheckClusterViews(const Inventory& inventory, Diagnostics& diagnostics);
 
 }  // namespace clusterctl

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "common/strings.h"
+#include "controller/catalog/variable_check.h"
 #include "controller/engine/planner.h"
 #include "controller/engine/role_board.h"
 #include "controller/engine/state_writer.h"
@@ -352,6 +353,7 @@ std::optional<Catalog> LoadCatalogFor(const Inventory& inventory, const std::vec
   std::optional<Catalog> catalog = Catalog::Load(Catalog::DefaultSources(inventory.base_dir), diagnostics);
   if (!catalog) return std::nullopt;
   catalog->CheckInventoryRoles(inventory, diagnostics);
+  CheckInventoryVariables(*catalog, inventory, diagnostics);
   std::vector<std::string> names;
   for (const auto& [name, role] : catalog->roles()) names.push_back(name);
   for (const std::string& role : only_roles) {

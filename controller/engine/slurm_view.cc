@@ -1,10 +1,12 @@
 #include "controller/engine/slurm_view.h"
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 #include <tuple>
 
 #include "common/json_text.h"
+#include "common/strings.h"
 #include "inventory/hostlist.h"
 
 namespace clusterctl {
@@ -27,6 +29,48 @@ struct NodeShape {
 
 std::string GpuFiles(int64_t gpus) {
   return gpus == 1 ? "/dev/nvidia0" : "/dev/nvidia[0-" + std::to_string(gpus - 1) + "]";
+}
+
+}  // namespace
+
+namespace {
+
+// One slurm_partitions entry, typed and safe to write into slurm.conf's
+// PartitionName line (docs/security.md): a name Slurm accepts, a boolean
+// default, a time limit, options on one line.
+Status CheckPartition(const nlohmann::json& p) {
+  if (!p.is_object() || !p.contains("name") || !p["name"].is_string()) {
+    return Status::InvalidArgument("each slurm_partitions entry needs a name: " + Printable(JsonText(p)));
+  }
+  const std::string name = p["name"].get<std::string>();
+  const std::string shown = "slurm partition '" + Printable(name) + "'";
+  auto only = [](const std::string& text, std::string_view allowed) {
+    for (char c : text) {
+      if (!std::isalnum(static_cast<unsigned char>(c)) && allowed.find(c) == std::string_view::npos) return false;
+    }
+    return !text.empty();
+  };
+  if (!only(name, "_-.")) return Status::InvalidArgument(shown + ": a name is letters, digits, '_', '-' and '.'");
+  for (const char* key : {"group", "options"}) {
+    if (p.contains(key) && !p[key].is_string()) return Status::InvalidArgument(shown + ": " + key + " must be a string");
+  }
+  if (p.contains("default") && !p["default"].is_boolean()) {
+    return Status::InvalidArgument(shown + ": default must be true or false");
+  }
+  if (p.contains("max_time")) {
+    const nlohmann::json& t = p["max_time"];
+    const std::string text = t.is_string() ? t.get<std::string>() : t.is_number_unsigned() ? t.dump() : "";
+    if (!(text == "INFINITE" || text == "UNLIMITED" || only(text, "-:"))) {
+      return Status::InvalidArgument(shown + ": max_time must be minutes, [days-]hours:minutes:seconds or INFINITE");
+    }
+  }
+  const std::string options = p.value("options", std::string());
+  for (char c : options) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      return Status::InvalidArgument(shown + ": options must be one line (it would add lines to slurm.conf)");
+    }
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -87,9 +131,7 @@ Result<nlohmann::json> BuildSlurmView(const Inventory& inventory, const std::map
   if (!wanted.is_array()) return Status::InvalidArgument("slurm_partitions must be a list of {name, group, default, max_time, options}");
   std::set<std::string> names_seen;
   for (const nlohmann::json& p : wanted) {
-    if (!p.is_object() || !p.contains("name") || !p["name"].is_string()) {
-      return Status::InvalidArgument("each slurm_partitions entry needs a name: " + JsonText(p));
-    }
+    if (Status valid = CheckPartition(p); !valid.ok()) return valid;
     const std::string name = p["name"].get<std::string>();
     if (!names_seen.insert(name).second) return Status::InvalidArgument("slurm_partitions names " + name + " twice");
     const std::string group = p.value("group", node_group);

@@ -101,6 +101,22 @@ expect "validate with a threshold of the wrong type" 2 "validate_ib_ports must b
   "$CLUSTERCTL" validate "$WORK/validate/bad.yaml"
 if [ -e "$WORK/validate/.clusterctl" ]; then fail "a refused validate created a state"; else pass "a refused validate created nothing"; fi
 
+# --- inventory values that would break the files they land in: exit 2 -------
+mkdir -p "$WORK/values"
+hostile() {  # hostile NAME 'VARS YAML' EXPECTED
+  { sed -n '1,/^vars:$/p' "$SRC/inventory/examples/small.yaml"; printf '%s\n' "$2"; sed -n '/^vars:$/,$p' "$SRC/inventory/examples/small.yaml" | tail -n +2; } >"$WORK/values/$1.yaml"
+  expect "inventory check refuses $1" 2 "$3" -- "$CLUSTERCTL" inventory check "$WORK/values/$1.yaml"
+}
+hostile newline '  slurm_def_mem_per_cpu: "1024\nPartitionName=evil Nodes=ALL"' "newline.yaml:12:26: error: variable 'slurm_def_mem_per_cpu' must be an integer (role slurm-common's default is 1024), not a string (1024\\x0aPartitionName=evil Nodes=ALL)"
+hostile sql '  slurmdbd_database: "x; DROP DATABASE mysql; --"' "variable 'slurmdbd_database' (x; DROP DATABASE mysql; --) is not plain letters, digits and '_': in SQL it could end the statement it is part of (slurmdbd-grants.sql.mustache)"
+hostile state_dir '  slurm_state_dir: "/var/spool/slurmctld\nSlurmUser=root"' "state_dir.yaml:12:20: error: variable 'slurm_state_dir' (/var/spool/slurmctld\\x0aSlurmUser=root) contains a line break: it would add a line to the file (slurm.conf.mustache)"
+sed 's/^    - name: gpu$/    - name: "gpu\\nNodeName=evil"/' "$SRC/inventory/examples/small.yaml" >"$WORK/values/partition.yaml"
+expect "inventory check refuses a partition name with a line break" 2 "cluster.slurm: slurm partition 'gpu\\x0aNodeName=evil': a name is letters, digits, '_', '-' and '.'" -- "$CLUSTERCTL" inventory check "$WORK/values/partition.yaml"
+hostile ports '  ntp_servers: "pool.ntp.org"' "variable 'ntp_servers' must be a list (role chrony's default is [])"
+cp "$WORK/values/sql.yaml" "$WORK/values/deploy.yaml"
+expect "deploy refuses a hostile value before touching anything" 2 "nothing was changed" -- "$CLUSTERCTL" deploy "$WORK/values/deploy.yaml"
+if [ -e "$WORK/values/.clusterctl" ]; then fail "a refused deploy created a state"; else pass "a refused deploy created nothing"; fi
+
 # --- status on an empty state: exit 0, nothing created ---------------------
 mkdir -p "$WORK/site"
 cp "$SRC/inventory/examples/small.yaml" "$WORK/site/inventory.yaml"

@@ -1,0 +1,20 @@
+// Checking the inventory's variables against the roles that use them, before
+// anything is rendered or touched (deploy, plan and `inventory check`):
+//  - types: a variable whose role default is a number must be a number in
+//    the inventory (an integer where the default is one), a string a
+//    string, a list a list, a map a map, a boolean a boolean;
+//  - formats: a value a template inserts must not break out of the file it
+//    lands in (Template::UnsafeFor): a newline in a slurm.conf value, SQL
+//    syntax in a database name.
+// Each problem is reported once, at the file:line where the value is written.
+#pragma once
+
+#include "common/diagnostics.h"
+#include "controller/catalog/role.h"
+#include "inventory/model.h"
+
+namespace clusterctl {
+
+void CheckInventoryVariables(const Catalog& catalog, const Inventory& inventory, Diagnostics& diagnostics);
+
+}  // namespace clusterctl
