@@ -35,6 +35,16 @@ void ConnectionOverrides::ApplyTo(ConnectionSettings& settings) const {
   if (connect_timeout_s) settings.connect_timeout_s = *connect_timeout_s;
 }
 
+bool IsUserName(const std::string& s) {
+  if (s.empty() || s.size() > 32) return false;
+  for (char c : s) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+              c == '-' || c == '.';
+    if (!ok) return false;
+  }
+  return s[0] != '-';
+}
+
 std::optional<std::string> ParseJumpHost(const std::string& text, JumpHost& out) {
   std::string rest = text;
   size_t at = rest.rfind('@');
@@ -42,6 +52,7 @@ std::optional<std::string> ParseJumpHost(const std::string& text, JumpHost& out)
     out.user = rest.substr(0, at);
     rest = rest.substr(at + 1);
     if (out.user.empty()) return "empty user before '@'";
+    if (!IsUserName(out.user)) return "user '" + out.user + "' is not a valid user name";
   }
   // "[v6]:port" or "host:port"; a bare IPv6 address has several colons.
   if (!rest.empty() && rest[0] == '[') {

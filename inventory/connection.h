@@ -58,4 +58,8 @@ struct ConnectionOverrides {
 // Parses "[user@]host[:port]"; returns an explanation on error.
 std::optional<std::string> ParseJumpHost(const std::string& text, JumpHost& out);
 
+// A login name: letters, digits, '_', '-', '.', at most 32, not starting
+// with '-' (it reaches ssh and sudo; nothing else may).
+bool IsUserName(const std::string& name);
+
 }  // namespace clusterctl

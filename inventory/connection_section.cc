@@ -18,16 +18,6 @@ std::string ResolvePath(const std::string& path, const std::string& base_dir, co
   return base_dir + "/" + path;
 }
 
-bool IsUserName(const std::string& s) {
-  if (s.empty() || s.size() > 32) return false;
-  for (char c : s) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-              c == '-' || c == '.';
-    if (!ok) return false;
-  }
-  return s[0] != '-';
-}
-
 }  // namespace
 
 std::optional<ConnectionOverrides> ParseConnection(const YamlNode& node, const std::string& context,

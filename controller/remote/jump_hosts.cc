@@ -47,10 +47,11 @@ class JumpRelay {
     ::close(wake_fd_);
   }
 
-  void Request(std::string address, int port, Callback done) {
+  // `done` gets the socket, or why not; by `deadline` at the latest.
+  void Request(std::string address, int port, Deadline deadline, Callback done) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      requests_.push_back({std::move(address), port, std::move(done)});
+      requests_.push_back({std::move(address), port, deadline, std::move(done)});
     }
     Wake();
   }
@@ -64,8 +65,12 @@ class JumpRelay {
   struct PendingRequest {
     std::string address;
     int port;
+    Deadline deadline;
     Callback done;
   };
+  // Bytes held for one direction of one tunnel before the relay stops
+  // reading that direction (the other side is slow): bounded memory.
+  static constexpr size_t kMaxBuffered = 1u << 20;
   struct Tunnel {
     ssh_channel channel = nullptr;
     int fd = -1;               // our end of the socketpair
@@ -169,6 +174,13 @@ class JumpRelay {
       if (!t.channel) continue;
       if (!t.open) {
         int rc = ssh_channel_open_forward(t.channel, t.request.address.c_str(), t.request.port, "127.0.0.1", 0);
+        if (rc == SSH_AGAIN && std::chrono::steady_clock::now() >= t.request.deadline) {
+          t.request.done(Status::Timeout("jump host " + jump_.ToString() + " did not open a tunnel to " +
+                                         t.request.address + ":" + std::to_string(t.request.port) + " in time"));
+          ssh_channel_free(t.channel);
+          t.channel = nullptr;
+          continue;
+        }
         if (rc == SSH_AGAIN) continue;
         if (rc != SSH_OK) {
           t.request.done(Status::Unavailable("jump host " + jump_.ToString() + " cannot reach " + t.request.address +
@@ -191,8 +203,9 @@ class JumpRelay {
         t.request.done(pair[1]);
         t.request.done = nullptr;
       }
-      // channel -> socket
-      while (true) {
+      // channel -> socket (what the socket has not taken yet stays in the
+      // channel's window, so a slow reader slows the sender, not our memory)
+      while (t.to_socket.size() < kMaxBuffered) {
         int n = ssh_channel_read_nonblocking(t.channel, buffer, sizeof buffer, 0);
         if (n <= 0) break;
         t.to_socket.append(buffer, static_cast<size_t>(n));
@@ -203,7 +216,7 @@ class JumpRelay {
         t.to_socket.erase(0, static_cast<size_t>(w));
       }
       // socket -> channel
-      while (!t.socket_closed && t.to_channel.size() < (1u << 20)) {
+      while (!t.socket_closed && t.to_channel.size() < kMaxBuffered) {
         ssize_t r = ::read(t.fd, buffer, sizeof buffer);
         if (r > 0) {
           t.to_channel.append(buffer, static_cast<size_t>(r));
@@ -312,13 +325,12 @@ JumpRelay& JumpHosts::RelayFor(const JumpHost& jump, const Host& first_user) {
 
 Task<Result<int>> JumpHosts::OpenTunnel(const JumpHost& jump, const Host& target, Deadline deadline) {
   JumpRelay& relay = RelayFor(jump, target);
-  (void)deadline;  // the relay's connect timeout bounds the wait
   co_return co_await asio::async_initiate<decltype(asio::use_awaitable), void(Result<int>)>(
-      [&relay, &target](auto handler) {
+      [&relay, &target, deadline](auto handler) {
         auto shared = std::make_shared<decltype(handler)>(std::move(handler));
         auto work = std::make_shared<decltype(asio::make_work_guard(asio::get_associated_executor(*shared)))>(
             asio::make_work_guard(asio::get_associated_executor(*shared)));
-        relay.Request(target.address, target.connection.port, [shared, work](Result<int> result) {
+        relay.Request(target.address, target.connection.port, deadline, [shared, work](Result<int> result) {
           auto executor = asio::get_associated_executor(*shared);
           asio::post(executor, [shared, work, result]() mutable {
             (*shared)(std::move(result));
