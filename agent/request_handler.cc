@@ -46,6 +46,7 @@ Frame RequestHandler::Exec(const nlohmann::json& id, const ExecRequest& request)
   spec.argv = request.argv;
   spec.env = request.env;
   if (request.timeout_ms) spec.timeout = std::chrono::milliseconds(*request.timeout_ms);
+  if (request.max_output_bytes) spec.output_limit = std::min<uint64_t>(*request.max_output_bytes, spec.output_limit);
   spec.stdin_data = request.stdin_data;
   agent::CommandResult result = agent::RunCommand(spec);
   ExecReply reply;

@@ -222,6 +222,7 @@ Result<IncomingRequest> DecodeRequest(const Frame& frame) {
     exec.argv = r.Strings("argv", true);
     exec.env = r.StringMap("env");
     if (frame.header.contains("timeout_ms")) exec.timeout_ms = r.Int("timeout_ms");
+    if (frame.header.contains("max_output_bytes")) exec.max_output_bytes = r.Uint("max_output_bytes");
     exec.stdin_data = frame.body;
     if (r.status().ok() && exec.argv.empty()) return Status::InvalidArgument("exec needs a non-empty argv");
     in.request = std::move(exec);
@@ -286,6 +287,7 @@ Frame EncodeRequest(int64_t id, const Request& request) {
                    header["argv"] = r.argv;
                    if (!r.env.empty()) header["env"] = r.env;
                    if (r.timeout_ms) header["timeout_ms"] = *r.timeout_ms;
+                   if (r.max_output_bytes) header["max_output_bytes"] = *r.max_output_bytes;
                    body = r.stdin_data;
                  },
                  [&](const ResourceRequest& r) {

@@ -43,7 +43,8 @@ struct ExecRequest {
   std::vector<std::string> argv;  // never a shell string
   std::map<std::string, std::string> env;
   std::optional<int64_t> timeout_ms;
-  std::string stdin_data;  // the frame's body
+  std::optional<uint64_t> max_output_bytes;  // per stream; the agent caps it at its own limit
+  std::string stdin_data;                    // the frame's body
 };
 
 struct ResourceRequest {

@@ -34,14 +34,21 @@ bool ReadEditable(const std::string& path, bool create, std::string& text, bool&
   return true;
 }
 
-// Writes the edited text back, keeping the file's owner and mode.
+// Writes the edited text back, keeping the file's owner and mode. A secret
+// edit (the file holds secrets) shows no diff and leaves no backup: either
+// would copy the whole file into the controller's output and state.
 void WriteBack(const std::string& path, const std::string& before, const std::string& after, bool exists,
                const ResourceRequest& request, ResourceOutcome& outcome) {
-  outcome.diff = UnifiedDiff(before, after, path);
+  const bool secret = request.params.value("secret", false);
+  if (secret) {
+    for (std::string& difference : outcome.differences) difference += " (secret: not shown)";
+  } else {
+    outcome.diff = UnifiedDiff(before, after, path);
+  }
   if (!request.apply) return;
   FileInfo info = StatPath(path);
   int mode = exists ? info.mode : (request.params.contains("mode") ? resources::ParseMode(request.params["mode"]) : 0644);
-  if (exists) {
+  if (exists && !secret) {
     outcome.has_backup = true;
     outcome.backup = before;
   }
@@ -160,14 +167,16 @@ using T = resources::ParamType;
 const ResourceKindRegistration kLineKind(
     {"line", "one line in a file (optionally replacing the line a regexp matches)",
      {P("path", T::kString, true), P("line", T::kString, true), P("regexp", T::kString),
-      P("state", T::kString, false, {"present", "absent"}), P("create", T::kBool), P("mode", T::kMode)},
+      P("state", T::kString, false, {"present", "absent"}), P("create", T::kBool), P("mode", T::kMode),
+      P("secret", T::kBool)},
      {}},
     LineResource);
 
 const ResourceKindRegistration kBlockKind(
     {"block", "a block of lines between markers in a file",
      {P("path", T::kString, true), P("block", T::kString), P("marker", T::kString),
-      P("state", T::kString, false, {"present", "absent"}), P("create", T::kBool), P("mode", T::kMode)},
+      P("state", T::kString, false, {"present", "absent"}), P("create", T::kBool), P("mode", T::kMode),
+      P("secret", T::kBool)},
      {}},
     BlockResource);
 

@@ -85,11 +85,14 @@ int RunCommandLine(int argc, char** argv, const Services& services) {
 
   std::vector<std::string> run_argv;
   int run_timeout = 600;
+  uint64_t run_max_output = 256 * 1024;
   CLI::App* run = app.add_subcommand("run", "run a command (no shell) as root on every selected host");
   add_remote_options(run);
   run->add_option("-t,--timeout", run_timeout, "seconds before the command is killed")->check(CLI::Range(1, 86400));
+  run->add_option("--max-output", run_max_output, "bytes of stdout and of stderr kept per host (default 262144)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{16} << 20));
   run->add_option("COMMAND", run_argv, "the command and its arguments, after --");
-  run->callback([&] { exit_code = RunAdHoc(remote, run_argv, run_timeout, options, services); });
+  run->callback([&] { exit_code = RunAdHoc(remote, run_argv, run_timeout, run_max_output, options, services); });
 
   DeployOptions deploy_options;
   auto add_deploy_options = [&](CLI::App* command) {

@@ -25,6 +25,7 @@ std::vector<OutputGroup> GroupOutputs(const std::vector<std::pair<std::string, s
 }
 
 int RunAdHoc(const RemoteCommandOptions& options, const std::vector<std::string>& argv, int timeout_s,
+             uint64_t max_output_bytes,
              const GlobalOptions& global, const Services& services) {
   if (argv.empty()) {
     *services.err << "clusterctl run: give the command after --, e.g. clusterctl run site.yaml -- uname -r\n";
@@ -37,6 +38,9 @@ int RunAdHoc(const RemoteCommandOptions& options, const std::vector<std::string>
     agent_protocol::ExecRequest request;
     request.argv = argv;
     request.timeout_ms = int64_t{timeout_s} * 1000;
+    // Every host's output is held until all are done (to group them): a
+    // bound per host keeps 2000 hosts' outputs in bounded memory.
+    request.max_output_bytes = max_output_bytes;
     auto reply = co_await agent.Exec(std::move(request),
                                      std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s + 30));
     if (!reply.ok()) {
@@ -46,6 +50,9 @@ int RunAdHoc(const RemoteCommandOptions& options, const std::vector<std::string>
     int code = reply->started ? reply->exit_code : 127;
     std::string output = reply->stdout_data + reply->stderr_data;
     if (reply->timed_out) output += "[clusterctl: killed after " + std::to_string(timeout_s) + " s]\n";
+    if (reply->truncated) {
+      output += "[clusterctl: output cut at " + std::to_string(max_output_bytes) + " bytes per stream; --max-output raises it]\n";
+    }
     result.data = {{"exit_code", code}, {"output", output}};
   });
 

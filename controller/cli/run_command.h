@@ -12,6 +12,7 @@
 namespace clusterctl {
 
 int RunAdHoc(const RemoteCommandOptions& options, const std::vector<std::string>& argv, int timeout_s,
+             uint64_t max_output_bytes,
              const GlobalOptions& global, const Services& services);
 
 struct OutputGroup {

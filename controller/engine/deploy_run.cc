@@ -186,8 +186,8 @@ class Deployment {
     ExecutionOptions execution = in_.options.execution;
     execution.check = in_.options.check;
     execution.verify = in_.options.verify;
-    DeployContext context{&sessions_, &cancel_, writer.get(), &board, &listener_, in_.inventory, in_.run_id,
-                          execution, &last_results_, &intents_by_host_};
+    DeployContext context{&sessions_, &cancel_,  writer.get(), &board,         &listener_,      in_.inventory,
+                          vault_.get(), in_.run_id, execution,    &last_results_, &intents_by_host_};
     ReportEarlyFailures(board);
     const size_t batch = in_.options.batch_size == 0 ? std::max<size_t>(1, plans_.size()) : in_.options.batch_size;
     for (size_t first = 0; first < plans_.size(); first += batch) {

@@ -148,6 +148,8 @@ class DeployHarness {
     return out;
   }
 
+  std::string state_dir() const { return dir_.path() + "/state"; }
+
   FakeFleet fleet;
   std::unique_ptr<RecordingListener> events;
 
@@ -311,6 +313,37 @@ TEST_CASE("a failing step fails its host only, with the agent's message") {
   CHECK(ReportOf(result, "node03").outcome == "ok");
   CHECK_FALSE(h.fleet.node("node02").files.count("/etc/web.conf"));
   CHECK(h.fleet.node("node03").services.at("web").active);
+}
+
+TEST_CASE("a secret a node echoes in a failure is masked before it is shown or stored") {
+  const char* role = R"(description: feeds a secret to a tool that quotes it when it fails
+applies_to: [controller]
+secrets:
+  db_password: {password: 32}
+steps:
+  - name: grants
+    command: {argv: [sh, -c, "mariadb < /etc/grants.sql"]}
+)";
+  DeployHarness h(Roles{{"db", role}});
+  std::string echoed;  // what the failing tool prints: the password, read where the vault keeps it
+  h.fleet.node("node01").intercept = [&](const IncomingRequest& in) -> Interception {
+    auto* r = std::get_if<ResourceRequest>(&in.request);
+    if (!r || !r->apply) return {};
+    std::ifstream key(h.state_dir() + "/secrets/db_password");
+    std::getline(key, echoed);
+    agent_protocol::ResourceResult failed;
+    failed.Fail("sh exited with status 1");
+    failed.output = "ERROR 1064 (42000) near 'IDENTIFIED BY '" + echoed + "'' at line 3\n";
+    return agent_protocol::EncodeResourceReply(in.id, failed);
+  };
+  DeploymentResult result = h.Deploy();
+  REQUIRE(echoed.size() == 32);
+  const HostReport& node = ReportOf(result, "node01");
+  REQUIRE(node.outcome == "failed");
+  bool masked = false;
+  for (const StepReport& s : node.steps) masked = masked || s.output.find("IDENTIFIED BY '[secret db_password]'") != std::string::npos;
+  CHECK(masked);
+  for (const auto& event : h.events->events()) CHECK(event.dump().find(echoed) == std::string::npos);
 }
 
 TEST_CASE("a reboot waits for a new boot id, through the old boot and refused connections") {

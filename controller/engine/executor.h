@@ -48,6 +48,7 @@ struct DeployContext {
   RoleBoard* board = nullptr;
   DeployListener* listener = nullptr;
   const Inventory* inventory = nullptr;
+  const SecretVault* secrets = nullptr;  // masks secret values in what nodes send back; optional
   int64_t run_id = 0;
   ExecutionOptions options;
   const std::map<std::string, std::map<std::string, StepResult>>* last_results = nullptr;

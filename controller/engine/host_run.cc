@@ -140,6 +140,10 @@ void HostRun::MarkRemainingFailed(const Role* failed_role) {
   if (report_.outcome == "ok") report_.outcome = "failed";
 }
 
+std::string HostRun::Masked(std::string text) const {
+  return context_.secrets ? context_.secrets->Mask(std::move(text)) : text;
+}
+
 void HostRun::Fail(StepReport step) {
   ++report_.failed;
   if (report_.error.empty()) report_.error = step.identity + ": " + step.error;
@@ -195,12 +199,13 @@ StepReport HostRun::ToReport(const PlannedStep& step, const agent_protocol::Reso
   r.handler = step.handler;
   r.differences = outcome.differences;
   r.mutating_commands = outcome.MutatingCommands();
-  if (!step.secret) r.diff = outcome.diff;
+  if (!step.secret) r.diff = Masked(outcome.diff);
+  for (std::string& difference : r.differences) difference = Masked(std::move(difference));
   if (outcome.failed) {
     r.status = "failed";
-    r.error = outcome.error;
-    r.command = outcome.failed_command;
-    r.output = outcome.output;
+    r.error = Masked(outcome.error);
+    r.command = Masked(outcome.failed_command);
+    r.output = Masked(outcome.output);
   } else if (outcome.changed) {
     r.status = context_.options.check ? "would-change" : "changed";
   } else {

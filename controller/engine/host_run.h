@@ -36,6 +36,7 @@ class HostRun {
   void ConnectionLost(StepReport& step);
   Task<agent_protocol::ResourceResult> Call(const PlannedStep& step, bool apply);
   StepReport ToReport(const PlannedStep& step, const agent_protocol::ResourceResult& outcome);
+  std::string Masked(std::string text) const;
   void Record(const PlannedStep& step, const std::string& status, bool changed, int64_t started,
               const std::string& summary);
   Task<Status> Upload(const PlannedStep& step, const agent_protocol::ResourceResult& state);

@@ -115,7 +115,15 @@ Status StateStore::SaveFileBackup(int64_t run_id, const std::string& host, const
   auto insert = db_->Prepare("INSERT INTO file_backups (run_id, host, path, content, at) VALUES (?, ?, ?, ?, ?)");
   if (!insert.ok()) return insert.status();
   insert->Bind(1, run_id).Bind(2, host).Bind(3, path).BindBlob(4, content).Bind(5, NowMs());
-  return insert->Run();
+  CLUSTERCTL_RETURN_IF_ERROR(insert->Run());
+  // The newest kFileBackupsKept of each file; a file rewritten on every
+  // deploy must not grow the state without bound.
+  auto prune = db_->Prepare(
+      "DELETE FROM file_backups WHERE host = ?1 AND path = ?2 AND id NOT IN "
+      "(SELECT id FROM file_backups WHERE host = ?1 AND path = ?2 ORDER BY id DESC LIMIT ?3)");
+  if (!prune.ok()) return prune.status();
+  prune->Bind(1, host).Bind(2, path).Bind(3, int64_t{kFileBackupsKept});
+  return prune->Run();
 }
 
 Result<std::vector<StepRecord>> StateStore::StepsOfRun(int64_t run_id) {

@@ -67,6 +67,17 @@ Result<std::string> ReadPrivateFile(const std::string& path, bool& exists) {
 
 }  // namespace
 
+std::string SecretVault::Mask(std::string text) const {
+  for (const auto& [name, value] : values_) {
+    if (value.size() < 8) continue;  // too short to mask without mangling unrelated text
+    const std::string mark = "[secret " + name + "]";
+    for (size_t at = text.find(value); at != std::string::npos; at = text.find(value, at + mark.size())) {
+      text.replace(at, value.size(), mark);
+    }
+  }
+  return text;
+}
+
 std::string GenerateSecret(const SecretSpec& spec) {
   if (spec.kind == SecretSpec::Kind::kBytes) {
     std::string bytes(spec.size, '\0');

@@ -80,6 +80,17 @@ TEST_CASE("secrets: a stored secret that belongs to someone else is refused (it 
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("secrets: Mask replaces every secret value a node's output carries") {
+  const std::string dir = TempDir();
+  SecretVault vault(dir, true);
+  REQUIRE(vault.Prepare({{"db_password", {SecretSpec::Kind::kPassword, 32}}}).ok());
+  const std::string password = vault.values().at("db_password");
+  CHECK(vault.Mask("ERROR 1064: near 'IDENTIFIED BY '" + password + "'' and again " + password) ==
+        "ERROR 1064: near 'IDENTIFIED BY '[secret db_password]'' and again [secret db_password]");
+  CHECK(vault.Mask("nothing secret") == "nothing secret");
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("secrets: passwords use every letter and digit, bytes are not constant") {
   std::string all;
   for (int i = 0; i < 50; ++i) all += GenerateSecret({SecretSpec::Kind::kPassword, 64});

@@ -173,6 +173,8 @@ class StateStore {
   Status DeleteIntent(int64_t intent_id);
   Status RecordHostOutcome(const std::string& host, const std::string& status, int64_t run_id,
                            const std::optional<std::string>& error);
+  // Keeps the newest kFileBackupsKept backups of each host's file.
+  static constexpr int kFileBackupsKept = 5;
   Status SaveFileBackup(int64_t run_id, const std::string& host, const std::string& path, const std::string& content);
   Result<std::vector<StepRecord>> StepsOfRun(int64_t run_id);
   Result<std::vector<nlohmann::json>> EventsOfRun(int64_t run_id);
