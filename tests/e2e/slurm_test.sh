@@ -3,7 +3,8 @@
 # first deploy on a fresh 3-node testbed with simulated GPUs, jobs across
 # it, GPU confinement, the no-op re-run that restarts nothing, growing by two
 # nodes while a job runs, accounting, removing a node, and the munge key and
-# database password never appearing in any output, log or the state store.
+# database password never appearing in any output, log, the state store or
+# a process's command line on a node during the deploy.
 source "$(dirname "$0")/lib.sh"
 require_root_or_skip
 CLUSTERCTL="$E2E_ROOT/build/clusterctl"
@@ -28,10 +29,26 @@ inventory=$(tb up 3 --gpus 2 2>/dev/null) || { echo "testbed up failed"; exit 1;
 outputs="$WORK/outputs"  # everything clusterctl printed, for the secret scan
 mkdir -p "$outputs"
 
+# While the first deploy runs, every process's command line on two nodes is
+# sampled (a secret must never be an argument: /proc/*/cmdline is world-readable).
+sample_cmdlines() {
+  local end=$(( $(date +%s) + 600 ))  # stops by itself
+  while [ "$(date +%s)" -lt "$end" ]; do
+    for n in node01 node02; do
+      tb exec "$n" sh -c 'for f in /proc/[0-9]*/cmdline; do tr "\0" " " <"$f" 2>/dev/null; echo; done' 2>/dev/null
+    done
+    sleep 0.2
+  done
+}
+sample_cmdlines >"$outputs/cmdlines.txt" &
+sampler=$!
 start=$(now_ms)
 "$CLUSTERCTL" plan "$inventory" >"$outputs/plan.txt" 2>&1
 "$CLUSTERCTL" deploy "$inventory" >"$outputs/first.txt" 2>&1
 rc=$?
+kill "$sampler" 2>/dev/null; wait "$sampler" 2>/dev/null
+check "command lines on the nodes were sampled during the deploy ($(wc -l <"$outputs/cmdlines.txt") lines)" \
+  test "$(grep -c 'clusterctl-agent' "$outputs/cmdlines.txt")" -gt 0
 echo "# first deploy (with its plan): $(( $(now_ms) - start )) ms"
 check "first deploy exits 0" test $rc -eq 0 || tail -30 "$outputs/first.txt"
 check "sinfo shows node02 and node03 idle" all_idle 2

@@ -1,0 +1,150 @@
+// Hostile values pushed through every path from the inventory, host names,
+// variables, facts and node output to a shell, a generated file, SQL, the
+// state store and JSON output (docs/security.md lists the paths). Each row
+// of the table goes through each path; each path either refuses it with a
+// message or carries it intact as data, never as syntax.
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "agent/exec/run_command.h"
+#include "agent/protocol/messages.h"
+#include "common/json_text.h"
+#include "common/shell_quote.h"
+#include "common/strings.h"
+#include "controller/catalog/template.h"
+#include "controller/state/state_store.h"
+#include "controller/state/test_util.h"
+#include "inventory/address.h"
+#include "inventory/connection.h"
+
+namespace clusterctl {
+namespace {
+
+struct Hostile {
+  const char* what;
+  std::string value;
+};
+
+const std::vector<Hostile>& HostileValues() {
+  static const std::vector<Hostile> values = {
+      {"single quotes", "it's 'quoted'"},
+      {"double quotes", "say \"hi\""},
+      {"command substitution", "$(touch /tmp/clusterctl-pwned)"},
+      {"backticks", "`touch /tmp/clusterctl-pwned`"},
+      {"a newline", "1024\nPartitionName=evil Nodes=ALL"},
+      {"a carriage return", "a\rb"},
+      {"a leading dash", "-rf"},
+      {"a NUL byte", std::string("a\0b", 3)},
+      {"SQL", "x'; DROP TABLE runs; --"},
+      {"a very long string", std::string(100000, 'x')},
+      {"non-UTF-8", "caf\xe9 \xff\xfe"},
+      {"shell metacharacters", "a;b|c&d>e<f"},
+  };
+  return values;
+}
+
+bool HasControl(const std::string& s) {
+  for (char c : s) {
+    if (static_cast<unsigned char>(c) < 0x20 && c != '\t') return true;
+  }
+  return false;
+}
+
+bool SafeShellWord(const std::string& s) { return Template::UnsafeFor(Template::Format::kShell, s).empty(); }
+
+}  // namespace
+
+TEST_CASE("hostile values: templates refuse what would break out of the file, keep the rest as text") {
+  for (const Hostile& h : HostileValues()) {
+    CAPTURE(h.what);
+    const nlohmann::json context = {{"v", h.value}};
+    for (Template::Format format : {Template::Format::kLines, Template::Format::kSql, Template::Format::kShell}) {
+      Diagnostics d;
+      auto t = Template::Parse("key={{v}}\n", "t", d, 1, 1, format);
+      REQUIRE(t);
+      const std::string out = t->Render(context, d);
+      if (d.has_errors()) {
+        CHECK(out == "key=\n");  // refused: nothing of it is written
+      } else {
+        CHECK(out == "key=" + h.value + "\n");  // accepted: as it is, on its one line
+        CHECK_FALSE(HasControl(h.value));
+        if (format == Template::Format::kSql) CHECK(h.value.find_first_of("'\";- ") == std::string::npos);
+        if (format == Template::Format::kShell) CHECK(SafeShellWord(h.value));
+      }
+    }
+  }
+}
+
+TEST_CASE("hostile values: an argument vector reaches the program as one argument each, never a shell") {
+  for (const Hostile& h : HostileValues()) {
+    if (h.value.find('\0') != std::string::npos) continue;  // not representable in an argv (execve)
+    CAPTURE(h.what);
+    // Through the protocol's codec, as the controller sends it ...
+    agent_protocol::ExecRequest exec;
+    exec.argv = {"printf", "%s", h.value};
+    agent_protocol::FrameDecoder decoder(false);
+    const agent_protocol::Frame frame = agent_protocol::EncodeRequest(1, exec);
+    decoder.Feed(agent_protocol::EncodeFrame(frame.header, frame.body));
+    auto decoded = decoder.Next();
+    REQUIRE(decoded);
+    auto in = agent_protocol::DecodeRequest(*decoded);
+    REQUIRE(in.ok());
+    const auto& argv = std::get<agent_protocol::ExecRequest>(in->request).argv;
+    // ... and run by the agent: printed back literally (non-UTF-8 crosses the
+    // JSON header as U+FFFD, so only valid text compares byte for byte).
+    agent::CommandSpec spec;
+    spec.argv = argv;
+    agent::CommandResult result = agent::RunCommand(spec);
+    CHECK(result.exit_code == 0);
+    if (!FindInvalidUtf8(h.value)) CHECK(result.stdout_data == h.value);
+  }
+  CHECK_FALSE(std::filesystem::exists("/tmp/clusterctl-pwned"));
+}
+
+TEST_CASE("hostile values: the one shell string clusterctl builds quotes every word") {
+  for (const Hostile& h : HostileValues()) {
+    if (h.value.find('\0') != std::string::npos) continue;
+    CAPTURE(h.what);
+    agent::CommandSpec spec;
+    spec.argv = {"sh", "-c", "printf %s " + ShellQuote(h.value)};
+    agent::CommandResult result = agent::RunCommand(spec);
+    CHECK(result.stdout_data == h.value);
+  }
+  CHECK_FALSE(std::filesystem::exists("/tmp/clusterctl-pwned"));
+}
+
+TEST_CASE("hostile values: host names, addresses and users are refused at load, not carried") {
+  for (const Hostile& h : HostileValues()) {
+    CAPTURE(h.what);
+    if (h.value == std::string(100000, 'x')) continue;  // long but harmless letters: length is checked elsewhere
+    CHECK(CheckHostName(h.value).has_value());
+    CHECK(CheckHostAddress(h.value).has_value());
+    CHECK_FALSE(IsUserName(h.value));
+  }
+}
+
+TEST_CASE("hostile values: the state store keeps them as data; JSON output never aborts on them") {
+  testing::TempDir dir;
+  FakeClock clock;
+  SystemFilesystemProbe probe;
+  auto store = StateStore::OpenForWriting(StatePaths{dir.path()}, {&clock, &probe, "test"});
+  REQUIRE(store.ok());
+  auto run = (*store)->BeginRun("deploy", "test");
+  REQUIRE(run.ok());
+  for (const Hostile& h : HostileValues()) {
+    CAPTURE(h.what);
+    REQUIRE((*store)->RecordEvent(*run, std::string("node01"), "error", "failed", h.value).ok());
+    nlohmann::json j = {{"message", h.value}};
+    CHECK_NOTHROW((void)JsonText(j));
+    CHECK_FALSE(FindInvalidUtf8(JsonText(j)).has_value());
+  }
+  auto events = (*store)->EventsOfRun(*run);
+  REQUIRE(events.ok());
+  CHECK(events->size() == HostileValues().size());
+  CHECK((*store)->ListRuns(10).ok());  // the runs table is still there
+}
+
+}  // namespace clusterctl
