@@ -1,6 +1,7 @@
 #include "common/yaml_doc.h"
 
 #include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cerrno>
@@ -8,10 +9,19 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <optional>
+#include <sstream>
 
 #include "common/strings.h"
 
 namespace clusterctl {
+
+YamlNode::YamlNode() = default;
+YamlNode::~YamlNode() = default;
+YamlNode::YamlNode(const YamlNode&) = default;
+YamlNode::YamlNode(YamlNode&&) noexcept = default;
+YamlNode& YamlNode::operator=(const YamlNode&) = default;
+YamlNode& YamlNode::operator=(YamlNode&&) noexcept = default;
 namespace {
 
 SourceLocation LocationOf(const std::string& file, const YAML::Mark& mark) {
@@ -288,6 +298,82 @@ std::optional<std::string> ReadUserFile(const std::string& path, const YamlLimit
   return text;
 }
 
+namespace {
+
+// The shape of one document, from the parser's events: where it starts and
+// whether it is empty (its whole content one null node).
+class DocumentShape final : public YAML::EventHandler {
+ public:
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t) override {
+    Seen(mark);
+    ++nulls_;
+  }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { Seen(mark); }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t, const std::string&) override { Seen(mark); }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    Seen(mark);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    Seen(mark);
+  }
+  void OnMapEnd() override {}
+
+  bool empty() const { return events_ == 1 && nulls_ == 1; }
+  const YAML::Mark& start() const { return start_; }
+
+ private:
+  void Seen(const YAML::Mark& mark) {
+    if (events_++ == 0) start_ = mark;
+  }
+  int events_ = 0;
+  int nulls_ = 0;
+  YAML::Mark start_;
+};
+
+// Whether the text is nothing but comments, blank lines and document markers.
+bool OnlyCommentsAndMarkers(std::string_view text) {
+  for (const std::string& line : Split(text, '\n')) {
+    std::string_view t = Trim(line);
+    if (!t.empty() && t[0] != '#' && t != "---" && t != "...") return false;
+  }
+  return true;
+}
+
+// The documents of a text, counted with the parser's own loop instead of
+// YAML::LoadAll: yaml-cpp 0.7 (Debian 12) loops forever in LoadAll,
+// allocating a null document per turn, on text it cannot parse, such as a
+// line that starts with ',' (jbeder/yaml-cpp#1040, fixed upstream by
+// stopping at the first empty root). Found by fuzz/role_file_fuzz.
+struct DocumentCount {
+  int count = 0;                       // 0, 1, or 2 for "more than one"
+  std::optional<YAML::Mark> unreadable;  // an empty root where the text has content
+  YAML::Mark second;                   // where a second document starts
+};
+
+DocumentCount CountDocuments(std::string_view text) {
+  DocumentCount out;
+  std::stringstream stream{std::string(text)};
+  YAML::Parser parser(stream);
+  DocumentShape first;
+  if (!parser.HandleNextDocument(first)) return out;
+  out.count = 1;
+  if (first.empty() && !OnlyCommentsAndMarkers(text)) {
+    out.unreadable = first.start();
+    return out;
+  }
+  DocumentShape second;
+  if (parser.HandleNextDocument(second)) {
+    out.count = 2;
+    out.second = second.start();
+  }
+  return out;
+}
+
+}  // namespace
+
 std::optional<YamlNode> ParseYaml(std::string_view text, const std::string& file_name,
                                   const YamlLimits& limits, Diagnostics& diagnostics) {
   if (text.size() > limits.max_bytes) {
@@ -299,7 +385,18 @@ std::optional<YamlNode> ParseYaml(std::string_view text, const std::string& file
 
   std::vector<YAML::Node> documents;
   try {
-    documents = YAML::LoadAll(std::string(text));
+    const DocumentCount count = CountDocuments(text);
+    if (count.unreadable) {
+      diagnostics.Error(LocationOf(file_name, *count.unreadable),
+                        "YAML syntax error: cannot read this (a line that starts with ',' or another flow indicator?)");
+      return std::nullopt;
+    }
+    if (count.count > 1) {
+      diagnostics.Error(LocationOf(file_name, count.second),
+                        "more than one YAML document ('---') in this file; expected exactly one");
+      return std::nullopt;
+    }
+    if (count.count == 1) documents.push_back(YAML::Load(std::string(text)));
   } catch (const YAML::DeepRecursion& e) {
     diagnostics.Error(LocationOf(file_name, e.mark),
                       "nesting too deep (" + std::to_string(e.depth()) + " levels)");
@@ -312,11 +409,6 @@ std::optional<YamlNode> ParseYaml(std::string_view text, const std::string& file
       return std::nullopt;
     }
     diagnostics.Error(LocationOf(file_name, e.mark), "YAML syntax error: " + e.msg);
-    return std::nullopt;
-  }
-  if (documents.size() > 1) {
-    diagnostics.Error(LocationOf(file_name, documents[1].Mark()),
-                      "more than one YAML document ('---') in this file; expected exactly one");
     return std::nullopt;
   }
   YamlNode root;

@@ -40,6 +40,15 @@ struct YamlNode {
   std::vector<std::pair<std::string, YamlNode>> entries;  // kMap, in file order
   std::vector<SourceLocation> key_locations;              // kMap, parallel to entries
 
+  // Out of line: a vector of pairs holding this very type is complete only
+  // after the class (clang checks it where the members are defined).
+  YamlNode();
+  ~YamlNode();
+  YamlNode(const YamlNode&);
+  YamlNode(YamlNode&&) noexcept;
+  YamlNode& operator=(const YamlNode&);
+  YamlNode& operator=(YamlNode&&) noexcept;
+
   bool is_null() const { return kind == Kind::kNull; }
   bool is_scalar() const { return kind == Kind::kScalar; }
   bool is_sequence() const { return kind == Kind::kSequence; }

@@ -121,4 +121,21 @@ TEST_CASE("JsonToYaml round-trips through ParseYaml") {
   CHECK(back["list"][1] == "b");
 }
 
+TEST_CASE("text yaml-cpp 0.7 loops on forever is refused at once (fuzz/role_file_fuzz found it: 2.6 GB in 10 s)") {
+  for (const char* text : {",\n", "  , name: unit\n", "# comment\t\t\t:\n  , name: unit\n    x\n"}) {
+    CAPTURE(text);
+    Diagnostics d;
+    CHECK_FALSE(ParseYaml(text, "f.yaml", YamlLimits{}, d));
+    CHECK(d.ToString().find("f.yaml:") == 0);
+    CHECK(d.ToString().find("YAML syntax error: cannot read this") != std::string::npos);
+  }
+  Diagnostics empty;
+  auto comments = ParseYaml("# only a comment\n---\n", "f.yaml", YamlLimits{}, empty);
+  REQUIRE(comments);
+  CHECK(comments->is_null());
+  Diagnostics two;
+  CHECK_FALSE(ParseYaml("a: 1\n---\n,\n", "f.yaml", YamlLimits{}, two));
+  CHECK(two.ToString().find("f.yaml:3:1: error: more than one YAML document") != std::string::npos);
+}
+
 }  // namespace clusterctl

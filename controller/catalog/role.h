@@ -91,6 +91,11 @@ class Catalog {
   // the executable's location).
   static Sources DefaultSources(const std::string& inventory_dir);
 
+  // One role file's text, checked as Load checks each file (not its
+  // references to other roles). For tests and the fuzzer.
+  static std::optional<Role> ParseRole(std::string_view text, const std::string& path, const std::string& name,
+                                       const Sources& sources, Diagnostics& diagnostics);
+
   const Role* Find(const std::string& name) const;
   const std::map<std::string, Role>& roles() const { return roles_; }
 

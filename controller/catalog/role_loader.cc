@@ -298,6 +298,16 @@ Catalog::Sources Catalog::DefaultSources(const std::string& inventory_dir) {
   return sources;
 }
 
+std::optional<Role> Catalog::ParseRole(std::string_view text, const std::string& path, const std::string& name,
+                                       const Sources& sources, Diagnostics& diagnostics) {
+  YamlFields fields(diagnostics);
+  std::map<std::string, std::shared_ptr<const Template>> templates;
+  std::optional<YamlNode> root = ParseYaml(text, path, YamlLimits{}, diagnostics);
+  if (!root) return std::nullopt;
+  RoleParser parser(path, sources, fields, templates);
+  return parser.Parse(*root, name);
+}
+
 std::optional<Catalog> Catalog::Load(const Sources& sources, Diagnostics& diagnostics) {
   Catalog catalog;
   YamlFields fields(diagnostics);

@@ -1,0 +1,43 @@
+// validate's parsers of tool output (nvidia-smi, InfiniBand tools,
+// nccl-tests, Slurm, chrony, the kernel log). The first byte picks the
+// parser; the rest is its input.
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "controller/validate/infiniband.h"
+#include "controller/validate/nccl_tests.h"
+#include "controller/validate/nvidia_smi.h"
+#include "controller/validate/slurm_output.h"
+#include "controller/validate/system_tools.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace clusterctl;
+  if (size == 0) return 0;
+  const std::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
+  switch (data[0] % 16) {
+    case 0: (void)ParseNvidiaSmiQuery(text); break;
+    case 1: (void)ParseNvidiaSmiXml(text); break;
+    case 2: (void)ParseNvidiaSmiCsv(text); break;
+    case 3: (void)ParseNvidiaSmiTable(text); break;
+    case 4: (void)ParseNvidiaSmiList(text); break;
+    case 5: (void)ParseIbstat(text); break;
+    case 6: (void)ParseIbvDevinfo(text); break;
+    case 7: (void)ParseIbWriteBw(text); break;
+    case 8: {
+      auto nccl = ParseNcclTests(text);
+      if (nccl.ok()) {
+        for (const NcclRow& row : nccl->rows) (void)RowHasWrongValues(row);
+      }
+      break;
+    }
+    case 9: (void)ParseScontrolShowNode(text); break;
+    case 10: (void)ParseSinfoNodes(text); break;
+    case 11: (void)ParseSinfoJson(text); break;
+    case 12: (void)ParseScontrolPing(text); break;
+    case 13: (void)ParseChronyTracking(text); break;
+    case 14: (void)ParseXidLines(text); break;
+    default: (void)GresGpuCount(text); break;
+  }
+  return 0;
+}
