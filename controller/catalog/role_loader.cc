@@ -246,7 +246,7 @@ class RoleParser {
     return nullptr;
   }
 
-  const std::string& file_;
+  const std::string file_;  // a copy: callers pass temporaries (path.string())
   const Catalog::Sources& sources_;
   YamlFields& fields_;
   std::map<std::string, std::shared_ptr<const Template>>& templates_;
