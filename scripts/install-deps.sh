@@ -16,8 +16,17 @@ TESTBED_PACKAGES=(
   debootstrap systemd-container iproute2 apt-cacher-ng openssh-client procps util-linux sqlite3 python3
 )
 
+# The fuzz targets (fuzz/, scripts/fuzz.sh): clang with libFuzzer and the sanitizers' runtimes.
+FUZZ_PACKAGES=(clang libclang-rt-14-dev)
+
 want=("${BUILD_PACKAGES[@]}")
-[ "${1:-}" = "--testbed" ] && want+=("${TESTBED_PACKAGES[@]}")
+for arg in "$@"; do
+  case "$arg" in
+    --testbed) want+=("${TESTBED_PACKAGES[@]}") ;;
+    --fuzz) want+=("${FUZZ_PACKAGES[@]}") ;;
+    *) echo "usage: $0 [--testbed] [--fuzz]" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for pkg in "${want[@]}"; do

@@ -108,6 +108,8 @@ int RunCommandLine(int argc, char** argv, const Services& services) {
   add_deploy_options(deploy);
   deploy->add_flag("--check", deploy_options.check, "change nothing: say what would change (same as plan)");
   deploy->add_flag("--diff", deploy_options.diff, "show file differences");
+  deploy->add_option("--rotate-secret", deploy_options.rotate_secrets,
+                     "generate this secret anew and put it on every node (e.g. munge_key)");
   deploy->callback([&] {
     deploy_options.remote = remote;
     exit_code = RunDeploy(deploy_options, options, services);

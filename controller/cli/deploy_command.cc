@@ -56,6 +56,7 @@ int RunDeploy(const DeployOptions& options, const GlobalOptions& global, const S
   inputs.options.check = options.check;
   inputs.options.verify = options.verify;
   inputs.options.roles = options.roles;
+  inputs.options.rotate_secrets = {options.rotate_secrets.begin(), options.rotate_secrets.end()};
   inputs.options.batch_size = *ParseBatchSize(options.batch, command->hosts().size());
   inputs.options.max_fail_percent = options.max_fail_percent;
   Reporter reporter(OutputMode(global), *services.out, options.diff || options.check);

@@ -44,9 +44,9 @@ class Deployment {
     const auto start = Clock::now();
     listener_.OnEvent(RunStartedEvent{in_.options.check ? 0 : in_.run_id, in_.hosts.size(), in_.options.check,
                                       in_.options.verify});
-    if (LoadState()) {
+    if (LoadState() && PrepareSecrets()) {
       GatherFacts();
-      if (!cancel_.cancelled() && PrepareSecrets() && Plan()) {
+      if (!cancel_.cancelled() && Plan()) {
         Execute();
         FinishRemovals();
       }
@@ -94,7 +94,7 @@ class Deployment {
     return true;
   }
 
-  // Phase 1: the hosts without stored facts (all with verify). Their
+  // Phase 2: the hosts without stored facts (all with verify). Their
   // sessions stay open for their steps.
   void GatherFacts() {
     std::vector<size_t> need;
@@ -141,7 +141,7 @@ class Deployment {
     co_return std::move(facts).value();
   }
 
-  // Phase 2: the secrets of the roles in use. A host's roles follow from its
+  // Phase 1: the secrets of the roles in use. A host's roles follow from its
   // groups: resolved once per distinct set of groups.
   bool PrepareSecrets() {
     std::vector<const Role*> roles_in_use;
@@ -152,9 +152,17 @@ class Deployment {
         roles_in_use.push_back(role);
       }
     }
+    auto known = in_.state->KnownSecrets();
+    if (!known.ok()) return Stop(DeploymentResult::Ending::kFailed, "state: " + known.status().message());
     vault_ = std::make_unique<SecretVault>(in_.state->paths().secrets(), /*persist=*/!in_.options.check);
-    if (Status prepared = vault_->Prepare(Catalog::SecretsOf(roles_in_use)); !prepared.ok()) {
-      return Stop(DeploymentResult::Ending::kFailed, prepared.message());
+    Status prepared = vault_->Prepare(Catalog::SecretsOf(roles_in_use), *known, in_.options.rotate_secrets);
+    if (!prepared.ok()) return Stop(DeploymentResult::Ending::kFailed, prepared.message());
+    if (!in_.options.check) {
+      std::vector<std::string> names;
+      for (const auto& [name, value] : vault_->values()) names.push_back(name);
+      if (Status recorded = in_.state->RecordSecrets(in_.run_id, names); !recorded.ok()) {
+        return Stop(DeploymentResult::Ending::kFailed, "state: " + recorded.message());
+      }
     }
     for (const std::string& name : vault_->generated()) {
       Message((in_.options.check ? "would generate secret " : "generated secret ") + name + " (kept in " +

@@ -3,11 +3,12 @@
 // RunValidation: the command line and the daemon call it and adapt only its
 // inputs and its events; neither holds deploy logic.
 //
-//  1. Gather the facts of selected hosts that have none stored (all of them
+//  1. Prepare the secrets the hosts' roles declare (generated once and kept
+//     in the state's secrets/; a plan generates them in memory only). A
+//     problem here ends the run before any host is contacted.
+//  2. Gather the facts of selected hosts that have none stored (all of them
 //     with verify), over the session each host's steps will then use: one
 //     SSH session per host per run.
-//  2. Prepare the secrets the hosts' roles declare (generated once and kept
-//     in the state's secrets/; a plan generates them in memory only).
 //  3. Plan every reachable host with the whole cluster's stored facts. Any
 //     problem (an undefined variable, a bad `when`) ends the run before
 //     anything changes.
@@ -20,6 +21,7 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -38,6 +40,7 @@ struct DeploymentOptions {
   bool check = false;              // plan: change nothing, record no step
   bool verify = false;             // check every step on every node
   std::vector<std::string> roles;  // only these roles (--roles)
+  std::set<std::string> rotate_secrets;  // generate these anew (--rotate-secret)
   size_t batch_size = 0;           // hosts at a time; 0: all at once
   int max_fail_percent = 100;      // stop starting hosts once more than this failed
   ExecutionOptions execution;      // timeouts; check and verify are set from the above

@@ -110,6 +110,26 @@ Result<std::vector<std::string>> StateStore::RolesRecordedFor(const std::string&
   return roles;
 }
 
+Result<std::set<std::string>> StateStore::KnownSecrets() {
+  auto query = db_->Prepare("SELECT name FROM secrets");
+  if (!query.ok()) return query.status();
+  std::set<std::string> names;
+  Status read = query->ForEachRow([&] { names.insert(query->Text(0)); });
+  if (!read.ok()) return read;
+  return names;
+}
+
+Status StateStore::RecordSecrets(int64_t run_id, const std::vector<std::string>& names) {
+  auto insert = db_->Prepare("INSERT OR IGNORE INTO secrets (name, recorded_at, run_id) VALUES (?, ?, ?)");
+  if (!insert.ok()) return insert.status();
+  for (const std::string& name : names) {
+    insert->Reset();
+    insert->Bind(1, name).Bind(2, NowMs()).Bind(3, run_id);
+    CLUSTERCTL_RETURN_IF_ERROR(insert->Run());
+  }
+  return Status::Ok();
+}
+
 Status StateStore::SaveFileBackup(int64_t run_id, const std::string& host, const std::string& path,
                                   const std::string& content) {
   auto insert = db_->Prepare("INSERT INTO file_backups (run_id, host, path, content, at) VALUES (?, ?, ?, ?, ?)");

@@ -127,6 +127,13 @@ CREATE TABLE file_backups (
 );
 CREATE INDEX file_backups_by_path ON file_backups (host, path, id);
 )sql"},
+      {4, "names of the secrets in secrets/ (never their values), so a deleted one is noticed", R"sql(
+CREATE TABLE secrets (
+  name        TEXT PRIMARY KEY,
+  recorded_at INTEGER NOT NULL,
+  run_id      INTEGER REFERENCES runs(id)
+);
+)sql"},
   };
   return migrations;
 }

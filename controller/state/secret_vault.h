@@ -8,6 +8,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -34,7 +35,13 @@ class SecretVault {
   // Loads every declared secret, generating the missing ones. A stored
   // secret readable by others than its owner, or of the wrong size, is an
   // error (it may have been exposed or damaged): nothing is overwritten.
-  Status Prepare(const std::map<std::string, SecretSpec>& specs);
+  // `known` are secrets the state says were generated before: one of them
+  // missing is an error too (a deleted file must not silently become a new
+  // munge key on every node), unless it is in `rotate`, the secrets the
+  // admin asked to replace (`deploy --rotate-secret NAME`), which are
+  // generated anew whether present or not.
+  Status Prepare(const std::map<std::string, SecretSpec>& specs, const std::set<std::string>& known = {},
+                 const std::set<std::string>& rotate = {});
 
   const std::map<std::string, std::string>& values() const { return values_; }
   const std::map<std::string, SecretSpec>& specs() const { return specs_; }

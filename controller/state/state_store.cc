@@ -66,6 +66,27 @@ Status MakePrivateDirectory(const std::string& path, bool owned_subdirectory) {
   return Status::Ok();
 }
 
+// SQLite's own word for a damaged file becomes what the admin should do.
+Status Damaged(const StatePaths& paths, Status status) {
+  const std::string& m = status.message();
+  if (status.ok() || (m.find("not a database") == std::string::npos && m.find("malformed") == std::string::npos &&
+                      m.find("corrupt") == std::string::npos && m.find("integrity") == std::string::npos)) {
+    return status;
+  }
+  return Status::Corruption("the state database " + paths.database() + " is damaged (" + m +
+                            "); nothing was changed. Restore it from a backup, or move " + paths.dir +
+                            " aside and keep its secrets/ for a new state: the next deploy then checks every node");
+}
+
+// A quick structural check before a writer relies on the file (cheap:
+// SQLite's quick_check skips the slow index cross-checks).
+Status CheckIntegrity(SqliteDb& db) {
+  Result<std::string> verdict = db.QueryText("PRAGMA quick_check");
+  if (!verdict.ok()) return verdict.status();
+  if (*verdict != "ok") return Status::Corruption("integrity check: " + *verdict);
+  return Status::Ok();
+}
+
 Status ConfigureConnection(SqliteDb& db, bool writer) {
   if (writer) {
     Result<std::string> mode = db.QueryText("PRAGMA journal_mode = WAL");
@@ -118,8 +139,9 @@ Result<std::unique_ptr<StateStore>> StateStore::OpenForWriting(const StatePaths&
   CLUSTERCTL_RETURN_IF_ERROR(::chmod(paths.database().c_str(), 0600) == 0
                                  ? Status::Ok()
                                  : Status::IoError("cannot chmod " + paths.database()));
-  CLUSTERCTL_RETURN_IF_ERROR(ConfigureConnection(*store->db_, true));
-  CLUSTERCTL_RETURN_IF_ERROR(MigrateSchema(*store->db_));
+  CLUSTERCTL_RETURN_IF_ERROR(Damaged(paths, ConfigureConnection(*store->db_, true)));
+  CLUSTERCTL_RETURN_IF_ERROR(Damaged(paths, CheckIntegrity(*store->db_)));
+  CLUSTERCTL_RETURN_IF_ERROR(Damaged(paths, MigrateSchema(*store->db_)));
   return store;
 }
 
@@ -142,8 +164,9 @@ Result<std::unique_ptr<StateStore>> StateStore::OpenForReading(const StatePaths&
   auto db = SqliteDb::Open(paths.database(), SqliteDb::Mode::kReadOnly);
   if (!db.ok()) return db.status();
   store->db_ = std::move(db).value();
-  CLUSTERCTL_RETURN_IF_ERROR(ConfigureConnection(*store->db_, false));
+  CLUSTERCTL_RETURN_IF_ERROR(Damaged(paths, ConfigureConnection(*store->db_, false)));
   Result<int> version = StoredSchemaVersion(*store->db_);
+  if (!version.ok()) return Damaged(paths, version.status());
   if (!version.ok()) return version.status().WithContext("reading " + paths.database());
   if (*version != CurrentSchemaVersion()) {
     return Status::FailedPrecondition("the state database " + paths.database() + " has schema version " +

@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -166,6 +167,10 @@ class StateStore {
                              const std::string& target, const std::string& reason);
   Status SetIntentDetail(int64_t intent_id, const nlohmann::json& detail);
   Status CloseIntent(int64_t intent_id, int64_t run_id);
+  // Secrets (by name only) the state's secrets/ holds: a missing one is then
+  // refused instead of silently generated anew (SecretVault::Prepare).
+  Result<std::set<std::string>> KnownSecrets();
+  Status RecordSecrets(int64_t run_id, const std::vector<std::string>& names);
   // A host gone from the inventory whose removal a deploy completed.
   Status MarkHostRemoved(const std::string& host, int64_t run_id);
   // Roles that ever converged steps on a host (what it may still carry).
