@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# End-to-end faults on the full stack (issue: reliability campaign):
+# SIGINT and SIGTERM mid-run (a clean stop that says what is left and leaves
+# no process on the nodes), a node partitioned during a slurm.conf rollout,
+# a node powered off and one rebooted in the middle of a step, a node's
+# disk filling during a file write, and nodes whose agent replies garbage,
+# endless output or one byte a second. Each ends with the project's own
+# checks: deploy converges, --verify finds nothing, every owed restart
+# happened exactly once.
+source "$(dirname "$0")/lib.sh"
+require_root_or_skip
+CLUSTERCTL="$E2E_ROOT/build/clusterctl"
+WORK=$(mktemp -d /tmp/clusterctl-e2e-faults-XXXXXX)
+trap 'tb down >/dev/null 2>&1; rm -rf "$WORK"' EXIT
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+invocation() { tb ssh "$1" systemctl show -p InvocationID --value "$2"; }
+agents_left() {  # agents_left: clusterctl-agent processes on the nodes, one line each
+  local n
+  for n in node01 node02 node03; do tb exec "$n" sh -c 'pgrep -a -f clusterctl-agent || true' 2>/dev/null | sed "s/^/$n /"; done
+}
+wait_for_line() {  # wait_for_line FILE REGEX SECONDS
+  local i
+  for i in $(seq $(( $3 * 10 ))); do grep -qE "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
+  return 1
+}
+recap_changed() { grep '"event":"recap"' "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["changed"])'; }
+
+tb down >/dev/null 2>&1
+inventory=$(tb up 3 --gpus 2 2>/dev/null) || { echo "testbed up failed"; exit 1; }
+site=$(dirname "$inventory")
+mkdir -p "$site/roles" && cp "$(dirname "$0")"/faults/*.yaml "$site/roles/"
+cp "$inventory" "$WORK/inventory.orig"
+set_vars() {  # set_vars 'YAML lines under vars:' (on top of the testbed's own)
+  python3 - "$WORK/inventory.orig" "$inventory" "$1" <<'PY'
+import sys
+orig, out, extra = sys.argv[1:]
+text = open(orig).read()
+text = text.replace("\nvars:\n", "\nvars:\n" + extra + "\n", 1) if "\nvars:\n" in text else text + "vars:\n" + extra + "\n"
+open(out, "w").write(text)
+PY
+}
+set_vars "  slow_generation: 1"
+
+# --- SIGINT in the middle of the first full-stack deploy ----------------------
+"$CLUSTERCTL" deploy "$inventory" >"$WORK/sigint.out" 2>&1 &
+pid=$!
+wait_for_line "$WORK/sigint.out" 'changed slurm-common' 180 || echo "# (no slurm-common change seen before the signal)"
+kill -INT "$pid"
+stop_start=$(now_ms)
+wait "$pid"; rc=$?
+stopped_in=$(( $(now_ms) - stop_start ))
+echo "# stopped ${stopped_in} ms after SIGINT (exit $rc)"
+check "SIGINT: exit 1 within the 30 s grace" bash -c "[ $rc -eq 1 ] && [ $stopped_in -lt 40000 ]"
+check "SIGINT: it says it is stopping and what did not finish" \
+  bash -c "grep -q 'SIGINT: stopping' '$WORK/sigint.out' && grep -q 'Stopped before the end' '$WORK/sigint.out'"
+check "SIGINT: the run is recorded as interrupted" bash -c "'$CLUSTERCTL' history '$inventory' | grep -q interrupted"
+sleep 2
+left=$(agents_left)
+check "SIGINT: no agent left running on any node ($(echo "$left" | grep -c . ) left)" test -z "$left"
+"$CLUSTERCTL" deploy "$inventory" >"$WORK/after-sigint.out" 2>&1
+check "after SIGINT the next deploy converges" test $? -eq 0 || tail -20 "$WORK/after-sigint.out"
+"$CLUSTERCTL" deploy --verify --json "$inventory" >"$WORK/verify1.json" 2>&1
+check "after SIGINT --verify finds nothing to change" test "$(recap_changed "$WORK/verify1.json")" = 0
+
+# --- SIGTERM during a change on the compute nodes ------------------------------
+set_vars "  slow_generation: 2"
+"$CLUSTERCTL" deploy "$inventory" >"$WORK/sigterm.out" 2>&1 &
+pid=$!
+sleep 2
+kill -TERM "$pid"
+wait "$pid"; rc=$?
+check "SIGTERM: a clean stop (exit 1, stopped hosts listed)" bash -c "[ $rc -eq 1 ] && grep -q 'SIGTERM: stopping' '$WORK/sigterm.out'"
+sleep 2
+check "SIGTERM: no agent left running on any node" test -z "$(agents_left)"
+"$CLUSTERCTL" deploy "$inventory" >"$WORK/after-sigterm.out" 2>&1
+check "after SIGTERM the next deploy converges" test $? -eq 0
+check "the slow step finished on node02 and node03" bash -c \
+  "[ \"\$(tb exec node02 cat /var/lib/clusterctl-slow.marker)\" = 2 ] && [ \"\$(tb exec node03 cat /var/lib/clusterctl-slow.marker)\" = 2 ]"
+
+# --- a node partitioned during a slurm.conf rollout ----------------------------
+slurmd2=$(invocation node02 slurmd)
+slurmd3=$(invocation node03 slurmd)
+set_vars "  slow_generation: 2
+  slurm_def_mem_per_cpu: 2048"
+tb partition node03
+start=$(now_ms)
+"$CLUSTERCTL" deploy "$inventory" >"$WORK/partition.out" 2>&1
+rc=$?
+echo "# deploy with node03 partitioned: $(( $(now_ms) - start )) ms"
+check "partition: the deploy fails (exit 1) naming node03 unreachable" \
+  bash -c "[ $rc -eq 1 ] && grep -q 'node03 UNREACHABLE' '$WORK/partition.out'"
+check "partition: node01 and node02 converged (slurm.conf has DefMemPerCPU=2048)" bash -c \
+  "tb ssh node01 grep -q DefMemPerCPU=2048 /etc/slurm/slurm.conf && tb ssh node02 grep -q DefMemPerCPU=2048 /etc/slurm/slurm.conf"
+slurmd2_after=$(invocation node02 slurmd)
+check "partition: node02's slurmd restarted for the new slurm.conf" test "$slurmd2_after" != "$slurmd2"
+tb heal node03
+"$CLUSTERCTL" deploy "$inventory" >"$WORK/healed.out" 2>&1
+check "healed: the next deploy converges node03" test $? -eq 0
+check "healed: node03 has the new slurm.conf" tb ssh node03 grep -q DefMemPerCPU=2048 /etc/slurm/slurm.conf
+slurmd3_after=$(invocation node03 slurmd)
+check "healed: node03's slurmd restarted" test "$slurmd3_after" != "$slurmd3"
+check "healed: node02's slurmd was not restarted again" test "$(invocation node02 slurmd)" = "$slurmd2_after"
+"$CLUSTERCTL" deploy --json "$inventory" >"$WORK/again.json" 2>&1
+check "healed: a further deploy changes nothing and restarts nothing (node03 slurmd once)" \
+  bash -c "[ \"\$(grep '\"event\":\"recap\"' '$WORK/again.json' | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"changed\"])')\" = 0 ] && [ \"\$(tb ssh node03 systemctl show -p InvocationID --value slurmd)\" = '$slurmd3_after' ]"
+
+# --- a node powered off, another rebooted, in the middle of a step -------------
+set_vars "  slow_generation: 3
+  slurm_def_mem_per_cpu: 2048"
+"$CLUSTERCTL" deploy "$inventory" >"$WORK/poweroff.out" 2>&1 &
+pid=$!
+sleep 3
+tb kill node02 >/dev/null 2>&1
+tb exec node03 systemctl reboot >/dev/null 2>&1
+start=$(now_ms)
+wait "$pid"; rc=$?
+echo "# deploy with node02 powered off and node03 rebooting mid-step: ended $(( $(now_ms) - start )) ms after"
+check "power cut / reboot: the deploy ends (exit 1) naming both nodes" \
+  bash -c "[ $rc -eq 1 ] && grep -q 'node02' '$WORK/poweroff.out' && grep -q 'node03' '$WORK/poweroff.out'"
+check "power cut / reboot: node01 is unaffected" grep -qE 'ok: node01|ok: node\[01' "$WORK/poweroff.out"
+tb start node02 >/dev/null 2>&1
+for i in $(seq 60); do tb ssh node02 true 2>/dev/null && tb ssh node03 true 2>/dev/null && break; sleep 1; done
+"$CLUSTERCTL" deploy "$inventory" >"$WORK/after-power.out" 2>&1
+check "after power-on and reboot the next deploy converges" test $? -eq 0 || tail -20 "$WORK/after-power.out"
+check "the interrupted step was done afterwards" bash -c \
+  "[ \"\$(tb exec node02 cat /var/lib/clusterctl-slow.marker)\" = 3 ] && [ \"\$(tb exec node03 cat /var/lib/clusterctl-slow.marker)\" = 3 ]"
+
+# --- a node's disk fills during a file write -------------------------------------
+tb exec node02 sh -c 'mkdir -p /srv/small && mount -t tmpfs -o size=64k tmpfs /srv/small && echo old >/srv/small/app.conf'
+# node02 alone gets the role, through a group of the inventory's own.
+python3 - "$inventory" "$site/disk.yaml" <<'PY'
+import sys
+text = open(sys.argv[1]).read()
+text = text.replace("\nvars:\n", "\nvars:\n  big_content: \"" + "x" * 200000 + "\"\n", 1)
+text = text.replace("\ngroups:\n", "\ngroups:\n  smalldisk: {hosts: [node02], roles: [small-disk]}\n", 1)
+open(sys.argv[2], "w").write(text)
+PY
+"$CLUSTERCTL" deploy --roles small-disk --limit node02 "$site/disk.yaml" >"$WORK/disk.out" 2>&1
+rc=$?
+check "disk full: the write fails with a clear error" bash -c "[ $rc -eq 1 ] && grep -q 'No space left on device' '$WORK/disk.out'"
+check "disk full: the old file is intact" test "$(tb exec node02 cat /srv/small/app.conf)" = old
+check "disk full: no temporary file is left" test -z "$(tb exec node02 sh -c 'ls -A /srv/small | grep -v ^app.conf$')"
+tb exec node02 umount /srv/small
+
+# --- nodes whose agent replies garbage, endlessly, hugely, or a byte a second ----
+agent_path=$(tb exec node01 sh -c 'ls /var/lib/clusterctl/agent/*/clusterctl-agent' | head -1)
+hostile() {  # hostile NAME SCRIPT: node03's agent replaced by SCRIPT; deploy --verify; checks
+  local name=$1
+  tb exec node03 sh -c "cp '$agent_path' /root/agent.real && printf '%s\n' '#!/bin/sh' '$2' >'$agent_path' && chmod 755 '$agent_path'"
+  local start; start=$(now_ms)
+  /usr/bin/time -f '%M' -o "$WORK/$name.rss" "$CLUSTERCTL" deploy --verify "$inventory" >"$WORK/$name.out" 2>&1
+  local rc=$? took=$(( $(now_ms) - start )) rss_kb
+  rss_kb=$(tail -1 "$WORK/$name.rss")
+  tb exec node03 sh -c "cp /root/agent.real '$agent_path'"
+  echo "# $name: exit $rc after $took ms, controller peak RSS $(( rss_kb / 1024 )) MiB"
+  check "$name: node03 fails with a message, node01-02 are checked (exit 1)" \
+    bash -c "[ $rc -eq 1 ] && grep -qE 'node03 (FAILED|UNREACHABLE)' '$WORK/$name.out' && grep -qE 'ok: node\[01-02\]' '$WORK/$name.out'"
+  check "$name: the controller's memory stays bounded ($(( rss_kb / 1024 )) MiB)" test "$rss_kb" -lt 400000
+  check "$name: the run ends within its deadlines ($took ms)" test "$took" -lt 120000
+}
+hostile garbage 'printf "\nCLUSTERCTL-AGENT/1\n"; head -c 1000000 /dev/urandom; sleep 60'
+hostile endless 'printf "\nCLUSTERCTL-AGENT/1\n\000\000\000\002\003\377\377\377{}"; exec cat /dev/zero'
+hostile no-preamble 'exec cat /dev/zero'
+hostile trickle 'while :; do printf x; sleep 1; done'
+"$CLUSTERCTL" deploy --verify --json "$inventory" >"$WORK/final.json" 2>&1
+check "at the end: --verify on every node finds nothing to change" test "$(recap_changed "$WORK/final.json")" = 0
+finish
