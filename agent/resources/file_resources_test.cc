@@ -145,6 +145,15 @@ TEST_CASE("command: guards make it idempotent, and the guard query is not a muta
   CHECK(failing.failed);
   CHECK(failing.error == "sh exited with status 4");
   CHECK(failing.output == "boom\n");
+  // A rendered number where a string or a list of strings is declared (the
+  // role wrote "{{generation}}"): used as its text, not an internal error.
+  CheckIdempotence("command", {{"argv", {"sh", "-c", "echo \"$1\" > \"$2\"", "sh", 3, dir.path() + "/gen"}},
+                               {"unless", {"grep", "-qx", 3, dir.path() + "/gen"}}});
+  ResourceHost secret;
+  ResourceOutcome hidden =
+      Run("command", {{"argv", {"sh", "-c", "echo password123; exit 1"}}, {"secret", true}}, true, secret);
+  CHECK(hidden.failed);
+  CHECK(hidden.output == "(output not shown: the step is secret)");
 }
 
 TEST_CASE("copy: resumes a partial upload and verifies the checksum") {

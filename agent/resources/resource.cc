@@ -36,6 +36,28 @@ bool RunOrFail(ResourceHost& host, ResourceOutcome& outcome, std::vector<std::st
   return false;
 }
 
+namespace {
+
+// The parameters with the types their kind declares: a string parameter may
+// be written as a number or a boolean in a role ("{{generation}}" renders to
+// 3) and a list of strings may hold numbers; the kinds read strings.
+ResourceRequest AsDeclared(const ResourceRequest& request, const resources::ResourceSpec& spec) {
+  ResourceRequest typed = request;
+  auto text = [](const nlohmann::json& v) { return v.is_string() ? v : nlohmann::json(v.dump()); };
+  for (const resources::ParamSpec& p : spec.params) {
+    auto it = typed.params.find(p.name);
+    if (it == typed.params.end()) continue;
+    if (p.type == resources::ParamType::kString && !it->is_string() && (it->is_number() || it->is_boolean())) {
+      *it = text(*it);
+    } else if (p.type == resources::ParamType::kStringList && it->is_array()) {
+      for (auto& item : *it) item = text(item);
+    }
+  }
+  return typed;
+}
+
+}  // namespace
+
 ResourceOutcome RunResource(const ResourceRequest& request, ResourceHost& host) {
   ResourceOutcome outcome;
   const ResourceKind* kind = FindResourceKind(request.kind);
@@ -51,7 +73,7 @@ ResourceOutcome RunResource(const ResourceRequest& request, ResourceHost& host) 
   std::vector<std::string> problems = resources::ValidateParams(agent_spec, agent_params);
   if (!problems.empty()) return outcome.Fail(Join(problems, "; "));
   try {
-    return kind->run(request, host);
+    return kind->run(AsDeclared(request, kind->spec), host);
   } catch (const std::exception& e) {
     return outcome.Fail(std::string("internal error in ") + request.kind + ": " + e.what());
   }
