@@ -6,27 +6,11 @@
 #include <vector>
 
 #include "controller/cli/command_context.h"
+#include "controller/state/host_status.h"
 #include "controller/state/state_store.h"
 #include "inventory/model.h"
 
 namespace clusterctl {
-
-struct HostStatusRow {
-  std::string name;
-  std::string address;
-  std::vector<std::string> groups;
-  std::string state;  // "never deployed" | "ok" | "failed" | "unreachable" | "gone from inventory" | "removed"
-  std::optional<int64_t> since;
-  std::string detail;
-  std::string validation;  // "pass (run 7)", "fail: slurm.node, gpu.ecc (run 7)", "" when never validated
-};
-
-// One node's latest validation in a few words: "pass (run 7)" or
-// "fail: clock.offset, slurm.node (run 7)".
-std::string SummarizeValidation(const std::vector<StoredValidation>& results);
-
-// Pure: joins the inventory with the state's host records.
-std::vector<HostStatusRow> BuildStatusRows(const Inventory& inventory, const std::vector<HostRecord>& records);
 
 int RunStatus(const std::string& inventory_path, const GlobalOptions& options, const Services& services);
 

@@ -8,6 +8,7 @@
 #include "controller/cli/exit_codes.h"
 #include "controller/output/table.h"
 #include "controller/validate/checks.h"
+#include "controller/validate/validation_record.h"
 #include "controller/validate/validation_run.h"
 #include "inventory/hostlist.h"
 
@@ -35,32 +36,6 @@ struct Row {
 }  // namespace
 
 const std::vector<std::string>& AllValidationCheckNames() { return AllCheckNames(); }
-
-StoredValidation ToStoredValidation(const CheckResult& r) {
-  StoredValidation v;
-  v.check = r.check;
-  v.scope = ToString(r.scope);
-  v.subject = r.subject;
-  v.result = ToString(r.outcome);
-  v.measured = r.measured;
-  v.threshold = r.threshold;
-  v.detail = r.detail;
-  v.evidence = r.evidence;
-  return v;
-}
-
-CheckResult FromStoredValidation(const StoredValidation& v) {
-  CheckResult r;
-  r.check = v.check;
-  r.scope = v.scope == "cluster" ? CheckScope::kCluster : v.scope == "pair" ? CheckScope::kPair : CheckScope::kNode;
-  r.subject = v.subject;
-  r.outcome = v.result == "pass" ? CheckOutcome::kPass : v.result == "fail" ? CheckOutcome::kFail : CheckOutcome::kSkip;
-  r.measured = v.measured;
-  r.threshold = v.threshold;
-  r.detail = v.detail;
-  r.evidence = v.evidence;
-  return r;
-}
 
 void PrintValidationTable(const std::vector<CheckResult>& results, std::ostream& out) {
   // Rows: results of one check with the same outcome, threshold and detail
@@ -139,18 +114,9 @@ int RunValidate(const ValidateOptions& options, const GlobalOptions& global, con
   ValidationOutcome outcome = RunValidation(inputs);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
-  std::vector<StoredValidation> stored;
-  std::map<std::string, int> counts = {{"pass", 0}, {"fail", 0}, {"skip", 0}};
-  std::vector<std::string> failed;
-  for (const CheckResult& r : outcome.results) {
-    stored.push_back(ToStoredValidation(r));
-    ++counts[ToString(r.outcome)];
-    if (r.outcome == CheckOutcome::kFail) failed.push_back(r.check + " on " + r.subject);
-  }
-  Status saved = command->state().SaveValidations(command->run_id(), stored);
-  if (!saved.ok()) err << "clusterctl: saving the validation results: " << saved.message() << "\n";
-  Status facts = command->state().SaveFacts(command->run_id(), outcome.facts);
-  if (!facts.ok()) err << "clusterctl: saving facts: " << facts.message() << "\n";
+  std::map<std::string, int> counts = CountOutcomes(outcome.results);
+  Status saved = RecordValidation(command->state(), command->run_id(), outcome);
+  if (!saved.ok()) err << "clusterctl: saving the validation: " << saved.message() << "\n";
 
   std::ostream& out = *services.out;
   nlohmann::json summary = {{"pass", counts["pass"]}, {"fail", counts["fail"]}, {"skip", counts["skip"]}};

@@ -10,6 +10,7 @@
 #include "controller/cli/remote_command.h"
 #include "controller/state/state_store.h"
 #include "controller/validate/check_result.h"
+#include "controller/validate/validation_record.h"
 
 namespace clusterctl {
 
@@ -23,10 +24,6 @@ struct ValidateOptions {
 const std::vector<std::string>& AllValidationCheckNames();
 
 int RunValidate(const ValidateOptions& options, const GlobalOptions& global, const Services& services);
-
-// Results to and from their rows in the state store.
-StoredValidation ToStoredValidation(const CheckResult& result);
-CheckResult FromStoredValidation(const StoredValidation& stored);
 
 // The text report: one table row per check, outcome and detail, with the
 // hosts in range notation; then every failure with its evidence.

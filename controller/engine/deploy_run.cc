@@ -194,6 +194,7 @@ class Deployment {
     ExecutionOptions execution = in_.options.execution;
     execution.check = in_.options.check;
     execution.verify = in_.options.verify;
+    execution.clears_drift = in_.options.verify && !in_.options.check && in_.options.roles.empty();
     DeployContext context{&sessions_, &cancel_,  writer.get(), &board,         &listener_,      in_.inventory,
                           vault_.get(), in_.run_id, execution,    &last_results_, &intents_by_host_};
     ReportEarlyFailures(board);

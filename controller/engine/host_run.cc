@@ -125,7 +125,11 @@ void HostRun::Finish(Clock::time_point start) {
         report_.error.empty() ? std::nullopt : std::optional<std::string>(report_.error);
     std::string host = report_.host;
     int64_t run = context_.run_id;
-    context_.writer->Post([host, status, run, error](StateStore& s) { return s.RecordHostOutcome(host, status, run, error); });
+    const bool no_drift = context_.options.clears_drift && status == "ok";
+    context_.writer->Post([host, status, run, error, no_drift](StateStore& s) {
+      Status recorded = s.RecordHostOutcome(host, status, run, error);
+      return recorded.ok() && no_drift ? s.SetHostDrifted(host, false) : recorded;
+    });
   }
   Emit(HostFinishedEvent{&report_});
 }

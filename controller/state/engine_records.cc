@@ -110,6 +110,13 @@ Result<std::vector<std::string>> StateStore::RolesRecordedFor(const std::string&
   return roles;
 }
 
+Status StateStore::SetHostDrifted(const std::string& host, bool drifted) {
+  auto update = db_->Prepare("UPDATE hosts SET drifted = ? WHERE name = ?");
+  if (!update.ok()) return update.status();
+  update->Bind(1, int64_t{drifted ? 1 : 0}).Bind(2, host);
+  return update->Run();
+}
+
 Result<std::set<std::string>> StateStore::KnownSecrets() {
   auto query = db_->Prepare("SELECT name FROM secrets");
   if (!query.ok()) return query.status();

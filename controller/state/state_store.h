@@ -178,6 +178,9 @@ class StateStore {
   Status DeleteIntent(int64_t intent_id);
   Status RecordHostOutcome(const std::string& host, const std::string& status, int64_t run_id,
                            const std::optional<std::string>& error);
+  // Whether a drift check (deploy --verify without changes) found the host
+  // different from its roles; a converging deploy clears it.
+  Status SetHostDrifted(const std::string& host, bool drifted);
   // Keeps the newest kFileBackupsKept backups of each host's file.
   static constexpr int kFileBackupsKept = 5;
   Status SaveFileBackup(int64_t run_id, const std::string& host, const std::string& path, const std::string& content);
