@@ -11,6 +11,7 @@
 #include "controller/cli/hostkey_command.h"
 #include "controller/cli/inventory_command.h"
 #include "controller/cli/run_command.h"
+#include "controller/cli/serve_command.h"
 #include "controller/cli/status_command.h"
 #include "controller/cli/validate_command.h"
 
@@ -134,6 +135,28 @@ int RunCommandLine(int argc, char** argv, const Services& services) {
     validate_options.remote = remote;
     exit_code = RunValidate(validate_options, options, services);
   });
+
+  ServeOptions serve_options;
+  CLI::App* serve = app.add_subcommand("serve", "the daemon: HTTP API, metrics, drift checks and a status page");
+  serve->add_option("INVENTORY", serve_options.inventory_path, "inventory file")->required();
+  serve->add_option("--listen", serve_options.listen, "ADDRESS:PORT to serve on")->capture_default_str();
+  serve->add_flag("--insecure-listen", serve_options.insecure_listen,
+                  "allow a non-loopback --listen over plain HTTP (the token crosses the network in clear)");
+  serve->add_option("--verify-interval", serve_options.verify_interval_s, "seconds between drift checks")
+      ->check(CLI::Range(1, 7 * 86400))
+      ->capture_default_str();
+  serve->add_option("--verify-batch", serve_options.verify_batch, "hosts checked at a time (N or P%)")
+      ->capture_default_str();
+  serve->add_flag("--remediate", serve_options.remediate,
+                  "converge drifted hosts, and deploy inventory changes, without being asked");
+  serve->add_option("--max-fail", serve_options.max_fail_percent, "remediation stops starting hosts once P% failed")
+      ->check(CLI::Range(0, 100));
+  serve->add_option("--stop-grace", serve_options.stop_grace_s, "seconds the running job's steps get on SIGTERM")
+      ->check(CLI::Range(0, 3600))
+      ->capture_default_str();
+  serve->add_flag("--print-token", serve_options.print_token, "print the API token (created at first use) and exit");
+  add_state_option(serve);
+  serve->callback([&] { exit_code = RunServe(serve_options, options, services); });
 
   HistoryOptions history_options;
   CLI::App* history = app.add_subcommand("history", "past runs, a run's steps, or a host's steps");

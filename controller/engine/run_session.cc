@@ -3,11 +3,12 @@
 namespace clusterctl {
 
 Result<std::unique_ptr<RunSession>> RunSession::Open(const Inventory& inventory, const RunSessionOptions& options) {
-  auto agents = AgentBinaries::Discover();
-  if (!agents.ok()) return agents.status();
+  // The lock first: whoever holds it is the answer a second run needs.
   StateStore::WriterOptions writer{options.clock, options.filesystem, options.command};
   auto store = StateStore::OpenForWriting(options.paths, writer);
   if (!store.ok()) return store.status();
+  auto agents = AgentBinaries::Discover();
+  if (!agents.ok()) return agents.status();
   std::unique_ptr<RunSession> session(new RunSession());
   session->state_ = std::move(store).value();
   std::vector<std::pair<std::string, std::string>> names;

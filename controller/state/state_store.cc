@@ -114,6 +114,12 @@ StatePaths StatePaths::For(const std::string& inventory_dir, const std::string& 
   return {inventory_dir + "/.clusterctl"};
 }
 
+Status PrepareStateDirectories(const StatePaths& paths, const FilesystemProbe& probe) {
+  CLUSTERCTL_RETURN_IF_ERROR(CheckStateFilesystem(ExistingAncestor(paths.dir), probe));
+  CLUSTERCTL_RETURN_IF_ERROR(MakePrivateDirectory(paths.dir, /*owned_subdirectory=*/false));
+  return MakePrivateDirectory(paths.secrets(), /*owned_subdirectory=*/true);
+}
+
 Result<std::unique_ptr<StateStore>> StateStore::OpenForWriting(const StatePaths& paths, const WriterOptions& options) {
   CLUSTERCTL_RETURN_IF_ERROR(CheckStateFilesystem(ExistingAncestor(paths.dir), *options.probe));
   CLUSTERCTL_RETURN_IF_ERROR(MakePrivateDirectory(paths.dir, /*owned_subdirectory=*/false));
@@ -206,12 +212,12 @@ Status StateStore::FinishRun(int64_t run_id, RunStatus status, const nlohmann::j
   return update->Run();
 }
 
-Result<std::vector<RunRecord>> StateStore::ListRuns(int limit) {
+Result<std::vector<RunRecord>> StateStore::ListRuns(int limit, int64_t only_id) {
   auto query = db_->Prepare(
       "SELECT id, kind, command, controller_host, pid, started_at, finished_at, status, summary "
-      "FROM runs ORDER BY id DESC LIMIT ?");
+      "FROM runs WHERE ? = 0 OR id = ? ORDER BY id DESC LIMIT ?");
   if (!query.ok()) return query.status();
-  query->Bind(1, int64_t{limit});
+  query->Bind(1, only_id).Bind(2, only_id).Bind(3, int64_t{limit});
   std::vector<RunRecord> runs;
   Status read = query->ForEachRow([&] {
     runs.push_back({query->Int64(0), query->Text(1), query->Text(2), query->Text(3),

@@ -41,6 +41,12 @@ struct StatePaths {
   static StatePaths For(const std::string& inventory_dir, const std::string& override_dir);
 };
 
+// Creates the state directory and its secrets/ (0700) with the checks a
+// writer makes (owner, mode, file system), without taking the lock: for the
+// daemon, which keeps its token in secrets/ while another process may hold
+// the state.
+Status PrepareStateDirectories(const StatePaths& paths, const FilesystemProbe& probe);
+
 enum class RunStatus { kRunning, kOk, kFailed, kInterrupted };
 const char* ToString(RunStatus status);
 
@@ -135,7 +141,7 @@ class StateStore {
   // (only a lock holder can be running, and the caller now holds the lock).
   Result<int64_t> BeginRun(const std::string& kind, const std::string& command);
   Status FinishRun(int64_t run_id, RunStatus status, const nlohmann::json& summary);
-  Result<std::vector<RunRecord>> ListRuns(int limit);
+  Result<std::vector<RunRecord>> ListRuns(int limit, int64_t only_id = 0);  // only_id: that run alone
 
   // Hosts (host_records.cc).
   Result<std::vector<HostRecord>> ListHosts();

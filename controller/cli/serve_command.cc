@@ -1,0 +1,112 @@
+#include "controller/cli/serve_command.h"
+
+#include <signal.h>
+
+#include <cstdlib>
+
+#include <boost/asio/ip/address.hpp>
+
+#include "controller/cli/exit_codes.h"
+#include "controller/daemon/daemon.h"
+#include "controller/daemon/sd_notify.h"
+#include "controller/daemon/token.h"
+
+namespace clusterctl {
+namespace {
+
+// Blocks the signals the serve loop waits for, in this thread and every
+// thread started after it (the HTTP and job threads), so only the loop's
+// sigtimedwait sees them.
+sigset_t BlockServeSignals() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int s : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&set, s);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  ::signal(SIGPIPE, SIG_IGN);
+  return set;
+}
+
+bool IsLoopback(const std::string& address) {
+  boost::system::error_code error;
+  auto parsed = boost::asio::ip::make_address(address, error);
+  return !error && parsed.is_loopback();
+}
+
+int PrintToken(const StatePaths& paths, const Services& services) {
+  Status prepared = PrepareStateDirectories(paths, *services.filesystem);
+  auto token = prepared.ok() ? LoadOrCreateDaemonToken(paths.secrets()) : Result<std::string>(prepared);
+  if (!token.ok()) {
+    *services.err << "clusterctl serve: " << token.status().message() << "\n";
+    return kExitFailed;
+  }
+  *services.out << *token << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+bool ParseListenAddress(const std::string& text, std::string& address, int& port) {
+  const size_t colon = text.rfind(':');
+  if (colon == std::string::npos || colon + 1 >= text.size() || text.size() - colon > 6) return false;
+  address = text.substr(0, colon);
+  if (address.size() >= 2 && address.front() == '[' && address.back() == ']') address = address.substr(1, address.size() - 2);
+  port = 0;
+  for (char c : text.substr(colon + 1)) {
+    if (c < '0' || c > '9') return false;
+    port = port * 10 + (c - '0');
+  }
+  boost::system::error_code error;
+  boost::asio::ip::make_address(address, error);
+  return !error && port > 0 && port < 65536;
+}
+
+int RunServe(const ServeOptions& serve, const GlobalOptions& options, const Services& services) {
+  std::optional<Inventory> inventory = LoadInventoryOrReport(serve.inventory_path, services, true);
+  if (!inventory) return kExitUsage;
+  const StatePaths paths = StatePathsFor(*inventory, options);
+  if (serve.print_token) return PrintToken(paths, services);
+
+  DaemonOptions daemon;
+  if (!ParseListenAddress(serve.listen, daemon.address, daemon.port)) {
+    *services.err << "clusterctl serve: --listen " << serve.listen << ": expected ADDRESS:PORT (e.g. 127.0.0.1:9420)\n";
+    return kExitUsage;
+  }
+  if (!IsLoopback(daemon.address) && !serve.insecure_listen) {
+    *services.err << "clusterctl serve: --listen " << serve.listen
+                  << " is reachable from other machines and the API is plain HTTP (its token would cross the "
+                     "network in clear); listen on loopback behind a TLS proxy, or pass --insecure-listen on a "
+                     "network you trust\n";
+    return kExitUsage;
+  }
+  daemon.inventory_path = serve.inventory_path;
+  daemon.verify_interval = std::chrono::seconds(serve.verify_interval_s);
+  daemon.verify_batch = serve.verify_batch;
+  daemon.remediate = serve.remediate;
+  daemon.max_fail_percent = serve.max_fail_percent;
+  daemon.paths = paths;
+  daemon.command_line = options.command_line;
+  if (const char* password = std::getenv("CLUSTERCTL_SUDO_PASSWORD")) daemon.remote.sudo_password = password;
+
+  const sigset_t signals = BlockServeSignals();
+  auto created = Daemon::Create(daemon, *services.clock, *services.filesystem, *services.err);
+  if (!created.ok()) {
+    *services.err << "clusterctl serve: " << created.status().message() << "\n";
+    return created.status().code() == Status::Code::kInvalidArgument ? kExitUsage : kExitFailed;
+  }
+  Daemon& running = **created;
+  running.Start();
+  NotifySystemd("READY=1\nSTATUS=serving " + std::to_string(running.host_count()) + " hosts");
+  while (true) {
+    const timespec tick{0, 500'000'000};
+    const int signal = sigtimedwait(&signals, nullptr, &tick);
+    if (signal == SIGTERM || signal == SIGINT) break;
+    if (signal == SIGHUP) running.ReloadInventory();
+    running.Tick();
+  }
+  NotifySystemd("STOPPING=1");
+  running.Shutdown(std::chrono::seconds(serve.stop_grace_s));
+  *services.err << "clusterctl serve: stopped\n";
+  return kExitOk;
+}
+
+}  // namespace clusterctl

@@ -1,0 +1,31 @@
+// `clusterctl serve INV`: the daemon (controller/daemon/daemon.h) in the
+// foreground, for systemd (packaging/clusterctl-serve@.service) or a shell.
+// SIGTERM and SIGINT stop it (the running job's steps get --stop-grace, its
+// intents stay for the next run), SIGHUP re-reads the inventory. With
+// --print-token it prints the API token (creating it at first use) and exits.
+#pragma once
+
+#include <string>
+
+#include "controller/cli/command_context.h"
+
+namespace clusterctl {
+
+struct ServeOptions {
+  std::string inventory_path;
+  std::string listen = "127.0.0.1:9420";
+  bool insecure_listen = false;
+  int verify_interval_s = 3600;
+  std::string verify_batch = "50";
+  bool remediate = false;
+  int max_fail_percent = 100;
+  int stop_grace_s = 30;
+  bool print_token = false;
+};
+
+int RunServe(const ServeOptions& serve, const GlobalOptions& options, const Services& services);
+
+// "127.0.0.1:9420", "[::1]:9420", "0.0.0.0:80" -> address, port; false when malformed.
+bool ParseListenAddress(const std::string& text, std::string& address, int& port);
+
+}  // namespace clusterctl

@@ -1,0 +1,221 @@
+#include "controller/daemon/api.h"
+
+#include <cctype>
+
+#include "common/json_text.h"
+#include "controller/daemon/page.h"
+#include "controller/daemon/request_body.h"
+#include "controller/daemon/token.h"
+
+namespace clusterctl {
+namespace {
+
+constexpr std::chrono::seconds kStatusMaxAge{1};
+constexpr std::string_view kHostsPrefix = "/api/v1/hosts/";
+constexpr std::string_view kRunsPrefix = "/api/v1/runs/";
+
+HttpResponse ErrorResponse(int status, const std::string& message) {
+  return JsonResponse(status, {{"error", message}});
+}
+
+HttpResponse MethodNotAllowed(const char* allowed) {
+  HttpResponse response = ErrorResponse(405, std::string("use ") + allowed);
+  response.headers.emplace_back("Allow", allowed);
+  return response;
+}
+
+std::optional<int64_t> ParseId(std::string_view text) {
+  if (text.empty() || text.size() > 18) return std::nullopt;
+  int64_t value = 0;
+  for (char c : text) {
+    if (!std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
+    value = value * 10 + (c - '0');
+  }
+  return value;
+}
+
+bool StartsWith(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
+
+// The body fields of each job kind, read into a JobRequest.
+std::variant<JobRequest, BodyError> ReadJobRequest(const HttpRequest& request, JobRequest::Kind kind) {
+  std::set<std::string> fields = {"limit"};
+  if (kind == JobRequest::Kind::kDeploy || kind == JobRequest::Kind::kPlan) {
+    fields.insert({"roles", "verify", "batch", "max_fail_percent"});
+  }
+  if (kind == JobRequest::Kind::kValidate) fields.insert({"checks", "deadline_s"});
+  auto parsed = RequestBody::Parse(request, fields);
+  if (auto* error = std::get_if<BodyError>(&parsed)) return *error;
+  RequestBody& body = std::get<RequestBody>(parsed);
+  JobRequest job;
+  job.kind = kind;
+  body.String("limit", job.limit);
+  body.StringList("roles", job.roles);
+  body.Bool("verify", job.verify);
+  body.String("batch", job.batch);
+  body.Int("max_fail_percent", 0, 100, job.max_fail_percent);
+  body.StringList("checks", job.checks);
+  body.Int("deadline_s", 10, 86400, job.deadline_s);
+  if (body.error()) return *body.error();
+  return job;
+}
+
+}  // namespace
+
+HttpResponse JsonResponse(int status, const nlohmann::json& body) {
+  return {status, "application/json", JsonText(body) + "\n", {}};
+}
+
+void Api::Invalidate() {
+  parts_.state->Invalidate();
+  std::lock_guard<std::mutex> lock(cache_mutex_);
+  status_body_.clear();
+}
+
+HttpReply Api::Handle(const HttpRequest& request) {
+  std::string route = "other";
+  HttpReply reply = Route(request, route);
+  const int code = std::holds_alternative<HttpResponse>(reply) ? std::get<HttpResponse>(reply).status : 200;
+  parts_.requests->Count(route, code);
+  return reply;
+}
+
+HttpReply Api::Route(const HttpRequest& request, std::string& route) {
+  const std::string& path = request.path;
+  const bool get = request.method == "GET" || request.method == "HEAD";
+  if (path == "/healthz") {
+    route = path;
+    return JsonResponse(200, {{"ok", true}});
+  }
+  if (path == "/" || path == "/index.html") {
+    route = "/";
+    if (!get) return MethodNotAllowed("GET");
+    return HttpResponse{200, "text/html; charset=utf-8", kStatusPageHtml,
+                        {{"Content-Security-Policy", "default-src 'self'; script-src 'unsafe-inline'; "
+                                                     "style-src 'unsafe-inline'; img-src data:"}}};
+  }
+  if (!BearerMatches(request.authorization, parts_.token)) {
+    route = "unauthorized";
+    HttpResponse denied = ErrorResponse(401, "unauthorized");
+    denied.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"clusterctl\"");
+    return denied;
+  }
+  static const std::map<std::string, JobRequest::Kind> kJobs = {{"/api/v1/deploy", JobRequest::Kind::kDeploy},
+                                                                {"/api/v1/plan", JobRequest::Kind::kPlan},
+                                                                {"/api/v1/validate", JobRequest::Kind::kValidate},
+                                                                {"/api/v1/drift-check", JobRequest::Kind::kDrift}};
+  if (auto job = kJobs.find(path); job != kJobs.end()) {
+    route = path;
+    if (request.method == "POST") return StartJob(request, job->second);
+    if (path == "/api/v1/plan" && get) return JsonResponse(200, {{"plan", parts_.jobs->last_plan()}});
+    return MethodNotAllowed("POST");
+  }
+  if (path == "/api/v1/stop") {
+    route = path;
+    return request.method == "POST" ? Stop(request) : MethodNotAllowed("POST");
+  }
+  if (!get) {
+    route = "other";
+    return ErrorResponse(404, "no such endpoint");
+  }
+  if (path == "/metrics") return route = path, Metrics();
+  if (path == "/api/v1/status") return route = path, Status();
+  if (path == "/api/v1/events") return route = path, Events(request);
+  if (path == "/api/v1/jobs") {
+    route = path;
+    nlohmann::json recent = nlohmann::json::array();
+    for (const JobInfo& j : parts_.jobs->Recent()) recent.push_back(j.ToJson());
+    const auto running = parts_.jobs->Running();
+    return JsonResponse(200, {{"running", running ? running->ToJson() : nlohmann::json(nullptr)}, {"recent", recent}});
+  }
+  if (StartsWith(path, kHostsPrefix)) return route = "/api/v1/hosts/{name}", Host(path.substr(kHostsPrefix.size()));
+  if (StartsWith(path, kRunsPrefix)) return route = "/api/v1/runs/{id}", Run(path.substr(kRunsPrefix.size()));
+  if (path == "/api/v1/runs") {
+    route = path;
+    nlohmann::json runs = nlohmann::json::array();
+    for (const RunRecord& r : parts_.state->Get()->runs) runs.push_back(RunToJson(r));
+    return JsonResponse(200, {{"runs", runs}});
+  }
+  return ErrorResponse(404, "no such endpoint");
+}
+
+HttpResponse Api::Status() {
+  std::lock_guard<std::mutex> lock(cache_mutex_);
+  const auto now = parts_.clock->Monotonic();
+  if (status_body_.empty() || now - status_built_ >= kStatusMaxAge) {
+    std::shared_ptr<const Site> site = parts_.site->current();
+    status_body_ = JsonText(BuildStatusDocument(*site, *parts_.state->Get(), *parts_.drift, *parts_.jobs,
+                                                parts_.daemon_facts())) + "\n";
+    status_built_ = now;
+  }
+  return {200, "application/json", status_body_, {}};
+}
+
+HttpResponse Api::Metrics() {
+  std::shared_ptr<const Site> site = parts_.site->current();
+  std::string text = RenderMetrics(*site, *parts_.state->Get(), *parts_.drift, *parts_.jobs, parts_.daemon_facts(),
+                                   *parts_.requests);
+  return {200, "text/plain; version=0.0.4; charset=utf-8", std::move(text), {}};
+}
+
+HttpResponse Api::Host(const std::string& name) {
+  std::shared_ptr<const Site> site = parts_.site->current();
+  std::shared_ptr<const StateSnapshot> state = parts_.state->Get();
+  for (const HostView& view : BuildHostViews(*site->inventory, *state, parts_.drift->Snapshot())) {
+    if (view.row.name == name) return JsonResponse(200, HostToJson(view));
+  }
+  return ErrorResponse(404, "no such host");
+}
+
+HttpResponse Api::Run(const std::string& id) {
+  std::optional<int64_t> run = ParseId(id);
+  if (!run) return ErrorResponse(404, "no such run");
+  auto detail = parts_.state->RunDetail(*run);
+  if (!detail.ok()) {
+    return ErrorResponse(detail.status().code() == Status::Code::kNotFound ? 404 : 500, detail.status().message());
+  }
+  return JsonResponse(200, *detail);
+}
+
+HttpReply Api::Events(const HttpRequest& request) {
+  int64_t job = parts_.events->job();
+  if (auto asked = request.query.find("job"); asked != request.query.end()) {
+    std::optional<int64_t> id = ParseId(asked->second);
+    if (!id) return ErrorResponse(400, "job: a job number");
+    if (*id != job) return ErrorResponse(404, "only the latest job's events are kept (job " + std::to_string(job) + ")");
+  }
+  if (job == 0) return ErrorResponse(404, "no job has run yet");
+  auto cursor = std::make_shared<size_t>(0);
+  EventHub* hub = parts_.events;
+  return EventSource([hub, job, cursor] { return hub->Since(job, *cursor); });
+}
+
+HttpResponse Api::StartJob(const HttpRequest& request, JobRequest::Kind kind) {
+  auto read = ReadJobRequest(request, kind);
+  if (auto* error = std::get_if<BodyError>(&read)) return ErrorResponse(error->status, error->message);
+  auto started = parts_.start_job(std::get<JobRequest>(std::move(read)));
+  if (!started.ok()) {
+    const Status::Code code = started.status().code();
+    const int status = code == Status::Code::kBusy               ? 409
+                       : code == Status::Code::kInvalidArgument   ? 400
+                       : code == Status::Code::kFailedPrecondition ? 409
+                                                                   : 500;
+    return ErrorResponse(status, started.status().message());
+  }
+  Invalidate();
+  nlohmann::json body = started->ToJson();
+  body["events"] = "/api/v1/events?job=" + std::to_string(started->job);
+  return JsonResponse(202, body);
+}
+
+HttpResponse Api::Stop(const HttpRequest& request) {
+  auto parsed = RequestBody::Parse(request, {"grace_s"});
+  if (auto* error = std::get_if<BodyError>(&parsed)) return ErrorResponse(error->status, error->message);
+  int grace_s = 30;
+  RequestBody& body = std::get<RequestBody>(parsed);
+  body.Int("grace_s", 0, 3600, grace_s);
+  if (body.error()) return ErrorResponse(body.error()->status, body.error()->message);
+  if (!parts_.stop_job(std::chrono::seconds(grace_s))) return ErrorResponse(409, "no job is running");
+  return JsonResponse(202, {{"stopping", true}, {"grace_s", grace_s}});
+}
+
+}  // namespace clusterctl

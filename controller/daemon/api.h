@@ -1,0 +1,69 @@
+// Api: the daemon's HTTP routes (docs/api.md, version 1). It maps each
+// request to a response from the daemon's views, or hands a job to the
+// daemon; it never runs anything long itself (it runs on the I/O thread).
+//
+// Every route but the liveness probe (/healthz) and the page's HTML (which
+// holds no data) needs `Authorization: Bearer <token>`, from loopback too;
+// a missing or wrong token is 401 with the same body either way, before the
+// route is even looked at (no hint which paths exist).
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <mutex>
+#include <string>
+
+#include "controller/daemon/drift.h"
+#include "controller/daemon/event_hub.h"
+#include "controller/daemon/http_server.h"
+#include "controller/daemon/jobs.h"
+#include "controller/daemon/metrics.h"
+#include "controller/daemon/site.h"
+#include "controller/daemon/state_view.h"
+#include "controller/daemon/status_document.h"
+
+namespace clusterctl {
+
+struct ApiParts {
+  std::string token;
+  SiteWatcher* site = nullptr;
+  StateView* state = nullptr;
+  DriftBook* drift = nullptr;
+  JobRunner* jobs = nullptr;
+  EventHub* events = nullptr;
+  RequestCounters* requests = nullptr;
+  const Clock* clock = nullptr;
+  std::function<DaemonFacts()> daemon_facts;
+  // Starts a job through the daemon (which refreshes the site first).
+  std::function<Result<JobInfo>(JobRequest)> start_job;
+  // Asks the running job to stop.
+  std::function<bool(std::chrono::milliseconds grace)> stop_job;
+};
+
+class Api {
+ public:
+  explicit Api(ApiParts parts) : parts_(std::move(parts)) {}
+
+  HttpReply Handle(const HttpRequest& request);
+  // The next status read builds the document anew (a job started or ended).
+  void Invalidate();
+
+ private:
+  HttpReply Route(const HttpRequest& request, std::string& route);
+  HttpResponse Status();
+  HttpResponse Metrics();
+  HttpResponse Host(const std::string& name);
+  HttpResponse Run(const std::string& id);
+  HttpReply Events(const HttpRequest& request);
+  HttpResponse StartJob(const HttpRequest& request, JobRequest::Kind kind);
+  HttpResponse Stop(const HttpRequest& request);
+
+  ApiParts parts_;
+  std::mutex cache_mutex_;
+  std::string status_body_;
+  std::chrono::steady_clock::time_point status_built_{};
+};
+
+HttpResponse JsonResponse(int status, const nlohmann::json& body);
+
+}  // namespace clusterctl

@@ -1,0 +1,228 @@
+#include "controller/daemon/daemon.h"
+
+#include "common/strings.h"
+#include "controller/daemon/token.h"
+#include "inventory/hostlist.h"
+
+namespace clusterctl {
+namespace {
+
+constexpr std::chrono::seconds kBusyRetry{15};
+
+}  // namespace
+
+Daemon::Daemon(DaemonOptions options, const Clock& clock, const FilesystemProbe& filesystem, std::ostream& log)
+    : options_(std::move(options)),
+      clock_(clock),
+      filesystem_(filesystem),
+      log_(log),
+      site_(options_.inventory_path),
+      state_(options_.paths, filesystem, clock, std::chrono::seconds(1)),
+      random_(std::random_device{}()) {
+  JobEnvironment env{options_.command_line, options_.paths, &clock, &filesystem, options_.fanout, options_.remote};
+  jobs_ = std::make_unique<JobRunner>(std::move(env), events_, drift_);
+}
+
+Result<std::unique_ptr<Daemon>> Daemon::Create(DaemonOptions options, const Clock& clock,
+                                               const FilesystemProbe& filesystem, std::ostream& log) {
+  std::unique_ptr<Daemon> daemon(new Daemon(std::move(options), clock, filesystem, log));
+  daemon->started_at_ms_ = clock.NowMs();
+  if (!daemon->site_.Refresh(clock.NowMs())) {
+    return Status::InvalidArgument(daemon->site_.error().empty() ? "cannot load " + daemon->options_.inventory_path
+                                                                 : daemon->site_.error());
+  }
+  CLUSTERCTL_RETURN_IF_ERROR(PrepareStateDirectories(daemon->options_.paths, filesystem));
+  auto token = LoadOrCreateDaemonToken(daemon->options_.paths.secrets());
+  if (!token.ok()) return token.status();
+  CLUSTERCTL_RETURN_IF_ERROR(daemon->FindOpenIntents());
+
+  Daemon* self = daemon.get();
+  ApiParts parts;
+  parts.token = std::move(token).value();
+  parts.site = &self->site_;
+  parts.state = &self->state_;
+  parts.drift = &self->drift_;
+  parts.jobs = self->jobs_.get();
+  parts.events = &self->events_;
+  parts.requests = &self->requests_;
+  parts.clock = &clock;
+  parts.daemon_facts = [self] { return self->Facts(); };
+  parts.start_job = [self](JobRequest request) { return self->StartJob(std::move(request)); };
+  parts.stop_job = [self](std::chrono::milliseconds grace) {
+    if (!self->jobs_->Running()) return false;
+    self->jobs_->Cancel(grace);
+    return true;
+  };
+  daemon->api_ = std::make_unique<Api>(std::move(parts));
+
+  HttpServerOptions http;
+  http.address = daemon->options_.address;
+  http.port = daemon->options_.port;
+  auto server = HttpServer::Listen(http, [self](const HttpRequest& request) { return self->api_->Handle(request); });
+  if (!server.ok()) return server.status();
+  daemon->server_ = std::move(server).value();
+  return daemon;
+}
+
+Daemon::~Daemon() { Shutdown(std::chrono::seconds(30)); }
+
+// Hosts of the inventory with open intents: a run ended (killed, or the
+// host went away) owing them a restart or a reboot.
+Status Daemon::FindOpenIntents() {
+  auto store = StateStore::OpenForReading(options_.paths, filesystem_);
+  if (!store.ok()) return store.status().code() == Status::Code::kNotFound ? Status::Ok() : store.status();
+  auto intents = (*store)->LoadOpenIntents();
+  if (!intents.ok()) return intents.status();
+  const Inventory& inventory = *site_.current()->inventory;
+  for (const Intent& intent : *intents) {
+    if (inventory.FindHost(intent.host)) resume_hosts_.insert(intent.host);
+  }
+  return Status::Ok();
+}
+
+void Daemon::Start() {
+  server_->Start();
+  ScheduleNextDrift(/*first=*/true);
+  next_inventory_poll_ = clock_.Monotonic() + options_.inventory_poll;
+  Log("serving " + options_.inventory_path + " (" + std::to_string(host_count()) + " hosts) on http://" +
+      options_.address + ":" + std::to_string(port()) + "/; state " + options_.paths.dir + "; drift check every " +
+      std::to_string(options_.verify_interval.count()) + " s" + (options_.remediate ? ", remediation on" : ""));
+  if (!resume_hosts_.empty()) {
+    Log("open intents on " + CollapseHostList({resume_hosts_.begin(), resume_hosts_.end()}) +
+        ": a deploy of those hosts resumes them");
+  }
+}
+
+size_t Daemon::host_count() const { return site_.current()->inventory->hosts.size(); }
+
+void Daemon::ScheduleNextDrift(bool first) {
+  const auto now = clock_.Monotonic();
+  std::chrono::milliseconds delay = options_.verify_interval;
+  if (first) {
+    delay = std::min<std::chrono::milliseconds>(options_.first_check_delay, options_.verify_interval);
+  } else {
+    std::uniform_real_distribution<double> splay(0.0, 0.1);
+    delay -= std::chrono::milliseconds(static_cast<int64_t>(splay(random_) * static_cast<double>(delay.count())));
+  }
+  next_drift_ = now + delay;
+  next_drift_ms_ = clock_.NowMs() + delay.count();
+}
+
+Result<JobInfo> Daemon::StartJob(JobRequest request) {
+  if (stopping_) return Status::Unavailable("the daemon is stopping");
+  if (site_.Refresh(clock_.NowMs())) Log("inventory changed: now " + std::to_string(host_count()) + " hosts");
+  if (request.origin == "api" && !site_.error().empty()) {
+    return Status::FailedPrecondition("the inventory file has problems (the last good one is in service); fix it "
+                                      "first: " + site_.error());
+  }
+  auto started = jobs_->Start(site_.current(), request);
+  if (started.ok()) {
+    Log("job " + std::to_string(started->job) + ": " + started->kind + " started (from " + started->origin + ", run " +
+        std::to_string(started->run_id) + (request.limit.empty() ? "" : ", hosts " + request.limit) + ")");
+    api_->Invalidate();
+  }
+  return started;
+}
+
+// A job the daemon owes itself; false when it could not start now (it is
+// tried again on a later tick).
+bool Daemon::StartScheduled(JobRequest request) {
+  auto started = StartJob(std::move(request));
+  if (started.ok()) return true;
+  Log("cannot start the scheduled job now: " + started.status().message());
+  retry_after_ = clock_.Monotonic() + kBusyRetry;
+  return false;
+}
+
+void Daemon::NoticeFinishedJobs() {
+  std::vector<JobInfo> recent = jobs_->Recent();
+  if (recent.empty() || recent.front().job == last_seen_job_) return;
+  for (auto it = recent.rbegin(); it != recent.rend(); ++it) {
+    if (it->job <= last_seen_job_) continue;
+    Log("job " + std::to_string(it->job) + ": " + it->kind + " " + it->status + " " + it->summary.dump());
+    if (it->kind == "drift" && it->status == "ok" && options_.remediate) remediate_hosts_ = drift_.Drifted();
+  }
+  last_seen_job_ = recent.front().job;
+  api_->Invalidate();
+}
+
+void Daemon::PollInventory() {
+  const auto now = clock_.Monotonic();
+  if (!reload_requested_.exchange(false) && now < next_inventory_poll_) return;
+  next_inventory_poll_ = now + options_.inventory_poll;
+  if (site_.Refresh(clock_.NowMs())) {
+    Log("inventory changed: now " + std::to_string(host_count()) + " hosts; " +
+        (options_.remediate ? "deploying it" : "planning it (deploy on request)"));
+    plan_pending_ = true;
+    reported_inventory_error_.clear();
+    api_->Invalidate();
+  }
+  const std::string error = site_.error();
+  if (!error.empty() && error != reported_inventory_error_) {
+    Log("the inventory file has problems; the last good one stays in service:\n" + error);
+    reported_inventory_error_ = error;
+    api_->Invalidate();
+  }
+}
+
+void Daemon::Tick() {
+  if (stopping_) return;
+  NoticeFinishedJobs();
+  PollInventory();
+  const auto now = clock_.Monotonic();
+  if (jobs_->Running() || now < retry_after_) return;
+  JobRequest request;
+  request.max_fail_percent = options_.max_fail_percent;
+  if (!resume_hosts_.empty()) {
+    request.origin = "resume";
+    request.limit = Join({resume_hosts_.begin(), resume_hosts_.end()}, ",");
+    if (StartScheduled(request)) resume_hosts_.clear();
+  } else if (plan_pending_) {
+    request.kind = options_.remediate ? JobRequest::Kind::kDeploy : JobRequest::Kind::kPlan;
+    request.origin = "inventory";
+    if (StartScheduled(request)) plan_pending_ = false;
+  } else if (!remediate_hosts_.empty()) {
+    request.origin = "remediate";
+    request.verify = true;
+    request.limit = Join(remediate_hosts_, ",");
+    if (StartScheduled(request)) remediate_hosts_.clear();
+  } else if (now >= next_drift_) {
+    request.kind = JobRequest::Kind::kDrift;
+    request.origin = "drift";
+    request.batch = options_.verify_batch;
+    if (StartScheduled(request)) ScheduleNextDrift(/*first=*/false);
+  }
+}
+
+void Daemon::Shutdown(std::chrono::milliseconds grace) {
+  if (!server_) return;
+  if (!stopping_) {
+    stopping_ = true;
+    if (auto running = jobs_->Running()) {
+      Log("stopping: job " + std::to_string(running->job) + " (" + running->kind + ") gets " +
+          std::to_string(grace.count() / 1000) + " s to finish its steps in flight");
+    }
+    jobs_->Cancel(grace);
+    jobs_->Join();
+    NoticeFinishedJobs();
+  }
+  server_->Stop();
+}
+
+DaemonFacts Daemon::Facts() const {
+  DaemonFacts facts;
+  facts.inventory_path = options_.inventory_path;
+  facts.inventory_error = site_.error();
+  facts.started_at_ms = started_at_ms_;
+  facts.verify_interval_s = options_.verify_interval.count();
+  facts.next_drift_check_ms = next_drift_ms_;
+  facts.remediate = options_.remediate;
+  return facts;
+}
+
+void Daemon::Log(const std::string& line) {
+  std::lock_guard<std::mutex> lock(log_mutex_);
+  log_ << "clusterctl serve: " << line << std::endl;
+}
+
+}  // namespace clusterctl

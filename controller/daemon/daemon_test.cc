@@ -1,0 +1,202 @@
+#include "controller/daemon/daemon.h"
+
+#include <doctest/doctest.h>
+#include <sys/stat.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "controller/daemon/http_test_client.h"
+#include "controller/daemon/request_body.h"
+#include "controller/daemon/token.h"
+#include "controller/state/test_util.h"
+
+namespace clusterctl {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::BodyOf;
+using testing::RawClient;
+using testing::Request;
+using testing::StatusOf;
+
+// A daemon on a free loopback port over three hosts nobody listens for
+// (port 1 on 127.0.0.x: connection refused at once), with its own state.
+struct TestDaemon {
+  testing::TempDir dir;
+  SystemClock clock;
+  SystemFilesystemProbe filesystem;
+  std::ostringstream log;
+  std::unique_ptr<Daemon> daemon;
+  std::string token;
+  StatePaths paths;
+
+  TestDaemon() {
+    const std::string inventory = dir.path() + "/cluster.yaml";
+    std::ofstream(inventory) << "version: 1\ncluster: t\nconnection:\n  user: root\n  port: 1\n"
+                                "hosts:\n  node[01-03]:\n    address: 127.0.0.[21-23]\n";
+    paths.dir = dir.path() + "/state";
+    DaemonOptions options;
+    options.inventory_path = inventory;
+    options.port = 0;
+    options.paths = paths;
+    options.command_line = "clusterctl serve (test)";
+    auto created = Daemon::Create(options, clock, filesystem, log);
+    REQUIRE(created.ok());
+    daemon = std::move(created).value();
+    daemon->Start();
+    std::ifstream in(paths.secrets() + "/" + kDaemonTokenSecret);
+    std::getline(in, token);
+  }
+
+  std::string Exchange(const std::string& request) {
+    RawClient client(daemon->port());
+    client.Send(request);
+    bool closed = false;
+    std::string response = client.Receive(3s, "", &closed);
+    return response;
+  }
+  std::string Get(const std::string& path, const std::string& auth) {
+    return Exchange(Request("GET", path, auth.empty() ? "" : "Authorization: " + auth + "\r\nConnection: close\r\n"));
+  }
+  std::string Post(const std::string& path, const std::string& body, const std::string& type = "application/json") {
+    return Exchange(Request("POST", path, "Authorization: Bearer " + token + "\r\nContent-Type: " + type +
+                                              "\r\nConnection: close\r\n", body));
+  }
+};
+
+TEST_CASE("daemon API: the token guards every route but the liveness probe and the page") {
+  TestDaemon t;
+  REQUIRE(t.token.size() == 43);
+  struct stat st {};
+  REQUIRE(::stat((t.paths.secrets() + "/" + kDaemonTokenSecret).c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
+
+  CHECK(StatusOf(t.Exchange(Request("GET", "/healthz", "Connection: close\r\n"))) == 200);
+  CHECK(StatusOf(t.Exchange(Request("GET", "/", "Connection: close\r\n"))) == 200);
+  const std::string missing = t.Get("/api/v1/status", "");
+  const std::string wrong = t.Get("/api/v1/status", "Bearer " + std::string(43, 'x'));
+  const std::string unknown_path = t.Get("/api/v1/secret-admin", "");
+  CHECK(StatusOf(missing) == 401);
+  CHECK(StatusOf(wrong) == 401);
+  CHECK(StatusOf(unknown_path) == 401);  // no hint which paths exist
+  CHECK(BodyOf(missing) == BodyOf(wrong));
+  CHECK(StatusOf(t.Get("/metrics", "")) == 401);
+
+  const std::string status = t.Get("/api/v1/status", "Bearer " + t.token);
+  REQUIRE(StatusOf(status) == 200);
+  auto document = nlohmann::json::parse(BodyOf(status));
+  CHECK(document["api_version"] == 1);
+  CHECK(document["hosts"].size() == 3);
+  CHECK(document["groups"][0]["hosts"] == "node[01-03]");
+  CHECK(document["summary"]["never deployed"] == 3);
+  CHECK(t.log.str().find(t.token) == std::string::npos);
+}
+
+TEST_CASE("daemon API: paths outside the routes, traversal included, are 404") {
+  TestDaemon t;
+  const std::string auth = "Bearer " + t.token;
+  CHECK(StatusOf(t.Get("/api/v1/hosts/node01", auth)) == 200);
+  CHECK(StatusOf(t.Get("/api/v1/hosts/../../etc/passwd", auth)) == 404);
+  CHECK(StatusOf(t.Get("/api/v1/hosts/node01%2F..%2F..%2Fetc%2Fshadow", auth)) == 404);
+  CHECK(StatusOf(t.Get("/../../etc/passwd", auth)) == 404);
+  CHECK(StatusOf(t.Get("/api/v1/runs/1%00", auth)) == 404);
+  CHECK(StatusOf(t.Get("/api/v1/runs/99999999999999999999999", auth)) == 404);
+  CHECK(StatusOf(t.Get("/api/v1/events?job=abc", auth)) == 400);
+  CHECK(StatusOf(t.Get("/api/v1/events", auth)) == 404);  // no job has run
+  const std::string wrong_method = t.Exchange(Request("DELETE", "/api/v1/deploy", "Authorization: " + auth + "\r\n"));
+  CHECK(StatusOf(wrong_method) == 405);
+}
+
+TEST_CASE("daemon API: bad bodies are refused with the field named, and nothing starts") {
+  TestDaemon t;
+  CHECK(StatusOf(t.Post("/api/v1/deploy", "{\"limit\":")) == 400);
+  CHECK(StatusOf(t.Post("/api/v1/deploy", "{}", "text/plain")) == 415);
+  const std::string unknown = t.Post("/api/v1/deploy", "{\"limt\":\"node01\"}");
+  CHECK(StatusOf(unknown) == 400);
+  CHECK(BodyOf(unknown).find("unknown field 'limt'") != std::string::npos);
+  const std::string typed = t.Post("/api/v1/deploy", "{\"verify\":\"yes\"}");
+  CHECK(BodyOf(typed).find("field 'verify'") != std::string::npos);
+  CHECK(StatusOf(t.Post("/api/v1/deploy", std::string(100, '[') + std::string(100, ']'))) == 400);
+  CHECK(StatusOf(t.Post("/api/v1/deploy", "{\"limit\":\"node99\"}")) == 400);
+  CHECK(StatusOf(t.Post("/api/v1/deploy", "{\"max_fail_percent\":101}")) == 400);
+  CHECK(StatusOf(t.Post("/api/v1/validate", "{\"checks\":[\"no.such.check\"]}")) == 400);
+  CHECK(StatusOf(t.Post("/api/v1/deploy", "{\"roles\":[\"nope\"]}")) == 400);
+  CHECK(StatusOf(t.Post("/api/v1/stop", "{}")) == 409);  // nothing runs
+  const std::string jobs = t.Get("/api/v1/jobs", "Bearer " + t.token);
+  CHECK(nlohmann::json::parse(BodyOf(jobs))["recent"].empty());
+}
+
+TEST_CASE("daemon API: a deploy while another process holds the state is 409 naming the holder") {
+  TestDaemon t;
+  FakeClock clock;
+  StateStore::WriterOptions writer{&clock, &t.filesystem, "clusterctl deploy cluster.yaml (from a shell)"};
+  auto holder = StateStore::OpenForWriting(t.paths, writer);
+  REQUIRE(holder.ok());
+  const std::string refused = t.Post("/api/v1/deploy", "{}");
+  CHECK(StatusOf(refused) == 409);
+  CHECK(BodyOf(refused).find("pid " + std::to_string(::getpid())) != std::string::npos);
+  CHECK(BodyOf(refused).find("from a shell") != std::string::npos);
+}
+
+TEST_CASE("daemon API: metrics are in the exposition format") {
+  TestDaemon t;
+  t.Get("/api/v1/status", "");  // counted as 401
+  const std::string response = t.Get("/metrics", "Bearer " + t.token);
+  REQUIRE(StatusOf(response) == 200);
+  CHECK(response.find("Content-Type: text/plain; version=0.0.4") != std::string::npos);
+  const std::string text = BodyOf(response);
+  CHECK(text.find("clusterctl_host_health{host=\"node02\",health=\"never deployed\"} 1\n") != std::string::npos);
+  CHECK(text.find("clusterctl_http_requests_total{route=\"unauthorized\",code=\"401\"} 1\n") != std::string::npos);
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.rfind("# HELP ", 0) == 0 || line.rfind("# TYPE ", 0) == 0) continue;
+    CAPTURE(line);
+    CHECK(line.rfind("clusterctl_", 0) == 0);
+    CHECK(line.find(' ') != std::string::npos);
+  }
+}
+
+TEST_CASE("request bodies: types, lists and depth") {
+  HttpRequest request;
+  request.content_type = "application/json; charset=utf-8";
+  request.body = R"({"limit":"a","roles":"x, y","verify":true,"max_fail_percent":5})";
+  auto parsed = RequestBody::Parse(request, {"limit", "roles", "verify", "max_fail_percent"});
+  REQUIRE(std::holds_alternative<RequestBody>(parsed));
+  RequestBody& body = std::get<RequestBody>(parsed);
+  std::string limit;
+  std::vector<std::string> roles;
+  bool verify = false;
+  int max_fail = 100;
+  body.String("limit", limit);
+  body.StringList("roles", roles);
+  body.Bool("verify", verify);
+  body.Int("max_fail_percent", 0, 100, max_fail);
+  CHECK_FALSE(body.error());
+  CHECK(limit == "a");
+  CHECK(roles == std::vector<std::string>{"x", "y"});
+  CHECK(verify);
+  CHECK(max_fail == 5);
+
+  request.body = std::string(9, '[') + std::string(9, ']');
+  CHECK(std::get<BodyError>(RequestBody::Parse(request, {})).message.find("deeper") != std::string::npos);
+  request.body = "{\"" + std::string(500, 'k') + "\":1}";
+  CHECK(std::get<BodyError>(RequestBody::Parse(request, {})).message.size() < 200);
+}
+
+TEST_CASE("bearer tokens compare whole") {
+  CHECK(BearerMatches("Bearer abc", "abc"));
+  CHECK_FALSE(BearerMatches("Bearer abd", "abc"));
+  CHECK_FALSE(BearerMatches("Bearer abcd", "abc"));
+  CHECK_FALSE(BearerMatches("bearer abc", "abc"));
+  CHECK_FALSE(BearerMatches("Bearer ", ""));
+  CHECK_FALSE(BearerMatches("", "abc"));
+}
+
+TEST_CASE("label values cannot break a metrics line") {
+  CHECK(EscapeLabelValue("a\"b\\c\nd") == "a\\\"b\\\\c\\nd");
+}
+
+}  // namespace
+}  // namespace clusterctl

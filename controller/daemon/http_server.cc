@@ -1,0 +1,268 @@
+#include "controller/daemon/http_server.h"
+
+#include <utility>  // Boost.Asio coroutine headers use std::exchange without including it
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+
+#include <sys/socket.h>
+
+#include <cerrno>
+
+#include "common/strings.h"
+
+namespace clusterctl {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+
+namespace {
+
+const char* Reason(int status) {
+  switch (status) {
+    case 200: return "OK";
+    case 202: return "Accepted";
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 409: return "Conflict";
+    case 413: return "Payload Too Large";
+    case 415: return "Unsupported Media Type";
+    case 431: return "Request Header Fields Too Large";
+    case 500: return "Internal Server Error";
+    case 503: return "Service Unavailable";
+    default: return "Status";
+  }
+}
+
+int HexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+std::string UrlDecode(std::string_view text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '+') {
+      out += ' ';
+    } else if (text[i] == '%' && i + 2 < text.size() && HexDigit(text[i + 1]) >= 0 && HexDigit(text[i + 2]) >= 0) {
+      out += static_cast<char>(HexDigit(text[i + 1]) * 16 + HexDigit(text[i + 2]));
+      i += 2;
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
+std::string Serialize(const HttpResponse& response, bool keep_alive) {
+  std::string out = "HTTP/1.1 " + std::to_string(response.status) + " " + Reason(response.status) + "\r\n";
+  out += "Content-Type: " + response.content_type + "\r\n";
+  out += "Content-Length: " + std::to_string(response.body.size()) + "\r\n";
+  out += "Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n";
+  for (const auto& [name, value] : response.headers) out += name + ": " + value + "\r\n";
+  out += keep_alive ? "Connection: keep-alive\r\n\r\n" : "Connection: close\r\n\r\n";
+  return out + response.body;
+}
+
+HttpResponse Error(int status, const std::string& message) {
+  return {status, "application/json", "{\"error\":\"" + message + "\"}\n", {}};
+}
+
+// True when the client has closed its side (an event stream's client sends
+// nothing after its request, so a readable socket with no data is gone).
+bool PeerClosed(tcp::socket& socket) {
+  char byte;
+  const ssize_t n = ::recv(socket.native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+  return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+}
+
+}  // namespace
+
+std::map<std::string, std::string> ParseQuery(std::string_view query) {
+  std::map<std::string, std::string> out;
+  for (const std::string& pair : Split(query, '&')) {
+    if (pair.empty()) continue;
+    size_t eq = pair.find('=');
+    out[UrlDecode(pair.substr(0, eq))] = eq == std::string::npos ? "" : UrlDecode(pair.substr(eq + 1));
+  }
+  return out;
+}
+
+struct HttpServer::Impl {
+  HttpServerOptions options;
+  HttpHandler handler;
+  asio::io_context io{1};
+  tcp::acceptor acceptor{io};
+  std::thread thread;
+  std::atomic<size_t> connections{0};
+
+  asio::awaitable<void> Accept() {
+    while (acceptor.is_open()) {
+      tcp::socket socket(io);
+      try {
+        co_await acceptor.async_accept(socket, asio::use_awaitable);
+      } catch (const boost::system::system_error&) {
+        if (!acceptor.is_open()) co_return;
+        continue;
+      }
+      asio::co_spawn(io, Session(std::move(socket)), asio::detached);
+    }
+  }
+
+  static HttpRequest Convert(const http::request<http::string_body>& in, const tcp::endpoint& peer) {
+    HttpRequest request;
+    request.method = std::string(in.method_string());
+    const std::string target(in.target());
+    const size_t question = target.find('?');
+    request.path = UrlDecode(target.substr(0, question));
+    if (question != std::string::npos) request.query = ParseQuery(std::string_view(target).substr(question + 1));
+    request.authorization = std::string(in[http::field::authorization]);
+    request.content_type = std::string(in[http::field::content_type]);
+    request.body = in.body();
+    request.from_loopback = peer.address().is_loopback();
+    request.peer = peer.address().to_string() + ":" + std::to_string(peer.port());
+    return request;
+  }
+
+  // Reads one request; nullopt when the connection should just close, or a
+  // response for a request that could not be read (too large, malformed).
+  asio::awaitable<std::variant<std::monostate, HttpRequest, HttpResponse>> Read(beast::tcp_stream& stream,
+                                                                              beast::flat_buffer& buffer,
+                                                                              const tcp::endpoint& peer) {
+    http::request_parser<http::string_body> parser;
+    parser.header_limit(8 * 1024);
+    parser.body_limit(options.max_body_bytes);
+    try {
+      stream.expires_after(options.header_timeout);
+      co_await http::async_read_header(stream, buffer, parser, asio::use_awaitable);
+      stream.expires_after(options.body_timeout);
+      co_await http::async_read(stream, buffer, parser, asio::use_awaitable);
+    } catch (const boost::system::system_error& e) {
+      if (e.code() == http::error::body_limit) co_return Error(413, "the body is larger than " + std::to_string(options.max_body_bytes) + " bytes");
+      if (e.code() == http::error::header_limit) co_return Error(431, "the headers are larger than 8 KiB");
+      if (e.code() == http::error::end_of_stream || e.code() == beast::error::timeout ||
+          e.code() == asio::error::eof || e.code() == asio::error::connection_reset) {
+        co_return std::monostate{};
+      }
+      co_return Error(400, "malformed HTTP request");
+    }
+    co_return Convert(parser.get(), peer);
+  }
+
+  asio::awaitable<void> Stream(beast::tcp_stream& stream, const EventSource& source) {
+    const std::string head =
+        "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n";
+    stream.expires_never();
+    co_await asio::async_write(stream.socket(), asio::buffer(head), asio::use_awaitable);
+    auto last_write = std::chrono::steady_clock::now();
+    asio::steady_timer timer(io);
+    while (true) {
+      EventBatch batch = source();
+      std::string chunk;
+      for (const std::string& event : batch.events) chunk += "data: " + event + "\n\n";
+      if (chunk.empty() && std::chrono::steady_clock::now() - last_write > options.stream_heartbeat) chunk = ": alive\n\n";
+      if (!chunk.empty()) {
+        co_await asio::async_write(stream.socket(), asio::buffer(chunk), asio::use_awaitable);
+        last_write = std::chrono::steady_clock::now();
+      }
+      if (batch.ended || PeerClosed(stream.socket())) co_return;
+      timer.expires_after(options.stream_poll);
+      co_await timer.async_wait(asio::use_awaitable);
+    }
+  }
+
+  asio::awaitable<void> Session(tcp::socket socket) {
+    struct Count {
+      std::atomic<size_t>& n;
+      ~Count() { --n; }
+    } counted{connections};
+    const size_t open = ++connections;
+    boost::system::error_code ignored;
+    const tcp::endpoint peer = socket.remote_endpoint(ignored);
+    beast::tcp_stream stream(std::move(socket));
+    try {
+      if (open > options.max_connections) {
+        const std::string busy = Serialize(Error(503, "too many connections"), false);
+        co_await asio::async_write(stream.socket(), asio::buffer(busy), asio::use_awaitable);
+        co_return;
+      }
+      beast::flat_buffer buffer;
+      while (true) {
+        auto read = co_await Read(stream, buffer, peer);
+        if (std::holds_alternative<std::monostate>(read)) break;
+        if (auto* refused = std::get_if<HttpResponse>(&read)) {
+          const std::string text = Serialize(*refused, false);
+          co_await asio::async_write(stream.socket(), asio::buffer(text), asio::use_awaitable);
+          break;
+        }
+        HttpReply reply = handler(std::get<HttpRequest>(read));
+        if (auto* events = std::get_if<EventSource>(&reply)) {
+          co_await Stream(stream, *events);
+          break;
+        }
+        const std::string text = Serialize(std::get<HttpResponse>(reply), true);
+        stream.expires_after(options.body_timeout);
+        co_await asio::async_write(stream.socket(), asio::buffer(text), asio::use_awaitable);
+      }
+    } catch (const std::exception&) {
+      // The client went away or was too slow: only its connection ends.
+    }
+    stream.socket().shutdown(tcp::socket::shutdown_both, ignored);
+  }
+};
+
+Result<std::unique_ptr<HttpServer>> HttpServer::Listen(const HttpServerOptions& options, HttpHandler handler) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  impl->handler = std::move(handler);
+  boost::system::error_code error;
+  const auto address = asio::ip::make_address(options.address, error);
+  if (error) return Status::InvalidArgument("'" + options.address + "' is not an IP address");
+  const tcp::endpoint endpoint(address, static_cast<unsigned short>(options.port));
+  impl->acceptor.open(endpoint.protocol(), error);
+  if (!error) impl->acceptor.set_option(asio::socket_base::reuse_address(true), error);
+  if (!error) impl->acceptor.bind(endpoint, error);
+  if (!error) impl->acceptor.listen(asio::socket_base::max_listen_connections, error);
+  if (error) {
+    return Status::Unavailable("cannot listen on " + options.address + ":" + std::to_string(options.port) + ": " +
+                               error.message());
+  }
+  return std::unique_ptr<HttpServer>(new HttpServer(std::move(impl)));
+}
+
+HttpServer::HttpServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+HttpServer::~HttpServer() { Stop(); }
+
+int HttpServer::port() const { return impl_->acceptor.local_endpoint().port(); }
+
+void HttpServer::Start() {
+  asio::co_spawn(impl_->io, impl_->Accept(), asio::detached);
+  impl_->thread = std::thread([this] { impl_->io.run(); });
+}
+
+void HttpServer::Stop() {
+  if (!impl_->thread.joinable()) return;
+  asio::post(impl_->io, [this] {
+    boost::system::error_code ignored;
+    impl_->acceptor.close(ignored);
+    impl_->io.stop();
+  });
+  impl_->thread.join();
+}
+
+}  // namespace clusterctl

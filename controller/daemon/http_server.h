@@ -1,0 +1,93 @@
+// HttpServer: the daemon's HTTP/1.1 server (Boost.Beast on Boost.Asio), the
+// only code that speaks HTTP. It knows nothing of clusterctl: a handler maps
+// each request to a response, or to a stream of server-sent events.
+//
+// Hostile clients are expected: headers are limited to 8 KiB and bodies to
+// `max_body_bytes`; a client gets `header_timeout` to send its headers and
+// `body_timeout` for its body (a slowloris connection is closed); at most
+// `max_connections` are open (more are answered 503 and closed); a client
+// that goes away in the middle of an event stream only ends its stream.
+//
+// Threads: one I/O thread runs every connection. Handlers run on it and must
+// be quick (read a cache, hand work to another thread); an event stream's
+// source is polled from it.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <variant>
+#include <vector>
+
+#include "common/status.h"
+
+namespace clusterctl {
+
+struct HttpRequest {
+  std::string method;  // "GET", "POST", ...
+  std::string path;    // the target without its query
+  std::map<std::string, std::string> query;
+  std::string authorization;  // the Authorization header, as sent
+  std::string content_type;
+  std::string body;
+  bool from_loopback = false;
+  std::string peer;  // "address:port"
+};
+
+struct HttpResponse {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;
+};
+
+// What an event stream's source says when polled: new events (each one
+// `data:` payload), and whether the stream has ended.
+struct EventBatch {
+  std::vector<std::string> events;
+  bool ended = false;
+};
+using EventSource = std::function<EventBatch()>;
+
+// A handler answers with a response, or with an event stream: the server
+// sends the headers, then polls the source until it ends or the client goes.
+using HttpReply = std::variant<HttpResponse, EventSource>;
+using HttpHandler = std::function<HttpReply(const HttpRequest&)>;
+
+struct HttpServerOptions {
+  std::string address = "127.0.0.1";
+  int port = 9420;  // 0: any free port (tests)
+  size_t max_body_bytes = 64 * 1024;
+  std::chrono::seconds header_timeout{10};
+  std::chrono::seconds body_timeout{10};
+  size_t max_connections = 256;
+  std::chrono::milliseconds stream_poll{200};
+  std::chrono::seconds stream_heartbeat{15};
+};
+
+class HttpServer {
+ public:
+  // Binds and listens (an error names the address); serving starts with Start().
+  static Result<std::unique_ptr<HttpServer>> Listen(const HttpServerOptions& options, HttpHandler handler);
+  ~HttpServer();  // stops: no new connection, open ones closed
+
+  int port() const;
+  void Start();
+  void Stop();
+
+  struct Impl;
+
+ private:
+  explicit HttpServer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// "a=1&b=x%20y" -> {a: 1, b: "x y"}
+std::map<std::string, std::string> ParseQuery(std::string_view query);
+
+}  // namespace clusterctl

@@ -1,0 +1,149 @@
+#include "controller/daemon/http_server.h"
+
+#include <doctest/doctest.h>
+
+#include <thread>
+
+#include "controller/daemon/http_test_client.h"
+
+namespace clusterctl {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::RawClient;
+using testing::Request;
+using testing::StatusOf;
+
+// A server whose handler echoes the request, or streams three events then
+// waits forever on /stream.
+struct EchoServer {
+  std::atomic<int> stream_polls{0};
+  std::unique_ptr<HttpServer> server;
+
+  explicit EchoServer(HttpServerOptions options = Quick()) {
+    auto listening = HttpServer::Listen(options, [this](const HttpRequest& r) -> HttpReply {
+      if (r.path == "/stream") {
+        auto sent = std::make_shared<int>(0);
+        return EventSource([this, sent] {
+          ++stream_polls;
+          EventBatch batch;
+          if (*sent < 3) batch.events.push_back("{\"n\":" + std::to_string((*sent)++) + "}");
+          return batch;
+        });
+      }
+      return HttpResponse{200, "text/plain", r.method + " " + r.path + " q=" + (r.query.count("q") ? r.query.at("q") : "") +
+                                                 " body=" + std::to_string(r.body.size()),
+                          {}};
+    });
+    REQUIRE(listening.ok());
+    server = std::move(listening).value();
+    server->Start();
+  }
+  static HttpServerOptions Quick() {
+    HttpServerOptions options;
+    options.port = 0;
+    options.header_timeout = 1s;
+    options.body_timeout = 1s;
+    options.max_body_bytes = 1024;
+    options.max_connections = 8;
+    options.stream_poll = 20ms;
+    return options;
+  }
+  int port() const { return server->port(); }
+};
+
+TEST_CASE("http server: a request is answered, keep-alive serves a second one, the query is decoded") {
+  EchoServer echo;
+  RawClient client(echo.port());
+  REQUIRE(client.connected());
+  client.Send(Request("GET", "/a%20b?q=x%20y&z"));
+  std::string first = client.Receive(2s, "body=0");
+  CHECK(StatusOf(first) == 200);
+  CHECK(first.find("GET /a b q=x y body=0") != std::string::npos);
+  client.Send(Request("POST", "/p", "", "hello"));
+  CHECK(client.Receive(2s, "body=5").find("POST /p q= body=5") != std::string::npos);
+}
+
+TEST_CASE("http server: hostile clients get a status and only their connection ends") {
+  EchoServer echo;
+  SUBCASE("a body over the limit is 413") {
+    RawClient client(echo.port());
+    client.Send(Request("POST", "/p", "", std::string(5000, 'x')));
+    CHECK(StatusOf(client.Receive(2s, "\r\n\r\n")) == 413);
+  }
+  SUBCASE("headers over 8 KiB are 431") {
+    RawClient client(echo.port());
+    client.Send(Request("GET", "/", "X-Big: " + std::string(9000, 'a') + "\r\n"));
+    CHECK(StatusOf(client.Receive(2s, "\r\n\r\n")) == 431);
+  }
+  SUBCASE("a malformed request line is 400") {
+    RawClient client(echo.port());
+    client.Send("NOT HTTP AT ALL\r\n\r\n");
+    CHECK(StatusOf(client.Receive(2s, "\r\n\r\n")) == 400);
+  }
+  SUBCASE("a client that sends half its headers is closed after the header timeout") {
+    RawClient client(echo.port());
+    client.Send("GET / HTTP/1.1\r\nHost: x\r\n");
+    bool closed = false;
+    const auto start = std::chrono::steady_clock::now();
+    client.Receive(5s, "", &closed);
+    CHECK(closed);
+    CHECK(std::chrono::steady_clock::now() - start < 3s);
+  }
+  SUBCASE("a client that promises a body and never sends it is closed after the body timeout") {
+    RawClient client(echo.port());
+    client.Send("POST /p HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nabc");
+    bool closed = false;
+    client.Receive(5s, "", &closed);
+    CHECK(closed);
+  }
+  // Whatever happened above, the server still answers.
+  RawClient after(echo.port());
+  after.Send(Request("GET", "/still"));
+  CHECK(StatusOf(after.Receive(2s, "body=0")) == 200);
+}
+
+TEST_CASE("http server: connections over the limit are answered 503") {
+  EchoServer echo;
+  std::vector<std::unique_ptr<RawClient>> idle;
+  for (int i = 0; i < 8; ++i) idle.push_back(std::make_unique<RawClient>(echo.port()));
+  std::this_thread::sleep_for(100ms);
+  RawClient extra(echo.port());
+  CHECK(StatusOf(extra.Receive(2s, "\r\n\r\n")) == 503);
+  idle.clear();
+  std::this_thread::sleep_for(100ms);
+  RawClient later(echo.port());
+  later.Send(Request("GET", "/"));
+  CHECK(StatusOf(later.Receive(2s, "body=0")) == 200);
+}
+
+TEST_CASE("http server: an event stream sends its events; a client that goes away ends only its stream") {
+  EchoServer echo;
+  {
+    RawClient client(echo.port());
+    client.Send(Request("GET", "/stream"));
+    std::string events = client.Receive(2s, "{\"n\":2}");
+    CHECK(events.find("Content-Type: text/event-stream") != std::string::npos);
+    CHECK(events.find("data: {\"n\":0}\n\n") != std::string::npos);
+    CHECK(events.find("data: {\"n\":2}\n\n") != std::string::npos);
+  }  // the client disconnects while the stream is open
+  std::this_thread::sleep_for(200ms);
+  const int polls = echo.stream_polls;
+  std::this_thread::sleep_for(300ms);
+  CHECK(polls > 0);
+  CHECK(echo.stream_polls == polls);  // the stream noticed and stopped polling its source
+  RawClient after(echo.port());
+  after.Send(Request("GET", "/x"));
+  CHECK(StatusOf(after.Receive(2s, "body=0")) == 200);
+}
+
+TEST_CASE("http server: listening on a bad address names it") {
+  HttpServerOptions options;
+  options.address = "not-an-address";
+  auto server = HttpServer::Listen(options, [](const HttpRequest&) -> HttpReply { return HttpResponse{}; });
+  REQUIRE_FALSE(server.ok());
+  CHECK(server.status().message().find("not-an-address") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace clusterctl

@@ -1,0 +1,137 @@
+#include "controller/daemon/page.h"
+
+namespace clusterctl {
+
+const char* const kStatusPageHtml = R"HTML(<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>clusterctl</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>
+body{font:14px/1.4 system-ui,sans-serif;margin:0;background:#f6f7f9;color:#1d2330}
+header{background:#1d2330;color:#fff;padding:10px 20px;display:flex;gap:24px;align-items:baseline}
+header h1{font-size:18px;margin:0}
+main{padding:12px 20px;display:grid;gap:14px}
+section{background:#fff;border:1px solid #dde1e8;border-radius:6px;padding:10px 14px}
+h2{font-size:15px;margin:0 0 8px}
+table{border-collapse:collapse;width:100%}
+td,th{text-align:left;padding:3px 8px;border-bottom:1px solid #eef0f3;vertical-align:top}
+th{font-weight:600;color:#555}
+.pill{display:inline-block;border-radius:10px;padding:0 8px;margin:1px 2px;font-size:12px;white-space:nowrap}
+.converged,.ok,.pass{background:#d7f5dd;color:#11602a}
+.drifted,.stopped,.running{background:#fff1c2;color:#7a5a00}
+.failed,.fail,.unreachable{background:#ffd9d9;color:#8a1010}
+.never,.gone,.removed,.skip{background:#e9ecf1;color:#444}
+.muted{color:#777}.mono{font-family:ui-monospace,monospace;font-size:12px}
+#banner{display:none;background:#ffd9d9;color:#8a1010;padding:8px 20px}
+#log{max-height:220px;overflow:auto;white-space:pre-wrap}
+</style></head><body>
+<header><h1>clusterctl <span id="cluster"></span></h1><span id="summary"></span><span id="updated" class="muted"></span></header>
+<div id="banner"></div>
+<div id="login" style="display:none;padding:20px">This page needs the daemon's token
+(<span class="mono">clusterctl serve INVENTORY --print-token</span>):
+<input id="token" type="password" size="50"> <button id="use">Show</button></div>
+<main id="main" style="display:none">
+<section><h2>Groups</h2><table id="groups"></table></section>
+<section><h2>Hosts</h2><table id="hosts"></table></section>
+<section><h2>Current job</h2><div id="job" class="muted">none</div><div id="log" class="mono"></div></section>
+<section><h2>Failed checks</h2><table id="checks"></table></section>
+<section><h2>Drift</h2><div id="drift"></div></section>
+<section><h2>Recent runs</h2><table id="runs"></table></section>
+</main>
+<script>
+"use strict";
+let token = new URLSearchParams(location.hash.slice(1)).get("token") || sessionStorage.getItem("clusterctl-token") || "";
+let streaming = 0;
+const $ = (id) => document.getElementById(id);
+function el(tag, text, cls) { const e = document.createElement(tag); if (text !== undefined && text !== null) e.textContent = String(text); if (cls) e.className = cls; return e; }
+function pill(word) { return el("span", word, "pill " + String(word).split(" ")[0]); }
+function when(ms) { return ms ? new Date(ms).toLocaleString() : "-"; }
+function row(table, cells, head) { const tr = el("tr"); for (const c of cells) { const td = el(head ? "th" : "td"); if (c instanceof Node) td.appendChild(c); else td.textContent = c === undefined || c === null ? "" : String(c); tr.appendChild(td); } table.appendChild(tr); }
+function clear(node) { while (node.firstChild) node.removeChild(node.firstChild); return node; }
+function banner(text) { $("banner").textContent = text || ""; $("banner").style.display = text ? "block" : "none"; }
+async function api(path) {
+  const r = await fetch(path, { headers: { Authorization: "Bearer " + token } });
+  if (r.status === 401) { showLogin(); throw new Error("unauthorized"); }
+  if (!r.ok) throw new Error(path + ": HTTP " + r.status);
+  return r.json();
+}
+function showLogin() { $("login").style.display = "block"; $("main").style.display = "none"; }
+function render(s) {
+  $("login").style.display = "none"; $("main").style.display = "grid";
+  $("cluster").textContent = s.cluster;
+  $("updated").textContent = "updated " + new Date().toLocaleTimeString();
+  const sum = clear($("summary"));
+  for (const [health, n] of Object.entries(s.summary)) { sum.appendChild(pill(n + " " + health)); }
+  banner(s.inventory.error ? "The inventory file has problems (the last good one is in service): " + s.inventory.error
+         : s.state.error ? "The state cannot be read: " + s.state.error : "");
+  const groups = clear($("groups"));
+  row(groups, ["group", "hosts", "health"], true);
+  for (const g of s.groups) {
+    const span = el("span");
+    for (const [health, v] of Object.entries(g.health)) { span.appendChild(pill(health + ": " + v.hosts)); }
+    row(groups, [g.name, g.hosts + " (" + g.count + ")", span]);
+  }
+  const hosts = clear($("hosts"));
+  row(hosts, ["host", "address", "health", "since", "drift", "last validation", "facts", "detail"], true);
+  for (const h of s.hosts) {
+    const drift = h.drift ? (h.drift.steps.length ? h.drift.steps.map((d) => d.step + ": " + d.why.join("; ")).join("\n")
+                  : (h.drift.reached ? "none (checked " + when(h.drift.checked_at) + ")" : "not checked: " + h.drift.error)) : "-";
+    const v = h.validation ? h.validation.result + " (run " + h.validation.run + ", " + h.validation.pass + " pass, " + h.validation.fail + " fail)" : "-";
+    const f = h.facts || {};
+    const facts = [f.os, f.kernel, f.cpus ? f.cpus + " CPUs" : "", f.gpus ? f.gpus + " GPUs" : "", f.nvidia_driver ? "driver " + f.nvidia_driver : ""].filter(Boolean).join(", ");
+    row(hosts, [h.name, h.address, pill(h.health), when(h.since), el("span", drift, "mono"), v, facts, h.detail]);
+  }
+  const checks = clear($("checks"));
+  row(checks, ["host", "check", "subject", "measured", "threshold", "detail", "evidence"], true);
+  for (const c of s.failed_checks) row(checks, [c.host, c.check, c.subject, c.measured, c.threshold, c.detail, el("span", (c.evidence || []).join("\n"), "mono")]);
+  if (!s.failed_checks.length) row(checks, ["none"]);
+  const d = s.drift;
+  $("drift").textContent = d.checks + " checks since the daemon started; last " + when(d.last_check) + ", next " + when(d.next_check) +
+    " (every " + d.interval_s + " s); drifted: " + (d.drifted.length ? d.drifted.join(", ") : "none") + (s.daemon.remediate ? "; remediation on" : "");
+  const runs = clear($("runs"));
+  row(runs, ["run", "kind", "started", "took", "status", "summary"], true);
+  for (const r of s.runs) {
+    const took = r.finished_at ? ((r.finished_at - r.started_at) / 1000).toFixed(1) + " s" : "-";
+    row(runs, [r.id, r.kind, when(r.started_at), took, pill(r.status), el("span", r.summary ? JSON.stringify(r.summary) : "", "mono")]);
+  }
+  const job = s.job;
+  $("job").textContent = job ? job.kind + " (job " + job.job + ", run " + job.run + ", from " + job.origin + ") since " + when(job.started_at) : "none running";
+  if (job && streaming !== job.job) follow(job.job);
+}
+async function follow(job) {
+  streaming = job;
+  const log = clear($("log"));
+  const hosts = {};
+  try {
+    const r = await fetch("/api/v1/events?job=" + job, { headers: { Authorization: "Bearer " + token } });
+    if (!r.ok || !r.body) return;
+    const reader = r.body.getReader(); const decoder = new TextDecoder(); let buffered = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffered += decoder.decode(value, { stream: true });
+      let end;
+      while ((end = buffered.indexOf("\n\n")) >= 0) {
+        const chunk = buffered.slice(0, end); buffered = buffered.slice(end + 2);
+        if (!chunk.startsWith("data: ")) continue;
+        const e = JSON.parse(chunk.slice(6));
+        if (e.event === "step") { hosts[e.host] = (hosts[e.host] || 0) + 1; }
+        if (e.event === "host_finished") log.appendChild(el("div", e.host + ": " + e.outcome + " (" + e.changed + " changed, " + e.failed + " failed)"));
+        if (e.event === "recap") log.appendChild(el("div", "recap: " + e.ok + " ok, " + e.changed + " changed, " + e.failed + " failed" + (e.stopped ? ", stopped" : "")));
+        if (e.event === "job_finished") log.appendChild(el("div", "job " + e.job + " finished: " + JSON.stringify(e.summary)));
+        const progress = Object.entries(hosts).map(([h, n]) => h + " " + n + " steps").join(", ");
+        $("job").dataset.progress = progress;
+      }
+    }
+  } catch (err) { banner("event stream: " + err.message); }
+}
+async function refresh() {
+  if (!token) { showLogin(); return; }
+  try { render(await api("/api/v1/status")); } catch (err) { if (err.message !== "unauthorized") banner(err.message); }
+}
+$("use").onclick = () => { token = $("token").value.trim(); sessionStorage.setItem("clusterctl-token", token); refresh(); };
+if (token) sessionStorage.setItem("clusterctl-token", token);
+refresh(); setInterval(refresh, 3000);
+</script></body></html>
+)HTML";
+
+}  // namespace clusterctl
