@@ -16,6 +16,11 @@ TESTBED_PACKAGES=(
   debootstrap systemd-container iproute2 apt-cacher-ng openssh-client procps util-linux sqlite3 python3
 )
 
+# The daemon's tests (tests/e2e/serve_test.sh) and benchmark (bench/serve-load.sh):
+# a real browser for the status page, promtool for /metrics, an HTTP client
+# and an HTTP load generator.
+DAEMON_PACKAGES=(chromium prometheus curl wrk)
+
 # The fuzz targets (fuzz/, scripts/fuzz.sh): clang with libFuzzer and the sanitizers' runtimes.
 FUZZ_PACKAGES=(clang libclang-rt-14-dev)
 
@@ -24,7 +29,8 @@ for arg in "$@"; do
   case "$arg" in
     --testbed) want+=("${TESTBED_PACKAGES[@]}") ;;
     --fuzz) want+=("${FUZZ_PACKAGES[@]}") ;;
-    *) echo "usage: $0 [--testbed] [--fuzz]" >&2; exit 2 ;;
+    --daemon) want+=("${DAEMON_PACKAGES[@]}") ;;
+    *) echo "usage: $0 [--testbed] [--fuzz] [--daemon]" >&2; exit 2 ;;
   esac
 done
 

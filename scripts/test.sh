@@ -7,7 +7,7 @@
 #  3. every fuzz target for FUZZ_SECONDS each (default 20; scripts/fuzz.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh --testbed --fuzz
+scripts/install-deps.sh --testbed --fuzz --daemon
 scripts/build.sh
 if [ "$(id -u)" -ne 0 ]; then
   echo "################################################################"
