@@ -181,7 +181,8 @@ HttpReply Api::Events(const HttpRequest& request) {
   if (auto asked = request.query.find("job"); asked != request.query.end()) {
     std::optional<int64_t> id = ParseId(asked->second);
     if (!id) return ErrorResponse(400, "job: a job number");
-    if (*id != job) return ErrorResponse(404, "only the latest job's events are kept (job " + std::to_string(job) + ")");
+    if (!parts_.events->Keeps(*id)) return ErrorResponse(404, "the events of the last few jobs are kept; not job " + asked->second);
+    job = *id;
   }
   if (job == 0) return ErrorResponse(404, "no job has run yet");
   auto cursor = std::make_shared<size_t>(0);
