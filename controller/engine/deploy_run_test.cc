@@ -114,6 +114,7 @@ class DeployHarness {
     std::vector<const Host*> hosts;
     for (const Host& h : inventory_->hosts) hosts.push_back(&h);
     options.execution.reboot_first_probe = 1ms;
+    options.execution.restart_settle_interval = 1ms;
     options.execution.reboot_probe_interval = 1ms;
     DeploymentInputs inputs{&*inventory_, &*catalog_, hosts, state->get(), *run, options};
     events = std::make_unique<RecordingListener>();
@@ -294,6 +295,29 @@ TEST_CASE("a crash after the restart but before its answer: the next run sees it
     said_done = said_done || (s.identity == "web/restart web" && s.differences == std::vector<std::string>{"already done by an interrupted run"});
   }
   CHECK(said_done);
+  CHECK(h.OpenIntents().empty());
+}
+
+TEST_CASE("a restart still starting when the next run looks is waited for, not done again") {
+  DeployHarness h(Roles{{"web", kWebRole}});
+  REQUIRE(h.Deploy().converged());
+  h.SetInventory(WithPort(8080));
+  CancelToken crash;
+  h.fleet.node("node03").intercept = [&](const IncomingRequest& in) -> Interception {
+    if (!IsRestart(in, true)) return {};
+    crash.Cancel(0ms);
+    return testing::LoseReply{Status::Cancelled("the controller was killed")};
+  };
+  DeploymentResult killed = h.Deploy({}, &crash);
+  REQUIRE(killed.stopped);
+  REQUIRE(Restarts(h.fleet, "node03") == 2);
+  // The interrupted restart is still in flight: the unit is activating.
+  h.fleet.node("node03").services.at("web").activating_looks = 3;
+  h.fleet.node("node03").intercept = nullptr;
+  DeploymentResult resumed = h.Deploy();
+  REQUIRE(resumed.converged());
+  CHECK(Restarts(h.fleet, "node03") == 2);
+  CHECK(h.fleet.node("node03").services.at("web").activating_looks == 0);
   CHECK(h.OpenIntents().empty());
 }
 

@@ -41,6 +41,11 @@ struct ExecutionOptions {
   // After asking for a reboot: the first look for the node, then how often.
   std::chrono::milliseconds reboot_first_probe{3000};
   std::chrono::milliseconds reboot_probe_interval{2000};
+  // A restart owed by an interrupted run may still be in flight when the
+  // next run looks (a unit activating): it is looked at again this often
+  // until it settles, for at most `restart_settle_timeout`.
+  std::chrono::milliseconds restart_settle_interval{1000};
+  std::chrono::seconds restart_settle_timeout{300};
   std::chrono::seconds step_timeout{3600};  // one resource request
 };
 

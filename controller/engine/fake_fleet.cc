@@ -123,7 +123,8 @@ ResourceResult FakeNode::Service(const ResourceRequest& request) {
   FakeService& service = services[unit];
   const std::string state = request.params.value("state", std::string("running"));
   result.extra["invocation_before"] = "inv-" + std::to_string(service.invocation);
-  result.extra["active_state"] = service.active ? "active" : "inactive";
+  result.extra["active_state"] = service.activating_looks > 0 ? "activating" : service.active ? "active" : "inactive";
+  if (service.activating_looks > 0) --service.activating_looks;
   const bool restart = state == "restarted" || state == "reloaded";
   if (restart) result.Differs(state == "restarted" ? "restart" : "reload");
   if (state == "running" && !service.active) result.Differs("not running");

@@ -35,6 +35,7 @@ struct FakeService {
   bool enabled = false;
   int invocation = 1;
   int restarts = 0;
+  int activating_looks = 0;  // a slow start: the next N looks see "activating"
 };
 
 // The node does what was asked, but the reply is lost: the transport fails

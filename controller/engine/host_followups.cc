@@ -114,21 +114,32 @@ Task<bool> HostRun::PlanHandler(const PlannedStep& handler) {
 // A service restart owed by an intent runs exactly once: the unit's
 // InvocationID before the restart is recorded first; on a resumed run a
 // different InvocationID of a running unit means the restart already
-// happened (`done`). A new invocation that is not running means the earlier
-// restart failed: the restart is still owed.
+// happened (`done`). A new invocation still starting or stopping (the
+// interrupted run's restart in flight: a Type=notify daemon can take
+// seconds) is looked at again until it settles. A new invocation that is
+// not running means the earlier restart failed: the restart is still owed.
 Task<bool> HostRun::RestartAlreadyDone(const PlannedStep& handler, Intent& intent, bool& done) {
   done = false;
-  const agent_protocol::ResourceResult probe = co_await Call(handler, false);
-  if (!connection_error_.ok()) co_return true;  // the handler's own call reports it, without sending
-  const std::string current = agent_protocol::ExtraString(probe, "invocation_before");
-  const std::string active_state = agent_protocol::ExtraString(probe, "active_state");
+  std::string before;
   if (intent.detail.is_object() && intent.detail.contains("invocation_before") &&
       intent.detail["invocation_before"].is_string()) {
-    const std::string before = intent.detail["invocation_before"].get<std::string>();
-    if (!current.empty() && current != before && (active_state == "active" || active_state == "reloading")) {
+    before = intent.detail["invocation_before"].get<std::string>();
+  }
+  const auto settle_deadline = std::chrono::steady_clock::now() + context_.options.restart_settle_timeout;
+  std::string current;
+  while (true) {
+    const agent_protocol::ResourceResult probe = co_await Call(handler, false);
+    if (!connection_error_.ok()) co_return true;  // the handler's own call reports it, without sending
+    current = agent_protocol::ExtraString(probe, "invocation_before");
+    const std::string active_state = agent_protocol::ExtraString(probe, "active_state");
+    const bool new_invocation = !before.empty() && !current.empty() && current != before;
+    if (new_invocation && (active_state == "active" || active_state == "reloading")) {
       done = true;
       co_return true;
     }
+    const bool settling = active_state == "activating" || active_state == "deactivating";
+    if (!new_invocation || !settling || std::chrono::steady_clock::now() >= settle_deadline) break;
+    co_await SleepFor(context_.options.restart_settle_interval);
   }
   nlohmann::json detail = {{"invocation_before", current}};
   Status saved = co_await SaveIntentDetail(intent, std::move(detail));
