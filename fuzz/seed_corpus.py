@@ -91,4 +91,8 @@ write("validate_parsers", bytes([12]) + b"Slurmctld(primary) at node01 is UP\n")
 write("validate_parsers", bytes([13]) + b"Reference ID    : C0A80001 (node01)\nStratum         : 3\nSystem time     : 0.000012 seconds fast of NTP time\nLeap status     : Normal\n")
 write("validate_parsers", bytes([14]) + b"[ 12.3] NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, GPU has fallen off the bus.\n")
 write("validate_parsers", bytes([15]) + b"gpu:a100:8(S:0-1)")
+for body in [b'{}', b'{"limit":"node[01-04],!node03","roles":["chrony","slurm-node"],"verify":true}',
+             b'{"batch":"25%","max_fail_percent":10}', b'{"checks":"gpu,slurm.node","deadline_s":600}',
+             b'{"grace_s":30}', b'[[[[[[[[[[1]]]]]]]]]]', b'{"limit":5}', b'{"x":"\\u0000"}']:
+    write("http_body", body)
 print("corpora in", OUT)

@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET=${1:-30}
 shift $(( $# > 0 ? 1 : 0 ))
 TARGETS=("$@")
-[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(inventory ini_import role_file template agent_frames controller_frames facts_parsers validate_parsers)
+[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(inventory ini_import role_file template agent_frames controller_frames facts_parsers validate_parsers http_body)
 
 if [ ! -f build-fuzz/CMakeCache.txt ]; then
   cmake -S fuzz -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ >/dev/null || exit 1

@@ -117,25 +117,39 @@ HttpReply Api::Route(const HttpRequest& request, std::string& route) {
     route = "other";
     return ErrorResponse(404, "no such endpoint");
   }
-  if (path == "/metrics") return route = path, Metrics();
-  if (path == "/api/v1/status") return route = path, Status();
-  if (path == "/api/v1/events") return route = path, Events(request);
-  if (path == "/api/v1/jobs") {
-    route = path;
-    nlohmann::json recent = nlohmann::json::array();
-    for (const JobInfo& j : parts_.jobs->Recent()) recent.push_back(j.ToJson());
-    const auto running = parts_.jobs->Running();
-    return JsonResponse(200, {{"running", running ? running->ToJson() : nlohmann::json(nullptr)}, {"recent", recent}});
-  }
-  if (StartsWith(path, kHostsPrefix)) return route = "/api/v1/hosts/{name}", Host(path.substr(kHostsPrefix.size()));
-  if (StartsWith(path, kRunsPrefix)) return route = "/api/v1/runs/{id}", Run(path.substr(kRunsPrefix.size()));
+  return RouteRead(request, route);
+}
+
+// The GET routes behind the token.
+HttpReply Api::RouteRead(const HttpRequest& request, std::string& route) {
+  const std::string& path = request.path;
+  route = path;
+  if (path == "/metrics") return Metrics();
+  if (path == "/api/v1/status") return Status();
+  if (path == "/api/v1/events") return Events(request);
+  if (path == "/api/v1/jobs") return Jobs();
   if (path == "/api/v1/runs") {
-    route = path;
     nlohmann::json runs = nlohmann::json::array();
     for (const RunRecord& r : parts_.state->Get()->runs) runs.push_back(RunToJson(r));
     return JsonResponse(200, {{"runs", runs}});
   }
+  if (StartsWith(path, kHostsPrefix)) {
+    route = "/api/v1/hosts/{name}";
+    return Host(path.substr(kHostsPrefix.size()));
+  }
+  if (StartsWith(path, kRunsPrefix)) {
+    route = "/api/v1/runs/{id}";
+    return Run(path.substr(kRunsPrefix.size()));
+  }
+  route = "other";
   return ErrorResponse(404, "no such endpoint");
+}
+
+HttpResponse Api::Jobs() {
+  nlohmann::json recent = nlohmann::json::array();
+  for (const JobInfo& j : parts_.jobs->Recent()) recent.push_back(j.ToJson());
+  const auto running = parts_.jobs->Running();
+  return JsonResponse(200, {{"running", running ? running->ToJson() : nlohmann::json(nullptr)}, {"recent", recent}});
 }
 
 HttpResponse Api::Status() {

@@ -50,6 +50,8 @@ class Api {
 
  private:
   HttpReply Route(const HttpRequest& request, std::string& route);
+  HttpReply RouteRead(const HttpRequest& request, std::string& route);
+  HttpResponse Jobs();
   HttpResponse Status();
   HttpResponse Metrics();
   HttpResponse Host(const std::string& name);
