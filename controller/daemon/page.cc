@@ -35,6 +35,7 @@ th{font-weight:600;color:#555}
 <section><h2>Current job</h2><div id="job" class="muted">none</div><div id="log" class="mono"></div></section>
 <section><h2>Failed checks</h2><table id="checks"></table></section>
 <section><h2>Drift</h2><div id="drift"></div></section>
+<section><h2>Plan</h2><div id="plan" class="muted">no plan yet (the daemon plans when the inventory changes)</div><table id="plansteps"></table></section>
 <section><h2>Recent runs</h2><table id="runs"></table></section>
 </main>
 <script>
@@ -87,6 +88,16 @@ function render(s) {
   const d = s.drift;
   $("drift").textContent = d.checks + " checks since the daemon started; last " + when(d.last_check) + ", next " + when(d.next_check) +
     " (every " + d.interval_s + " s); drifted: " + (d.drifted.length ? d.drifted.join(", ") : "none") + (s.daemon.remediate ? "; remediation on" : "");
+  const plansteps = clear($("plansteps"));
+  if (s.plan) {
+    $("plan").textContent = "planned " + when(s.plan.at) + ": " + s.plan.changes + " steps would change" +
+      (s.plan.changes ? " (deploy to apply: POST /api/v1/deploy)" : "");
+    row(plansteps, ["host", "step", "why"], true);
+    for (const [host, p] of Object.entries(s.plan.hosts)) {
+      for (const st of p.steps) row(plansteps, [host, st.step, (st.why || []).join("; ")]);
+      if (p.error) row(plansteps, [host, p.outcome, p.error]);
+    }
+  }
   const runs = clear($("runs"));
   row(runs, ["run", "kind", "started", "took", "status", "summary"], true);
   for (const r of s.runs) {

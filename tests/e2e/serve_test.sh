@@ -5,7 +5,8 @@
 # headless Chromium shows every host converged (screenshot kept); chronyd
 # stopped on node02 shows as drift with its reason within one verify
 # interval, in the API, the metrics and `clusterctl status`; promtool passes
-# /metrics and a test-local Prometheus scrapes it; SIGTERM stops the daemon;
+# /metrics and a test-local Prometheus scrapes it; an inventory edit is
+# planned, not deployed; SIGTERM stops the daemon;
 # with --remediate the drift is repaired and an inventory change deployed;
 # kill -9 of the daemon while a restart is owed, then a restart of the
 # daemon, honours that restart exactly once.
@@ -176,6 +177,23 @@ scraped() { curl -s "http://127.0.0.1:$PROM_PORT/api/v1/query?query=clusterctl_h
 wait_for 60 scraped
 check "Prometheus scraped the daemon: node02 drifted" scraped
 kill "$prom_pid" 2>/dev/null; wait "$prom_pid" 2>/dev/null; prom_pid=""
+
+# 4b. An inventory edit is planned, not deployed (without --remediate).
+# planned AFTER N: the daemon's plan is newer than AFTER (ms) and N probe steps would change.
+planned() {
+  api "http://127.0.0.1:$PORT/api/v1/plan" >"$WORK/plan.json"
+  [ "$(json "$WORK/plan.json" "(sum(1 for h in d['plan']['hosts'].values() for s in h['steps'] if s['step'].startswith('slow-probe/')) if d['plan']['at'] > $1 else -1) if d['plan'] else -1")" = "$2" ]
+}
+edited_at=$(($(date +%s%3N) - 1))
+write_inventory 7
+wait_for 60 planned "$edited_at" 6  # the probe's config and its owed restart, on 3 hosts
+check "an inventory edit shows its plan: the probe's config and restart on 3 hosts" planned "$edited_at" 6
+check "the plan says why" grep -q 'slow-probe/config' "$WORK/plan.json"
+check "the edit was not deployed" tb ssh node02 "grep -q 'generation 1' /etc/clusterctl-slow-probe.conf"
+edited_at=$(json "$WORK/plan.json" "d['plan']['at']")
+write_inventory 1
+wait_for 60 planned "$edited_at" 0
+check "the edit undone: the next plan has nothing for the probe" planned "$edited_at" 0
 
 # 5. SIGTERM, then --remediate repairs the drift and deploys an inventory change.
 kill -TERM "$daemon_pid"
