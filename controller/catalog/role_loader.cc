@@ -218,7 +218,8 @@ class RoleParser {
         fields_.Error(node.location, step.kind + " parameter '" + p.name + "' is computed by clusterctl; remove it");
       }
     }
-    if (step.kind == "file" && step.params.contains("template")) {
+    // A template that is not a string was reported by ValidateParams above.
+    if (step.kind == "file" && step.params.contains("template") && step.params["template"].is_string()) {
       step.template_name = step.params["template"].get<std::string>();
       step.content_template = LoadTemplate(step.template_name, node.Find("template")->location);
     }

@@ -5,6 +5,7 @@
 #include <set>
 #include <tuple>
 
+#include "common/json_text.h"
 #include "common/strings.h"
 
 namespace clusterctl {
@@ -30,7 +31,7 @@ bool SameKind(const json& default_value, const json& value) {
   return default_value.type() == value.type();
 }
 
-std::string Shown(const json& value) { return Printable(value.is_string() ? value.get<std::string>() : value.dump(), 40); }
+std::string Shown(const json& value) { return Printable(value.is_string() ? value.get<std::string>() : JsonText(value), 40); }
 
 // Where a template inserts a variable checked against its format.
 struct Use {
@@ -89,7 +90,7 @@ void CheckInventoryVariables(const Catalog& catalog, const Inventory& inventory,
         }
         auto used = uses[role].find(name);
         if (used == uses[role].end() || value.is_array() || value.is_object() || value.is_null()) continue;
-        const std::string text = value.is_string() ? value.get<std::string>() : value.dump();
+        const std::string text = value.is_string() ? value.get<std::string>() : JsonText(value);
         for (const Use& use : used->second) {
           const std::string unsafe = Template::UnsafeFor(use.format, text);
           if (!unsafe.empty()) {

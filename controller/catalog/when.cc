@@ -4,6 +4,7 @@
 #include <cctype>
 #include <vector>
 
+#include "common/json_text.h"
 #include "controller/catalog/template.h"
 
 namespace clusterctl {
@@ -285,7 +286,7 @@ Result<nlohmann::json> Eval(const Node& node, const std::vector<const nlohmann::
       if (left->is_string() && right->is_string()) {
         return nlohmann::json(op == "<" ? *left < *right : op == "<=" ? *left <= *right : op == ">" ? *left > *right : *left >= *right);
       }
-      return Status::InvalidArgument("cannot compare " + left->dump() + " " + op + " " + right->dump());
+      return Status::InvalidArgument("cannot compare " + JsonText(*left) + " " + op + " " + JsonText(*right));
     }
   }
   return Status::Internal("bad expression");

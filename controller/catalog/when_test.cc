@@ -44,3 +44,15 @@ TEST_CASE("when syntax errors name the column; undefined names are evaluation er
 }
 
 }  // namespace clusterctl
+
+namespace clusterctl {
+
+TEST_CASE("comparing values that cannot be compared names them, invalid UTF-8 included (a fuzz find)") {
+  auto when = WhenExpression::Parse("88 <= \"\xc1\"");
+  REQUIRE(when.ok());
+  auto result = when->Evaluate(nlohmann::json::object());
+  REQUIRE_FALSE(result.ok());
+  CHECK(result.status().message().find("cannot compare 88 <=") == 0);
+}
+
+}  // namespace clusterctl

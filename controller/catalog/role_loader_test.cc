@@ -1,0 +1,20 @@
+#include <doctest/doctest.h>
+
+#include "controller/catalog/role.h"
+
+namespace clusterctl {
+namespace {
+
+TEST_CASE("a file step whose template is not a string is an error, not a crash (a fuzz find)") {
+  Diagnostics diagnostics;
+  Catalog::Sources sources{{}, {CLUSTERCTL_SOURCE_DIR "/templates"}};
+  auto role = Catalog::ParseRole("version: 1\ndescription: x\nsteps:\n  - name: f\n    file:\n      path: /etc/x\n"
+                                 "      template: [a, b]\n",
+                                 "/t/roles/t.yaml", "t", sources, diagnostics);
+  (void)role;
+  CHECK(diagnostics.has_errors());
+  CHECK(diagnostics.ToString().find("/t/roles/t.yaml:7") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace clusterctl
