@@ -110,7 +110,7 @@ void Daemon::ScheduleNextDrift(bool first) {
 
 Result<JobInfo> Daemon::StartJob(JobRequest request) {
   if (stopping_) return Status::Unavailable("the daemon is stopping");
-  if (site_.Refresh(clock_.NowMs())) Log("inventory changed: now " + std::to_string(host_count()) + " hosts");
+  RefreshSite();
   if (request.origin == "api" && !site_.error().empty()) {
     return Status::FailedPrecondition("the inventory file has problems (the last good one is in service); fix it "
                                       "first: " + site_.error());
@@ -150,6 +150,13 @@ void Daemon::PollInventory() {
   const auto now = clock_.Monotonic();
   if (!reload_requested_.exchange(false) && now < next_inventory_poll_) return;
   next_inventory_poll_ = now + options_.inventory_poll;
+  RefreshSite();
+}
+
+// Every look at the file goes through here (the poll, SIGHUP, and each job
+// start), so whoever notices a change first schedules its plan.
+void Daemon::RefreshSite() {
+  std::lock_guard<std::mutex> lock(refresh_mutex_);
   if (site_.Refresh(clock_.NowMs())) {
     Log("inventory changed: now " + std::to_string(host_count()) + " hosts; " +
         (options_.remediate ? "deploying it" : "planning it (deploy on request)"));

@@ -66,6 +66,7 @@ class Daemon {
   bool StartScheduled(JobRequest request);
   void NoticeFinishedJobs();
   void PollInventory();
+  void RefreshSite();
   void ScheduleNextDrift(bool first);
   Status FindOpenIntents();
   DaemonFacts Facts() const;
@@ -96,7 +97,8 @@ class Daemon {
   std::string reported_inventory_error_;
   int64_t last_seen_job_ = 0;
   std::set<std::string> resume_hosts_;
-  bool plan_pending_ = false;
+  std::atomic<bool> plan_pending_{false};  // set from the HTTP thread too (a job start refreshes)
+  std::mutex refresh_mutex_;
   std::vector<std::string> remediate_hosts_;
 };
 

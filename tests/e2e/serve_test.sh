@@ -190,7 +190,7 @@ wait_for 60 planned "$edited_at" 6  # the probe's config and its owed restart, o
 check "an inventory edit shows its plan: the probe's config and restart on 3 hosts" planned "$edited_at" 6
 check "the plan says why" grep -q 'slow-probe/config' "$WORK/plan.json"
 check "the edit was not deployed" tb ssh node02 "grep -q 'generation 1' /etc/clusterctl-slow-probe.conf"
-edited_at=$(json "$WORK/plan.json" "d['plan']['at']")
+edited_at=$(json "$WORK/plan.json" "(d['plan'] or {}).get('at', 0)")
 write_inventory 1
 wait_for 60 planned "$edited_at" 0
 check "the edit undone: the next plan has nothing for the probe" planned "$edited_at" 0
