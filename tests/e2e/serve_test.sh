@@ -211,7 +211,7 @@ check "the remediation is logged" grep -q 'from remediate' "$WORK/serve.log"
 # 6. kill -9 of the daemon with a restart owed; the restarted daemon honours it once.
 before2=$(starts node02) before3=$(starts node03)
 write_inventory 2  # the daemon (with --remediate) deploys the change: each probe owes a restart
-wait_for 30 grep -q 'from inventory' "$WORK/serve.log"
+wait_for 60 grep -q 'deploy started (from inventory' "$WORK/serve.log"
 job=$(grep -o 'job [0-9]*: deploy started (from inventory' "$WORK/serve.log" | tail -1 | awk '{print $2}' | tr -d :)
 stream_job "$job" "$WORK/killed.events"
 wait_for 120 grep -q '"event":"intent_opened"' "$WORK/killed.events"
