@@ -65,6 +65,9 @@ struct Parser {
     Advance(std::min(text.size(), after + 1) - pos);
   }
 
+  static constexpr int kMaxSectionDepth = 64;
+  int depth = 0;
+
   // Parses nodes until `closing` (a section's name) or the end.
   bool ParseNodes(std::vector<Node>& out, const std::string& closing) {
     while (pos < text.size()) {
@@ -107,8 +110,16 @@ struct Parser {
           break;
         case '#':
         case '^': {
+          // Sections nest by recursion (here and when rendering): bounded,
+          // so a hostile template is an error, not a stack overflow (a fuzz find).
+          if (++depth > kMaxSectionDepth) {
+            diagnostics.Error(tag_at, "sections nested deeper than " + std::to_string(kMaxSectionDepth) + " levels");
+            return false;
+          }
           Node section{sigil == '#' ? Node::kSection : Node::kInverted, name, tag_at, {}};
-          if (!ParseNodes(section.children, name)) return false;
+          const bool parsed = ParseNodes(section.children, name);
+          --depth;
+          if (!parsed) return false;
           out.push_back(std::move(section));
           break;
         }

@@ -129,3 +129,16 @@ TEST_CASE("CheckedNames lists what a template inserts as text, not raw or sectio
 }
 
 }  // namespace clusterctl
+
+namespace clusterctl {
+
+TEST_CASE("sections nested too deep are an error, not a stack overflow (a fuzz find)") {
+  std::string text;
+  for (int i = 0; i < 20000; ++i) text += "{{#list}}";
+  for (int i = 0; i < 20000; ++i) text += "{{/list}}";
+  Diagnostics diagnostics;
+  CHECK_FALSE(Template::Parse(text, "deep.mustache", diagnostics, 1, 1, Template::Format::kLines));
+  CHECK(diagnostics.ToString().find("nested deeper than 64 levels") != std::string::npos);
+}
+
+}  // namespace clusterctl

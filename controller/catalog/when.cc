@@ -99,7 +99,18 @@ class Parser {
     return Status::InvalidArgument(what + " at column " + std::to_string(Peek().column));
   }
 
+  // Parentheses, lists and `not` nest by recursion: bounded, so a hostile
+  // expression is an error, not a stack overflow (a fuzz find).
+  static constexpr int kMaxDepth = 64;
+  struct Nesting {
+    int& depth;
+    explicit Nesting(int& d) : depth(++d) {}
+    ~Nesting() { --depth; }
+  };
+
   Result<NodePtr> Or() {
+    Nesting nested(depth_);
+    if (depth_ > kMaxDepth) return Error("nested deeper than " + std::to_string(kMaxDepth) + " levels");
     auto left = And();
     if (!left.ok()) return left;
     while (IsWord("or")) {
@@ -126,6 +137,8 @@ class Parser {
   Result<NodePtr> Not() {
     if (IsWord("not")) {
       ++pos_;
+      Nesting nested(depth_);
+      if (depth_ > kMaxDepth) return Error("nested deeper than " + std::to_string(kMaxDepth) + " levels");
       auto inner = Not();
       if (!inner.ok()) return inner;
       return NodePtr(new Node{Node::kNot, nullptr, "", {*inner}});
@@ -220,6 +233,7 @@ class Parser {
 
   std::vector<Token> tokens_;
   size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 bool Truthy(const nlohmann::json& v) {

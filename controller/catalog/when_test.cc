@@ -56,3 +56,17 @@ TEST_CASE("comparing values that cannot be compared names them, invalid UTF-8 in
 }
 
 }  // namespace clusterctl
+
+namespace clusterctl {
+
+TEST_CASE("deeply nested when expressions are an error, not a stack overflow (a fuzz find)") {
+  auto deep = WhenExpression::Parse(std::string(5000, '(') + "1" + std::string(5000, ')'));
+  REQUIRE_FALSE(deep.ok());
+  CHECK(deep.status().message().find("nested deeper than 64 levels") == 0);
+  std::string nots;
+  for (int i = 0; i < 5000; ++i) nots += "not ";
+  CHECK_FALSE(WhenExpression::Parse(nots + "true").ok());
+  CHECK(WhenExpression::Parse(std::string(20, '(') + "1 == 1" + std::string(20, ')')).ok());
+}
+
+}  // namespace clusterctl
