@@ -8,7 +8,7 @@ require_root_or_skip
 CLUSTERCTL="$E2E_ROOT/build/clusterctl"
 WORK=$(mktemp -d /tmp/clusterctl-e2e-deploy-XXXXXX)
 trap 'tb down >/dev/null 2>&1; rm -rf "$WORK"' EXIT
-TRIALS=${E2E_KILL_TRIALS:-15}
+TRIALS=${E2E_KILL_TRIALS:-10}
 # The engine's behaviour on the base roles; the Slurm stack has its own test.
 ROLES=hosts,chrony,users,restart-probe,always-fails
 
