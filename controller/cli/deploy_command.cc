@@ -14,20 +14,6 @@ namespace {
 // How long a step running when Ctrl-C comes may take to finish.
 constexpr std::chrono::seconds kStopGrace{30};
 
-std::vector<HostResult> ToHostResults(const DeploymentResult& result, const Inventory& inventory) {
-  std::vector<HostResult> results;
-  for (const HostReport& r : result.hosts) {
-    HostResult host;
-    host.host = inventory.FindHost(r.host);
-    host.state = r.outcome == "ok"            ? HostResult::State::kOk
-                 : r.outcome == "unreachable" ? HostResult::State::kUnreachable
-                                              : HostResult::State::kFailed;
-    host.error = r.error;
-    results.push_back(host);
-  }
-  return results;
-}
-
 Reporter::Mode OutputMode(const GlobalOptions& global) {
   if (global.json) return Reporter::Mode::kJson;
   return ::isatty(STDOUT_FILENO) ? Reporter::Mode::kLive : Reporter::Mode::kPlain;
@@ -75,10 +61,8 @@ int RunDeploy(const DeployOptions& options, const GlobalOptions& global, const S
     command->Finish({}, {{"error", result.error}}, false, RunStatus::kFailed);
     return kExitFailed;
   }
-  nlohmann::json summary = {{"hosts", result.hosts.size()}, {"changed", result.changed},
-                            {"failed", result.failed},      {"check", options.check}};
-  if (result.stopped) summary["stopped"] = true;
-  int finished = command->Finish(ToHostResults(result, command->inventory()), summary, /*print_failures=*/false,
+  int finished = command->Finish(HostResultsOf(result, command->inventory()), RunSummaryOf(result, options.check),
+                                 /*print_failures=*/false,
                                  result.stopped ? std::optional(RunStatus::kInterrupted) : std::nullopt);
   return result.stopped ? kExitFailed : finished;
 }

@@ -52,9 +52,7 @@ struct TestDaemon {
   std::string Exchange(const std::string& request) {
     RawClient client(daemon->port());
     client.Send(request);
-    bool closed = false;
-    std::string response = client.Receive(3s, "", &closed);
-    return response;
+    return client.Receive(3s);
   }
   std::string Get(const std::string& path, const std::string& auth) {
     return Exchange(Request("GET", path, auth.empty() ? "" : "Authorization: " + auth + "\r\nConnection: close\r\n"));

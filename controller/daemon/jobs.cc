@@ -29,21 +29,6 @@ nlohmann::json PlanJson(const std::vector<HostReport>& reports, int64_t now_ms) 
   return {{"at", now_ms}, {"changes", changes}, {"hosts", hosts}};
 }
 
-std::vector<HostResult> HostResultsOf(const DeploymentResult& result, const Inventory& inventory) {
-  std::vector<HostResult> results;
-  for (const HostReport& r : result.hosts) {
-    HostResult host;
-    host.host = inventory.FindHost(r.host);
-    if (!host.host) continue;
-    host.state = r.outcome == "ok"            ? HostResult::State::kOk
-                 : r.outcome == "unreachable" ? HostResult::State::kUnreachable
-                                              : HostResult::State::kFailed;
-    host.error = r.error;
-    results.push_back(host);
-  }
-  return results;
-}
-
 }  // namespace
 
 const char* ToString(JobRequest::Kind kind) {
@@ -175,10 +160,9 @@ nlohmann::json JobRunner::RunDeployJob(const Site& site, const JobRequest& reque
   }
   if (drift_check) {
     drift_.Record(result.hosts, now);
+    const std::map<std::string, HostDrift> book = drift_.Snapshot();
     for (const HostReport& r : result.hosts) {
-      bool drifted = false;
-      for (const StepReport& s : r.steps) drifted = drifted || s.status == "would-change";
-      if (r.outcome == "ok") (void)session.state().SetHostDrifted(r.host, drifted);
+      if (r.outcome == "ok") (void)session.state().SetHostDrifted(r.host, book.at(r.host).drifted());
     }
   } else if (request.kind == JobRequest::Kind::kPlan) {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -189,8 +173,7 @@ nlohmann::json JobRunner::RunDeployJob(const Site& site, const JobRequest& reque
     }
   }
   status = result.stopped ? "stopped" : result.converged() ? "ok" : "failed";
-  nlohmann::json summary = {{"hosts", result.hosts.size()}, {"changed", result.changed}, {"failed", result.failed},
-                            {"stopped", result.stopped}};
+  nlohmann::json summary = RunSummaryOf(result, inputs.options.check);
   if (drift_check) summary["drifted"] = drift_.Drifted();
   session.Finish(HostResultsOf(result, *site.inventory),
                  result.stopped ? RunStatus::kInterrupted : result.converged() ? RunStatus::kOk : RunStatus::kFailed,

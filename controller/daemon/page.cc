@@ -32,7 +32,7 @@ th{font-weight:600;color:#555}
 <main id="main" style="display:none">
 <section><h2>Groups</h2><table id="groups"></table></section>
 <section><h2>Hosts</h2><table id="hosts"></table></section>
-<section><h2>Current job</h2><div id="job" class="muted">none</div><div id="log" class="mono"></div></section>
+<section><h2>Current job</h2><div id="job" class="muted">none</div><div id="progress" class="mono"></div><div id="log" class="mono"></div></section>
 <section><h2>Failed checks</h2><table id="checks"></table></section>
 <section><h2>Drift</h2><div id="drift"></div></section>
 <section><h2>Plan</h2><div id="plan" class="muted">no plan yet (the daemon plans when the inventory changes)</div><table id="plansteps"></table></section>
@@ -111,6 +111,7 @@ function render(s) {
 async function follow(job) {
   streaming = job;
   const log = clear($("log"));
+  $("progress").textContent = "";
   const hosts = {};
   try {
     const r = await fetch("/api/v1/events?job=" + job, { headers: { Authorization: "Bearer " + token } });
@@ -129,8 +130,7 @@ async function follow(job) {
         if (e.event === "host_finished") log.appendChild(el("div", e.host + ": " + e.outcome + " (" + e.changed + " changed, " + e.failed + " failed)"));
         if (e.event === "recap") log.appendChild(el("div", "recap: " + e.ok + " ok, " + e.changed + " changed, " + e.failed + " failed" + (e.stopped ? ", stopped" : "")));
         if (e.event === "job_finished") log.appendChild(el("div", "job " + e.job + " finished: " + JSON.stringify(e.summary)));
-        const progress = Object.entries(hosts).map(([h, n]) => h + " " + n + " steps").join(", ");
-        $("job").dataset.progress = progress;
+        $("progress").textContent = Object.entries(hosts).map(([h, n]) => h + ": " + n + " steps").join(", ");
       }
     }
   } catch (err) { banner("event stream: " + err.message); }

@@ -1,26 +1,12 @@
 #include "controller/daemon/request_body.h"
 
-#include <cctype>
-
 #include "common/strings.h"
 
 namespace clusterctl {
-namespace {
-
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-// A field name as the error quotes it: at most 64 bytes of it.
-std::string Quoted(const std::string& field) { return field.size() <= 64 ? field : field.substr(0, 64) + "..."; }
-
-}  // namespace
 
 std::variant<RequestBody, BodyError> RequestBody::Parse(const HttpRequest& request, std::set<std::string> known_fields) {
   if (Trim(request.body).empty()) return RequestBody(nlohmann::json::object());
-  const std::string type = Lower(Trim(Split(request.content_type, ';').front()));
+  const std::string type = AsciiLower(Trim(Split(request.content_type, ';').front()));
   if (type != "application/json") return BodyError{415, "the body must be application/json"};
   bool too_deep = false;
   nlohmann::json::parser_callback_t depth_guard = [&](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
@@ -33,7 +19,7 @@ std::variant<RequestBody, BodyError> RequestBody::Parse(const HttpRequest& reque
   if (!parsed.is_object()) return BodyError{400, "the body must be a JSON object"};
   for (const auto& [field, value] : parsed.items()) {
     if (!known_fields.count(field)) {
-      return BodyError{400, "unknown field '" + Quoted(field) + "'; this endpoint takes: " +
+      return BodyError{400, "unknown field '" + Printable(field, 64) + "'; this endpoint takes: " +
                                 Join(std::vector<std::string>(known_fields.begin(), known_fields.end()), ", ")};
     }
   }

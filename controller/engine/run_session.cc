@@ -48,4 +48,26 @@ RunSession::Ending RunSession::Finish(const std::vector<HostResult>& results, Ru
   return ending;
 }
 
+std::vector<HostResult> HostResultsOf(const DeploymentResult& result, const Inventory& inventory) {
+  std::vector<HostResult> results;
+  for (const HostReport& r : result.hosts) {
+    HostResult host;
+    host.host = inventory.FindHost(r.host);
+    if (!host.host) continue;
+    host.state = r.outcome == "ok"            ? HostResult::State::kOk
+                 : r.outcome == "unreachable" ? HostResult::State::kUnreachable
+                                              : HostResult::State::kFailed;
+    host.error = r.error;
+    results.push_back(host);
+  }
+  return results;
+}
+
+nlohmann::json RunSummaryOf(const DeploymentResult& result, bool check) {
+  nlohmann::json summary = {{"hosts", result.hosts.size()}, {"changed", result.changed},
+                            {"failed", result.failed},      {"check", check}};
+  if (result.stopped) summary["stopped"] = true;
+  return summary;
+}
+
 }  // namespace clusterctl

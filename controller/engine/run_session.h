@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/clock.h"
+#include "controller/engine/deploy_run.h"
 #include "controller/remote/remote_runner.h"
 #include "controller/state/filesystem_check.h"
 #include "controller/state/host_key_journal.h"
@@ -62,5 +63,11 @@ class RunSession {
   int64_t run_id_ = 0;
   std::unique_ptr<RemoteRunner> runner_;
 };
+
+// A finished deployment as its run records it, for the command line and the
+// daemon alike: each host's result (for RunSession::Finish), and the run's
+// summary (hosts, changed, failed, check; stopped when it was).
+std::vector<HostResult> HostResultsOf(const DeploymentResult& result, const Inventory& inventory);
+nlohmann::json RunSummaryOf(const DeploymentResult& result, bool check);
 
 }  // namespace clusterctl

@@ -117,13 +117,12 @@ StatePaths StatePaths::For(const std::string& inventory_dir, const std::string& 
 Status PrepareStateDirectories(const StatePaths& paths, const FilesystemProbe& probe) {
   CLUSTERCTL_RETURN_IF_ERROR(CheckStateFilesystem(ExistingAncestor(paths.dir), probe));
   CLUSTERCTL_RETURN_IF_ERROR(MakePrivateDirectory(paths.dir, /*owned_subdirectory=*/false));
+  CLUSTERCTL_RETURN_IF_ERROR(CheckStateFilesystem(paths.dir, probe));
   return MakePrivateDirectory(paths.secrets(), /*owned_subdirectory=*/true);
 }
 
 Result<std::unique_ptr<StateStore>> StateStore::OpenForWriting(const StatePaths& paths, const WriterOptions& options) {
-  CLUSTERCTL_RETURN_IF_ERROR(CheckStateFilesystem(ExistingAncestor(paths.dir), *options.probe));
-  CLUSTERCTL_RETURN_IF_ERROR(MakePrivateDirectory(paths.dir, /*owned_subdirectory=*/false));
-  CLUSTERCTL_RETURN_IF_ERROR(CheckStateFilesystem(paths.dir, *options.probe));
+  CLUSTERCTL_RETURN_IF_ERROR(PrepareStateDirectories(paths, *options.probe));
 
   std::unique_ptr<StateStore> store(new StateStore());
   store->paths_ = paths;
@@ -137,7 +136,6 @@ Result<std::unique_ptr<StateStore>> StateStore::OpenForWriting(const StatePaths&
   }
   store->lock_ = std::move(acquired->lock);
   store->cleared_stale_holder_ = acquired->cleared_stale_holder;
-  CLUSTERCTL_RETURN_IF_ERROR(MakePrivateDirectory(paths.secrets(), /*owned_subdirectory=*/true));
 
   auto db = SqliteDb::Open(paths.database(), SqliteDb::Mode::kReadWriteCreate);
   if (!db.ok()) return db.status();
