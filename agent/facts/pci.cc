@@ -41,6 +41,14 @@ bool IsGpu(const PciDevice& d) {
   return nvidia && (d.class_name == "3D controller" || d.class_name == "VGA compatible controller");
 }
 
+// NVSwitch: an NVIDIA function of class 0x0680 ("Bridge: other"), as on
+// HGX/DGX boards; the fabric manager must run where there is one.
+bool IsNvswitch(const PciDevice& d) {
+  if (d.class_code != 0) return d.vendor == kNvidia && (d.class_code >> 8) == 0x0680;
+  bool nvidia = d.vendor == kNvidia || d.vendor_name.find("NVIDIA") != std::string::npos;
+  return nvidia && d.class_name == "Bridge";
+}
+
 // "infiniband", "ethernet", or "" for anything else (bridges, DMA engines).
 std::string HcaLink(const PciDevice& d) {
   bool mellanox = d.vendor == kMellanox || d.vendor_name.find("Mellanox") != std::string::npos;
@@ -137,9 +145,11 @@ std::vector<PciDevice> ParseLspci(std::string_view text) {
 nlohmann::json ClassifyPci(const std::vector<PciDevice>& devices) {
   nlohmann::json gpus = nlohmann::json::array(), hcas = nlohmann::json::array();
   std::map<std::string, int> models;
-  int ib_hcas = 0;
+  int ib_hcas = 0, nvswitches = 0;
   for (const PciDevice& d : devices) {
-    if (IsGpu(d)) {
+    if (IsNvswitch(d)) {
+      ++nvswitches;
+    } else if (IsGpu(d)) {
       std::string model = d.device ? NvidiaGpuModel(d.device) : d.device_name;
       ++models[model];
       gpus.push_back({{"address", d.address}, {"device_id", Hex4(d.device)}, {"model", model},
@@ -154,7 +164,8 @@ nlohmann::json ClassifyPci(const std::vector<PciDevice>& devices) {
   std::string gpu_model;
   for (const auto& [model, count] : models) gpu_model += (gpu_model.empty() ? "" : ", ") + model;
   return {{"gpus", gpus},         {"gpu_count", gpus.size()}, {"gpu_model", gpu_model},
-          {"hcas", hcas},         {"hca_count", hcas.size()}, {"ib_hca_count", ib_hcas}};
+          {"hcas", hcas},         {"hca_count", hcas.size()}, {"ib_hca_count", ib_hcas},
+          {"nvswitch_count", nvswitches}};
 }
 
 IbPort ParseIbPortAttributes(std::string_view state, std::string_view phys_state, std::string_view rate,

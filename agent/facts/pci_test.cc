@@ -17,7 +17,7 @@ void Write(const std::filesystem::path& path, const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("lspci -nn of an Azure ND96amsr A100 v4: 8 GPUs, 8 IB VFs, one Ethernet VF, no NVSwitch bridges") {
+TEST_CASE("lspci -nn of an Azure ND96amsr A100 v4: 8 GPUs, 8 IB VFs, one Ethernet VF, 6 NVSwitches") {
   auto pci = ClassifyPci(ParseLspci(testing::CapturedFixture("lspci-nn--Azure-ND96amsr-A100-v4--1.txt")));
   CHECK(pci["gpu_count"] == 8);
   CHECK(pci["gpu_model"] == "A100-SXM4-80GB");
@@ -26,6 +26,8 @@ TEST_CASE("lspci -nn of an Azure ND96amsr A100 v4: 8 GPUs, 8 IB VFs, one Etherne
   CHECK(pci["hca_count"] == 9);
   CHECK(pci["hcas"][0]["model"] == "ConnectX-6 VF");
   CHECK(pci["hcas"][8]["link"] == "ethernet");
+  // "Bridge [0680]: NVIDIA Corporation Device [10de:1af1]": the NVSwitches, neither GPUs nor adapters
+  CHECK(pci["nvswitch_count"] == 6);
 }
 
 TEST_CASE("plain lspci of a GB200 tray: device-id detection without names") {
@@ -35,6 +37,8 @@ TEST_CASE("plain lspci of a GB200 tray: device-id detection without names") {
   CHECK(pci["ib_hca_count"] == 4);
   // four BlueField-3 Ethernet functions; the DMA engines and CX-7 bridges are not adapters
   CHECK(pci["hca_count"] == 8);
+  // the NVLink switches of an NVL72 rack are in their own trays; the CX-7 PCI bridges are not NVSwitches
+  CHECK(pci["nvswitch_count"] == 0);
 }
 
 TEST_CASE("IB port attributes as sysfs writes them") {
@@ -58,6 +62,9 @@ TEST_CASE("a sysfs tree with GPUs and an HCA is read as facts") {
     Write(devices + "/" + bus + "/class", "0x030200");
     Write(devices + "/" + bus + "/numa_node", "0");
   }
+  Write(devices + "/0000:c3:00.0/vendor", "0x10de");  // an NVSwitch
+  Write(devices + "/0000:c3:00.0/device", "0x22a3");
+  Write(devices + "/0000:c3:00.0/class", "0x068000");
   Write(devices + "/0000:0c:00.0/vendor", "0x15b3");
   Write(devices + "/0000:0c:00.0/device", "0x101b");
   Write(devices + "/0000:0c:00.0/class", "0x020700");
@@ -69,6 +76,7 @@ TEST_CASE("a sysfs tree with GPUs and an HCA is read as facts") {
 
   auto pci = ClassifyPci(ReadPciDevices(root.path()));
   CHECK(pci["gpu_count"] == 2);
+  CHECK(pci["nvswitch_count"] == 1);
   CHECK(pci["gpu_model"] == "H100-SXM5-80GB");
   CHECK(pci["ib_hca_count"] == 1);
   auto ports = ReadIbPorts(root.path());

@@ -19,9 +19,9 @@ Result<CheckSelection> CheckSelection::Parse(const std::vector<std::string>& nam
     });
     if (!matches) {
       std::vector<std::string> candidates = known;
-      for (const char* prefix : {"clock", "munge", "slurm", "gpu", "ib", "nccl"}) candidates.push_back(prefix);
+      for (const std::string& prefix : CheckPrefixes()) candidates.push_back(prefix);
       return Status::InvalidArgument("--checks: unknown check '" + name + "'" + DidYouMean(name, candidates) +
-                                     "; known: " + Join(known, ", ") + " (or a prefix: slurm, gpu, ib, nccl)");
+                                     "; known: " + Join(known, ", ") + " (or a prefix: " + Join(CheckPrefixes(), ", ") + ")");
     }
     (exclude ? selection.excluded_ : selection.chosen_).insert(name);
   }

@@ -12,28 +12,74 @@ namespace {
 
 constexpr CheckScope kNode = CheckScope::kNode;
 
+}  // namespace
+
 std::string Plural(long long n, const char* word) {
   return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
 }
 
-// A tool that did not run or failed: why, in one line, and its output.
+// A tool that did not run or failed: why, in one line (with the line of its
+// output that says why, when one does), and the lines that show it.
 CheckResult ToolFailed(const std::string& check, CheckScope scope, const std::string& subject, const char* tool,
                        const ToolOutput& output) {
   if (!output.started) return Fail(check, scope, subject, std::string(tool) + " is not installed", {});
-  if (output.timed_out) return Fail(check, scope, subject, std::string(tool) + " did not finish in time", TailLines(output.Both()));
-  return Fail(check, scope, subject, std::string(tool) + " failed (exit " + std::to_string(output.exit_code) + ")",
-              TailLines(output.Both()));
+  std::string cause = FirstCause(output.Both());
+  std::vector<std::string> evidence = CauseEvidence(output.Both());
+  evidence.push_back(std::string(tool) + ": " + ExitDescription(output));
+  std::string what = output.timed_out ? " did not finish in time" : " failed (" + ExitDescription(output) + ")";
+  return Fail(check, scope, subject, std::string(tool) + what + (cause.empty() ? "" : ": " + Printable(cause, 160)),
+              evidence);
 }
 
-}  // namespace
+const std::vector<CheckInfo>& CheckCatalogue() {
+  // Report order. A role's own checks (ipoib, nfs, monitoring) join here
+  // with their evaluators; --checks, the report and docs/validation.md follow.
+  static const std::vector<CheckInfo> catalogue = {
+      {"reachable", CheckScope::kNode, "the agent answers over SSH"},
+      {"clock.offset", CheckScope::kNode, "chrony synchronised, offset within the limit"},
+      {"munge.decode", CheckScope::kNode, "munge credentials decode both ways with the controller"},
+      {"slurm.controller", CheckScope::kCluster, "slurmctld answers scontrol ping"},
+      {"slurm.node", CheckScope::kNode, "slurmd active and the node idle/mixed/allocated"},
+      {"slurm.conf", CheckScope::kNode, "slurm.conf identical to the controller's"},
+      {"slurm.gres", CheckScope::kNode, "Slurm's GPU count equals the detected GPUs"},
+      {"slurm.srun", CheckScope::kCluster, "srun runs on every usable compute node"},
+      {"slurm.gpu_job", CheckScope::kNode, "a job given all GPUs sees them all"},
+      {"gpu.driver", CheckScope::kNode, "the NVIDIA driver is loaded"},
+      {"gpu.count", CheckScope::kNode, "nvidia-smi sees the expected GPUs"},
+      {"gpu.persistence", CheckScope::kNode, "persistence mode on every GPU"},
+      {"gpu.ecc", CheckScope::kNode, "ECC on, no uncorrectable errors or pending retirement/remap"},
+      {"gpu.xid", CheckScope::kNode, "no Xid errors in the kernel log since boot"},
+      {"gpu.pcie", CheckScope::kNode, "every GPU's PCIe link at its full width and generation"},
+      {"gpu.clocks", CheckScope::kNode, "no hardware, thermal or power-brake slowdown active"},
+      {"gpu.nvlink", CheckScope::kNode, "every NVLink up at full speed; fabric manager done on NVSwitch systems"},
+      {"gpu.dcgm", CheckScope::kNode, "dcgmi diag -r 1 passes"},
+      {"ib.ports", CheckScope::kNode, "every expected InfiniBand port Active at the expected rate"},
+      {"ib.peermem", CheckScope::kNode, "the GPUDirect RDMA peer memory module is loaded"},
+      {"ib.write_bw", CheckScope::kPair, "ib_write_bw between ring neighbours above the floor"},
+      {"nccl.node", CheckScope::kNode, "all_reduce_perf within a node: correct, bandwidth above the floor"},
+      {"nccl.cluster", CheckScope::kCluster, "all_reduce_perf across nodes: correct, bandwidth and latency"},
+  };
+  return catalogue;
+}
 
 const std::vector<std::string>& AllCheckNames() {
-  static const std::vector<std::string> names = {
-      "reachable",     "clock.offset",    "munge.decode",   "slurm.controller", "slurm.node",
-      "slurm.conf",    "slurm.gres",      "slurm.srun",     "slurm.gpu_job",    "gpu.driver",
-      "gpu.count",     "gpu.persistence", "gpu.ecc",        "gpu.xid",          "ib.ports",
-      "ib.peermem",    "ib.write_bw",     "nccl.node",      "nccl.cluster"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const CheckInfo& c : CheckCatalogue()) out.push_back(c.name);
+    return out;
+  }();
   return names;
+}
+
+std::vector<std::string> CheckPrefixes() {
+  std::vector<std::string> prefixes;
+  for (const std::string& name : AllCheckNames()) {
+    size_t dot = name.find('.');
+    if (dot == std::string::npos) continue;
+    std::string prefix = name.substr(0, dot);
+    if (std::find(prefixes.begin(), prefixes.end(), prefix) == prefixes.end()) prefixes.push_back(prefix);
+  }
+  return prefixes;
 }
 
 CheckResult EvaluateClock(const std::string& host, const ToolOutput& output, const Thresholds& t) {
@@ -41,6 +87,7 @@ CheckResult EvaluateClock(const std::string& host, const ToolOutput& output, con
   std::string threshold = "<= " + FormatNumber(t.clock_offset_max_ms) + " ms";
   if (!output.started) return Fail(check, kNode, host, "chronyc is not installed: time synchronisation is not set up");
   auto tracking = ParseChronyTracking(output.out);
+  if (tracking.ok() && !output.Succeeded()) tracking = Status::Unavailable("chronyc " + ExitDescription(output));
   if (!tracking.ok()) {
     std::string why = output.Both().find("Cannot talk to daemon") != std::string::npos
                           ? "chronyd is not running (chronyc cannot talk to it)"
@@ -59,106 +106,6 @@ CheckResult EvaluateClock(const std::string& host, const ToolOutput& output, con
                 tracking->lines, measured, threshold);
   }
   return Pass(check, kNode, host, measured, threshold, "synchronised to " + tracking->reference);
-}
-
-CheckResult EvaluateGpuDriver(const std::string& host, int pci_gpus, const std::vector<std::string>& modules,
-                              const std::string& driver_version) {
-  const std::string check = "gpu.driver";
-  if (pci_gpus == 0) return Skip(check, kNode, host, "no NVIDIA GPUs on the PCI bus of " + host);
-  bool loaded = std::find(modules.begin(), modules.end(), "nvidia") != modules.end();
-  std::string found = Plural(pci_gpus, "NVIDIA GPU") + " on the PCI bus";
-  if (!loaded || driver_version.empty()) {
-    return Fail(check, kNode, host, "driver not loaded: " + found + ", but " +
-                (loaded ? "no /proc/driver/nvidia/version" : "the nvidia kernel module is not loaded"),
-                {loaded ? "/proc/driver/nvidia/version: missing" : "/proc/modules: no line for nvidia"}, "not loaded", "loaded");
-  }
-  return Pass(check, kNode, host, driver_version, "loaded", found);
-}
-
-std::vector<CheckResult> EvaluateGpuHealth(const std::string& host, const Result<NvidiaSmiReport>& report,
-                                           const std::string& raw_output, int expected_gpus, const Thresholds& t) {
-  std::vector<CheckResult> results;
-  if (!report.ok()) {
-    for (const char* check : {"gpu.count", "gpu.persistence", "gpu.ecc"}) {
-      results.push_back(Fail(check, kNode, host, "nvidia-smi: " + report.status().message(), TailLines(raw_output)));
-    }
-    return results;
-  }
-  const std::vector<GpuStatus>& gpus = report->gpus;
-  int count = report->GpuCount();
-  std::string expected = "== " + std::to_string(expected_gpus) + (t.gpus_expected ? " (inventory)" : " (PCI)");
-  if (count != expected_gpus) {
-    std::vector<std::string> evidence;
-    for (const GpuStatus& g : gpus) evidence.push_back("GPU " + g.bus_id + ": " + g.name);
-    results.push_back(Fail("gpu.count", kNode, host,
-                           "nvidia-smi sees " + Plural(count, "GPU") + ", expected " + std::to_string(expected_gpus),
-                           evidence, std::to_string(count), expected));
-  } else {
-    results.push_back(Pass("gpu.count", kNode, host, std::to_string(count), expected,
-                           count > 0 ? gpus.front().name : ""));
-  }
-
-  int described = static_cast<int>(gpus.size());
-  std::vector<std::string> off;
-  std::vector<std::string> off_lines;
-  for (const GpuStatus& g : gpus) {
-    if (g.persistence.value_or(false)) continue;
-    off.push_back(g.bus_id);
-    off_lines.push_back("GPU " + g.bus_id + ": Persistence Mode " +
-                        (g.persistence ? "Disabled" : "not reported"));
-  }
-  if (!off.empty()) {
-    results.push_back(Fail("gpu.persistence", kNode, host, "persistence mode off on " + Plural(static_cast<long long>(off.size()), "GPU"),
-                           off_lines, std::to_string(described - static_cast<int>(off.size())) + "/" + std::to_string(described) + " on",
-                           "all on"));
-  } else {
-    results.push_back(Pass("gpu.persistence", kNode, host, std::to_string(described) + "/" + std::to_string(described) + " on", "all on"));
-  }
-
-  std::vector<std::string> problems;
-  std::vector<std::string> evidence;
-  std::string ecc_threshold = "volatile uncorrectable == 0, aggregate <= " +
-                              std::to_string(t.gpu_aggregate_uncorrectable_max) + ", no pending retirement/remap";
-  for (const GpuStatus& g : gpus) {
-    std::vector<std::string> why;
-    if (g.volatile_uncorrectable.value_or(0) > 0) why.push_back(std::to_string(*g.volatile_uncorrectable) + " volatile uncorrectable ECC errors");
-    if (g.aggregate_uncorrectable.value_or(0) > t.gpu_aggregate_uncorrectable_max) {
-      why.push_back(std::to_string(*g.aggregate_uncorrectable) + " aggregate uncorrectable ECC errors");
-    }
-    if (g.retirement_pending.value_or(false)) why.push_back("a retired page is pending (reset the GPU)");
-    if (g.remap_pending.value_or(false)) why.push_back("a row remap is pending (reset the GPU)");
-    if (g.remap_failure.value_or(false)) why.push_back("row remapping failed (no spare rows left)");
-    for (const std::string& p : g.problems) why.push_back(p);
-    if (why.empty()) continue;
-    problems.push_back("GPU " + g.bus_id + ": " + Join(why, ", "));
-    for (const std::string& line : g.lines) evidence.push_back("GPU " + g.bus_id + ": " + std::string(Trim(line)));
-  }
-  if (!problems.empty()) {
-    results.push_back(Fail("gpu.ecc", kNode, host, Join(problems, "; "), evidence,
-                           Plural(static_cast<long long>(problems.size()), "GPU") + " with errors", ecc_threshold));
-  } else {
-    long long retired = 0;
-    for (const GpuStatus& g : gpus) retired += g.retired_pages.value_or(0);
-    results.push_back(Pass("gpu.ecc", kNode, host, "0 uncorrectable", ecc_threshold,
-                           retired > 0 ? Plural(retired, "retired page") + " (already retired, not pending)" : ""));
-  }
-  return results;
-}
-
-CheckResult EvaluateXid(const std::string& host, const ToolOutput& log, const Thresholds& t) {
-  const std::string check = "gpu.xid";
-  // journalctl --grep exits 1 when nothing matched.
-  bool nothing = log.exit_code == 1 && (Trim(log.out).empty() || Trim(log.out) == "-- No entries --");
-  if (!log.started || (log.exit_code != 0 && !nothing)) return ToolFailed(check, kNode, host, "journalctl -k", log);
-  std::vector<std::string> lines;
-  for (const XidEvent& e : ParseXidLines(log.out)) {
-    if (!t.gpu_xid_ignore.count(e.xid)) lines.push_back(e.line);
-  }
-  if (!lines.empty()) {
-    return Fail(check, kNode, host, Plural(static_cast<long long>(lines.size()), "Xid error") + " in the kernel log since boot",
-                TailLines(Join(lines, "\n")), std::to_string(lines.size()), "0");
-  }
-  return Pass(check, kNode, host, "0", "0", "no Xid errors since boot");
 }
 
 std::vector<IbPortStatus> ExpectedIbPorts(const std::vector<IbPortStatus>& ports, const Thresholds& t) {
@@ -231,8 +178,13 @@ CheckResult EvaluateIbWriteBw(const std::string& pair, const ToolOutput& client,
   std::string threshold = ">= " + FormatNumber(floor) + " MB/s at " + std::to_string(t.ib_write_bw_message_bytes) + " B";
   if (!client.started || client.timed_out) return ToolFailed(check, CheckScope::kPair, pair, "ib_write_bw", client);
   auto rows = ParseIbWriteBw(client.out);
-  if (!rows.ok()) {
-    return Fail(check, CheckScope::kPair, pair, "ib_write_bw: " + rows.status().message(), TailLines(client.Both()), "", threshold);
+  if (!rows.ok() || !client.Succeeded()) {
+    CheckResult failed = ToolFailed(check, CheckScope::kPair, pair, "ib_write_bw", client);
+    if (!rows.ok()) failed.detail = "ib_write_bw: " + rows.status().message() + " (" + ExitDescription(client) + ")";
+    else failed.detail = "ib_write_bw " + ExitDescription(client) + " after printing its results";
+    if (std::string cause = FirstCause(client.Both()); !cause.empty()) failed.detail += ": " + Printable(cause, 160);
+    failed.threshold = threshold;
+    return failed;
   }
   const IbBandwidthRow* row = nullptr;
   for (const IbBandwidthRow& r : *rows) {
@@ -251,16 +203,43 @@ CheckResult EvaluateIbWriteBw(const std::string& pair, const ToolOutput& client,
 CheckResult EvaluateNccl(const std::string& check, CheckScope scope, const std::string& subject, const ToolOutput& output,
                          double busbw_floor_gbps, bool cross_node, const Thresholds& t) {
   std::string threshold = "0 wrong, busbw >= " + FormatNumber(busbw_floor_gbps) + " GB/s" +
-                          (cross_node ? ", small messages <= " + FormatNumber(t.nccl_small_message_max_us) + " us" : "");
+                          (cross_node ? ", median " + std::to_string(kSmallMessageMin) + " B-" +
+                                            std::to_string(kSmallMessageMax / 1024) + " KiB <= " +
+                                            FormatNumber(t.nccl_small_message_max_us) + " us"
+                                      : "") + ", exit 0";
   if (!output.started || output.timed_out) return ToolFailed(check, scope, subject, "all_reduce_perf", output);
   auto result = ParseNcclTests(output.out);
   if (!result.ok()) {
-    return Fail(check, scope, subject, "all_reduce_perf: " + result.status().message(), TailLines(output.Both()), "", threshold);
+    // Failed before a complete table: say why from the lines that do.
+    CheckResult failed = ToolFailed(check, scope, subject, "all_reduce_perf", output);
+    std::string cause = FirstCause(output.Both());
+    failed.detail = "all_reduce_perf: " + result.status().message() + " (" + ExitDescription(output) + ")" +
+                    (cause.empty() ? "" : ": " + Printable(cause, 160));
+    failed.threshold = threshold;
+    return failed;
   }
   std::vector<std::string> why;
   std::vector<std::string> evidence;
+  if (!output.Succeeded()) {
+    why.push_back("all_reduce_perf " + ExitDescription(output) + " after printing its results");
+    for (std::string& line : CauseEvidence(output.Both(), 6)) evidence.push_back(std::move(line));
+    evidence.push_back("all_reduce_perf: " + ExitDescription(output));
+  }
+  if (!result->trailing_failures.empty()) {
+    why.push_back("failure after the results: " + Printable(result->trailing_failures.front(), 160));
+    for (size_t i = 0; i < result->trailing_failures.size() && i < 3; ++i) evidence.push_back(result->trailing_failures[i]);
+  }
   if (!result->out_of_bounds_ok || result->out_of_bounds.value_or(0) > 0) {
     why.push_back(std::to_string(result->out_of_bounds.value_or(0)) + " out-of-bounds values");
+  }
+  // No reading, no pass: with validation off (-c 0) the wrong-value column
+  // reads N/A and nothing says the results are right.
+  auto unchecked = std::find_if(result->rows.begin(), result->rows.end(),
+                                [](const NcclRow& row) { return row.wrong.empty() || row.wrong == "N/A"; });
+  if (unchecked != result->rows.end()) {
+    why.push_back("results not checked for correctness (wrong-value column " +
+                  (unchecked->wrong.empty() ? std::string("missing") : "N/A") + ": validation off, run with -c 1)");
+    evidence.push_back(unchecked->line);
   }
   bool counted_wrong = false;
   for (const NcclRow& row : result->rows) {
@@ -272,7 +251,7 @@ CheckResult EvaluateNccl(const std::string& check, CheckScope scope, const std::
       why.push_back("wrong values in the results");
       counted_wrong = true;
     }
-    if ((row.wrong_is_count || !why.empty()) && evidence.size() < 5) evidence.push_back(row.line);
+    if ((row.wrong_is_count || !why.empty()) && evidence.size() < 8) evidence.push_back(row.line);
   }
   const NcclRow& largest = result->rows.back();
   std::string measured = FormatNumber(largest.busbw_gbps) + " GB/s at " + std::to_string(largest.bytes) + " B";
@@ -281,13 +260,20 @@ CheckResult EvaluateNccl(const std::string& check, CheckScope scope, const std::
     evidence.push_back(largest.line);
   }
   if (cross_node) {
-    auto small = std::find_if(result->rows.begin(), result->rows.end(), [](const NcclRow& r) { return r.bytes >= 8; });
-    if (small != result->rows.end()) {
-      measured += ", " + FormatNumber(small->time_us) + " us at " + std::to_string(small->bytes) + " B";
-      if (small->time_us > t.nccl_small_message_max_us) {
-        why.push_back("small-message latency " + FormatNumber(small->time_us) + " us" +
-                      (small->time_us >= 1000 ? " (NCCL fell back to TCP sockets?)" : ""));
-        evidence.push_back(small->line);
+    std::optional<SmallMessageLatency> band = SmallMessageBand(*result);
+    if (!band) {
+      why.push_back("no small-message rows (" + std::to_string(kSmallMessageMin) + " B to " +
+                    std::to_string(kSmallMessageMax) + " B): no latency reading");
+    } else {
+      measured += ", median " + FormatNumber(band->median_us) + " us over " + std::to_string(band->rows.size()) +
+                  " sizes " + std::to_string(band->smallest) + "-" + std::to_string(band->largest) + " B";
+      if (band->median_us > t.nccl_small_message_max_us) {
+        why.push_back("small-message latency: median " + FormatNumber(band->median_us) + " us over " +
+                      std::to_string(band->smallest) + "-" + std::to_string(band->largest) + " B" +
+                      (band->median_us >= 1000 ? " (NCCL fell back to TCP sockets?)" : ""));
+        for (const NcclRow* row : band->rows) {
+          if (evidence.size() < 10) evidence.push_back(row->line);
+        }
       }
     }
   }
@@ -330,7 +316,7 @@ CheckResult EvaluateGres(const std::string& host, const SlurmNodeState& state, i
 CheckResult EvaluateGpuJob(const std::string& host, const ToolOutput& job, int expected_gpus) {
   const std::string check = "slurm.gpu_job";
   std::string threshold = std::to_string(expected_gpus) + " GPUs listed";
-  if (job.timed_out || job.exit_code != 0) return ToolFailed(check, kNode, host, "srun --gres nvidia-smi -L", job);
+  if (!job.Succeeded()) return ToolFailed(check, kNode, host, "srun --gres nvidia-smi -L", job);
   auto gpus = ParseNvidiaSmiList(job.out);
   if (!gpus.ok()) return Fail(check, kNode, host, gpus.status().message(), TailLines(job.Both()), "", threshold);
   int seen = static_cast<int>(gpus->size());

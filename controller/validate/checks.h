@@ -13,21 +13,29 @@
 #include "controller/validate/nvidia_smi.h"
 #include "controller/validate/slurm_output.h"
 #include "controller/validate/thresholds.h"
+#include "controller/validate/tool_output.h"
 
 namespace clusterctl {
 
-// What one command printed on a node.
-struct ToolOutput {
-  int exit_code = 0;
-  bool started = true;  // false: the program does not exist there
-  std::string out;
-  std::string err;
-  bool timed_out = false;
-  std::string Both() const { return out + (err.empty() ? "" : "\n" + err); }
+// The check catalogue: every check, in report order, with its scope and
+// what it asserts (`clusterctl validate --list-checks` prints it).
+struct CheckInfo {
+  const char* name;
+  CheckScope scope;
+  const char* summary;
 };
-
-// Names of every check, in report order, and the prefixes --checks accepts.
+const std::vector<CheckInfo>& CheckCatalogue();
+// The catalogue's names, and their prefixes ("gpu", "ib", ...) that --checks accepts.
 const std::vector<std::string>& AllCheckNames();
+std::vector<std::string> CheckPrefixes();
+
+// "1 GPU", "2 GPUs".
+std::string Plural(long long n, const char* word);
+
+// A tool that did not run, timed out or failed: why in one line (with the
+// output line that says why, when there is one), and the lines that show it.
+CheckResult ToolFailed(const std::string& check, CheckScope scope, const std::string& subject, const char* tool,
+                       const ToolOutput& output);
 
 CheckResult EvaluateClock(const std::string& host, const ToolOutput& chronyc_tracking, const Thresholds& t);
 
@@ -39,8 +47,29 @@ CheckResult EvaluateGpuDriver(const std::string& host, int pci_gpus, const std::
 std::vector<CheckResult> EvaluateGpuHealth(const std::string& host, const Result<NvidiaSmiReport>& report,
                                            const std::string& raw_output, int expected_gpus, const Thresholds& t);
 
-// gpu.xid from the kernel log lines since boot (journalctl -k -b).
-CheckResult EvaluateXid(const std::string& host, const ToolOutput& kernel_log, const Thresholds& t);
+// gpu.xid from the kernel log lines since boot (journalctl -k -b --grep
+// Xid). `kernel_log_sample` is the last kernel line since boot: when the log
+// is empty there is nothing to read Xids from, which is not a pass.
+CheckResult EvaluateXid(const std::string& host, const ToolOutput& kernel_log, const ToolOutput& kernel_log_sample,
+                        const Thresholds& t);
+
+// gpu.pcie: every GPU's link at its maximum width and generation (-q "GPU
+// Link Info"). A generation below the maximum while the GPU idles in P8 or
+// lower is power saving, reported and not judged; the width always is.
+CheckResult EvaluateGpuPcie(const std::string& host, const NvidiaSmiReport& report, const Thresholds& t);
+
+// gpu.clocks: no hardware slowdown, thermal or power-brake clock event
+// (throttle) reason active on any GPU.
+CheckResult EvaluateGpuClocks(const std::string& host, const NvidiaSmiReport& report);
+
+// gpu.nvlink: every NVLink link up at the expected speed (`nvidia-smi nvlink
+// -s`), and on NVSwitch systems (`nvswitches` > 0) each GPU's fabric state
+// Completed/Success where the driver reports it.
+CheckResult EvaluateGpuNvlink(const std::string& host, const ToolOutput& nvlink_status, const NvidiaSmiReport& report,
+                              int nvswitches, const Thresholds& t);
+
+// gpu.dcgm: `dcgmi diag -r 1`: every test Pass (or Skip), at least one Pass, exit 0.
+CheckResult EvaluateDcgmDiag(const std::string& host, const ToolOutput& diag);
 
 // ib.ports: every expected port Active, LinkUp, at the expected rate. `ports`
 // from ibstat/ibv_devinfo/sysfs; `source` names it in the result.

@@ -86,8 +86,11 @@ void Validator::Jobs() {
     GpuJob job;
     job.host = h->name;
     job.gpus = p.pci_gpus;
-    job.nccl = p.has_nccl_tests && Want("nccl.node");
-    if (!p.has_nccl_tests) {
+    job.nccl = p.has_nccl_tests && p.pci_gpus >= 2 && Want("nccl.node");
+    if (p.pci_gpus < 2) {
+      Add(Skip("nccl.node", kNode, h->name, "one GPU on " + h->name + ": there is no all_reduce within the node "
+               "(nccl.cluster measures it across nodes)"));
+    } else if (!p.has_nccl_tests) {
       Add(Skip("nccl.node", kNode, h->name, "nccl-tests not installed on " + h->name + " (" +
                ThresholdsOf(h->name).nccl_tests_dir + "/all_reduce_perf)"));
     }

@@ -118,41 +118,7 @@ void Validator::NodeVerdicts() {
       }
     }
 
-    // GPU
-    if (p.pci_gpus == 0) {
-      std::string why = "no NVIDIA GPUs on the PCI bus of " + name;
-      for (const char* check : {"gpu.driver", "gpu.count", "gpu.persistence", "gpu.ecc", "gpu.xid"}) Add(Skip(check, kNode, name, why));
-    } else {
-      CheckResult driver = EvaluateGpuDriver(name, p.pci_gpus, p.modules, p.driver_version);
-      bool loaded = driver.outcome == CheckOutcome::kPass;
-      Add(driver);
-      int expected = t.gpus_expected.value_or(p.pci_gpus);
-      if (!loaded) {
-        for (const char* check : {"gpu.count", "gpu.persistence", "gpu.ecc"}) {
-          Add(Skip(check, kNode, name, "the NVIDIA driver is not loaded on " + name + " (gpu.driver failed)"));
-        }
-      } else if (!p.nvidia_smi.started) {
-        for (const char* check : {"gpu.count", "gpu.persistence", "gpu.ecc"}) {
-          Add(Fail(check, kNode, name, "nvidia-smi is not installed on " + name + " although the driver is loaded"));
-        }
-      } else {
-        Result<NvidiaSmiReport> report = p.nvidia_smi.exit_code == 0
-                                             ? ParseNvidiaSmiQuery(p.nvidia_smi.out)
-                                             : Result<NvidiaSmiReport>(Status::Unavailable(
-                                                   "exit " + std::to_string(p.nvidia_smi.exit_code)));
-        std::vector<CheckResult> health = EvaluateGpuHealth(name, report, p.nvidia_smi.Both(), expected, t);
-        if (t.gpus_expected && p.pci_gpus != expected) {
-          health[0] = Fail("gpu.count", kNode, name,
-                           "PCI detection finds " + std::to_string(p.pci_gpus) + " GPUs, the inventory expects " +
-                               std::to_string(expected), {}, std::to_string(p.pci_gpus) + " on PCI",
-                           "== " + std::to_string(expected) + " (inventory)");
-        }
-        if (health[0].outcome == CheckOutcome::kPass) gpu_ok_.insert(name);
-        if (report.ok() && !report->gpus.empty()) probes_.at(name).gpu_model = report->gpus.front().name;
-        for (CheckResult& r : health) Add(std::move(r));
-      }
-      Add(EvaluateXid(name, p.xid_log, t));
-    }
+    GpuVerdicts(*host, p, t);
 
     // InfiniBand
     bool has_ib = p.facts.contains("ib_ports") && !p.facts["ib_ports"].empty();
@@ -182,5 +148,61 @@ void Validator::NodeVerdicts() {
   }
 }
 
+
+void Validator::GpuVerdicts(const Host& host, const NodeProbe& p, const Thresholds& t) {
+  const std::string& name = host.name;
+  // The checks that read the driver's tools; gpu.driver and gpu.xid do not.
+  static const std::vector<const char*> kNeedDriver = {"gpu.count", "gpu.persistence", "gpu.ecc", "gpu.pcie",
+                                                       "gpu.clocks", "gpu.nvlink", "gpu.dcgm"};
+  if (p.pci_gpus == 0) {
+    std::string why = "no NVIDIA GPUs on the PCI bus of " + name;
+    Add(Skip("gpu.driver", kNode, name, why));
+    for (const char* check : kNeedDriver) Add(Skip(check, kNode, name, why));
+    Add(Skip("gpu.xid", kNode, name, why));
+    return;
+  }
+  CheckResult driver = EvaluateGpuDriver(name, p.pci_gpus, p.modules, p.driver_version);
+  bool loaded = driver.outcome == CheckOutcome::kPass;
+  Add(driver);
+  Add(EvaluateXid(name, p.xid_log, p.kernel_log_sample, t));
+  if (!loaded) {
+    for (const char* check : kNeedDriver) {
+      Add(Skip(check, kNode, name, "the NVIDIA driver is not loaded on " + name + " (gpu.driver failed)"));
+    }
+    return;
+  }
+  if (!p.nvidia_smi.started) {
+    for (const char* check : kNeedDriver) {
+      Add(Fail(check, kNode, name, "nvidia-smi is not installed on " + name + " although the driver is loaded"));
+    }
+    return;
+  }
+  int expected = t.gpus_expected.value_or(p.pci_gpus);
+  Result<NvidiaSmiReport> report =
+      p.nvidia_smi.Succeeded() ? ParseNvidiaSmiQuery(p.nvidia_smi.out)
+                               : Result<NvidiaSmiReport>(Status::Unavailable(ExitDescription(p.nvidia_smi)));
+  std::vector<CheckResult> health = EvaluateGpuHealth(name, report, p.nvidia_smi.Both(), expected, t);
+  if (t.gpus_expected && p.pci_gpus != expected) {
+    health[0] = Fail("gpu.count", kNode, name,
+                     "PCI detection finds " + std::to_string(p.pci_gpus) + " GPUs, the inventory expects " +
+                         std::to_string(expected), {}, std::to_string(p.pci_gpus) + " on PCI",
+                     "== " + std::to_string(expected) + " (inventory)");
+  }
+  if (health[0].outcome == CheckOutcome::kPass) gpu_ok_.insert(name);
+  if (report.ok() && !report->gpus.empty()) probes_.at(name).gpu_model = report->gpus.front().name;
+  for (CheckResult& r : health) Add(std::move(r));
+  if (report.ok()) {
+    Add(EvaluateGpuPcie(name, *report, t));
+    Add(EvaluateGpuClocks(name, *report));
+    if (Want("gpu.nvlink")) Add(EvaluateGpuNvlink(name, p.nvlink_status, *report, p.nvswitches, t));
+  } else {
+    for (const char* check : {"gpu.pcie", "gpu.clocks", "gpu.nvlink"}) {
+      Add(Fail(check, kNode, name, "nvidia-smi: " + report.status().message(), CauseEvidence(p.nvidia_smi.Both()), "unknown"));
+    }
+  }
+  if (!Want("gpu.dcgm")) return;
+  if (!p.has_dcgm) Add(Skip("gpu.dcgm", kNode, name, "DCGM is not installed on " + name + " (no /usr/bin/dcgmi)"));
+  else Add(EvaluateDcgmDiag(name, p.dcgm_diag));
+}
 
 }  // namespace clusterctl::validation_internal

@@ -43,36 +43,139 @@ struct FieldNames {
   const char* remapped_uncorrectable;
   const char* remap_pending;
   const char* remap_failure;
+  const char* ecc_mode;
+  const char* pcie_gen_max;
+  const char* pcie_gen_current;
+  const char* pcie_width_max;
+  const char* pcie_width_current;
+  const char* performance_state;
+  std::vector<const char*> clock_reasons;  // the section's name, newest first
+  const char* clock_reason_prefix;         // XML element prefix of one reason, "" in text
+  const char* fabric_state;
+  const char* fabric_status;
+  const char* fabric_health;
+  const char* mig_devices;       // MIG mode: volatile ECC is counted per instance
+  const char* mig_device;
+  const char* mig_volatile;      // path below one instance
 };
 
 const FieldNames kTextNames = {
     "Product Name", "Persistence Mode", "ECC Errors", "Volatile", "Aggregate", "Retired Pages",
     {"Single Bit ECC", "Double Bit ECC"}, {"Pending Page Blacklist", "Pending Page Retirement"},
-    "Remapped Rows", "Uncorrectable Error", "Pending", "Remapping Failure Occurred"};
+    "Remapped Rows", "Uncorrectable Error", "Pending", "Remapping Failure Occurred", "ECC Mode/Current",
+    "PCI/GPU Link Info/PCIe Generation/Max", "PCI/GPU Link Info/PCIe Generation/Current",
+    "PCI/GPU Link Info/Link Width/Max", "PCI/GPU Link Info/Link Width/Current", "Performance State",
+    {"Clocks Event Reasons", "Clocks Throttle Reasons"}, "", "Fabric/State", "Fabric/Status", "Fabric/Health/Summary", "MIG Devices", "MIG Device", "ECC Errors/Volatile"};
 
 const FieldNames kXmlNames = {
     "product_name", "persistence_mode", "ecc_errors", "volatile", "aggregate", "retired_pages",
     {"multiple_single_bit_retirement/retired_count", "double_bit_retirement/retired_count"},
     {"pending_blacklist", "pending_retirement"},
-    "remapped_rows", "remapped_row_unc", "remapped_row_pending", "remapped_row_failure"};
+    "remapped_rows", "remapped_row_unc", "remapped_row_pending", "remapped_row_failure", "ecc_mode/current_ecc",
+    "pci/pci_gpu_link_info/pcie_gen/max_link_gen", "pci/pci_gpu_link_info/pcie_gen/current_link_gen",
+    "pci/pci_gpu_link_info/link_widths/max_link_width", "pci/pci_gpu_link_info/link_widths/current_link_width",
+    "performance_state", {"clocks_event_reasons", "clocks_throttle_reasons"}, "reason_", "fabric/state",
+    "fabric/status", "fabric/health/summary", "mig_devices", "mig_device",
+    "ecc_error_count/volatile_count"};
+
+// "N/A": the counter does not exist on this GPU. Anything else that is not a
+// number ("[Unknown Error]", "ERR!", "[GPU requires reset]") is a counter
+// that exists and could not be read.
+bool NotApplicable(std::string_view value) { return Trim(value) == "N/A"; }
 
 // Sums the uncorrectable counters below an ECC "Volatile"/"Aggregate" node:
 // every numeric leaf whose name says uncorrectable (Ampere and later), or the
 // Total of "Double Bit" (Volta and earlier). nullopt when none is numeric.
-std::optional<long long> SumUncorrectable(const OutlineNode& counts, std::vector<std::string>& lines) {
+// Counters that exist but cannot be read go to `unreadable`.
+std::optional<long long> SumUncorrectable(const OutlineNode& counts, std::vector<std::string>& lines,
+                                          std::vector<std::string>& unreadable) {
   std::optional<long long> sum;
+  auto add = [&](const OutlineNode& counter, const std::string& shown) {
+    if (std::optional<long long> n = Number(counter.value)) {
+      sum = sum.value_or(0) + *n;
+      if (*n > 0) lines.push_back(shown);
+    } else if (!NotApplicable(counter.value)) {
+      unreadable.push_back(std::string(Trim(shown)));
+    }
+  };
   for (const OutlineNode& c : counts.children) {
     std::string key = AsciiLower(c.key);
     if (key == "double bit" || key == "double_bit") {
       const OutlineNode* total = c.Child(key == "double bit" ? "Total" : "total");
-      if (total != nullptr && Number(total->value)) {
-        sum = sum.value_or(0) + *Number(total->value);
-        if (*Number(total->value) > 0) lines.push_back(c.text + " / " + Trim(total->text).data());
-      }
-    } else if (key.find("uncorr") != std::string::npos && Number(c.value)) {
-      sum = sum.value_or(0) + *Number(c.value);
-      if (*Number(c.value) > 0) lines.push_back(c.text);
+      if (total != nullptr) add(*total, c.text + " / " + Trim(total->text).data());
+    } else if (key.find("uncorr") != std::string::npos) {
+      add(c, c.text);
     }
+  }
+  return sum;
+}
+
+// "clocks_event_reason_hw_slowdown" / "HW Slowdown" -> "hw slowdown".
+std::string ClockReasonName(const std::string& key, const char* xml_prefix) {
+  std::string name = key;
+  if (*xml_prefix != '\0') {
+    size_t at = name.find(xml_prefix);
+    if (at != std::string::npos) name = name.substr(at + std::string(xml_prefix).size());
+    std::replace(name.begin(), name.end(), '_', ' ');
+  }
+  return AsciiLower(name);
+}
+
+void CollectClockReasons(const OutlineNode& node, const char* xml_prefix, GpuStatus& status) {
+  for (const OutlineNode& reason : node.children) {
+    std::string value = AsciiLower(Trim(reason.value));
+    std::optional<bool> active;
+    if (value == "active") active = true;
+    else if (value == "not active") active = false;
+    status.clock_reasons.push_back({ClockReasonName(reason.key, xml_prefix), active, std::string(Trim(reason.text))});
+    CollectClockReasons(reason, xml_prefix, status);
+  }
+}
+
+void ReadLinkAndClocks(const OutlineNode& gpu, const FieldNames& names, GpuStatus& status) {
+  auto read = [&](const char* path, std::optional<int>& into) {
+    if (const OutlineNode* n = gpu.Find(path)) {
+      if (std::optional<long long> v = Number(n->value)) into = static_cast<int>(*v);
+      status.pcie_lines.push_back(std::string(path) + ": " + std::string(Trim(n->value)));
+    }
+  };
+  read(names.pcie_gen_max, status.pcie_gen_max);
+  read(names.pcie_gen_current, status.pcie_gen_current);
+  read(names.pcie_width_max, status.pcie_width_max);
+  read(names.pcie_width_current, status.pcie_width_current);
+  status.performance_state = std::string(Trim(gpu.ValueAt(names.performance_state)));
+  for (const char* section : names.clock_reasons) {
+    if (const OutlineNode* reasons = gpu.Child(section)) {
+      status.has_clock_reasons = true;
+      CollectClockReasons(*reasons, names.clock_reason_prefix, status);
+      break;
+    }
+  }
+  for (auto [path, into] : {std::pair{names.fabric_state, &status.fabric_state},
+                            std::pair{names.fabric_status, &status.fabric_status},
+                            std::pair{names.fabric_health, &status.fabric_health}}) {
+    if (const OutlineNode* n = gpu.Find(path)) {
+      *into = std::string(Trim(n->value));
+      status.fabric_lines.push_back(std::string(path) + ": " + *into);
+    }
+  }
+}
+
+// In MIG mode the GPU's own volatile counters read N/A and each instance
+// counts its own: their sum is the reading.
+std::optional<long long> MigVolatileUncorrectable(const OutlineNode& gpu, const FieldNames& names,
+                                                  std::vector<std::string>& lines, std::vector<std::string>& unreadable) {
+  const OutlineNode* devices = gpu.Child(names.mig_devices);
+  if (devices == nullptr) return std::nullopt;
+  std::optional<long long> sum;
+  for (const OutlineNode& device : devices->children) {
+    if (device.key != names.mig_device) continue;
+    const OutlineNode* counts = device.Find(names.mig_volatile);
+    if (counts == nullptr) continue;
+    std::vector<std::string> instance_lines;
+    std::optional<long long> n = SumUncorrectable(*counts, instance_lines, unreadable);
+    if (n) sum = sum.value_or(0) + *n;
+    for (std::string& l : instance_lines) lines.push_back("MIG instance: " + l);
   }
   return sum;
 }
@@ -84,18 +187,36 @@ GpuStatus GpuFromOutline(const OutlineNode& gpu, const FieldNames& names) {
     status.persistence = Flag(p->value);
     status.lines.push_back(p->text);
   }
-  if (const OutlineNode* ecc = gpu.Child(names.ecc_errors)) {
-    if (const OutlineNode* v = ecc->Child(names.volatile_counts)) {
-      std::vector<std::string> lines;
-      status.volatile_uncorrectable = SumUncorrectable(*v, lines);
-      for (std::string& l : lines) status.lines.push_back("Volatile: " + std::string(Trim(l)));
-    }
-    if (const OutlineNode* a = ecc->Child(names.aggregate_counts)) {
-      std::vector<std::string> lines;
-      status.aggregate_uncorrectable = SumUncorrectable(*a, lines);
-      for (std::string& l : lines) status.lines.push_back("Aggregate: " + std::string(Trim(l)));
-    }
+  if (const OutlineNode* mode = gpu.Find(names.ecc_mode)) {
+    status.ecc_mode = std::string(Trim(mode->value));
+    status.ecc_enabled = Flag(mode->value);
+    status.lines.push_back("ECC Mode: " + status.ecc_mode);
   }
+  if (const OutlineNode* ecc = gpu.Child(names.ecc_errors)) {
+    for (auto [section, sum] : {std::pair{names.volatile_counts, &status.volatile_uncorrectable},
+                                std::pair{names.aggregate_counts, &status.aggregate_uncorrectable}}) {
+      const OutlineNode* counts = ecc->Child(section);
+      std::string label = section == names.volatile_counts ? "Volatile" : "Aggregate";
+      if (counts == nullptr) {
+        status.ecc_unreadable.push_back(label + ": not printed");
+        continue;
+      }
+      std::vector<std::string> lines, unreadable;
+      *sum = SumUncorrectable(*counts, lines, unreadable);
+      if (!sum->has_value() && unreadable.empty() && label == "Volatile") {
+        *sum = MigVolatileUncorrectable(gpu, names, lines, unreadable);
+      }
+      for (std::string& l : lines) status.lines.push_back(label + ": " + std::string(Trim(l)));
+      for (std::string& l : unreadable) status.ecc_unreadable.push_back(label + ": " + l);
+      if (!sum->has_value() && unreadable.empty()) {
+        status.ecc_unreadable.push_back(label + ": no uncorrectable counter reads a number" +
+                                        (counts->value.empty() ? std::string() : " (" + counts->value + ")"));
+      }
+    }
+  } else {
+    status.ecc_unreadable.push_back("ECC Errors: not printed");
+  }
+  ReadLinkAndClocks(gpu, names, status);
   if (const OutlineNode* retired = gpu.Child(names.retired_pages)) {
     for (const char* path : names.retired_counts) {
       const OutlineNode* count = retired->Find(path);
@@ -279,6 +400,10 @@ Result<NvidiaSmiReport> ParseNvidiaSmiCsv(std::string_view text) {
     gpu.name = cell("name");
     gpu.bus_id = cell("pci.bus_id");
     gpu.persistence = Flag(cell("persistence_mode"));
+    if (column("ecc.mode.current") >= 0) {
+      gpu.ecc_mode = cell("ecc.mode.current");
+      gpu.ecc_enabled = Flag(gpu.ecc_mode);
+    }
     gpu.volatile_uncorrectable = Number(cell("ecc.errors.uncorrected.volatile.total"));
     gpu.aggregate_uncorrectable = Number(cell("ecc.errors.uncorrected.aggregate.total"));
     gpu.retirement_pending = Flag(cell("retired_pages.pending"));
@@ -322,6 +447,9 @@ Result<NvidiaSmiReport> ParseNvidiaSmiTable(std::string_view text) {
       gpu.persistence = match[3] == "On";
       gpu.bus_id = match[4];
       gpu.volatile_uncorrectable = Number(match[5].str());
+      // The table's "Volatile Uncorr. ECC" column is N/A when ECC is off or absent.
+      gpu.ecc_mode = gpu.volatile_uncorrectable ? "Enabled" : match[5].str();
+      if (gpu.volatile_uncorrectable) gpu.ecc_enabled = true;
       gpu.lines.push_back(line);
       report.gpus.push_back(std::move(gpu));
       current = &report.gpus.back();
@@ -349,6 +477,40 @@ Result<std::vector<std::string>> ParseNvidiaSmiList(std::string_view text) {
     if (!std::regex_search(line, kGpu)) return Status::InvalidArgument("not nvidia-smi -L output: " + Printable(line, 200));
     gpus.push_back(line);
   }
+  return gpus;
+}
+
+Result<std::vector<NvlinkGpu>> ParseNvlinkStatus(std::string_view text) {
+  // "GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-...)", then "\t Link 0: 25 GB/s" or "Link 1: <inactive>".
+  static const std::regex kGpu(R"(^GPU (\d+): (.*?)\s*(\(UUID: [^)]*\))?$)");
+  static const std::regex kLink(R"(^Link (\d+): (.*)$)");
+  static const std::regex kSpeed(R"(^([0-9]+(\.[0-9]+)?) GB/s$)");
+  std::vector<NvlinkGpu> gpus;
+  std::smatch m;
+  for (const std::string& raw : Split(text, '\n')) {
+    std::string line(Trim(raw));
+    if (line.empty()) continue;
+    if (std::regex_match(line, m, kGpu)) {
+      NvlinkGpu gpu;
+      gpu.index = std::atoi(m[1].str().c_str());
+      gpu.name = m[2];
+      gpu.line = line;
+      gpus.push_back(std::move(gpu));
+      continue;
+    }
+    if (gpus.empty() || !std::regex_match(line, m, kLink)) {
+      return Status::InvalidArgument("not nvidia-smi nvlink -s output: " + Printable(line, 200));
+    }
+    NvlinkLink link;
+    link.link = std::atoi(m[1].str().c_str());
+    link.line = gpus.back().line.substr(0, gpus.back().line.find(" (UUID")) + ": " + line;
+    std::string value(Trim(m[2].str()));
+    std::smatch speed;
+    if (value == "<inactive>") link.inactive = true;
+    else if (std::regex_match(value, speed, kSpeed)) link.gbps = std::atof(speed[1].str().c_str());
+    gpus.back().links.push_back(std::move(link));
+  }
+  if (gpus.empty()) return NotUnderstood("nvidia-smi nvlink -s", text);
   return gpus;
 }
 

@@ -29,6 +29,36 @@ struct GpuStatus {
   std::optional<bool> remap_failure;                 // the GPU ran out of spare rows
   std::vector<std::string> problems;                 // e.g. "ERR! in the fan/temperature line"
   std::vector<std::string> lines;                    // the source lines that describe this GPU's health
+
+  // ECC mode ("ECC Mode / Current"): nullopt when absent or not a setting
+  // ("N/A": the GPU has no ECC). `ecc_mode` is the value as printed.
+  std::optional<bool> ecc_enabled;
+  std::string ecc_mode;
+  // ECC readings that should hold a number and do not: "Volatile: no
+  // uncorrectable counter reads a number (N/A)", "Aggregate: DRAM
+  // Uncorrectable : [Unknown Error]". A GPU with any is not judged healthy.
+  std::vector<std::string> ecc_unreadable;
+
+  // PCIe link (-q "GPU Link Info"): nullopt when absent or unreadable.
+  std::optional<int> pcie_gen_max, pcie_gen_current;
+  std::optional<int> pcie_width_max, pcie_width_current;
+  std::string performance_state;  // "P0" (full clocks) .. "P12" (idle); "" when absent
+  std::vector<std::string> pcie_lines;
+
+  // Clock event (throttle) reasons as printed, in order: name (lower case,
+  // e.g. "hw slowdown") and Active (true) / Not Active (false) / unreadable.
+  struct ClockReason {
+    std::string name;
+    std::optional<bool> active;
+    std::string line;
+  };
+  std::vector<ClockReason> clock_reasons;
+  bool has_clock_reasons = false;  // the section was printed
+
+  // NVSwitch fabric (driver 530 and later): "Completed"/"Success"; "" absent, "N/A" not an NVSwitch system.
+  std::string fabric_state, fabric_status;
+  std::string fabric_health;  // "Health / Summary" (multi-node NVLink, driver 550+): "Healthy", "Unhealthy"; "" absent
+  std::vector<std::string> fabric_lines;
 };
 
 struct NvidiaSmiReport {
@@ -47,5 +77,21 @@ Result<NvidiaSmiReport> ParseNvidiaSmiTable(std::string_view text);  // nvidia-s
 // nvidia-smi -L: "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-...)" lines (MIG
 // device lines below a GPU are not GPUs). Returns the GPU lines.
 Result<std::vector<std::string>> ParseNvidiaSmiList(std::string_view text);
+
+// nvidia-smi nvlink -s: each GPU's NVLink links and their speed.
+struct NvlinkLink {
+  int link = -1;
+  std::optional<double> gbps;  // nullopt: "<inactive>" or unreadable
+  bool inactive = false;
+  std::string line;
+};
+struct NvlinkGpu {
+  int index = -1;
+  std::string name;
+  std::vector<NvlinkLink> links;
+  std::string line;
+};
+// GPUs without NVLink are listed with no links. An error for any other text.
+Result<std::vector<NvlinkGpu>> ParseNvlinkStatus(std::string_view text);
 
 }  // namespace clusterctl

@@ -9,6 +9,7 @@
 #include <map>
 
 #include "controller/validate/checks.h"
+#include "controller/validate/dcgm_diag.h"
 #include "controller/validate/infiniband.h"
 #include "controller/validate/nccl_tests.h"
 #include "controller/validate/nvidia_smi.h"
@@ -115,7 +116,7 @@ TEST_CASE("nvidia-smi -q -x: A100 MIG and A10G parse; A10G with persistence off 
     CHECK(report->gpus[0].aggregate_uncorrectable == 0);
     auto results = EvaluateGpuHealth("a", report, text, report->GpuCount(), Thresholds{});
     CHECK(Named(results, "gpu.count").outcome == CheckOutcome::kPass);
-    CHECK(Named(results, "gpu.ecc").outcome == CheckOutcome::kPass);
+    CHECK_MESSAGE(Named(results, "gpu.ecc").outcome == CheckOutcome::kPass, Named(results, "gpu.ecc").detail);
   }
   CHECK(ParseNvidiaSmiXml(Fixture("nvidia-smi-q-x--A100-SXM4-80GB-MIG--1.xml"))->attached == 4);
   std::string a10g = Fixture("nvidia-smi-q-x--A10G--1.xml");
@@ -141,8 +142,7 @@ TEST_CASE("nvidia-smi --query-gpu CSV: H100 with ECC columns") {
 TEST_CASE("nvidia-smi table: healthy captures pass; the RTX 4090 with ERR! fails with the line") {
   for (auto [file, gpus] : std::vector<std::pair<std::string, int>>{{"nvidia-smi--8xH100-SXM5-80GB--1.txt", 8},
                                                                      {"nvidia-smi--8xV100-SXM2-16GB--1.txt", 8},
-                                                                     {"nvidia-smi--H200-141GB--1.txt", 1},
-                                                                     {"nvidia-smi--H100-80GB-HBM3-MIG--1.txt", 1}}) {
+                                                                     {"nvidia-smi--H200-141GB--1.txt", 1}}) {
     CAPTURE(file);
     std::string text = Fixture(file);
     auto report = ParseNvidiaSmiTable(text);
@@ -152,6 +152,11 @@ TEST_CASE("nvidia-smi table: healthy captures pass; the RTX 4090 with ERR! fails
     CHECK(Named(results, "gpu.ecc").outcome == CheckOutcome::kPass);
     CHECK(Named(results, "gpu.persistence").outcome == CheckOutcome::kPass);
   }
+  // In MIG mode the ECC column reads "On", not a count: ECC unknown, not a pass.
+  std::string mig = Fixture("nvidia-smi--H100-80GB-HBM3-MIG--1.txt");
+  auto mig_ecc = Named(EvaluateGpuHealth("n", ParseNvidiaSmiTable(mig), mig, 1, Thresholds{}), "gpu.ecc");
+  CHECK(mig_ecc.outcome == CheckOutcome::kFail);
+  CHECK(mig_ecc.measured == "unknown");
   std::string text = Fixture("nvidia-smi--GeForce-RTX-4090--ERR--1.txt");
   auto report = ParseNvidiaSmiTable(text);
   REQUIRE(report.ok());
@@ -263,7 +268,7 @@ TEST_CASE("ib_write_bw: HDR loopback at 8 MiB is ~24 GB/s, above the HDR floor; 
 
 // ---- NCCL ----
 
-TEST_CASE("all_reduce_perf: 8xA100 in one node (old format) passes the A100 floor") {
+TEST_CASE("all_reduce_perf: 8xA100 in one node (old format, run with -c 0) clears the A100 floor but is not a pass") {
   std::string text = Fixture("all_reduce_perf--8xA100-SXM4-40GB-1node--1.txt");
   auto parsed = ParseNcclTests(text);
   REQUIRE(parsed.ok());
@@ -272,7 +277,10 @@ TEST_CASE("all_reduce_perf: 8xA100 in one node (old format) passes the A100 floo
   CHECK(parsed->rows.back().busbw_gbps == doctest::Approx(235.26));
   auto r = EvaluateNccl("nccl.node", CheckScope::kNode, "dgx01", Output(text), DefaultNodeBusbwFloorGbps("A100-SXM4-40GB"),
                         false, Thresholds{});
-  CHECK_MESSAGE(r.outcome == CheckOutcome::kPass, r.detail);
+  // Its error column reads N/A: nothing checked the results (no reading, no pass).
+  CHECK(r.outcome == CheckOutcome::kFail);
+  CHECK(r.detail == "results not checked for correctness (wrong-value column N/A: validation off, run with -c 1)");
+  CHECK(r.measured == "235.26 GB/s at 8589934592 B");
 }
 
 TEST_CASE("all_reduce_perf: 4x DGX A100 across nodes passes the 8x HDR floor") {
@@ -290,7 +298,8 @@ TEST_CASE("all_reduce_perf: 2 nodes over GPUDirect-TCPXO: 123 us small messages 
   CHECK(parsed->ranks == 16);
   auto strict = EvaluateNccl("nccl.cluster", CheckScope::kCluster, "c", Output(text), 200, true, Thresholds{});
   CHECK(strict.outcome == CheckOutcome::kFail);
-  CHECK(strict.detail.find("small-message latency") != std::string::npos);
+  // the median of the ten sizes 8 B-4 KiB (each the better of out-of-place and in-place), not the first row
+  CHECK(strict.detail.find("small-message latency: median 123 us over 8-4096 B") != std::string::npos);
   Thresholds tcpxo;
   tcpxo.nccl_small_message_max_us = 200;
   auto r = EvaluateNccl("nccl.cluster", CheckScope::kCluster, "c", Output(text), 200, true, tcpxo);
@@ -437,16 +446,23 @@ TEST_CASE("chronyc tracking: in sync passes; offset above the limit, unsynchroni
   CHECK(s.detail == "chronyd is not running (chronyc cannot talk to it)");
 }
 
-TEST_CASE("Xid lines fail gpu.xid unless ignored; an empty journal passes") {
+TEST_CASE("Xid lines fail gpu.xid unless ignored; no Xid passes only when the kernel log has lines") {
   std::string log = "NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, GPU has fallen off the bus.\n";
-  auto r = EvaluateXid("n", Output(log), Thresholds{});
+  ToolOutput sample = Output("2026-11-23T10:00:00.000000+0000 node01 kernel: nvidia-nvswitch: Probing device\n");
+  auto r = EvaluateXid("n", Output(log), sample, Thresholds{});
   CHECK(r.outcome == CheckOutcome::kFail);
   CHECK(EvidenceHas(r, "fallen off the bus"));
   Thresholds ignore;
   ignore.gpu_xid_ignore = {79};
-  CHECK(EvaluateXid("n", Output(log), ignore).outcome == CheckOutcome::kPass);
-  CHECK(EvaluateXid("n", Output("", 1), Thresholds{}).outcome == CheckOutcome::kPass);
-  CHECK(EvaluateXid("n", Output("Failed to get journal fields\n", 2), Thresholds{}).outcome == CheckOutcome::kFail);
+  CHECK(EvaluateXid("n", Output(log), sample, ignore).outcome == CheckOutcome::kPass);
+  CHECK(EvaluateXid("n", Output("", 1), sample, Thresholds{}).outcome == CheckOutcome::kPass);
+  CHECK(EvaluateXid("n", Output("Failed to get journal fields\n", 2), sample, Thresholds{}).outcome == CheckOutcome::kFail);
+  // No reading, no pass: a kernel log with no lines at all (journald in a
+  // container does not read the kernel's) cannot show Xids.
+  auto empty = EvaluateXid("n", Output("-- No entries --\n", 1), Output("-- No entries --\n"), Thresholds{});
+  CHECK(empty.outcome == CheckOutcome::kFail);
+  CHECK(empty.measured == "unknown");
+  CHECK(empty.detail.rfind("no reading: the kernel log since boot is empty", 0) == 0);
 }
 
 TEST_CASE("gpu.driver: GPUs on PCI without the nvidia module fail with driver not loaded; no GPUs skip") {
@@ -478,7 +494,9 @@ TEST_CASE("every parser refuses every captured output that is not its own") {
       {"sinfo-N-", [](const std::string& t) { return ParseSinfoNodes(t).ok(); }},
       {"sinfo-json--", [](const std::string& t) { return ParseSinfoJson(t).ok(); }},
       {"chronyc", [](const std::string& t) { return ParseChronyTracking(t).ok(); }},
-      {"nvidia-smi -L", [](const std::string& t) { return ParseNvidiaSmiList(t).ok(); }}};
+      {"nvidia-smi -L", [](const std::string& t) { return ParseNvidiaSmiList(t).ok(); }},
+      {"nvidia-smi-nvlink-", [](const std::string& t) { return ParseNvlinkStatus(t).ok(); }},
+      {"dcgmi-diag-", [](const std::string& t) { return ParseDcgmDiag(t).ok(); }}};
   int files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(CLUSTERCTL_SHARED_FIXTURES_DIR)) {
     std::string name = entry.path().filename().string();
@@ -494,7 +512,7 @@ TEST_CASE("every parser refuses every captured output that is not its own") {
       CHECK_FALSE(parse(text));
     }
   }
-  CHECK(files == 38);
+  CHECK(files >= 52);  // the captures of SOURCES.md are all there
 }
 
 }  // namespace clusterctl

@@ -20,6 +20,7 @@ Task<ToolOutput> ExecOnNode(AgentSession& agent, const std::vector<std::string>&
   output.out = std::move(reply->stdout_data);
   output.err = std::move(reply->stderr_data);
   output.exit_code = reply->exit_code;
+  output.signal = reply->signal;
   output.started = reply->started;
   output.timed_out = reply->timed_out;
   co_return output;

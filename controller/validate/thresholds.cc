@@ -29,6 +29,15 @@ Result<Thresholds> ReadThresholds(const nlohmann::json& vars) {
   if (auto v = number("validate_clock_offset_max_ms", 0)) t.clock_offset_max_ms = *v;
   if (auto v = number("validate_gpus_expected", 0)) t.gpus_expected = static_cast<int>(*v);
   if (auto v = number("validate_gpu_aggregate_uncorrectable_max", 0)) t.gpu_aggregate_uncorrectable_max = static_cast<long long>(*v);
+  if (auto v = number("validate_gpu_pcie_gen_min", 1)) t.gpu_pcie_gen_min = static_cast<int>(*v);
+  if (auto v = number("validate_gpu_pcie_width_min", 1)) t.gpu_pcie_width_min = static_cast<int>(*v);
+  if (auto v = number("validate_gpu_nvlinks", 0)) t.gpu_nvlinks = static_cast<int>(*v);
+  if (auto v = number("validate_gpu_nvlink_gbps", 0)) t.gpu_nvlink_gbps = *v;
+  if (vars.contains("validate_gpu_ecc_required")) {
+    const nlohmann::json& v = vars["validate_gpu_ecc_required"];
+    if (!v.is_boolean()) problems.push_back("validate_gpu_ecc_required must be true or false (got " + Described(v) + ")");
+    else t.gpu_ecc_required = v.get<bool>();
+  }
   if (auto v = number("validate_ib_rate_gbps", 1)) t.ib_rate_gbps = *v;
   if (auto v = number("validate_ib_write_bw_min_mbps", 0)) t.ib_write_bw_min_mbps = *v;
   if (auto v = number("validate_ib_write_bw_message_bytes", 1)) t.ib_write_bw_message_bytes = static_cast<long long>(*v);
@@ -73,20 +82,29 @@ Result<Thresholds> ReadThresholds(const nlohmann::json& vars) {
 double DefaultIbWriteBwFloorMbps(double rate_gbps) { return rate_gbps * 1000.0 / 8.0 * 0.88; }
 
 double DefaultNodeBusbwFloorGbps(const std::string& gpu_name) {
-  // all_reduce_perf bus bandwidth within one NVLink/NVSwitch node, at large
-  // messages, as published for each generation, less a margin:
-  // H100/H200 SXM ~450 GB/s, A100 SXM ~230 GB/s, V100 SXM2 ~130 GB/s.
+  // all_reduce_perf bus bandwidth within one node at 1 GiB, about 80% of
+  // what healthy nodes of each model measure with NCCL's ring algorithm
+  // (NVLS, where it applies, measures more). Sources per row in
+  // docs/validation.md ("Bus-bandwidth floors").
+  std::string name = AsciiLower(gpu_name);
+  // PCIe cards first: some carry a data-centre model's name ("H100 NVL",
+  // "A100-PCIE-40GB"); "H20 NVL16" is an NVLink board and is not one.
+  static const std::regex kPcieCard(R"(pcie|\bnvl\b|fhhl|\bactive\b)");
+  bool pcie = std::regex_search(name, kPcieCard);
+  if (pcie) return name.find("v100") != std::string::npos ? 6 : 8;
+  // Most specific first: "gh200" contains "h200", "gb200" contains "b200", "h200" contains "h20".
   struct Model {
-    const char* name;
+    const char* pattern;
     double floor;
   };
-  static const Model kModels[] = {{"H200", 300}, {"H100", 300}, {"H800", 300}, {"GH200", 300}, {"B200", 500},
-                                  {"A100", 180}, {"A800", 180}, {"V100", 100}};
-  bool pcie = gpu_name.find("PCIe") != std::string::npos;
+  static const Model kModels[] = {{"gb200|gb300", 520}, {"gh200", 200},     {"b300|b200|b100", 550},
+                                  {"h200", 300},        {"h20(?!\\d)", 300}, {"h800", 130},
+                                  {"h100", 300},        {"a800", 120},      {"a100|pg509", 180},
+                                  {"v100.*sxm", 90}};
   for (const Model& m : kModels) {
-    if (gpu_name.find(m.name) != std::string::npos) return pcie ? 10 : m.floor;
+    if (std::regex_search(name, std::regex(m.pattern))) return m.floor;
   }
-  return 10;  // PCIe-attached GPUs: a conservative floor
+  return 8;  // PCIe-attached GPUs (L40S, L4, A10, A40, RTX ...) and unknown models: only a broken P2P path fails
 }
 
 double DefaultClusterBusbwFloorGbps(double node_ib_gbps) { return node_ib_gbps / 8.0 * 0.75; }

@@ -115,6 +115,7 @@ Task<void> Validator::ProbeHost(const Host& host, AgentSession& agent, HostResul
   result.data = probe.facts;
   probe.modules = ModulesOf(probe.facts);
   if (probe.facts.contains("pci")) probe.pci_gpus = probe.facts["pci"].value("gpu_count", 0);
+  if (probe.facts.contains("pci")) probe.nvswitches = probe.facts["pci"].value("nvswitch_count", 0);
   if (probe.facts.contains("nvidia_driver") && probe.facts["nvidia_driver"].is_string()) {
     probe.driver_version = probe.facts["nvidia_driver"].get<std::string>();
   }
@@ -150,7 +151,8 @@ Task<void> Validator::ProbeHost(const Host& host, AgentSession& agent, HostResul
   bool driver_loaded = std::find(probe.modules.begin(), probe.modules.end(), "nvidia") != probe.modules.end();
   // Later checks need these too: jobs run only on nodes whose slurmd and GPUs passed.
   if (probe.pci_gpus > 0 && driver_loaded &&
-      in_.checks.HasAny({"gpu.count", "gpu.persistence", "gpu.ecc", "slurm.gpu_job", "nccl.node", "nccl.cluster"})) {
+      in_.checks.HasAny({"gpu.count", "gpu.persistence", "gpu.ecc", "gpu.pcie", "gpu.clocks", "gpu.nvlink",
+                         "slurm.gpu_job", "nccl.node", "nccl.cluster"})) {
     std::vector<std::string> argv = {"nvidia-smi", "-q"};
     probe.nvidia_smi = co_await ExecOnNode(agent, argv, none, Limit(60));
   }
@@ -158,6 +160,20 @@ Task<void> Validator::ProbeHost(const Host& host, AgentSession& agent, HostResul
     std::vector<std::string> argv = {"journalctl", "-q", "-k", "-b", "0", "-o", "short-precise", "--no-pager",
                                      "--grep", "NVRM: Xid"};
     probe.xid_log = co_await ExecOnNode(agent, argv, none, Limit(60));
+    std::vector<std::string> sample = {"journalctl", "-q", "-k", "-b", "0", "-n", "1", "-o", "short-precise", "--no-pager"};
+    probe.kernel_log_sample = co_await ExecOnNode(agent, sample, none, Limit(30));
+  }
+  if (probe.pci_gpus > 0 && driver_loaded && Want("gpu.nvlink")) {
+    std::vector<std::string> argv = {"nvidia-smi", "nvlink", "-s"};
+    probe.nvlink_status = co_await ExecOnNode(agent, argv, none, Limit(60));
+  }
+  if (probe.pci_gpus > 0 && driver_loaded && Want("gpu.dcgm")) {
+    std::vector<std::string> found = {"test", "-x", "/usr/bin/dcgmi"};
+    probe.has_dcgm = (co_await ExecOnNode(agent, found, none, Limit(10))).exit_code == 0;
+    if (probe.has_dcgm) {
+      std::vector<std::string> argv = {"dcgmi", "diag", "-r", "1"};
+      probe.dcgm_diag = co_await ExecOnNode(agent, argv, none, Limit(300));
+    }
   }
   bool has_ib = probe.facts.contains("ib_ports") && !probe.facts["ib_ports"].empty();
   if (has_ib && in_.checks.HasAny({"ib.ports", "ib.write_bw"})) {

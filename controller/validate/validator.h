@@ -28,6 +28,11 @@ struct NodeProbe {
   std::vector<std::string> modules;
   std::string driver_version;
   ToolOutput chrony, munge_credential, slurm_conf_digest, slurmd_active, nvidia_smi, xid_log, ib_tool;
+  ToolOutput kernel_log_sample;     // the last kernel log line since boot (is there a log to read Xids from?)
+  ToolOutput nvlink_status;         // nvidia-smi nvlink -s
+  ToolOutput dcgm_diag;             // dcgmi diag -r 1
+  bool has_dcgm = false;
+  int nvswitches = 0;               // NVIDIA NVSwitch functions on the PCI bus (facts)
   std::string ib_source;            // "ibstat", "ibv_devinfo", "sysfs"
   std::string gpu_model;            // nvidia-smi's product name of the first GPU (NCCL floors)
   bool has_ib_write_bw = false;
@@ -75,6 +80,7 @@ class Validator {
   void Jobs();
   void Pairs();
   void NodeVerdicts();
+  void GpuVerdicts(const Host& host, const NodeProbe& probe, const Thresholds& t);
 
   Task<void> ProbeHost(const Host& host, AgentSession& agent, HostResult& result);
 

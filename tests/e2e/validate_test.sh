@@ -5,7 +5,8 @@
 # node02, stopping time synchronisation on node03 and corrupting munge.key on
 # node04 each fail exactly that node with that cause (and deploy --verify
 # repairs each); a node with simulated GPUs and no driver fails gpu.driver
-# with "driver not loaded"; thresholds come from the inventory; results are
+# with "driver not loaded" and gpu.xid for want of a kernel log, and no GPU
+# check passes; thresholds come from the inventory; results are
 # in history and status; bad input exits 2.
 source "$(dirname "$0")/lib.sh"
 require_root_or_skip
@@ -128,7 +129,11 @@ inventory=$(tb up 5 --gpus 2 2>/dev/null)
 check "deploy adds node05 (2 simulated GPUs)" test $? -eq 0
 validate_json gpus "$inventory"
 check "simulated GPUs without a driver: exit 1 (got $rc)" test $rc -eq 1
-check "only gpu.driver on node05 fails ($(results gpus fail | paste -sd,))" test "$(results gpus fail)" = "gpu.driver node05"
+check "only gpu.driver and gpu.xid on node05 fail ($(results gpus fail | paste -sd,))" \
+  test "$(results gpus fail | paste -sd,)" = "gpu.driver node05,gpu.xid node05"
+check "gpu.xid fails for want of a reading (no kernel log in the container), never passes" \
+  grep -q "^no reading: the kernel log since boot is empty" <<<"$(detail gpus gpu.xid node05)"
+check "no GPU check passes on simulated GPUs" test -z "$(results gpus pass | grep '^gpu\.')"
 check "it says driver not loaded" grep -q "^driver not loaded: 2 NVIDIA GPUs on the PCI bus" <<<"$(detail gpus gpu.driver node05)"
 check "the GPU checks that need the driver are skipped naming gpu.driver" \
   grep -q "gpu.driver failed" <<<"$(detail gpus gpu.ecc node05)"

@@ -1,0 +1,383 @@
+// The GPU checks' verdicts (see checks.h): driver, count, persistence, ECC,
+// Xid, PCIe link, clock slowdowns, NVLink and fabric, DCGM diagnostics.
+#include <algorithm>
+#include <cctype>
+#include <map>
+
+#include "common/strings.h"
+#include "controller/validate/checks.h"
+#include "controller/validate/dcgm_diag.h"
+#include "controller/validate/system_tools.h"
+
+namespace clusterctl {
+namespace {
+
+constexpr CheckScope kNode = CheckScope::kNode;
+
+// One GPU's ECC verdict: errors found, and readings that could not be made
+// (which keep the GPU from passing: no reading, no pass).
+struct EccFindings {
+  std::vector<std::string> errors;
+  std::vector<std::string> unknown;
+  bool judged = true;  // false: ECC off or absent and the inventory does not require it
+};
+
+EccFindings JudgeEcc(const GpuStatus& g, const Thresholds& t) {
+  EccFindings f;
+  std::string mode = g.ecc_mode.empty() ? "not printed" : g.ecc_mode;
+  if (!g.ecc_enabled.value_or(false)) {
+    if (!t.gpu_ecc_required) f.judged = false;
+    else if (g.ecc_enabled.has_value()) f.errors.push_back("ECC is disabled (ECC Mode: " + mode + ")");
+    else f.unknown.push_back("ECC mode unknown (ECC Mode: " + mode + ")");
+    return f;
+  }
+  for (const std::string& u : g.ecc_unreadable) f.unknown.push_back(u);
+  if (!g.volatile_uncorrectable && g.ecc_unreadable.empty()) f.unknown.push_back("volatile uncorrectable count not reported");
+  if (g.volatile_uncorrectable.value_or(0) > 0) {
+    f.errors.push_back(std::to_string(*g.volatile_uncorrectable) + " volatile uncorrectable ECC errors");
+  }
+  if (g.aggregate_uncorrectable.value_or(0) > t.gpu_aggregate_uncorrectable_max) {
+    f.errors.push_back(std::to_string(*g.aggregate_uncorrectable) + " aggregate uncorrectable ECC errors");
+  }
+  if (g.retirement_pending.value_or(false)) f.errors.push_back("a retired page is pending (reset the GPU)");
+  if (g.remap_pending.value_or(false)) f.errors.push_back("a row remap is pending (reset the GPU)");
+  if (g.remap_failure.value_or(false)) f.errors.push_back("row remapping failed (no spare rows left)");
+  for (const std::string& p : g.problems) f.errors.push_back(p);
+  return f;
+}
+
+CheckResult EvaluateGpuEcc(const std::string& host, const std::vector<GpuStatus>& gpus, const Thresholds& t) {
+  std::vector<std::string> problems, evidence;
+  std::string threshold = std::string(t.gpu_ecc_required ? "ECC on, " : "") + "volatile uncorrectable == 0, aggregate <= " +
+                          std::to_string(t.gpu_aggregate_uncorrectable_max) + ", no pending retirement/remap";
+  int judged = 0, with_errors = 0;
+  for (const GpuStatus& g : gpus) {
+    EccFindings f = JudgeEcc(g, t);
+    if (!f.judged) continue;
+    ++judged;
+    if (f.errors.empty() && f.unknown.empty()) continue;
+    if (!f.errors.empty()) ++with_errors;
+    std::vector<std::string> why = f.errors;
+    if (!f.unknown.empty()) why.push_back("unknown: " + Join(f.unknown, ", "));
+    problems.push_back("GPU " + g.bus_id + ": " + Join(why, ", "));
+    for (const std::string& line : g.lines) evidence.push_back("GPU " + g.bus_id + ": " + std::string(Trim(line)));
+    for (const std::string& line : f.unknown) evidence.push_back("GPU " + g.bus_id + ": " + line);
+  }
+  if (!problems.empty()) {
+    std::string measured = with_errors > 0 ? Plural(with_errors, "GPU") + " with errors" : "unknown";
+    return Fail("gpu.ecc", kNode, host, Join(problems, "; "), evidence, measured, threshold);
+  }
+  if (judged == 0) {
+    return Skip("gpu.ecc", kNode, host, "ECC is off or absent on every GPU of " + host +
+                                            " and validate_gpu_ecc_required is false");
+  }
+  long long retired = 0;
+  for (const GpuStatus& g : gpus) retired += g.retired_pages.value_or(0);
+  std::string detail = "ECC on " + std::to_string(judged) + "/" + std::to_string(gpus.size()) + " GPUs";
+  if (retired > 0) detail += "; " + Plural(retired, "retired page") + " (already retired, not pending)";
+  return Pass("gpu.ecc", kNode, host, "0 uncorrectable", threshold, detail);
+}
+
+}  // namespace
+
+CheckResult EvaluateGpuDriver(const std::string& host, int pci_gpus, const std::vector<std::string>& modules,
+                              const std::string& driver_version) {
+  const std::string check = "gpu.driver";
+  if (pci_gpus == 0) return Skip(check, kNode, host, "no NVIDIA GPUs on the PCI bus of " + host);
+  bool loaded = std::find(modules.begin(), modules.end(), "nvidia") != modules.end();
+  std::string found = Plural(pci_gpus, "NVIDIA GPU") + " on the PCI bus";
+  if (!loaded || driver_version.empty()) {
+    return Fail(check, kNode, host, "driver not loaded: " + found + ", but " +
+                (loaded ? "no /proc/driver/nvidia/version" : "the nvidia kernel module is not loaded"),
+                {loaded ? "/proc/driver/nvidia/version: missing" : "/proc/modules: no line for nvidia"}, "not loaded", "loaded");
+  }
+  return Pass(check, kNode, host, driver_version, "loaded", found);
+}
+
+std::vector<CheckResult> EvaluateGpuHealth(const std::string& host, const Result<NvidiaSmiReport>& report,
+                                           const std::string& raw_output, int expected_gpus, const Thresholds& t) {
+  std::vector<CheckResult> results;
+  if (!report.ok()) {
+    for (const char* check : {"gpu.count", "gpu.persistence", "gpu.ecc"}) {
+      results.push_back(Fail(check, kNode, host, "nvidia-smi: " + report.status().message(), TailLines(raw_output)));
+    }
+    return results;
+  }
+  const std::vector<GpuStatus>& gpus = report->gpus;
+  int count = report->GpuCount();
+  std::string expected = "== " + std::to_string(expected_gpus) + (t.gpus_expected ? " (inventory)" : " (PCI)");
+  if (count != expected_gpus) {
+    std::vector<std::string> evidence;
+    for (const GpuStatus& g : gpus) evidence.push_back("GPU " + g.bus_id + ": " + g.name);
+    results.push_back(Fail("gpu.count", kNode, host,
+                           "nvidia-smi sees " + Plural(count, "GPU") + ", expected " + std::to_string(expected_gpus),
+                           evidence, std::to_string(count), expected));
+  } else {
+    results.push_back(Pass("gpu.count", kNode, host, std::to_string(count), expected,
+                           count > 0 ? gpus.front().name : ""));
+  }
+
+  int described = static_cast<int>(gpus.size());
+  std::vector<std::string> off;
+  std::vector<std::string> off_lines;
+  for (const GpuStatus& g : gpus) {
+    if (g.persistence.value_or(false)) continue;
+    off.push_back(g.bus_id);
+    off_lines.push_back("GPU " + g.bus_id + ": Persistence Mode " +
+                        (g.persistence ? "Disabled" : "not reported"));
+  }
+  if (!off.empty()) {
+    results.push_back(Fail("gpu.persistence", kNode, host, "persistence mode off on " + Plural(static_cast<long long>(off.size()), "GPU"),
+                           off_lines, std::to_string(described - static_cast<int>(off.size())) + "/" + std::to_string(described) + " on",
+                           "all on"));
+  } else {
+    results.push_back(Pass("gpu.persistence", kNode, host, std::to_string(described) + "/" + std::to_string(described) + " on", "all on"));
+  }
+
+  results.push_back(EvaluateGpuEcc(host, gpus, t));
+  return results;
+}
+
+CheckResult EvaluateXid(const std::string& host, const ToolOutput& log, const ToolOutput& sample, const Thresholds& t) {
+  const std::string check = "gpu.xid";
+  // journalctl --grep exits 1 when nothing matched.
+  bool nothing = log.exit_code == 1 && log.signal == 0 && (Trim(log.out).empty() || Trim(log.out) == "-- No entries --");
+  if (!log.started || log.timed_out || (log.exit_code != 0 && !nothing)) return ToolFailed(check, kNode, host, "journalctl -k", log);
+  std::vector<std::string> lines;
+  for (const XidEvent& e : ParseXidLines(log.out)) {
+    if (!t.gpu_xid_ignore.count(e.xid)) lines.push_back(e.line);
+  }
+  if (!lines.empty()) {
+    return Fail(check, kNode, host, Plural(static_cast<long long>(lines.size()), "Xid error") + " in the kernel log since boot",
+                TailLines(Join(lines, "\n")), std::to_string(lines.size()), "0");
+  }
+  // No Xid line is a reading only if the kernel log since boot has lines at all.
+  std::string last(Trim(sample.out));
+  if (!sample.Succeeded() || last.empty() || last == "-- No entries --") {
+    return Fail(check, kNode, host,
+                "no reading: the kernel log since boot is empty or unreadable on " + host +
+                    " (journald does not record kernel messages there), so Xid errors cannot be ruled out",
+                {"journalctl -k -b 0 -n 1: " + (last.empty() ? ExitDescription(sample) + ", no lines" : Printable(last, 160))},
+                "unknown", "0");
+  }
+  return Pass(check, kNode, host, "0", "0", "no Xid errors since boot");
+}
+
+namespace {
+
+// "P8" -> 8; -1 when absent or unreadable.
+int PerformanceLevel(const std::string& state) {
+  if (state.size() < 2 || state[0] != 'P' || !std::isdigit(static_cast<unsigned char>(state[1]))) return -1;
+  return std::atoi(state.c_str() + 1);
+}
+
+// The GPUs' problems in one result: a fail listing each GPU, or nothing.
+struct GpuFindings {
+  std::vector<std::string> problems, evidence;
+  int unknown_only = 0;  // GPUs that failed only for want of a reading
+  void Add(const GpuStatus& g, const std::vector<std::string>& errors, const std::vector<std::string>& unknown,
+           const std::vector<std::string>& lines) {
+    if (errors.empty() && unknown.empty()) return;
+    std::vector<std::string> why = errors;
+    if (!unknown.empty()) why.push_back("unknown: " + Join(unknown, ", "));
+    if (errors.empty()) ++unknown_only;
+    problems.push_back("GPU " + g.bus_id + ": " + Join(why, ", "));
+    for (const std::string& line : lines) evidence.push_back("GPU " + g.bus_id + ": " + line);
+  }
+  std::string Measured() const {
+    return unknown_only == static_cast<int>(problems.size()) ? "unknown"
+                                                            : Plural(static_cast<long long>(problems.size()), "GPU") + " failing";
+  }
+};
+
+}  // namespace
+
+CheckResult EvaluateGpuPcie(const std::string& host, const NvidiaSmiReport& report, const Thresholds& t) {
+  const std::string check = "gpu.pcie";
+  GpuFindings findings;
+  std::vector<std::string> idle;
+  std::string link;  // the first GPU's, for the pass
+  for (const GpuStatus& g : report.gpus) {
+    std::vector<std::string> errors, unknown;
+    if (!g.pcie_width_max || !g.pcie_width_current) unknown.push_back("PCIe link width not readable");
+    if (!g.pcie_gen_max || !g.pcie_gen_current) unknown.push_back("PCIe generation not readable");
+    if (g.pcie_width_max && g.pcie_width_current) {
+      int want = t.gpu_pcie_width_min.value_or(*g.pcie_width_max);
+      if (*g.pcie_width_current < want) {
+        errors.push_back("link width x" + std::to_string(*g.pcie_width_current) + " of x" + std::to_string(want));
+      }
+    }
+    if (g.pcie_gen_max && g.pcie_gen_current) {
+      int want = t.gpu_pcie_gen_min.value_or(*g.pcie_gen_max);
+      if (*g.pcie_gen_current < want) {
+        if (PerformanceLevel(g.performance_state) >= 8) {
+          idle.push_back(g.bus_id + " Gen" + std::to_string(*g.pcie_gen_current) + " in " + g.performance_state);
+        } else {
+          errors.push_back("PCIe Gen" + std::to_string(*g.pcie_gen_current) + " of Gen" + std::to_string(want) +
+                           (g.performance_state.empty() ? "" : " in " + g.performance_state));
+        }
+      }
+      if (link.empty() && g.pcie_width_current) {
+        link = "x" + std::to_string(*g.pcie_width_current) + " Gen" + std::to_string(*g.pcie_gen_current);
+      }
+    }
+    std::vector<std::string> lines = g.pcie_lines;
+    if (!g.performance_state.empty()) lines.push_back("Performance State: " + g.performance_state);
+    findings.Add(g, errors, unknown, lines);
+  }
+  std::string threshold = "width " + (t.gpu_pcie_width_min ? "x" + std::to_string(*t.gpu_pcie_width_min) : std::string("max")) +
+                          ", generation " + (t.gpu_pcie_gen_min ? "Gen" + std::to_string(*t.gpu_pcie_gen_min) : std::string("max"));
+  if (report.gpus.empty()) return Fail(check, kNode, host, "no reading: nvidia-smi -q describes no GPU", {}, "unknown", threshold);
+  if (!findings.problems.empty()) {
+    return Fail(check, kNode, host, Join(findings.problems, "; "), findings.evidence, findings.Measured(), threshold);
+  }
+  std::string detail = std::to_string(report.gpus.size()) + " GPUs at full width";
+  if (!idle.empty()) {
+    detail += "; generation not judged on " + Plural(static_cast<long long>(idle.size()), "idle GPU") +
+              " (an idle GPU lowers its link speed): " + Join(idle, ", ");
+  }
+  return Pass(check, kNode, host, link, threshold, detail);
+}
+
+CheckResult EvaluateGpuClocks(const std::string& host, const NvidiaSmiReport& report) {
+  const std::string check = "gpu.clocks";
+  // Reasons that mean the hardware or its cooling slows the GPU; the others
+  // (idle, application clocks, power cap under load, sync boost) are normal.
+  static const std::vector<std::string> kJudged = {"hw slowdown", "hw thermal slowdown", "hw power brake slowdown",
+                                                   "sw thermal slowdown"};
+  GpuFindings findings;
+  for (const GpuStatus& g : report.gpus) {
+    std::vector<std::string> errors, unknown, lines;
+    bool hw_read = false;
+    for (const GpuStatus::ClockReason& r : g.clock_reasons) {
+      if (std::find(kJudged.begin(), kJudged.end(), r.name) == kJudged.end()) continue;
+      if (r.name == "hw slowdown" && r.active) hw_read = true;
+      if (r.active.value_or(false)) {
+        errors.push_back(r.line);
+        lines.push_back(r.line);
+      } else if (!r.active) {
+        lines.push_back(r.line);
+      }
+    }
+    if (!g.has_clock_reasons) unknown.push_back("no Clocks Event Reasons section");
+    else if (!hw_read) unknown.push_back("HW Slowdown not readable");
+    findings.Add(g, errors, unknown, lines);
+  }
+  std::string threshold = "no HW slowdown, HW thermal, HW power brake or SW thermal slowdown active";
+  if (report.gpus.empty()) return Fail(check, kNode, host, "no reading: nvidia-smi -q describes no GPU", {}, "unknown", threshold);
+  if (!findings.problems.empty()) {
+    return Fail(check, kNode, host, Join(findings.problems, "; "), findings.evidence, findings.Measured(), threshold);
+  }
+  return Pass(check, kNode, host, "no slowdown", threshold, Plural(static_cast<long long>(report.gpus.size()), "GPU") + " read");
+}
+
+CheckResult EvaluateGpuNvlink(const std::string& host, const ToolOutput& output, const NvidiaSmiReport& report,
+                              int nvswitches, const Thresholds& t) {
+  const std::string check = "gpu.nvlink";
+  if (!output.Succeeded()) return ToolFailed(check, kNode, host, "nvidia-smi nvlink -s", output);
+  auto gpus = ParseNvlinkStatus(output.out);
+  if (!gpus.ok()) return Fail(check, kNode, host, gpus.status().message(), CauseEvidence(output.Both()), "unknown");
+  // nvidia-smi lists every link the GPU has; how many are wired depends on
+  // the board (an H100 PCIe pair with three bridges uses 12 of its 18, the
+  // other 6 read <inactive>). So the expected count is the most links any
+  // GPU of the node has up, unless the inventory says (validate_gpu_nvlinks).
+  auto active = [](const NvlinkLink& l) { return !l.inactive && l.gbps.has_value(); };
+  size_t most = 0, listed = 0;
+  double fastest = 0;
+  for (const NvlinkGpu& g : *gpus) {
+    most = std::max(most, static_cast<size_t>(std::count_if(g.links.begin(), g.links.end(), active)));
+    listed = std::max(listed, g.links.size());
+    for (const NvlinkLink& l : g.links) fastest = std::max(fastest, l.gbps.value_or(0));
+  }
+  if (most == 0 && nvswitches == 0 && !t.gpu_nvlinks) {
+    return Skip(check, kNode, host, "no active NVLink on the GPUs of " + host +
+                                        (listed > 0 ? " (" + std::to_string(listed) + " links listed, all inactive; set "
+                                                      "validate_gpu_nvlinks if they should be up)" : ""));
+  }
+  size_t want_links = t.gpu_nvlinks ? static_cast<size_t>(*t.gpu_nvlinks) : most;
+  double want_gbps = t.gpu_nvlink_gbps.value_or(fastest);
+  std::string threshold = std::to_string(want_links) + " links per GPU up at " + FormatNumber(want_gbps) + " GB/s" +
+                          (nvswitches > 0 ? ", fabric Completed/Success" : "");
+  std::vector<std::string> problems, evidence;
+  size_t up = 0;
+  for (const NvlinkGpu& g : *gpus) {
+    std::vector<std::string> inactive, slow;
+    size_t good = 0;
+    for (const NvlinkLink& l : g.links) {
+      if (!active(l)) inactive.push_back(std::to_string(l.link));
+      else if (*l.gbps + 0.01 < want_gbps) slow.push_back(std::to_string(l.link) + " (" + FormatNumber(*l.gbps) + " GB/s)");
+      else ++good;
+    }
+    up += good;
+    std::vector<std::string> why;
+    if (good + slow.size() < want_links) {
+      why.push_back(std::to_string(good + slow.size()) + " of " + std::to_string(want_links) + " links up" +
+                    (inactive.empty() ? "" : " (inactive: " + Join(inactive, ", ") + ")"));
+    }
+    if (!slow.empty()) why.push_back("link " + Join(slow, ", ") + " below " + FormatNumber(want_gbps) + " GB/s");
+    if (why.empty()) continue;
+    problems.push_back("GPU " + std::to_string(g.index) + ": " + Join(why, ", "));
+    evidence.push_back(g.line);
+    for (const NvlinkLink& l : g.links) {
+      if ((!active(l) || *l.gbps + 0.01 < want_gbps) && evidence.size() < 16) evidence.push_back(l.line);
+    }
+  }
+  // The fabric manager's state, where the driver reports it (Hopper and later on NVSwitch systems).
+  std::vector<std::string> fabric_unreported;
+  for (const GpuStatus& g : report.gpus) {
+    bool reported = !g.fabric_state.empty() && g.fabric_state != "N/A";
+    if (!reported) {
+      if (nvswitches > 0) fabric_unreported.push_back(g.bus_id);
+      continue;
+    }
+    bool unhealthy = !g.fabric_health.empty() && g.fabric_health != "Healthy" && g.fabric_health != "N/A";
+    if (g.fabric_state != "Completed" || g.fabric_status != "Success" || unhealthy) {
+      problems.push_back("GPU " + g.bus_id + ": fabric State " + g.fabric_state + ", Status " +
+                         (g.fabric_status.empty() ? "not printed" : g.fabric_status) +
+                         (unhealthy ? ", Health " + g.fabric_health : "") +
+                         (g.fabric_state != "Completed" ? " (is nvidia-fabricmanager running?)" : ""));
+      for (const std::string& line : g.fabric_lines) evidence.push_back("GPU " + g.bus_id + ": " + line);
+    }
+  }
+  if (most == 0) problems.push_back(Plural(nvswitches, "NVSwitch") + " on the PCI bus, but no GPU reports an NVLink link");
+  std::string measured = std::to_string(up) + "/" + std::to_string(want_links * gpus->size()) + " links up";
+  if (!problems.empty()) return Fail(check, kNode, host, Join(problems, "; "), evidence, measured, threshold);
+  std::string detail = Plural(static_cast<long long>(gpus->size()), "GPU") + " x " + std::to_string(want_links) + " links";
+  if (listed > want_links) detail += " (" + std::to_string(listed - want_links) + " more listed per GPU, inactive: not wired)";
+  if (!fabric_unreported.empty()) detail += "; the driver does not report the fabric state (judged by the links)";
+  return Pass(check, kNode, host, measured, threshold, detail);
+}
+
+CheckResult EvaluateDcgmDiag(const std::string& host, const ToolOutput& diag) {
+  const std::string check = "gpu.dcgm";
+  std::string threshold = "every test Pass or Skip, exit 0";
+  if (!diag.started || diag.timed_out) return ToolFailed(check, kNode, host, "dcgmi diag -r 1", diag);
+  auto tests = ParseDcgmDiag(diag.out);
+  if (!tests.ok()) {
+    CheckResult failed = ToolFailed(check, kNode, host, "dcgmi diag -r 1", diag);
+    failed.detail = "dcgmi diag -r 1: " + tests.status().message() + " (" + ExitDescription(diag) + ")";
+    failed.measured = "unknown";
+    failed.threshold = threshold;
+    return failed;
+  }
+  std::vector<std::string> failing, evidence;
+  int passed = 0;
+  for (const DcgmTest& test : *tests) {
+    if (test.result == "Pass") ++passed;
+    if (test.result == "Pass" || test.result == "Skip") continue;
+    failing.push_back(test.name + ": " + test.result);
+    for (const std::string& line : test.lines) {
+      if (evidence.size() < 12) evidence.push_back(line);
+    }
+  }
+  if (!diag.Succeeded()) {
+    failing.push_back("dcgmi " + ExitDescription(diag));
+    evidence.push_back("dcgmi diag -r 1: " + ExitDescription(diag));
+  }
+  if (passed == 0 && failing.empty()) failing.push_back("no test passed (every test skipped)");
+  std::string measured = std::to_string(passed) + "/" + std::to_string(tests->size()) + " pass";
+  if (!failing.empty()) return Fail(check, kNode, host, Join(failing, "; "), evidence, measured, threshold);
+  return Pass(check, kNode, host, measured, threshold);
+}
+
+}  // namespace clusterctl
