@@ -81,7 +81,8 @@ for name, data in files("tests", "fixtures", "captured"):
 
 VALIDATE = [("nvidia-smi-q-x", 1), ("nvidia-smi-query-gpu", 2), ("nvidia-smi-q-", 0), ("nvidia-smi--", 3),
             ("ibstat", 5), ("ibv_devinfo", 6), ("ib_write_bw", 7), ("all_reduce_perf", 8), ("all_gather_perf", 8),
-            ("scontrol-show-node", 9), ("sinfo-N-o", 10), ("sinfo-N-O", 10), ("sinfo-json", 11)]
+            ("scontrol-show-node", 9), ("sinfo-N-o", 10), ("sinfo-N-O", 10), ("sinfo-json", 11),
+            ("nvidia-smi-nvlink", 16), ("dcgmi-diag", 17)]
 for name, data in files("tests", "fixtures", "captured"):
     for prefix, selector in VALIDATE:
         if name.startswith(prefix):
@@ -91,6 +92,9 @@ write("validate_parsers", bytes([12]) + b"Slurmctld(primary) at node01 is UP\n")
 write("validate_parsers", bytes([13]) + b"Reference ID    : C0A80001 (node01)\nStratum         : 3\nSystem time     : 0.000012 seconds fast of NTP time\nLeap status     : Normal\n")
 write("validate_parsers", bytes([14]) + b"[ 12.3] NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, GPU has fallen off the bus.\n")
 write("validate_parsers", bytes([15]) + b"gpu:a100:8(S:0-1)")
+for name, data in files("tests", "fixtures", "captured"):
+    if name.startswith("all_reduce_perf") and b"failure" in data:
+        write("validate_parsers", bytes([18]) + data)  # the evidence picker on real failures
 for body in [b'{}', b'{"limit":"node[01-04],!node03","roles":["chrony","slurm-node"],"verify":true}',
              b'{"batch":"25%","max_fail_percent":10}', b'{"checks":"gpu,slurm.node","deadline_s":600}',
              b'{"grace_s":30}', b'[[[[[[[[[[1]]]]]]]]]]', b'{"limit":5}', b'{"x":"\\u0000"}']:

@@ -147,5 +147,5 @@ run=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["run"])' "
 check "history --run shows that validation's failure and evidence" grep -q "gpu.driver on node05: driver not loaded" "$WORK/run.txt"
 "$CLUSTERCTL" status "$inventory" >"$WORK/status.txt" 2>&1
 check "status shows each node's last validation" \
-  test "$(grep -cE '^node0[1-4] .* pass \(run' "$WORK/status.txt")-$(grep -cE '^node05 .* fail: gpu.driver \(run' "$WORK/status.txt")" = "4-1"
+  test "$(grep -cE '^node0[1-4] .* pass \(run' "$WORK/status.txt")-$(grep -cE '^node05 .* fail: gpu.driver, gpu.xid \(run' "$WORK/status.txt")" = "4-1"
 finish
