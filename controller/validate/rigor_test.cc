@@ -439,4 +439,28 @@ TEST_CASE("gpu.dcgm: dcgmi diag passes only when every test passes or skips; fai
   CHECK(Has(no_engine.detail, "unable to establish a connection"));
 }
 
+// ---- the other new captures parse to what they show ----
+
+TEST_CASE("B200 all_gather tables over 2 nodes: ranks, zero-size rows kept out of the latency band") {
+  auto a4 = ParseNcclTests(Fixture("all_gather_perf--16xB200-2nodes-GKE-A4--1.txt"));
+  REQUIRE(a4.ok());
+  CHECK(a4->ranks == 16);
+  CHECK(a4->out_of_bounds_ok);
+  CHECK(a4->average_busbw == doctest::Approx(59.3638));
+  auto pair = ParseNcclTests(Fixture("all_gather_perf--2xB200-2nodes-1GPUeach--zero-size-rows--1.txt"));
+  REQUIRE(pair.ok());
+  CHECK(pair->ranks == 2);
+  CHECK(pair->rows.front().bytes == 0);
+  auto band = SmallMessageBand(*pair);
+  REQUIRE(band.has_value());
+  CHECK(band->smallest >= kSmallMessageMin);  // a 0-byte row measures no transfer
+}
+
+TEST_CASE("dcgmi diag in the old layout (Blacklist, no Metadata) with several failures names each") {
+  CheckResult r = EvaluateDcgmDiag("n", Output(Fixture("dcgmi-diag-r1--deepops-doc--fail-deployment--1.txt")));
+  CHECK(r.outcome == CheckOutcome::kFail);
+  CHECK(Has(r.detail, "Persistence Mode: Fail; Environment Variables: Fail; Page Retirement: Fail"));
+  CHECK(Has(r.measured, "4/9 pass"));
+}
+
 }  // namespace clusterctl
