@@ -15,6 +15,7 @@
 #include <map>
 
 #include "agent/exec/run_command.h"
+#include "agent/facts/kernels.h"
 #include "agent/facts/pci.h"
 #include "agent/facts/text_parsers.h"
 #include "common/strings.h"
@@ -147,6 +148,7 @@ nlohmann::json GatherFacts(const GatherOptions& options) {
     facts["packages"] = nlohmann::json::object();
   }
   facts["systemd"] = std::filesystem::is_directory(root + "/run/systemd/system", ec);
+  facts["kernels"] = ReadKernels(root);
 
   if (options.live_system) {
     utsname u{};

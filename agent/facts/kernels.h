@@ -1,0 +1,25 @@
+// The kernels a node can boot and what was built for them: the installed
+// kernel images, the headers present for each, and the DKMS builds per
+// module, version and kernel. A driver that has no DKMS build for the
+// kernel the node boots next is a dead GPU after the next reboot; roles and
+// plan read this to refuse that before it happens.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace clusterctl::facts {
+
+// {"installed": [release...] (/boot/vmlinuz-*), "headers": [release...]
+//  (/lib/modules/R/build present), "newest": the highest installed release
+//  (what GRUB boots by default on Debian/Ubuntu), "dkms": [{module, version,
+//  kernel, arch, built}] (/var/lib/dkms/M/V/R/A; built: a module file under
+//  its module/ directory)}. Releases sorted by version, oldest first.
+nlohmann::json ReadKernels(const std::string& root);
+
+// Orders kernel releases the way dpkg orders versions for digits and
+// letters ("6.1.0-9-amd64" < "6.1.0-26-amd64"): true when a < b.
+bool KernelReleaseLess(const std::string& a, const std::string& b);
+
+}  // namespace clusterctl::facts
