@@ -19,16 +19,19 @@ std::string Plural(long long n, const char* word) {
 }
 
 // A tool that did not run or failed: why, in one line (with the line of its
-// output that says why, when one does), and the lines that show it.
+// output that says why, when one does and `problem` does not quote it
+// already), and the lines that show it.
 CheckResult ToolFailed(const std::string& check, CheckScope scope, const std::string& subject, const char* tool,
-                       const ToolOutput& output) {
-  if (!output.started) return Fail(check, scope, subject, std::string(tool) + " is not installed", {});
+                       const ToolOutput& output, const std::string& problem, const std::string& threshold) {
+  if (!output.started) return Fail(check, scope, subject, std::string(tool) + " is not installed", {}, "", threshold);
   std::string cause = FirstCause(output.Both());
   std::vector<std::string> evidence = CauseEvidence(output.Both());
   evidence.push_back(std::string(tool) + ": " + ExitDescription(output));
-  std::string what = output.timed_out ? " did not finish in time" : " failed (" + ExitDescription(output) + ")";
-  return Fail(check, scope, subject, std::string(tool) + what + (cause.empty() ? "" : ": " + Printable(cause, 160)),
-              evidence);
+  std::string detail = !problem.empty()   ? std::string(tool) + ": " + problem + " (" + ExitDescription(output) + ")"
+                       : output.timed_out ? std::string(tool) + " did not finish in time"
+                                          : std::string(tool) + " failed (" + ExitDescription(output) + ")";
+  if (!cause.empty() && problem.find(Trim(cause)) == std::string::npos) detail += ": " + Printable(cause, 160);
+  return Fail(check, scope, subject, detail, evidence, "", threshold);
 }
 
 const std::vector<CheckInfo>& CheckCatalogue() {
@@ -178,12 +181,12 @@ CheckResult EvaluateIbWriteBw(const std::string& pair, const ToolOutput& client,
   std::string threshold = ">= " + FormatNumber(floor) + " MB/s at " + std::to_string(t.ib_write_bw_message_bytes) + " B";
   if (!client.started || client.timed_out) return ToolFailed(check, CheckScope::kPair, pair, "ib_write_bw", client);
   auto rows = ParseIbWriteBw(client.out);
-  if (!rows.ok() || !client.Succeeded()) {
-    CheckResult failed = ToolFailed(check, CheckScope::kPair, pair, "ib_write_bw", client);
-    if (!rows.ok()) failed.detail = "ib_write_bw: " + rows.status().message() + " (" + ExitDescription(client) + ")";
-    else failed.detail = "ib_write_bw " + ExitDescription(client) + " after printing its results";
-    if (std::string cause = FirstCause(client.Both()); !cause.empty()) failed.detail += ": " + Printable(cause, 160);
-    failed.threshold = threshold;
+  if (!rows.ok()) return ToolFailed(check, CheckScope::kPair, pair, "ib_write_bw", client, rows.status().message(), threshold);
+  if (!client.Succeeded()) {
+    CheckResult failed = ToolFailed(check, CheckScope::kPair, pair, "ib_write_bw", client, "", threshold);
+    std::string cause = FirstCause(client.Both());
+    failed.detail = "ib_write_bw " + ExitDescription(client) + " after printing its results" +
+                    (cause.empty() ? "" : ": " + Printable(cause, 160));
     return failed;
   }
   const IbBandwidthRow* row = nullptr;
@@ -209,15 +212,8 @@ CheckResult EvaluateNccl(const std::string& check, CheckScope scope, const std::
                                       : "") + ", exit 0";
   if (!output.started || output.timed_out) return ToolFailed(check, scope, subject, "all_reduce_perf", output);
   auto result = ParseNcclTests(output.out);
-  if (!result.ok()) {
-    // Failed before a complete table: say why from the lines that do.
-    CheckResult failed = ToolFailed(check, scope, subject, "all_reduce_perf", output);
-    std::string cause = FirstCause(output.Both());
-    failed.detail = "all_reduce_perf: " + result.status().message() + " (" + ExitDescription(output) + ")" +
-                    (cause.empty() ? "" : ": " + Printable(cause, 160));
-    failed.threshold = threshold;
-    return failed;
-  }
+  // Failed before a complete table: say why from the lines that do.
+  if (!result.ok()) return ToolFailed(check, scope, subject, "all_reduce_perf", output, result.status().message(), threshold);
   std::vector<std::string> why;
   std::vector<std::string> evidence;
   if (!output.Succeeded()) {

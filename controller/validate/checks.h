@@ -32,10 +32,11 @@ std::vector<std::string> CheckPrefixes();
 // "1 GPU", "2 GPUs".
 std::string Plural(long long n, const char* word);
 
-// A tool that did not run, timed out or failed: why in one line (with the
-// output line that says why, when there is one), and the lines that show it.
+// A tool that did not run, timed out or failed, or whose output could not be
+// used (`problem`, e.g. the parser's error): why in one line, with the
+// output line that says why when there is one, and the lines that show it.
 CheckResult ToolFailed(const std::string& check, CheckScope scope, const std::string& subject, const char* tool,
-                       const ToolOutput& output);
+                       const ToolOutput& output, const std::string& problem = "", const std::string& threshold = "");
 
 CheckResult EvaluateClock(const std::string& host, const ToolOutput& chronyc_tracking, const Thresholds& t);
 

@@ -14,6 +14,25 @@ namespace {
 
 constexpr CheckScope kNode = CheckScope::kNode;
 
+// The GPUs' problems in one result: a fail listing each GPU, or nothing.
+struct GpuFindings {
+  std::vector<std::string> problems, evidence;
+  int unknown_only = 0;  // GPUs that failed only for want of a reading
+  void Add(const GpuStatus& g, const std::vector<std::string>& errors, const std::vector<std::string>& unknown,
+           const std::vector<std::string>& lines) {
+    if (errors.empty() && unknown.empty()) return;
+    std::vector<std::string> why = errors;
+    if (!unknown.empty()) why.push_back("unknown: " + Join(unknown, ", "));
+    if (errors.empty()) ++unknown_only;
+    problems.push_back("GPU " + g.bus_id + ": " + Join(why, ", "));
+    for (const std::string& line : lines) evidence.push_back("GPU " + g.bus_id + ": " + line);
+  }
+  std::string Measured() const {
+    return unknown_only == static_cast<int>(problems.size()) ? "unknown"
+                                                            : Plural(static_cast<long long>(problems.size()), "GPU") + " failing";
+  }
+};
+
 // One GPU's ECC verdict: errors found, and readings that could not be made
 // (which keep the GPU from passing: no reading, no pass).
 struct EccFindings {
@@ -47,25 +66,23 @@ EccFindings JudgeEcc(const GpuStatus& g, const Thresholds& t) {
 }
 
 CheckResult EvaluateGpuEcc(const std::string& host, const std::vector<GpuStatus>& gpus, const Thresholds& t) {
-  std::vector<std::string> problems, evidence;
   std::string threshold = std::string(t.gpu_ecc_required ? "ECC on, " : "") + "volatile uncorrectable == 0, aggregate <= " +
                           std::to_string(t.gpu_aggregate_uncorrectable_max) + ", no pending retirement/remap";
-  int judged = 0, with_errors = 0;
+  GpuFindings findings;
+  int judged = 0;
   for (const GpuStatus& g : gpus) {
     EccFindings f = JudgeEcc(g, t);
     if (!f.judged) continue;
     ++judged;
-    if (f.errors.empty() && f.unknown.empty()) continue;
-    if (!f.errors.empty()) ++with_errors;
-    std::vector<std::string> why = f.errors;
-    if (!f.unknown.empty()) why.push_back("unknown: " + Join(f.unknown, ", "));
-    problems.push_back("GPU " + g.bus_id + ": " + Join(why, ", "));
-    for (const std::string& line : g.lines) evidence.push_back("GPU " + g.bus_id + ": " + std::string(Trim(line)));
-    for (const std::string& line : f.unknown) evidence.push_back("GPU " + g.bus_id + ": " + line);
+    std::vector<std::string> lines;
+    for (const std::string& line : g.lines) lines.push_back(std::string(Trim(line)));
+    lines.insert(lines.end(), f.unknown.begin(), f.unknown.end());
+    findings.Add(g, f.errors, f.unknown, lines);
   }
-  if (!problems.empty()) {
+  if (!findings.problems.empty()) {
+    int with_errors = static_cast<int>(findings.problems.size()) - findings.unknown_only;
     std::string measured = with_errors > 0 ? Plural(with_errors, "GPU") + " with errors" : "unknown";
-    return Fail("gpu.ecc", kNode, host, Join(problems, "; "), evidence, measured, threshold);
+    return Fail("gpu.ecc", kNode, host, Join(findings.problems, "; "), findings.evidence, measured, threshold);
   }
   if (judged == 0) {
     return Skip("gpu.ecc", kNode, host, "ECC is off or absent on every GPU of " + host +
@@ -171,24 +188,6 @@ int PerformanceLevel(const std::string& state) {
   return std::atoi(state.c_str() + 1);
 }
 
-// The GPUs' problems in one result: a fail listing each GPU, or nothing.
-struct GpuFindings {
-  std::vector<std::string> problems, evidence;
-  int unknown_only = 0;  // GPUs that failed only for want of a reading
-  void Add(const GpuStatus& g, const std::vector<std::string>& errors, const std::vector<std::string>& unknown,
-           const std::vector<std::string>& lines) {
-    if (errors.empty() && unknown.empty()) return;
-    std::vector<std::string> why = errors;
-    if (!unknown.empty()) why.push_back("unknown: " + Join(unknown, ", "));
-    if (errors.empty()) ++unknown_only;
-    problems.push_back("GPU " + g.bus_id + ": " + Join(why, ", "));
-    for (const std::string& line : lines) evidence.push_back("GPU " + g.bus_id + ": " + line);
-  }
-  std::string Measured() const {
-    return unknown_only == static_cast<int>(problems.size()) ? "unknown"
-                                                            : Plural(static_cast<long long>(problems.size()), "GPU") + " failing";
-  }
-};
 
 }  // namespace
 
@@ -354,10 +353,8 @@ CheckResult EvaluateDcgmDiag(const std::string& host, const ToolOutput& diag) {
   if (!diag.started || diag.timed_out) return ToolFailed(check, kNode, host, "dcgmi diag -r 1", diag);
   auto tests = ParseDcgmDiag(diag.out);
   if (!tests.ok()) {
-    CheckResult failed = ToolFailed(check, kNode, host, "dcgmi diag -r 1", diag);
-    failed.detail = "dcgmi diag -r 1: " + tests.status().message() + " (" + ExitDescription(diag) + ")";
+    CheckResult failed = ToolFailed(check, kNode, host, "dcgmi diag -r 1", diag, tests.status().message(), threshold);
     failed.measured = "unknown";
-    failed.threshold = threshold;
     return failed;
   }
   std::vector<std::string> failing, evidence;

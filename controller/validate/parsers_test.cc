@@ -15,6 +15,7 @@
 #include "controller/validate/nvidia_smi.h"
 #include "controller/validate/slurm_output.h"
 #include "controller/validate/system_tools.h"
+#include "controller/validate/check_test_util.h"
 #include "tests/unit/fixture.h"
 
 namespace clusterctl {
@@ -22,19 +23,8 @@ namespace {
 
 std::string Fixture(const std::string& name) { return testing::CapturedFixture(name); }
 
-ToolOutput Output(const std::string& text, int exit_code = 0) {
-  ToolOutput o;
-  o.out = text;
-  o.exit_code = exit_code;
-  return o;
-}
-
-bool EvidenceHas(const CheckResult& r, const std::string& needle) {
-  for (const std::string& line : r.evidence) {
-    if (line.find(needle) != std::string::npos) return true;
-  }
-  return false;
-}
+using testing::EvidenceHas;
+using testing::Output;
 
 const CheckResult& Named(const std::vector<CheckResult>& results, const std::string& check) {
   for (const CheckResult& r : results) {

@@ -26,4 +26,10 @@ Task<ToolOutput> ExecOnNode(AgentSession& agent, const std::vector<std::string>&
   co_return output;
 }
 
+Task<bool> IsExecutableOnNode(AgentSession& agent, const std::string& path, int timeout_s) {
+  std::vector<std::string> argv = {"test", "-x", path};
+  ToolOutput found = co_await ExecOnNode(agent, argv, std::string(), timeout_s);
+  co_return found.exit_code == 0;
+}
+
 }  // namespace clusterctl

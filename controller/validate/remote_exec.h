@@ -17,4 +17,7 @@ namespace clusterctl {
 Task<ToolOutput> ExecOnNode(AgentSession& agent, const std::vector<std::string>& argv, const std::string& input,
                             int timeout_s);
 
+// Whether `path` is an executable file on the node (`test -x`).
+Task<bool> IsExecutableOnNode(AgentSession& agent, const std::string& path, int timeout_s);
+
 }  // namespace clusterctl

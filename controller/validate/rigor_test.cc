@@ -12,6 +12,7 @@
 #include "controller/validate/dcgm_diag.h"
 #include "controller/validate/nccl_tests.h"
 #include "controller/validate/nvidia_smi.h"
+#include "controller/validate/check_test_util.h"
 #include "tests/unit/fixture.h"
 
 namespace clusterctl {
@@ -19,20 +20,8 @@ namespace {
 
 std::string Fixture(const std::string& name) { return testing::CapturedFixture(name); }
 
-ToolOutput Output(const std::string& text, int exit_code = 0, int signal = 0) {
-  ToolOutput o;
-  o.out = text;
-  o.exit_code = exit_code;
-  o.signal = signal;
-  return o;
-}
-
-bool EvidenceHas(const CheckResult& r, const std::string& needle) {
-  for (const std::string& line : r.evidence) {
-    if (line.find(needle) != std::string::npos) return true;
-  }
-  return false;
-}
+using testing::EvidenceHas;
+using testing::Output;
 
 bool Has(const std::string& text, const std::string& needle) { return text.find(needle) != std::string::npos; }
 

@@ -94,15 +94,16 @@ double DefaultNodeBusbwFloorGbps(const std::string& gpu_name) {
   if (pcie) return name.find("v100") != std::string::npos ? 6 : 8;
   // Most specific first: "gh200" contains "h200", "gb200" contains "b200", "h200" contains "h20".
   struct Model {
-    const char* pattern;
+    std::regex pattern;
     double floor;
   };
-  static const Model kModels[] = {{"gb200|gb300", 520}, {"gh200", 200},     {"b300|b200|b100", 550},
-                                  {"h200", 300},        {"h20(?!\\d)", 300}, {"h800", 130},
-                                  {"h100", 300},        {"a800", 120},      {"a100|pg509", 180},
-                                  {"v100.*sxm", 90}};
+  static const Model kModels[] = {{std::regex("gb200|gb300"), 520}, {std::regex("gh200"), 200},
+                                  {std::regex("b300|b200|b100"), 550}, {std::regex("h200"), 300},
+                                  {std::regex("h20(?!\\d)"), 300},    {std::regex("h800"), 130},
+                                  {std::regex("h100"), 300},         {std::regex("a800"), 120},
+                                  {std::regex("a100|pg509"), 180},   {std::regex("v100.*sxm"), 90}};
   for (const Model& m : kModels) {
-    if (std::regex_search(name, std::regex(m.pattern))) return m.floor;
+    if (std::regex_search(name, m.pattern)) return m.floor;
   }
   return 8;  // PCIe-attached GPUs (L40S, L4, A10, A40, RTX ...) and unknown models: only a broken P2P path fails
 }

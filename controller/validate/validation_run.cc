@@ -168,8 +168,7 @@ Task<void> Validator::ProbeHost(const Host& host, AgentSession& agent, HostResul
     probe.nvlink_status = co_await ExecOnNode(agent, argv, none, Limit(60));
   }
   if (probe.pci_gpus > 0 && driver_loaded && Want("gpu.dcgm")) {
-    std::vector<std::string> found = {"test", "-x", "/usr/bin/dcgmi"};
-    probe.has_dcgm = (co_await ExecOnNode(agent, found, none, Limit(10))).exit_code == 0;
+    probe.has_dcgm = co_await IsExecutableOnNode(agent, "/usr/bin/dcgmi", Limit(10));
     if (probe.has_dcgm) {
       std::vector<std::string> argv = {"dcgmi", "diag", "-r", "1"};
       probe.dcgm_diag = co_await ExecOnNode(agent, argv, none, Limit(300));
@@ -188,14 +187,11 @@ Task<void> Validator::ProbeHost(const Host& host, AgentSession& agent, HostResul
     if (!probe.ib_tool.started) probe.ib_source = "sysfs";
   }
   if (has_ib && Want("ib.write_bw")) {
-    std::vector<std::string> argv = {"test", "-x", "/usr/bin/ib_write_bw"};
-    ToolOutput found = co_await ExecOnNode(agent, argv, none, Limit(10));
-    probe.has_ib_write_bw = found.exit_code == 0;
+    probe.has_ib_write_bw = co_await IsExecutableOnNode(agent, "/usr/bin/ib_write_bw", Limit(10));
   }
   if (probe.pci_gpus > 0 && in_.checks.HasAny({"nccl.node", "nccl.cluster"})) {
-    std::vector<std::string> argv = {"test", "-x", ThresholdsOf(host.name).nccl_tests_dir + "/all_reduce_perf"};
-    ToolOutput found = co_await ExecOnNode(agent, argv, none, Limit(10));
-    probe.has_nccl_tests = found.exit_code == 0;
+    probe.has_nccl_tests =
+        co_await IsExecutableOnNode(agent, ThresholdsOf(host.name).nccl_tests_dir + "/all_reduce_perf", Limit(10));
   }
 }
 

@@ -1,0 +1,28 @@
+// Test helpers for the validation checks' verdicts (parsers_test.cc,
+// rigor_test.cc): a tool's output as a check receives it, and a look into a
+// result's evidence.
+#pragma once
+
+#include <string>
+
+#include "controller/validate/check_result.h"
+#include "controller/validate/tool_output.h"
+
+namespace clusterctl::testing {
+
+inline ToolOutput Output(const std::string& text, int exit_code = 0, int signal = 0) {
+  ToolOutput o;
+  o.out = text;
+  o.exit_code = exit_code;
+  o.signal = signal;
+  return o;
+}
+
+inline bool EvidenceHas(const CheckResult& r, const std::string& needle) {
+  for (const std::string& line : r.evidence) {
+    if (line.find(needle) != std::string::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace clusterctl::testing
