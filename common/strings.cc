@@ -178,4 +178,18 @@ std::string_view Utf8Prefix(std::string_view text, size_t max_bytes) {
   return text.substr(0, cut);
 }
 
+std::string NormalizeGuid(std::string_view text) {
+  std::string_view t = Trim(text);
+  if (t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X')) t.remove_prefix(2);
+  std::string digits;
+  for (char c : t) {
+    if (c == ':') continue;
+    if (!std::isxdigit(static_cast<unsigned char>(c))) return "";
+    digits += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  if (digits.size() == 32) digits = digits.substr(16);  // a GID: the interface id is the port GUID
+  if (digits.size() != 16) return "";
+  return "0x" + digits;
+}
+
 }  // namespace clusterctl

@@ -50,4 +50,11 @@ bool GlobMatch(std::string_view pattern, std::string_view text);
 // kept, everything else as \xNN, cut after `max_bytes`.
 std::string Printable(std::string_view bytes, size_t max_bytes = 60);
 
+// An InfiniBand GUID in one form, "0x" and 16 lower-case hex digits, from
+// any of the forms tools print: ibstat "0x946dae0300cde72c", ibv_devinfo and
+// sysfs "7cfe:9003:00a5:95c0", or a port GID ("fe80:0000:0000:0000:0c42:
+// a103:0003:1234", whose last 64 bits are the port GUID). Empty when the
+// text is none of these.
+std::string NormalizeGuid(std::string_view text);
+
 }  // namespace clusterctl

@@ -69,4 +69,13 @@ TEST_CASE("a UTF-8 prefix never ends inside a character") {
   CHECK_FALSE(FindInvalidUtf8(Utf8Prefix(text, 3)));
 }
 
+TEST_CASE("NormalizeGuid reads the GUID forms of ibstat, ibv_devinfo, sysfs and GIDs") {
+  CHECK(NormalizeGuid("0x946dae0300cde72c") == "0x946dae0300cde72c");
+  CHECK(NormalizeGuid("7cfe:9003:00a5:95c0") == "0x7cfe900300a595c0");
+  CHECK(NormalizeGuid("fe80:0000:0000:0000:0C42:a103:0003:1234\n") == "0x0c42a10300031234");
+  CHECK(NormalizeGuid("").empty());
+  CHECK(NormalizeGuid("0x12").empty());
+  CHECK(NormalizeGuid("zz80:0000:0000:0000").empty());
+}
+
 }  // namespace clusterctl

@@ -15,6 +15,7 @@
 #include <map>
 
 #include "agent/exec/run_command.h"
+#include "agent/facts/fabric.h"
 #include "agent/facts/kernels.h"
 #include "agent/facts/pci.h"
 #include "agent/facts/text_parsers.h"
@@ -94,7 +95,7 @@ nlohmann::json ReadInterfaces() {
 const std::vector<std::string>& DefaultPackagePatterns() {
   static const std::vector<std::string> patterns = {
       "slurm*", "munge", "libmunge*", "chrony", "sudo", "openssh-server", "nfs-*", "rdma-core", "ibverbs*",
-      "infiniband-diags", "perftest", "mlnx*", "nvidia*", "cuda*", "libnvidia*", "datacenter-gpu-manager*",
+      "infiniband-diags", "perftest", "opensm", "mlnx*", "doca-ofed*", "ofed-scripts", "nvidia*", "cuda*", "libnvidia*", "datacenter-gpu-manager*",
       "nccl*", "libnccl*", "prometheus*", "grafana*", "mariadb-server", "systemd"};
   return patterns;
 }
@@ -122,6 +123,8 @@ nlohmann::json GatherFacts(const GatherOptions& options) {
   std::vector<PciDevice> pci = ReadPciDevices(root);
   facts["pci"] = ClassifyPci(pci);
   facts["ib_ports"] = IbPortsToJson(ReadIbPorts(root));
+  facts["ib_devices"] = ReadIbDevices(root);
+  facts["peer_memory"] = PeerMemoryOf(facts["modules"].get<std::vector<std::string>>());
 
   facts["nvidia_driver"] = nullptr;
   if (ReadFile(root + "/proc/driver/nvidia/version", text)) {
@@ -149,6 +152,8 @@ nlohmann::json GatherFacts(const GatherOptions& options) {
   }
   facts["systemd"] = std::filesystem::is_directory(root + "/run/systemd/system", ec);
   facts["kernels"] = ReadKernels(root);
+  facts["rdma_stack"] = RdmaStackOf(facts["packages"]);
+  facts["network_stack"] = DetectNetworkStack(root);
 
   if (options.live_system) {
     utsname u{};
@@ -157,6 +162,7 @@ nlohmann::json GatherFacts(const GatherOptions& options) {
       facts["hostname"] = u.nodename;
     }
     facts["interfaces"] = ReadInterfaces();
+    AddLinkDetails(facts["interfaces"], root);
   }
   facts["errors"] = errors;
   return facts;

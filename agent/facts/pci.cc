@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <regex>
 #include <set>
@@ -192,7 +193,9 @@ nlohmann::json IbPortsToJson(const std::vector<IbPort>& ports) {
   for (const IbPort& p : ports) {
     out.push_back({{"device", p.device},         {"port", p.port},           {"pci_address", p.pci_address},
                    {"state", p.state},           {"phys_state", p.phys_state}, {"rate_gbps", p.rate_gbps},
-                   {"rate_text", p.rate_text},   {"link_layer", p.link_layer}});
+                   {"rate_text", p.rate_text},   {"link_layer", p.link_layer},
+                   {"port_guid", p.port_guid.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.port_guid)},
+                   {"lid", p.lid < 0 ? nlohmann::json(nullptr) : nlohmann::json(p.lid)}});
   }
   return out;
 }
@@ -214,25 +217,14 @@ std::vector<PciDevice> ReadPciDevices(const std::string& root) {
   return devices;
 }
 
-std::vector<IbPort> ReadIbPorts(const std::string& root) {
-  std::vector<IbPort> ports;
+void ForEachIbDevice(const std::string& root,
+                     const std::function<void(const std::filesystem::path&, const std::string&, const std::string&)>& visit) {
   std::set<std::string> seen;
   auto scan = [&](const std::filesystem::path& ib_dir, const std::string& pci_address) {
     std::error_code ec;
     for (const auto& device : std::filesystem::directory_iterator(ib_dir, ec)) {
       std::string name = device.path().filename().string();
-      if (!seen.insert(name).second) continue;
-      std::error_code ec2;
-      for (const auto& port_dir : std::filesystem::directory_iterator(device.path() / "ports", ec2)) {
-        IbPort port = ParseIbPortAttributes(ReadTrimmed(port_dir.path() / "state"),
-                                            ReadTrimmed(port_dir.path() / "phys_state"),
-                                            ReadTrimmed(port_dir.path() / "rate"),
-                                            ReadTrimmed(port_dir.path() / "link_layer"));
-        port.device = name;
-        port.port = std::atoi(port_dir.path().filename().c_str());
-        port.pci_address = pci_address;
-        ports.push_back(port);
-      }
+      if (seen.insert(name).second) visit(device.path(), name, pci_address);
     }
   };
   std::error_code ec;
@@ -240,10 +232,46 @@ std::vector<IbPort> ReadIbPorts(const std::string& root) {
     scan(pci.path() / "infiniband", pci.path().filename().string());
   }
   scan(root + "/sys/class/infiniband", "");
+}
+
+std::vector<IbPort> ReadIbPorts(const std::string& root) {
+  std::vector<IbPort> ports;
+  ForEachIbDevice(root, [&](const std::filesystem::path& device, const std::string& name, const std::string& pci_address) {
+    std::error_code ec;
+    for (const auto& port_dir : std::filesystem::directory_iterator(device / "ports", ec)) {
+      IbPort port = ParseIbPortAttributes(ReadTrimmed(port_dir.path() / "state"), ReadTrimmed(port_dir.path() / "phys_state"),
+                                          ReadTrimmed(port_dir.path() / "rate"), ReadTrimmed(port_dir.path() / "link_layer"));
+      port.device = name;
+      port.port = std::atoi(port_dir.path().filename().c_str());
+      port.pci_address = pci_address;
+      port.port_guid = NormalizeGuid(ReadTrimmed(port_dir.path() / "gids" / "0"));
+      if (std::string lid = ReadTrimmed(port_dir.path() / "lid"); !lid.empty()) {
+        port.lid = static_cast<int>(std::strtol(lid.c_str(), nullptr, 0));
+      }
+      ports.push_back(port);
+    }
+  });
   std::sort(ports.begin(), ports.end(), [](const IbPort& a, const IbPort& b) {
     return std::tie(a.device, a.port) < std::tie(b.device, b.port);
   });
   return ports;
+}
+
+nlohmann::json ReadIbDevices(const std::string& root) {
+  std::map<std::string, nlohmann::json> by_name;
+  ForEachIbDevice(root, [&](const std::filesystem::path& device, const std::string& name, const std::string& pci_address) {
+    auto text_or_null = [](const std::string& value) { return value.empty() ? nlohmann::json(nullptr) : nlohmann::json(value); };
+    by_name[name] = {{"device", name},
+                     {"pci_address", text_or_null(pci_address)},
+                     {"model", text_or_null(ReadTrimmed(device / "hca_type"))},
+                     {"firmware", text_or_null(ReadTrimmed(device / "fw_ver"))},
+                     {"psid", text_or_null(ReadTrimmed(device / "board_id"))},
+                     {"node_guid", text_or_null(NormalizeGuid(ReadTrimmed(device / "node_guid")))},
+                     {"sys_image_guid", text_or_null(NormalizeGuid(ReadTrimmed(device / "sys_image_guid")))}};
+  });
+  nlohmann::json out = nlohmann::json::array();
+  for (auto& [name, entry] : by_name) out.push_back(std::move(entry));
+  return out;
 }
 
 }  // namespace clusterctl::facts

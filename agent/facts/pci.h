@@ -36,6 +36,8 @@ struct IbPort {
   double rate_gbps = 0;    // 200
   std::string rate_text;   // "4X HDR"
   std::string link_layer;  // "InfiniBand" | "Ethernet"
+  std::string port_guid;   // "0x0c42a10300031234" (from GID 0); empty when unknown
+  int lid = -1;            // the port's LID (InfiniBand; 0 before the SM assigned one); -1 unknown
 };
 
 // lspci (default or -nn format) -> devices.
@@ -55,5 +57,9 @@ nlohmann::json IbPortsToJson(const std::vector<IbPort>& ports);
 // Probes (read sysfs under `root`, "/" on a node).
 std::vector<PciDevice> ReadPciDevices(const std::string& root);
 std::vector<IbPort> ReadIbPorts(const std::string& root);
+// [{device, pci_address, model (hca_type, "MT4123"), firmware (fw_ver),
+//   psid (board_id, "MT_0000000223"), node_guid, sys_image_guid}] by device
+// name; a value sysfs does not give is null.
+nlohmann::json ReadIbDevices(const std::string& root);
 
 }  // namespace clusterctl::facts

@@ -66,6 +66,10 @@ struct Role {
   std::vector<std::string> tags;
   std::vector<std::string> depends_on;
   std::vector<RoleWait> waits_for;
+  // Which of the hosts it applies to get it, decided from their facts and
+  // variables (`facts.pci.gpu_count > 0`); a host for which it is false does
+  // not run the role at all.
+  std::optional<WhenExpression> when;
   nlohmann::json vars = nlohmann::json::object();  // defaults
   std::map<std::string, SecretSpec> secrets;        // generated once, kept in the state
   std::vector<RoleStep> steps;

@@ -16,7 +16,7 @@
 namespace clusterctl {
 namespace {
 
-const std::vector<std::string> kRoleKeys = {"version", "description", "applies_to", "tags", "depends_on",
+const std::vector<std::string> kRoleKeys = {"version", "description", "applies_to", "when", "tags", "depends_on",
                                             "waits_for", "vars", "secrets", "steps", "handlers"};
 const std::vector<std::string> kStepMetaKeys = {"name", "when", "notify", "tags", "loop", "waits_for"};
 
@@ -48,6 +48,7 @@ class RoleParser {
     if (const YamlNode* v = root.Find("tags")) role.tags = fields_.StringList(*v, "tags").value_or(std::vector<std::string>{});
     if (const YamlNode* v = root.Find("depends_on")) role.depends_on = fields_.StringList(*v, "depends_on").value_or(std::vector<std::string>{});
     if (const YamlNode* v = root.Find("waits_for")) role.waits_for = ParseWaits(*v);
+    if (const YamlNode* v = root.Find("when")) role.when = ParseWhen(*v);
     if (const YamlNode* v = root.Find("vars")) {
       if (fields_.ExpectMap(*v, "vars")) role.vars = YamlToJson(*v);
       if (role.vars.is_null()) role.vars = nlohmann::json::object();
@@ -95,6 +96,15 @@ class RoleParser {
       spec.size = static_cast<size_t>(*size);
       role.secrets[name] = spec;
     }
+  }
+
+  std::optional<WhenExpression> ParseWhen(const YamlNode& node) {
+    auto text = fields_.String(node, "when");
+    if (!text) return std::nullopt;
+    auto expression = WhenExpression::Parse(*text);
+    if (expression.ok()) return std::move(expression).value();
+    fields_.Error(node.location, "when: " + expression.status().message());
+    return std::nullopt;
   }
 
   std::vector<RoleWait> ParseWaits(const YamlNode& node) {
@@ -152,16 +162,7 @@ class RoleParser {
       step.kind = kinds[0];
       const YamlNode& params = *item.Find(step.kind);
       ParseParams(params, step);
-      if (const YamlNode* w = item.Find("when")) {
-        if (auto text = fields_.String(*w, "when")) {
-          auto expression = WhenExpression::Parse(*text);
-          if (expression.ok()) {
-            step.when = std::move(expression).value();
-          } else {
-            fields_.Error(w->location, "when: " + expression.status().message());
-          }
-        }
-      }
+      if (const YamlNode* w = item.Find("when")) step.when = ParseWhen(*w);
       if (const YamlNode* n = item.Find("notify")) step.notify = fields_.StringList(*n, "notify").value_or(std::vector<std::string>{});
       if (const YamlNode* w = item.Find("waits_for")) {
         if (what == "handler") {

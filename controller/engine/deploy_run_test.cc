@@ -530,4 +530,46 @@ TEST_CASE("a stop before the run starts nothing; a stop mid-run starts no new st
   CHECK(h.Events("recap").back()["stopped"] == true);
 }
 
+TEST_CASE("a role's own when picks the hosts from their facts; hosts without it do not run it and do not hold up waiters") {
+  // `fabric` applies to every host but only runs where the facts show an adapter;
+  // `storage` waits for it on the compute nodes, node02 has none.
+  const char* fabric = R"(description: only where there is an adapter
+applies_to: [all]
+when: facts.pci.hca_count > 0
+steps:
+  - name: stack
+    command: {argv: [install-stack]}
+)";
+  const char* storage = R"(description: waits for the fabric on the compute nodes
+applies_to: [controller]
+waits_for:
+  - {role: fabric, group: compute}
+steps:
+  - name: export
+    command: {argv: [export]}
+)";
+  DeployHarness h(Roles{{"fabric", fabric}, {"storage", storage}});
+  h.fleet.node("node03").facts["pci"]["hca_count"] = 1;
+  DeploymentResult result = h.Deploy();
+  REQUIRE(result.converged());
+  CHECK(h.fleet.node("node03").applied.size() == 1);
+  CHECK(h.fleet.node("node02").applied.empty());
+  CHECK(h.fleet.node("node01").applied.size() == 1);  // storage ran; fabric did not
+  for (const auto& step : ReportOf(result, "node02").steps) CHECK(step.identity.rfind("fabric/", 0) != 0);
+
+  // A `when` that cannot be evaluated is a planning error naming the role and host.
+  const char* broken = R"(description: a typo in when
+applies_to: [compute]
+when: facts.pci.hca_cuont > 0
+steps:
+  - name: stack
+    command: {argv: [install-stack]}
+)";
+  DeployHarness typo(Roles{{"fabric", broken}});
+  DeploymentResult refused = typo.Deploy();
+  CHECK(refused.ending == DeploymentResult::Ending::kInvalidInput);
+  CHECK_MESSAGE(refused.error.find("when of role fabric for node02") != std::string::npos, refused.error);
+  CHECK(typo.fleet.node("node02").applied.empty());
+}
+
 }  // namespace clusterctl

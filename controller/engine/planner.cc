@@ -4,16 +4,63 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <regex>
 
 #include "common/json_text.h"
 #include "agent/resources/schema.h"
 #include "common/sha256.h"
+#include "common/strings.h"
 #include "controller/engine/cluster_views.h"
 #include "inventory/address.h"
 #include "inventory/inventory_json.h"
 
 namespace clusterctl {
 namespace {
+
+// "ib0" and P_Key children "ib0.8001" (the kernel's names for IPoIB
+// interfaces): {parent, pkey}; nullopt for any other name.
+struct IpoibName {
+  std::string parent;
+  std::string pkey;  // "0x8001"; empty for the parent itself
+};
+std::optional<IpoibName> ParseIpoibName(const std::string& name) {
+  static const std::regex kIpoib(R"(^(ib[0-9]+)(?:\.([0-9a-fA-F]{4}))?$)");
+  std::smatch m;
+  if (!std::regex_match(name, m, kIpoib)) return std::nullopt;
+  return IpoibName{m[1], m[2].matched ? "0x" + AsciiLower(m[2].str()) : ""};
+}
+
+// One of the host's interfaces as templates see it: the inventory's name and
+// address; for IPoIB names, `ipoib`, the `parent` and `pkey` of a P_Key
+// child and a parent's `children`; and from the facts, the live `link_type`
+// ("infiniband" on a real HCA) and whether it is `infiniband`.
+nlohmann::json InterfaceContext(const Interface& i, const Host& host, const nlohmann::json& facts) {
+  nlohmann::json link_type = nullptr;
+  if (facts.is_object() && facts.contains("interfaces") && facts["interfaces"].is_array()) {
+    for (const nlohmann::json& live : facts["interfaces"]) {
+      if (live.is_object() && live.value("name", "") == i.name && live.contains("link_type")) link_type = live["link_type"];
+    }
+  }
+  std::optional<IpoibName> ipoib = ParseIpoibName(i.name);
+  nlohmann::json children = nlohmann::json::array();
+  if (ipoib && ipoib->pkey.empty()) {
+    for (const Interface& other : host.interfaces) {
+      std::optional<IpoibName> child = ParseIpoibName(other.name);
+      if (child && !child->pkey.empty() && child->parent == i.name) children.push_back(other.name);
+    }
+  }
+  const bool is_child = ipoib && !ipoib->pkey.empty();
+  return {{"ifname", i.name},
+          {"address", i.address},
+          {"prefix_length", i.prefix_length < 0 ? nlohmann::json(nullptr) : nlohmann::json(i.prefix_length)},
+          {"ipoib", ipoib.has_value()},
+          {"parent", is_child ? nlohmann::json(ipoib->parent) : nlohmann::json(nullptr)},
+          {"pkey", is_child ? nlohmann::json(ipoib->pkey) : nlohmann::json(nullptr)},
+          {"children", children},
+          {"link_type", link_type},
+          {"infiniband", link_type == "infiniband"}};
+}
 
 // A host as templates see it. Interfaces use `ifname` (not `name`) so that
 // inside {{#interfaces}} the host's {{name}} stays visible; `ip` is the
@@ -24,10 +71,7 @@ nlohmann::json HostContext(const Host& host, const nlohmann::json& facts, const 
   for (const Group& g : inventory.groups) in_group[g.name] = false;
   for (const std::string& g : host.groups) in_group[g] = true;
   nlohmann::json interfaces = nlohmann::json::array();
-  for (const Interface& i : host.interfaces) {
-    interfaces.push_back({{"ifname", i.name}, {"address", i.address},
-                          {"prefix_length", i.prefix_length < 0 ? nlohmann::json(nullptr) : nlohmann::json(i.prefix_length)}});
-  }
+  for (const Interface& i : host.interfaces) interfaces.push_back(InterfaceContext(i, host, facts));
   return {{"name", host.name},
           {"address", host.address},
           {"ip", IsIpLiteral(host.address) ? nlohmann::json(host.address) : nlohmann::json(nullptr)},
@@ -118,15 +162,28 @@ HostPlan Planner::Plan(const Host& host, Diagnostics& diagnostics) {
   auto facts_it = inputs_.facts->find(host.name);
   const nlohmann::json facts = facts_it == inputs_.facts->end() ? nlohmann::json(nullptr) : facts_it->second;
   const nlohmann::json host_context = {{"host", HostContext(host, facts, *inputs_.inventory)}, {"facts", facts}};
+  std::vector<const Role*> applicable;
   for (const Role* role : plan.roles) {
     // Role defaults < inventory variables (cluster < group < host).
     nlohmann::json vars = role->vars;
     for (const auto& [key, value] : host.vars.items()) vars[key] = value;
     const std::vector<const nlohmann::json*> stack = {&cluster_context_, &host_context, &vars};
+    if (!RoleApplies(*role, stack, host, diagnostics)) continue;
+    applicable.push_back(role);
     for (const RoleStep& step : role->steps) PlanStep(*role, step, false, stack, plan, diagnostics);
     for (const RoleStep& handler : role->handlers) PlanStep(*role, handler, true, stack, plan, diagnostics);
   }
+  plan.roles = std::move(applicable);
   return plan;
+}
+
+bool Planner::RoleApplies(const Role& role, const std::vector<const nlohmann::json*>& stack, const Host& host,
+                          Diagnostics& diagnostics) const {
+  if (!role.when) return true;
+  auto applies = role.when->Evaluate(stack);
+  if (applies.ok()) return *applies;
+  diagnostics.Error(role.where, "when of role " + role.name + " for " + host.name + ": " + applies.status().message());
+  return false;
 }
 
 void Planner::PlanStep(const Role& role, const RoleStep& step, bool handler,

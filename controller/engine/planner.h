@@ -71,6 +71,10 @@ class Planner {
   HostPlan Plan(const Host& host, Diagnostics& diagnostics);
 
  private:
+  // The role's own `when` for this host (true without one); an expression
+  // that cannot be evaluated is a planning error.
+  bool RoleApplies(const Role& role, const std::vector<const nlohmann::json*>& stack, const Host& host,
+                   Diagnostics& diagnostics) const;
   void PlanStep(const Role& role, const RoleStep& step, bool handler, const std::vector<const nlohmann::json*>& stack,
                 HostPlan& plan, Diagnostics& diagnostics);
   void PlanOne(const Role& role, const RoleStep& step, bool handler, const std::vector<const nlohmann::json*>& stack,

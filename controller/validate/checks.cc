@@ -59,6 +59,7 @@ const std::vector<CheckInfo>& CheckCatalogue() {
       {"ib.ports", CheckScope::kNode, "every expected InfiniBand port Active at the expected rate"},
       {"ib.peermem", CheckScope::kNode, "the GPUDirect RDMA peer memory module is loaded"},
       {"ib.write_bw", CheckScope::kPair, "ib_write_bw between ring neighbours above the floor"},
+      {"fabric.ipoib", CheckScope::kNode, "every other node's IPoIB address reached at the configured MTU, DF set"},
       {"nccl.node", CheckScope::kNode, "all_reduce_perf within a node: correct, bandwidth above the floor"},
       {"nccl.cluster", CheckScope::kCluster, "all_reduce_perf across nodes: correct, bandwidth and latency"},
   };

@@ -13,6 +13,12 @@ namespace {
 
 double Leading(std::string_view text) { return std::atof(std::string(Trim(text)).c_str()); }
 
+// "75", "0x4b"; -1 when absent.
+int LidOf(std::string_view text) {
+  std::string t(Trim(text));
+  return t.empty() ? -1 : static_cast<int>(std::strtol(t.c_str(), nullptr, 0));
+}
+
 Status Unexpected(const char* tool, const OutlineNode& node) {
   return Status::InvalidArgument(std::string(tool) + " line " + std::to_string(node.line) +
                                  " is not part of an adapter's description: " + Printable(Trim(node.text), 200));
@@ -32,7 +38,7 @@ std::string NormalizePortState(std::string_view state) {
   return out;
 }
 
-Result<std::vector<IbPortStatus>> ParseIbstat(std::string_view text) {
+Result<std::vector<IbPortStatus>> ParseIbstat(std::string_view text, std::vector<IbDeviceStatus>* devices) {
   OutlineNode root = ParseOutline(text);
   std::vector<IbPortStatus> ports;
   static const std::regex kCa(R"(^CA '([^']+)'$)");
@@ -41,6 +47,10 @@ Result<std::vector<IbPortStatus>> ParseIbstat(std::string_view text) {
     std::smatch m;
     if (!std::regex_match(ca.key, m, kCa)) return Unexpected("ibstat", ca);
     std::string device = m[1];
+    if (devices) {
+      devices->push_back({device, ca.ValueAt("CA type"), ca.ValueAt("Firmware version"), "",
+                          NormalizeGuid(ca.ValueAt("Node GUID")), NormalizeGuid(ca.ValueAt("System image GUID"))});
+    }
     for (const OutlineNode& section : ca.children) {
       if (!std::regex_match(section.key, m, kPort)) continue;
       IbPortStatus port;
@@ -50,6 +60,8 @@ Result<std::vector<IbPortStatus>> ParseIbstat(std::string_view text) {
       port.phys_state = NormalizePortState(section.ValueAt("Physical state"));
       port.rate_gbps = Leading(section.ValueAt("Rate"));
       port.link_layer = section.ValueAt("Link layer");
+      port.port_guid = NormalizeGuid(section.ValueAt("Port GUID"));
+      port.lid = LidOf(section.ValueAt("Base lid"));
       if (port.state.empty() || port.phys_state.empty()) {
         return Status::InvalidArgument("ibstat: " + device + " port " + std::to_string(port.port) +
                                        " has no State or Physical state (line " + std::to_string(section.line) + ")");
@@ -64,13 +76,19 @@ Result<std::vector<IbPortStatus>> ParseIbstat(std::string_view text) {
   return ports;
 }
 
-Result<std::vector<IbPortStatus>> ParseIbvDevinfo(std::string_view text) {
+Result<std::vector<IbPortStatus>> ParseIbvDevinfo(std::string_view text, std::vector<IbDeviceStatus>* devices) {
   OutlineNode root = ParseOutline(text);
   std::vector<IbPortStatus> ports;
   for (const OutlineNode& hca : root.children) {
     if (hca.key != "hca_id") {
       if (Trim(hca.text) == "No IB devices found") continue;
       return Unexpected("ibv_devinfo", hca);
+    }
+    if (devices) {
+      std::string part = hca.ValueAt("vendor_part_id");
+      devices->push_back({hca.value, part.empty() ? "" : "vendor_part_id " + part, hca.ValueAt("fw_ver"),
+                          hca.ValueAt("board_id"), NormalizeGuid(hca.ValueAt("node_guid")),
+                          NormalizeGuid(hca.ValueAt("sys_image_guid"))});
     }
     const OutlineNode* device_ports = hca.Child("Device ports");
     if (device_ports == nullptr) continue;
@@ -82,6 +100,7 @@ Result<std::vector<IbPortStatus>> ParseIbvDevinfo(std::string_view text) {
       port.state = NormalizePortState(section.ValueAt("state"));
       port.phys_state = NormalizePortState(section.ValueAt("phys_state"));  // -v only
       port.link_layer = section.ValueAt("link_layer");
+      port.lid = LidOf(section.ValueAt("port_lid"));
       // -v: "active_width: 4X (2)", "active_speed: 25.0 Gbps (32)".
       std::string width = section.ValueAt("active_width");
       std::string speed = section.ValueAt("active_speed");

@@ -18,14 +18,27 @@ struct IbPortStatus {
   std::string phys_state;  // "LINKUP", "POLLING", "DISABLED" (upper case, no separators)
   double rate_gbps = 0;    // 0: not reported
   std::string link_layer;  // "InfiniBand" | "Ethernet"
+  std::string port_guid;   // "0x946dae0300cde72c" (NormalizeGuid); empty when not shown
+  int lid = -1;            // -1 when not shown
   std::string line;        // a one-line description in the tool's words (evidence)
+};
+
+// One adapter, with the fields the agent's ib_devices fact has (docs/agent.md).
+struct IbDeviceStatus {
+  std::string device;          // "mlx5_0"
+  std::string model;           // ibstat "CA type" / sysfs hca_type ("MT4129"); ibv_devinfo: "vendor_part_id 4099"
+  std::string firmware;        // "28.39.1002"
+  std::string psid;            // ibv_devinfo board_id / sysfs board_id ("MT_1090120019"); ibstat does not show it
+  std::string node_guid;       // NormalizeGuid form
+  std::string sys_image_guid;  // NormalizeGuid form
 };
 
 // ibstat: "CA 'mlx5_0'" blocks with "Port N:" sections. A line that is not
 // part of a CA block (ibpanic, "ibstat: command not found") is an error.
-Result<std::vector<IbPortStatus>> ParseIbstat(std::string_view text);
+// With `devices`, also the adapters' own attributes.
+Result<std::vector<IbPortStatus>> ParseIbstat(std::string_view text, std::vector<IbDeviceStatus>* devices = nullptr);
 // ibv_devinfo [-v]: "hca_id:" blocks with "port:" sections; the rate only with -v.
-Result<std::vector<IbPortStatus>> ParseIbvDevinfo(std::string_view text);
+Result<std::vector<IbPortStatus>> ParseIbvDevinfo(std::string_view text, std::vector<IbDeviceStatus>* devices = nullptr);
 
 // "PORT_ACTIVE (4)", "Active", "4: ACTIVE" -> "ACTIVE"; "LinkUp", "LINK_UP (5)", "5: LinkUp" -> "LINKUP".
 std::string NormalizePortState(std::string_view state);

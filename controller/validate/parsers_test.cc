@@ -236,6 +236,64 @@ TEST_CASE("ibv_devinfo: port 2 of each ConnectX-3 down fails naming them") {
   CHECK(result.measured == "2/4 ports up");
 }
 
+TEST_CASE("ibstat and ibv_devinfo give the facts' adapter fields: model, firmware, PSID, GUIDs, LIDs") {
+  std::vector<IbDeviceStatus> devices;
+  auto ports = ParseIbstat(Fixture("ibstat--2xConnectX-3-FDR--1.txt"), &devices);
+  REQUIRE(ports.ok());
+  REQUIRE(devices.size() == 2);
+  CHECK(devices[0].device == "mlx4_0");
+  CHECK(devices[0].model == "MT4099");
+  CHECK(devices[0].firmware == "2.42.5000");
+  CHECK(devices[0].psid.empty());  // ibstat does not print the board id
+  CHECK(devices[0].node_guid == "0xec0d9a03000c8980");
+  CHECK(devices[0].sys_image_guid == "0xec0d9a03000c8983");
+  CHECK((*ports)[0].port_guid == "0xec0d9a03000c8981");
+  CHECK((*ports)[0].lid == 10);
+  CHECK((*ports)[1].lid == 12);
+
+  // Mixed adapters: ConnectX-7 InfiniBand rails and ConnectX-6 Dx Ethernet, whose port GUID differs from the node's.
+  devices.clear();
+  ports = ParseIbstat(Fixture("ibstat--8xConnectX-7-NDR-IB--cx6dx-eth-ports-down--1.txt"), &devices);
+  REQUIRE(ports.ok());
+  REQUIRE(devices.size() == ports->size());
+  CHECK(devices[0].model == "MT4129");
+  CHECK(devices[0].firmware == "28.39.1002");
+  CHECK(devices[1].model == "MT4125");
+  CHECK(devices[1].node_guid == "0x946dae0300c2b690");
+  CHECK((*ports)[1].port_guid == "0x966daefffec2b690");
+  CHECK((*ports)[0].lid == 75);
+
+  devices.clear();
+  ports = ParseIbstat(Fixture("ibstat--8xConnectX-7-RoCE-400G--2-ports-down--1.txt"), &devices);
+  REQUIRE(ports.ok());
+  CHECK(devices.size() == 12);
+  CHECK(devices[0].node_guid == "0xa088c20300adeab8");
+  CHECK((*ports)[0].port_guid == "0xa288c2fffeadeab8");  // RoCE: the port GUID derives from the MAC
+  CHECK((*ports)[0].lid == 0);
+
+  // Azure's VFs: the node GUID is the VF's, the system image GUID the physical adapter's.
+  devices.clear();
+  CHECK_FALSE(ParseIbstat(Fixture("ibstat--8xConnectX-6-HDR-VF-Azure--ibpanic--1.txt"), &devices).ok());
+  REQUIRE(devices.size() == 8);  // the adapters before ibpanic were read
+  CHECK(devices[0].model == "MT4124");
+  CHECK(devices[0].firmware == "20.41.1000");
+  CHECK(devices[0].node_guid == "0x00155dfffe3411eb");
+  CHECK(devices[0].sys_image_guid == "0xb83fd203006e2704");
+
+  devices.clear();
+  ports = ParseIbvDevinfo(Fixture("ibv_devinfo--2xConnectX-3-FDR--port2-down--1.txt"), &devices);
+  REQUIRE(ports.ok());
+  REQUIRE(devices.size() == 2);
+  CHECK(devices[0].device == "mlx4_1");
+  CHECK(devices[0].firmware == "2.42.5000");
+  CHECK(devices[0].psid == "MT_1090120019");
+  CHECK(devices[0].model == "vendor_part_id 4099");
+  CHECK(devices[0].node_guid == "0x7cfe900300a595c0");
+  CHECK(devices[0].sys_image_guid == "0x7cfe900300a595c3");
+  CHECK((*ports)[0].lid == 22);
+  CHECK((*ports)[1].lid == 0);
+}
+
 TEST_CASE("ib_write_bw: HDR loopback at 8 MiB is ~24 GB/s, above the HDR floor; a lower floor override is honoured") {
   std::string text = Fixture("ib_write_bw--HDR-loopback--1.txt");
   auto rows = ParseIbWriteBw(text);

@@ -89,6 +89,7 @@ ValidationOutcome Validator::Run() {
   NodeVerdicts();
   Jobs();
   Pairs();
+  Fabric();
 
   // Report order: the check list's order, then subject.
   const std::vector<std::string>& order = AllCheckNames();

@@ -79,6 +79,7 @@ class Validator {
   void CrossCheck();
   void Jobs();
   void Pairs();
+  void Fabric();
   void NodeVerdicts();
   void GpuVerdicts(const Host& host, const NodeProbe& probe, const Thresholds& t);
 

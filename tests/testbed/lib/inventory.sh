@@ -24,6 +24,16 @@ write_inventory() {
     address: $TESTBED_SUBNET.[$first_address-$last_address]"
     compute=$([ "$last" -eq 2 ] && echo node02 || echo "node[02-$(printf '%02d' "$last")]")
   fi
+  # The fabric (--hcas M): ib<i> on rail i, in its own /24 per rail.
+  local hcas i range
+  hcas=$(source "$(node_dir node01)/node.env"; echo "$HCAS")
+  if [ "$hcas" -gt 0 ]; then
+    range=$([ "$count" -eq 1 ] && echo 11 || echo "[$first_address-$last_address]")
+    hosts+="
+    interfaces:"
+    for ((i = 0; i < hcas; i++)); do hosts+="
+      ib$i: $(fabric_subnet "$i").$range/24"; done
+  fi
   cat >"$(inventory_path).tmp" <<YAML
 # Written by tests/testbed/testbed up; rewritten whenever the testbed grows.
 version: 1

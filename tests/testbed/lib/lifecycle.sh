@@ -50,7 +50,7 @@ cmd_up() {
     node=$(node_name "$i")
     if [ -d "$(node_dir "$node")" ]; then continue; fi
     local node_gpus=$gpus node_hcas=$hcas
-    if [ "$i" -eq 1 ] && [ "$count" -gt 1 ]; then node_gpus=0 node_hcas=0; fi  # node01 is the head node
+    if [ "$i" -eq 1 ] && [ "$count" -gt 1 ]; then node_gpus=0; fi  # node01 is the head node: fabric, no GPUs
     prepare_node "$node" "$i" "$node_gpus" "$node_hcas"
     start_supervisor "$node"
     new+=("$node")

@@ -14,7 +14,61 @@ ensure_bridge() {
 
 remove_bridge() {
   ip link show "$TESTBED_BRIDGE" >/dev/null 2>&1 && ip link del "$TESTBED_BRIDGE"
+  local bridge
+  for bridge in $(ip -o link show type bridge 2>/dev/null | awk -F': ' '{print $2}' | cut -d@ -f1 |
+    grep "^${TESTBED_PREFIX}f[0-9]$" || true); do
+    ip link del "$bridge"
+  done
   return 0
+}
+
+# The simulated InfiniBand fabric (--hcas M): rail i is a bridge
+# ${TESTBED_PREFIX}f<i> without an address (nothing on the host takes part),
+# and a node with M adapters has ib0..ib<M-1> on rails 0..M-1: veth pairs,
+# so IPoIB addresses, MTUs and routes are real and nodes reach each other
+# over them (there is no IPoIB mode file on a veth). The host side takes the
+# largest IPoIB MTU (65520), so each node's own MTU is what limits a packet,
+# as on a fabric. Simulation: link type Ethernet, not InfiniBand.
+IPOIB_DEFAULT_MTU=2044  # the IPoIB datagram MTU of a 2K-MTU subnet, what a fresh ib0 has
+
+fabric_bridge() { echo "${TESTBED_PREFIX}f$1"; }
+# Rail i's subnet: the management /24's third number + 100 + i (10.213.77 -> 10.213.177 for ib0).
+fabric_subnet() {
+  local a b c
+  IFS=. read -r a b c <<<"$TESTBED_SUBNET"
+  echo "$a.$b.$((c + 100 + $1))"
+}
+fabric_veth() { echo "$TESTBED_PREFIX-$1-f$2"; }
+
+ensure_fabric_links() {
+  local node=$1 hcas=$2 ns i bridge veth
+  ns=$(netns_name "$node")
+  for ((i = 0; i < hcas; i++)); do
+    bridge=$(fabric_bridge "$i")
+    veth=$(fabric_veth "$node" "$i")
+    if ! ip link show "$bridge" >/dev/null 2>&1; then
+      ip link add "$bridge" type bridge
+      ip link set "$bridge" mtu 65520
+    fi
+    ip link set "$bridge" up
+    if ! ip link show "$veth" >/dev/null 2>&1; then
+      ip link add "$veth" mtu 65520 type veth peer name "ib$i" mtu "$IPOIB_DEFAULT_MTU" netns "$ns"
+    fi
+    ip link set "$veth" master "$bridge" up
+  done
+}
+
+# A boot finds ib0.. as the adapter's driver leaves them: down, no address,
+# the default MTU (the namespace outlives the container; a real reboot
+# resets the interface).
+reset_fabric_links() {
+  local node=$1 hcas=$2 ns i
+  ns=$(netns_name "$node")
+  for ((i = 0; i < hcas; i++)); do
+    ip netns exec "$ns" ip link set "ib$i" down 2>/dev/null || continue
+    ip netns exec "$ns" ip addr flush dev "ib$i"
+    ip netns exec "$ns" ip link set "ib$i" mtu "$IPOIB_DEFAULT_MTU"
+  done
 }
 
 # Creates the node's namespace and link (idempotent).

@@ -40,6 +40,7 @@ ENV
   writable_cgroups_unit "$root"
   make_hardware "$dir/hw" "$gpus" "$hcas"
   ensure_node_network "$node" "$index"
+  ensure_fabric_links "$node" "$hcas"
 }
 
 # nspawn mounts the cgroup v1 controllers read-only in the node. The node's
@@ -74,7 +75,10 @@ supervise_node() {
   enter_node_cgroup "$node"
   local -a hardware
   mapfile -t hardware < <(hardware_nspawn_args "$dir/hw")
+  local INDEX GPUS HCAS ADDRESS
+  source "$dir/node.env"
   while [ ! -e "$dir/stopped" ]; do
+    reset_fabric_links "$node" "$HCAS"
     systemd-nspawn -D "$root" --register=no --keep-unit \
       --network-namespace-path="/run/netns/$(netns_name "$node")" \
       --resolv-conf=off --timezone=off --link-journal=no --console=read-only \

@@ -1,0 +1,37 @@
+// Facts about the node's fabric software and networking, for the rdma,
+// gpudirect and ipoib roles (docs/agent.md):
+//   rdma_stack   which RDMA stack is installed (inbox rdma-core, MLNX_OFED or
+//                DOCA-OFED) and its version, from the package facts;
+//   peer_memory  the GPUDirect RDMA peer-memory module loaded, if any;
+//   network_stack which program owns the node's interface configuration;
+//   interfaces[].link_type / ipoib_mode from /sys/class/net.
+// The deciding functions are pure; the probes only read files under `root`.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace clusterctl::facts {
+
+// {stack: "doca_ofed" | "mlnx_ofed" | "inbox" | null, version: string | null}
+// from the installed packages ({name: version}). NVIDIA's stacks win over
+// rdma-core, which their packages also provide.
+nlohmann::json RdmaStackOf(const nlohmann::json& packages);
+
+// "nvidia_peermem", "nv_peer_mem" or null, from the loaded modules.
+nlohmann::json PeerMemoryOf(const std::vector<std::string>& modules);
+
+// What configures interfaces on this node, in the order a node uses them:
+// "netplan" (a YAML file in /etc/netplan), "NetworkManager" (its unit
+// enabled), "systemd-networkd" (its unit enabled), "ifupdown"
+// (/etc/network/interfaces with ifup installed), or "none".
+std::string DetectNetworkStack(const std::string& root);
+
+// Adds link_type ("ether", "infiniband", "loopback", or the number) and,
+// for IPoIB, ipoib_mode ("datagram" | "connected") to each interface of
+// `interfaces` (the getifaddrs list), from /sys/class/net/NAME.
+void AddLinkDetails(nlohmann::json& interfaces, const std::string& root);
+
+}  // namespace clusterctl::facts

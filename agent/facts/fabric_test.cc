@@ -1,0 +1,93 @@
+#include "agent/facts/fabric.h"
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "agent/facts/pci.h"
+#include "controller/state/test_util.h"
+
+namespace clusterctl::facts {
+namespace {
+
+void Write(const std::filesystem::path& path, const std::string& text) {
+  std::filesystem::create_directories(path.parent_path());
+  std::ofstream(path) << text << "\n";
+}
+
+}  // namespace
+
+TEST_CASE("rdma_stack: NVIDIA's metapackages win over the rdma-core they also ship") {
+  CHECK(RdmaStackOf(nlohmann::json::object()) == nlohmann::json({{"stack", nullptr}, {"version", nullptr}}));
+  CHECK(RdmaStackOf({{"rdma-core", "44.0-2"}}) == nlohmann::json({{"stack", "inbox"}, {"version", "44.0-2"}}));
+  CHECK(RdmaStackOf({{"rdma-core", "2410mlnx54-1.2410068"}, {"mlnx-ofed-all", "24.10-1.1.4.0"}}) ==
+        nlohmann::json({{"stack", "mlnx_ofed"}, {"version", "24.10-1.1.4.0"}}));
+  CHECK(RdmaStackOf({{"rdma-core", "2501mlnx56-1"}, {"doca-ofed", "2.10.0-0.5.3"}, {"ofed-scripts", "25.01"}}) ==
+        nlohmann::json({{"stack", "doca_ofed"}, {"version", "2.10.0-0.5.3"}}));
+}
+
+TEST_CASE("peer_memory: the GPUDirect module that is loaded, the driver's own first") {
+  CHECK(PeerMemoryOf({"mlx5_ib", "nvidia"}).is_null());
+  CHECK(PeerMemoryOf({"nv_peer_mem", "nvidia"}) == "nv_peer_mem");
+  CHECK(PeerMemoryOf({"nv_peer_mem", "nvidia_peermem"}) == "nvidia_peermem");
+}
+
+TEST_CASE("network_stack: netplan, then an enabled NetworkManager or networkd, then ifupdown") {
+  testing::TempDir dir;
+  const std::string root = dir.path();
+  CHECK(DetectNetworkStack(root) == "none");
+  Write(root + "/etc/network/interfaces", "auto lo");
+  CHECK(DetectNetworkStack(root) == "none");  // the file without ifup (Debian leaves it behind)
+  Write(root + "/sbin/ifup", "");
+  CHECK(DetectNetworkStack(root) == "ifupdown");
+  Write(root + "/etc/systemd/system/multi-user.target.wants/systemd-networkd.service", "");
+  CHECK(DetectNetworkStack(root) == "systemd-networkd");
+  Write(root + "/etc/systemd/system/multi-user.target.wants/NetworkManager.service", "");
+  CHECK(DetectNetworkStack(root) == "NetworkManager");
+  Write(root + "/etc/netplan/50-cloud-init.yaml", "network: {version: 2}");
+  CHECK(DetectNetworkStack(root) == "netplan");
+}
+
+TEST_CASE("interfaces: the link type and the IPoIB mode from /sys/class/net") {
+  testing::TempDir dir;
+  const std::string root = dir.path();
+  Write(root + "/sys/class/net/eth0/type", "1");
+  Write(root + "/sys/class/net/ib0/type", "32");
+  Write(root + "/sys/class/net/ib0/mode", "connected");
+  nlohmann::json interfaces = {{{"name", "eth0"}}, {{"name", "ib0"}}, {{"name", "gone"}}};
+  AddLinkDetails(interfaces, root);
+  CHECK(interfaces[0]["link_type"] == "ether");
+  CHECK_FALSE(interfaces[0].contains("ipoib_mode"));
+  CHECK(interfaces[1]["link_type"] == "infiniband");
+  CHECK(interfaces[1]["ipoib_mode"] == "connected");
+  CHECK(interfaces[2]["link_type"].is_null());
+}
+
+TEST_CASE("ib_devices and port GUIDs from sysfs, where the testbed's simulated HCAs also put them") {
+  testing::TempDir dir;
+  const std::string root = dir.path();
+  const std::string hca = root + "/sys/bus/pci/devices/0000:0c:00.0/infiniband/mlx5_0";
+  Write(hca + "/hca_type", "MT4123");
+  Write(hca + "/fw_ver", "20.31.1014");
+  Write(hca + "/board_id", "MT_0000000223");
+  Write(hca + "/node_guid", "0c42:a103:0003:1234");
+  Write(hca + "/ports/1/state", "4: ACTIVE");
+  Write(hca + "/ports/1/gids/0", "fe80:0000:0000:0000:0c42:a103:0003:1234");
+  Write(hca + "/ports/1/lid", "0x65");
+  nlohmann::json devices = ReadIbDevices(root);
+  REQUIRE(devices.size() == 1);
+  CHECK(devices[0]["device"] == "mlx5_0");
+  CHECK(devices[0]["pci_address"] == "0000:0c:00.0");
+  CHECK(devices[0]["model"] == "MT4123");
+  CHECK(devices[0]["firmware"] == "20.31.1014");
+  CHECK(devices[0]["psid"] == "MT_0000000223");
+  CHECK(devices[0]["node_guid"] == "0x0c42a10300031234");
+  CHECK(devices[0]["sys_image_guid"].is_null());
+  auto ports = ReadIbPorts(root);
+  REQUIRE(ports.size() == 1);
+  CHECK(ports[0].port_guid == "0x0c42a10300031234");
+  CHECK(ports[0].lid == 101);
+}
+
+}  // namespace clusterctl::facts

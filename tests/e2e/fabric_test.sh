@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# End-to-end test of the fabric roles (issue: "InfiniBand fabric"), on a
+# 3-node testbed with one simulated HCA each (--hcas 1: ib0 is a veth on a
+# fabric bridge, so addresses, MTUs and reachability are real; the link
+# type is Ethernet, and the IPoIB mode is not applied: simulated).
+# One deploy installs the inbox RDMA stack for real and configures ib0 on
+# every node from the inventory; validate's fabric.ipoib reaches every other
+# node with DF set at the configured MTU; the second deploy changes and
+# restarts nothing; one host's MTU change touches only that host's ib0 (and
+# validate finds the mismatch it makes); a reboot keeps the configuration.
+source "$(dirname "$0")/lib.sh"
+require_root_or_skip
+CLUSTERCTL="$E2E_ROOT/build/clusterctl"
+WORK=$(mktemp -d /tmp/clusterctl-e2e-fabric-XXXXXX)
+trap 'tb down >/dev/null 2>&1; rm -rf "$WORK"' EXIT
+ib_mtu() { tb exec "$1" cat /sys/class/net/ib0/mtu; }
+# The link's ifindex and address lines stay the same when nothing touched it.
+eth0_state() { tb exec "$1" ip -o -4 addr show dev eth0; }
+changed_steps() {  # changed_steps FILE HOST: the host's changed steps in a deploy's --json events, sorted
+  python3 -c 'import json,sys
+out=set()
+for line in open(sys.argv[1]):
+    try: e=json.loads(line)
+    except ValueError: continue
+    if e.get("event")=="step" and e.get("host")==sys.argv[2] and e.get("status")=="changed": out.add(e["step"])
+print(",".join(sorted(out)))' "$1" "$2"
+}
+changed_of() {  # changed_of FILE HOST: the host's changed count in a deploy's --json events
+  python3 -c 'import json,sys
+n=0
+for line in open(sys.argv[1]):
+    try: e=json.loads(line)
+    except ValueError: continue
+    if e.get("event")=="step" and e.get("host")==sys.argv[2] and e.get("status")=="changed": n+=1
+print(n)' "$1" "$2"
+}
+
+tb down >/dev/null 2>&1
+tb_inventory=$(tb up 3 --hcas 1 2>/dev/null) || { echo "testbed up failed"; exit 1; }
+cp "$tb_inventory" "$WORK/inventory.yaml"
+cp -r "$(dirname "$tb_inventory")/ssh" "$WORK/ssh"
+inventory="$WORK/inventory.yaml"
+# The fabric's MTU for every node (4K IB MTU subnet, datagram mode).
+sed -i 's/^vars:$/vars:\n  ipoib_mtu: 4092/' "$inventory"
+check "the testbed inventory gives every node an ib0 address" grep -q "ib0: 10.213.178.\[11-13\]/24" "$inventory"
+eth0_before=$(eth0_state node02)
+
+start=$(date +%s)
+"$CLUSTERCTL" deploy "$inventory" --json >"$WORK/first.json" 2>"$WORK/first.err"
+rc=$?
+echo "# first deploy: $(seconds_since "$start")s"
+check "first deploy exits 0" test $rc -eq 0 || tail -20 "$WORK/first.err"
+for n in node01 node02 node03; do
+  check "$n: the inbox stack is installed (ibstat from infiniband-diags, ibv_devinfo, ib_write_bw)" \
+    tb exec "$n" sh -c 'test -x /usr/sbin/ibstat && test -x /usr/bin/ibv_devinfo && test -x /usr/bin/ib_write_bw'
+  check "$n: ib0 MTU is 4092 (got $(ib_mtu "$n"))" test "$(ib_mtu "$n")" = 4092
+  check "$n: ib0 has its inventory address" sh -c "$TESTBED exec $n ip -o -4 addr show dev ib0 | grep -q 'inet 10.213.178.1[123]/24'"
+done
+check "node02's management interface was not touched" test "$(eth0_state node02)" = "$eth0_before"
+"$CLUSTERCTL" facts "$inventory" --json >"$WORK/facts.json" 2>/dev/null
+check "facts: node02's RDMA stack is inbox rdma-core, ib0 link type ether (the simulated fabric)" python3 -c '
+import json,sys
+d=json.load(open(sys.argv[1]))["hosts"]["node02"]["facts"]
+assert d["rdma_stack"]["stack"]=="inbox", d["rdma_stack"]
+ib0=[i for i in d["interfaces"] if i["name"]=="ib0"][0]
+assert ib0["link_type"]=="ether", ib0
+assert d["ib_devices"][0]["psid"]=="MT_0000000223", d["ib_devices"]
+' "$WORK/facts.json"
+
+"$CLUSTERCTL" validate "$inventory" --checks fabric --json >"$WORK/validate.json" 2>"$WORK/validate.err"
+check "validate: fabric.ipoib passes on all three nodes at MTU 4092" python3 -c '
+import json,sys
+r=[c for c in json.load(open(sys.argv[1]))["results"] if c["check"]=="fabric.ipoib"]
+assert len(r)==3 and all(c["outcome"]=="pass" for c in r), r
+assert all(c["measured"]=="2/2 peers reached" for c in r), r
+assert all("link type ether (not an InfiniBand link)" in c["detail"] for c in r), r
+' "$WORK/validate.json" || head -40 "$WORK/validate.json"
+
+# The second deploy changes nothing and restarts nothing.
+networkd_before=$(tb exec node02 systemctl show -p InvocationID --value systemd-networkd)
+"$CLUSTERCTL" deploy "$inventory" --json >"$WORK/second.json" 2>"$WORK/second.err"
+check "second deploy exits 0" test $? -eq 0
+check "second deploy changes nothing on any node" \
+  test "$(changed_of "$WORK/second.json" node01)$(changed_of "$WORK/second.json" node02)$(changed_of "$WORK/second.json" node03)" = 000
+check "systemd-networkd was not restarted" \
+  test "$(tb exec node02 systemctl show -p InvocationID --value systemd-networkd)" = "$networkd_before"
+
+# One host's MTU: only that host's ib0 changes.
+python3 - "$inventory" <<'PY'
+import sys
+p = sys.argv[1]
+s = open(p).read()
+s = s.replace("\ngroups:\n", "\n  node02:\n    vars: {ipoib_mtu: 4000}\n\ngroups:\n", 1)
+open(p, "w").write(s)
+PY
+node03_networkd=$(tb exec node03 systemctl show -p InvocationID --value systemd-networkd)
+"$CLUSTERCTL" deploy "$inventory" --json >"$WORK/mtu.json" 2>"$WORK/mtu.err"
+check "the MTU deploy exits 0" test $? -eq 0 || tail -20 "$WORK/mtu.err"
+check "node02's ib0 MTU is now 4000 (got $(ib_mtu node02))" test "$(ib_mtu node02)" = 4000
+check "node01 and node03 keep 4092" test "$(ib_mtu node01)$(ib_mtu node03)" = 40924092
+check "only node02 changed (node01, node03: 0 steps)" \
+  test "$(changed_of "$WORK/mtu.json" node01)$(changed_of "$WORK/mtu.json" node03)" = 00
+check "node02 changed its ib0 .network file and reloaded networkd, nothing else (got $(changed_steps "$WORK/mtu.json" node02))" \
+  test "$(changed_steps "$WORK/mtu.json" node02)" = "ipoib/networkd interface[0],ipoib/reload networkd"
+check "node02's management interface was not touched" test "$(eth0_state node02)" = "$eth0_before"
+check "node03's networkd was not touched" \
+  test "$(tb exec node03 systemctl show -p InvocationID --value systemd-networkd)" = "$node03_networkd"
+"$CLUSTERCTL" validate "$inventory" --checks fabric.ipoib --json >"$WORK/mismatch.json" 2>/dev/null
+check "validate finds the mismatch: node03 cannot reach node02 at 4092 with DF set" python3 -c '
+import json,sys
+r={c["subject"]:c for c in json.load(open(sys.argv[1]))["results"] if c["check"]=="fabric.ipoib"}
+assert r["node03"]["outcome"]=="fail" and "node02" in r["node03"]["detail"], r["node03"]
+assert r["node02"]["outcome"]=="pass", r["node02"]
+' "$WORK/mismatch.json"
+
+# A reboot: the interface comes back configured (networkd reads the files at boot).
+boot_before=$(tb exec node03 cat /proc/sys/kernel/random/boot_id)
+tb exec node03 systemctl reboot >/dev/null 2>&1
+for i in $(seq 60); do
+  sleep 1
+  b=$(tb ssh node03 cat /proc/sys/kernel/random/boot_id 2>/dev/null) && [ -n "$b" ] && [ "$b" != "$boot_before" ] && break
+done
+for i in $(seq 30); do
+  tb exec node03 ip -o -4 addr show dev ib0 2>/dev/null | grep -q 'inet 10.213.178.13/24' && break
+  sleep 1
+done
+check "after a reboot node03's ib0 has its address and MTU again (MTU $(ib_mtu node03))" \
+  sh -c "$TESTBED exec node03 ip -o -4 addr show dev ib0 | grep -q 'inet 10.213.178.13/24' && test \$($TESTBED exec node03 cat /sys/class/net/ib0/mtu) = 4092"
+finish
