@@ -72,21 +72,11 @@ std::string DetectNetworkStack(const std::string& root) {
   return "none";
 }
 
-void AddLinkDetails(nlohmann::json& interfaces, const std::string& root) {
+void AddIpoibModes(nlohmann::json& interfaces, const std::string& root) {
   for (nlohmann::json& entry : interfaces) {
     if (!entry.contains("name") || !entry["name"].is_string()) continue;
-    const std::filesystem::path dir = std::filesystem::path(root + "/sys/class/net") / entry["name"].get<std::string>();
-    const std::string type = ReadTrimmedFile(dir / "type");
-    if (type == "1") {
-      entry["link_type"] = "ether";
-    } else if (type == "32") {
-      entry["link_type"] = "infiniband";
-    } else if (type == "772") {
-      entry["link_type"] = "loopback";
-    } else {
-      entry["link_type"] = type.empty() ? nlohmann::json(nullptr) : nlohmann::json(type);
-    }
-    if (std::string mode = ReadTrimmedFile(dir / "mode"); !mode.empty()) entry["ipoib_mode"] = mode;
+    const std::string mode = ReadTrimmedFile(std::filesystem::path(root + "/sys/class/net") / entry["name"].get<std::string>() / "mode");
+    if (!mode.empty()) entry["ipoib_mode"] = mode;
   }
 }
 

@@ -4,7 +4,9 @@
 //                DOCA-OFED) and its version, from the package facts;
 //   peer_memory  the GPUDirect RDMA peer-memory module loaded, if any;
 //   network_stack which program owns the node's interface configuration;
-//   interfaces[].link_type / ipoib_mode from /sys/class/net.
+//   interfaces[].ipoib_mode from /sys/class/net (link_type comes from
+//                netlink with the interface list, which sees the node's own
+//                namespace where a container's sysfs may not).
 // The deciding functions are pure; the probes only read files under `root`.
 #pragma once
 
@@ -29,9 +31,8 @@ nlohmann::json PeerMemoryOf(const std::vector<std::string>& modules);
 // (/etc/network/interfaces with ifup installed), or "none".
 std::string DetectNetworkStack(const std::string& root);
 
-// Adds link_type ("ether", "infiniband", "loopback", or the number) and,
-// for IPoIB, ipoib_mode ("datagram" | "connected") to each interface of
-// `interfaces` (the getifaddrs list), from /sys/class/net/NAME.
-void AddLinkDetails(nlohmann::json& interfaces, const std::string& root);
+// Adds ipoib_mode ("datagram" | "connected") to each IPoIB interface of
+// `interfaces` (the getifaddrs list), from /sys/class/net/NAME/mode.
+void AddIpoibModes(nlohmann::json& interfaces, const std::string& root);
 
 }  // namespace clusterctl::facts

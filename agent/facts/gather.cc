@@ -49,6 +49,16 @@ int PrefixLength(const sockaddr* mask) {
   return bits;
 }
 
+// ARPHRD_* (if_arp.h) as facts name it.
+nlohmann::json LinkTypeName(unsigned short hardware_type) {
+  switch (hardware_type) {
+    case 1: return "ether";         // ARPHRD_ETHER
+    case 32: return "infiniband";   // ARPHRD_INFINIBAND
+    case 772: return "loopback";    // ARPHRD_LOOPBACK
+    default: return std::to_string(hardware_type);
+  }
+}
+
 // Network interfaces of this node's network namespace (getifaddrs uses
 // netlink, so it sees the namespace; /sys/class/net may show the host's).
 nlohmann::json ReadInterfaces() {
@@ -81,6 +91,7 @@ nlohmann::json ReadInterfaces() {
         mac += part;
       }
       entry["mac"] = mac;
+      entry["link_type"] = LinkTypeName(ll->sll_hatype);
     }
   }
   if (sock >= 0) ::close(sock);
@@ -162,7 +173,7 @@ nlohmann::json GatherFacts(const GatherOptions& options) {
       facts["hostname"] = u.nodename;
     }
     facts["interfaces"] = ReadInterfaces();
-    AddLinkDetails(facts["interfaces"], root);
+    AddIpoibModes(facts["interfaces"], root);
   }
   facts["errors"] = errors;
   return facts;

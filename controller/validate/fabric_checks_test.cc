@@ -21,14 +21,15 @@ nlohmann::json LiveIb0(int mtu, bool up, const std::string& address, const std::
              {"addresses", {{{"family", "inet"}, {"address", address}, {"prefix", 16}}}}}}}};
 }
 
-// In the format of iputils ping -q (Debian 12, iputils 20221126).
-const char* kPingOk = "PING 10.10.0.13 (10.10.0.13) from 10.10.0.12 ib0: 4064(4092) bytes of data.\n\n"
-                      "--- 10.10.0.13 ping statistics ---\n"
-                      "2 packets transmitted, 2 received, 0% packet loss, time 201ms\n"
-                      "rtt min/avg/max/mdev = 0.046/0.052/0.058/0.006 ms\n";
-const char* kPingLost = "PING 10.10.0.13 (10.10.0.13) from 10.10.0.12 ib0: 4064(4092) bytes of data.\n\n"
-                        "--- 10.10.0.13 ping statistics ---\n"
-                        "2 packets transmitted, 0 received, 100% packet loss, time 1027ms\n";
+// Captured on the testbed (Debian 12, iputils-ping 3:20221126-1+deb12u1): node02 to node03 over ib0 at
+// MTU 4092 with DF set, and to an address nobody holds.
+const char* kPingOk = "PING 10.213.178.13 (10.213.178.13) from 10.213.178.12 ib0: 4064(4092) bytes of data.\n\n"
+                      "--- 10.213.178.13 ping statistics ---\n"
+                      "2 packets transmitted, 2 received, 0% packet loss, time 203ms\n"
+                      "rtt min/avg/max/mdev = 0.052/0.061/0.070/0.009 ms\n";
+const char* kPingLost = "PING 10.213.178.99 (10.213.178.99) from 10.213.178.12 ib0: 4064(4092) bytes of data.\n\n"
+                        "--- 10.213.178.99 ping statistics ---\n"
+                        "2 packets transmitted, 0 received, 100% packet loss, time 201ms\n\n";
 
 IpoibPing Ping(const std::string& peer, const char* out, int exit_code) {
   IpoibPing p{"ib0", peer, "10.10.0.13", 4092, {}};

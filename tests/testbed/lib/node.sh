@@ -65,7 +65,9 @@ UNIT
   ln -sf ../testbed-writable-cgroups.service "$root/etc/systemd/system/sysinit.target.wants/testbed-writable-cgroups.service"
 }
 
-# Runs in the background (setsid) for the life of a node.
+# Runs in the background (setsid) for the life of a node. The node may
+# configure its own network (CAP_NET_ADMIN: systemd-networkd, ip): the
+# namespace is its own, so that reaches nothing else.
 supervise_node() {
   local node=$1
   local dir root rc
@@ -81,6 +83,7 @@ supervise_node() {
     reset_fabric_links "$node" "$HCAS"
     systemd-nspawn -D "$root" --register=no --keep-unit \
       --network-namespace-path="/run/netns/$(netns_name "$node")" \
+      --capability=CAP_NET_ADMIN \
       --resolv-conf=off --timezone=off --link-journal=no --console=read-only \
       -M "$node" "${hardware[@]}" -b </dev/null &
     record_pid "$dir/nspawn.pid" $!
