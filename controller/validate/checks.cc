@@ -133,6 +133,18 @@ std::vector<IbPortStatus> ExpectedIbPorts(const std::vector<IbPortStatus>& ports
   return expected;
 }
 
+Result<std::vector<IbPortStatus>> AgainstSysfs(Result<std::vector<IbPortStatus>> ports,
+                                               const std::vector<IbPortStatus>& sysfs_ports) {
+  if (!ports.ok() || !ports->empty()) return ports;
+  std::vector<std::string> in_sysfs;
+  for (const IbPortStatus& p : sysfs_ports) {
+    if (p.link_layer == "InfiniBand") in_sysfs.push_back(p.device + "/" + std::to_string(p.port));
+  }
+  if (in_sysfs.empty()) return ports;
+  return Status::Unavailable("no adapter listed, but sysfs shows " + Plural(static_cast<long long>(in_sysfs.size()), "InfiniBand port") +
+                             " (" + Join(in_sysfs, ", ") + "): the RDMA stack does not see the adapter (its driver is not loaded)");
+}
+
 CheckResult EvaluateIbPorts(const std::string& host, const Result<std::vector<IbPortStatus>>& ports,
                             const std::string& raw_output, const std::string& source, const Thresholds& t) {
   const std::string check = "ib.ports";

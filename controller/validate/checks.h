@@ -76,6 +76,11 @@ CheckResult EvaluateDcgmDiag(const std::string& host, const ToolOutput& diag);
 // from ibstat/ibv_devinfo/sysfs; `source` names it in the result.
 CheckResult EvaluateIbPorts(const std::string& host, const Result<std::vector<IbPortStatus>>& ports,
                             const std::string& raw_output, const std::string& source, const Thresholds& t);
+// A tool's port list read against the facts' sysfs ports: a tool that
+// prints no adapter while sysfs shows InfiniBand ports means the RDMA stack
+// does not see them (no driver loaded), which is a failure, not "no ports".
+Result<std::vector<IbPortStatus>> AgainstSysfs(Result<std::vector<IbPortStatus>> ports,
+                                               const std::vector<IbPortStatus>& sysfs_ports);
 // The ports ib.ports expects: the configured list, or every InfiniBand port.
 std::vector<IbPortStatus> ExpectedIbPorts(const std::vector<IbPortStatus>& ports, const Thresholds& t);
 

@@ -134,6 +134,7 @@ void Validator::NodeVerdicts() {
         if (ports.ok() && p.ib_tool.exit_code != 0) {
           ports = Status::Unavailable(p.ib_source + " exited " + std::to_string(p.ib_tool.exit_code));
         }
+        ports = AgainstSysfs(std::move(ports), SysfsIbPorts(p.facts));
         ports_result = EvaluateIbPorts(name, ports, p.ib_tool.Both(), p.ib_source, t);
       }
       if (ports_result.outcome == CheckOutcome::kPass) ib_ok_.insert(name);

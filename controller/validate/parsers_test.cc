@@ -236,6 +236,25 @@ TEST_CASE("ibv_devinfo: port 2 of each ConnectX-3 down fails naming them") {
   CHECK(result.measured == "2/4 ports up");
 }
 
+TEST_CASE("ibstat listing no adapter while sysfs shows InfiniBand ports fails: the stack does not see them") {
+  // The testbed's simulated adapters: ports in sysfs, no driver, so ibstat prints nothing and exits 0.
+  IbPortStatus sysfs_port;
+  sysfs_port.device = "mlx5_0";
+  sysfs_port.port = 1;
+  sysfs_port.state = "ACTIVE";
+  sysfs_port.link_layer = "InfiniBand";
+  auto none = AgainstSysfs(ParseIbstat(""), {sysfs_port});
+  REQUIRE_FALSE(none.ok());
+  auto result = EvaluateIbPorts("node02", none, "", "ibstat", Thresholds{});
+  CHECK(result.outcome == CheckOutcome::kFail);
+  CHECK(result.detail == "ibstat: no adapter listed, but sysfs shows 1 InfiniBand port (mlx5_0/1): the RDMA stack does not see "
+                         "the adapter (its driver is not loaded)");
+  // RoCE-only sysfs ports (Ethernet) and an empty sysfs leave "no ports" as it is.
+  sysfs_port.link_layer = "Ethernet";
+  CHECK(AgainstSysfs(ParseIbstat(""), {sysfs_port}).ok());
+  CHECK(AgainstSysfs(ParseIbstat(""), {}).ok());
+}
+
 TEST_CASE("ibstat and ibv_devinfo give the facts' adapter fields: model, firmware, PSID, GUIDs, LIDs") {
   std::vector<IbDeviceStatus> devices;
   auto ports = ParseIbstat(Fixture("ibstat--2xConnectX-3-FDR--1.txt"), &devices);
