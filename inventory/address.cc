@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <regex>
 #include <string>
+
+#include "common/strings.h"
 
 namespace clusterctl {
 namespace {
@@ -82,6 +85,13 @@ std::optional<std::string> CheckInterfaceAddress(std::string_view address) {
     return "prefix length '/" + prefix + "' must be 0-" + std::to_string(max_prefix);
   }
   return std::nullopt;
+}
+
+std::optional<IpoibName> ParseIpoibName(std::string_view name) {
+  static const std::regex kIpoib(R"(^(ib[0-9]+)(?:\.([0-9a-fA-F]{4}))?$)");
+  std::match_results<std::string_view::const_iterator> m;
+  if (!std::regex_match(name.begin(), name.end(), m, kIpoib)) return std::nullopt;
+  return IpoibName{m[1].str(), m[2].matched ? "0x" + AsciiLower(m[2].str()) : ""};
 }
 
 }  // namespace clusterctl

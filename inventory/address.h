@@ -21,4 +21,12 @@ std::optional<std::string> CheckHostName(std::string_view name);
 
 bool IsIpLiteral(std::string_view text);
 
+// The kernel's names for IPoIB interfaces: "ib0", and a P_Key child
+// "ib0.8001" of its parent with that key. nullopt for any other name.
+struct IpoibName {
+  std::string parent;  // "ib0"
+  std::string pkey;    // "0x8001" (lower case); empty for the parent itself
+};
+std::optional<IpoibName> ParseIpoibName(std::string_view name);
+
 }  // namespace clusterctl

@@ -34,3 +34,20 @@ TEST_CASE("CheckHostName rejects characters that could reach a shell or break sl
 }
 
 }  // namespace clusterctl
+
+namespace clusterctl {
+
+TEST_CASE("IPoIB names: a parent, or a P_Key child with its parent and key") {
+  auto child = ParseIpoibName("ib0.8001");
+  REQUIRE(child);
+  CHECK(child->parent == "ib0");
+  CHECK(child->pkey == "0x8001");
+  auto parent = ParseIpoibName("ib12");
+  REQUIRE(parent);
+  CHECK(parent->pkey.empty());
+  CHECK(ParseIpoibName("ib0.80FF")->pkey == "0x80ff");
+  CHECK_FALSE(ParseIpoibName("eth0"));
+  CHECK_FALSE(ParseIpoibName("ib0.8"));
+}
+
+}  // namespace clusterctl

@@ -9,14 +9,8 @@
 #include "controller/state/test_util.h"
 
 namespace clusterctl::facts {
-namespace {
 
-void Write(const std::filesystem::path& path, const std::string& text) {
-  std::filesystem::create_directories(path.parent_path());
-  std::ofstream(path) << text << "\n";
-}
-
-}  // namespace
+using testing::WriteFileLine;
 
 TEST_CASE("rdma_stack: NVIDIA's metapackages win over the rdma-core they also ship") {
   CHECK(RdmaStackOf(nlohmann::json::object()) == nlohmann::json({{"stack", nullptr}, {"version", nullptr}}));
@@ -37,22 +31,22 @@ TEST_CASE("network_stack: netplan, then an enabled NetworkManager or networkd, t
   testing::TempDir dir;
   const std::string root = dir.path();
   CHECK(DetectNetworkStack(root) == "none");
-  Write(root + "/etc/network/interfaces", "auto lo");
+  WriteFileLine(root + "/etc/network/interfaces", "auto lo");
   CHECK(DetectNetworkStack(root) == "none");  // the file without ifup (Debian leaves it behind)
-  Write(root + "/sbin/ifup", "");
+  WriteFileLine(root + "/sbin/ifup", "");
   CHECK(DetectNetworkStack(root) == "ifupdown");
-  Write(root + "/etc/systemd/system/multi-user.target.wants/systemd-networkd.service", "");
+  WriteFileLine(root + "/etc/systemd/system/multi-user.target.wants/systemd-networkd.service", "");
   CHECK(DetectNetworkStack(root) == "systemd-networkd");
-  Write(root + "/etc/systemd/system/multi-user.target.wants/NetworkManager.service", "");
+  WriteFileLine(root + "/etc/systemd/system/multi-user.target.wants/NetworkManager.service", "");
   CHECK(DetectNetworkStack(root) == "NetworkManager");
-  Write(root + "/etc/netplan/50-cloud-init.yaml", "network: {version: 2}");
+  WriteFileLine(root + "/etc/netplan/50-cloud-init.yaml", "network: {version: 2}");
   CHECK(DetectNetworkStack(root) == "netplan");
 }
 
 TEST_CASE("interfaces: the IPoIB mode from /sys/class/net, only where the file exists") {
   testing::TempDir dir;
   const std::string root = dir.path();
-  Write(root + "/sys/class/net/ib0/mode", "connected");
+  WriteFileLine(root + "/sys/class/net/ib0/mode", "connected");
   nlohmann::json interfaces = {{{"name", "eth0"}}, {{"name", "ib0"}}};
   AddIpoibModes(interfaces, root);
   CHECK_FALSE(interfaces[0].contains("ipoib_mode"));
@@ -63,13 +57,13 @@ TEST_CASE("ib_devices and port GUIDs from sysfs, where the testbed's simulated H
   testing::TempDir dir;
   const std::string root = dir.path();
   const std::string hca = root + "/sys/bus/pci/devices/0000:0c:00.0/infiniband/mlx5_0";
-  Write(hca + "/hca_type", "MT4123");
-  Write(hca + "/fw_ver", "20.31.1014");
-  Write(hca + "/board_id", "MT_0000000223");
-  Write(hca + "/node_guid", "0c42:a103:0003:1234");
-  Write(hca + "/ports/1/state", "4: ACTIVE");
-  Write(hca + "/ports/1/gids/0", "fe80:0000:0000:0000:0c42:a103:0003:1234");
-  Write(hca + "/ports/1/lid", "0x65");
+  WriteFileLine(hca + "/hca_type", "MT4123");
+  WriteFileLine(hca + "/fw_ver", "20.31.1014");
+  WriteFileLine(hca + "/board_id", "MT_0000000223");
+  WriteFileLine(hca + "/node_guid", "0c42:a103:0003:1234");
+  WriteFileLine(hca + "/ports/1/state", "4: ACTIVE");
+  WriteFileLine(hca + "/ports/1/gids/0", "fe80:0000:0000:0000:0c42:a103:0003:1234");
+  WriteFileLine(hca + "/ports/1/lid", "0x65");
   nlohmann::json devices = ReadIbDevices(root);
   REQUIRE(devices.size() == 1);
   CHECK(devices[0]["device"] == "mlx5_0");

@@ -8,14 +8,8 @@
 #include "tests/unit/fixture.h"
 
 namespace clusterctl::facts {
-namespace {
 
-void Write(const std::filesystem::path& path, const std::string& text) {
-  std::filesystem::create_directories(path.parent_path());
-  std::ofstream(path) << text << "\n";
-}
-
-}  // namespace
+using testing::WriteFileLine;
 
 TEST_CASE("lspci -nn of an Azure ND96amsr A100 v4: 8 GPUs, 8 IB VFs, one Ethernet VF, 6 NVSwitches") {
   auto pci = ClassifyPci(ParseLspci(testing::CapturedFixture("lspci-nn--Azure-ND96amsr-A100-v4--1.txt")));
@@ -57,22 +51,22 @@ TEST_CASE("a sysfs tree with GPUs and an HCA is read as facts") {
   testing::TempDir root;
   const std::string devices = root.path() + "/sys/bus/pci/devices";
   for (const char* bus : {"0000:18:00.0", "0000:2a:00.0"}) {
-    Write(devices + "/" + bus + "/vendor", "0x10de");
-    Write(devices + "/" + bus + "/device", "0x2330");
-    Write(devices + "/" + bus + "/class", "0x030200");
-    Write(devices + "/" + bus + "/numa_node", "0");
+    WriteFileLine(devices + "/" + bus + "/vendor", "0x10de");
+    WriteFileLine(devices + "/" + bus + "/device", "0x2330");
+    WriteFileLine(devices + "/" + bus + "/class", "0x030200");
+    WriteFileLine(devices + "/" + bus + "/numa_node", "0");
   }
-  Write(devices + "/0000:c3:00.0/vendor", "0x10de");  // an NVSwitch
-  Write(devices + "/0000:c3:00.0/device", "0x22a3");
-  Write(devices + "/0000:c3:00.0/class", "0x068000");
-  Write(devices + "/0000:0c:00.0/vendor", "0x15b3");
-  Write(devices + "/0000:0c:00.0/device", "0x101b");
-  Write(devices + "/0000:0c:00.0/class", "0x020700");
+  WriteFileLine(devices + "/0000:c3:00.0/vendor", "0x10de");  // an NVSwitch
+  WriteFileLine(devices + "/0000:c3:00.0/device", "0x22a3");
+  WriteFileLine(devices + "/0000:c3:00.0/class", "0x068000");
+  WriteFileLine(devices + "/0000:0c:00.0/vendor", "0x15b3");
+  WriteFileLine(devices + "/0000:0c:00.0/device", "0x101b");
+  WriteFileLine(devices + "/0000:0c:00.0/class", "0x020700");
   const std::string port = devices + "/0000:0c:00.0/infiniband/mlx5_0/ports/1";
-  Write(port + "/state", "4: ACTIVE");
-  Write(port + "/phys_state", "5: LinkUp");
-  Write(port + "/rate", "200 Gb/sec (4X HDR)");
-  Write(port + "/link_layer", "InfiniBand");
+  WriteFileLine(port + "/state", "4: ACTIVE");
+  WriteFileLine(port + "/phys_state", "5: LinkUp");
+  WriteFileLine(port + "/rate", "200 Gb/sec (4X HDR)");
+  WriteFileLine(port + "/link_layer", "InfiniBand");
 
   auto pci = ClassifyPci(ReadPciDevices(root.path()));
   CHECK(pci["gpu_count"] == 2);

@@ -5,7 +5,6 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
-#include <regex>
 
 #include "common/json_text.h"
 #include "agent/resources/schema.h"
@@ -17,19 +16,6 @@
 
 namespace clusterctl {
 namespace {
-
-// "ib0" and P_Key children "ib0.8001" (the kernel's names for IPoIB
-// interfaces): {parent, pkey}; nullopt for any other name.
-struct IpoibName {
-  std::string parent;
-  std::string pkey;  // "0x8001"; empty for the parent itself
-};
-std::optional<IpoibName> ParseIpoibName(const std::string& name) {
-  static const std::regex kIpoib(R"(^(ib[0-9]+)(?:\.([0-9a-fA-F]{4}))?$)");
-  std::smatch m;
-  if (!std::regex_match(name, m, kIpoib)) return std::nullopt;
-  return IpoibName{m[1], m[2].matched ? "0x" + AsciiLower(m[2].str()) : ""};
-}
 
 // One of the host's interfaces as templates see it: the inventory's name and
 // address; for IPoIB names, `ipoib`, the `parent` and `pkey` of a P_Key

@@ -1,8 +1,10 @@
-// Helpers for state store unit tests: a temporary directory removed at scope exit.
+// Helpers for unit tests that touch files: a temporary directory removed at
+// scope exit, and a file writer.
 #pragma once
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 namespace clusterctl::testing {
@@ -25,5 +27,12 @@ class TempDir {
  private:
   std::string path_;
 };
+
+// Writes `text` and a newline to `path`, creating its directories (sysfs
+// and /etc trees for the facts' probes).
+inline void WriteFileLine(const std::filesystem::path& path, const std::string& text) {
+  std::filesystem::create_directories(path.parent_path());
+  std::ofstream(path) << text << "\n";
+}
 
 }  // namespace clusterctl::testing

@@ -4,24 +4,22 @@
 
 #include "common/strings.h"
 #include "controller/validate/checks.h"
+#include "inventory/address.h"
 
 namespace clusterctl {
 
-bool IsIpoibName(std::string_view name) {
-  static const std::regex kIpoib(R"(^ib[0-9]+(\.[0-9a-fA-F]{4})?$)");
-  return std::regex_match(name.begin(), name.end(), kIpoib);
-}
+bool IsIpoibName(std::string_view name) { return ParseIpoibName(name).has_value(); }
 
 std::vector<IpoibInterface> IpoibInterfacesOf(const Host& host, const nlohmann::json& facts, int configured_mtu) {
   std::vector<IpoibInterface> out;
+  const nlohmann::json none = nlohmann::json::array();
+  const nlohmann::json& live = facts.is_object() && facts.contains("interfaces") ? facts["interfaces"] : none;
   for (const Interface& i : host.interfaces) {
     if (!IsIpoibName(i.name)) continue;
     IpoibInterface entry;
     entry.name = i.name;
     entry.address = i.address;
     entry.configured_mtu = configured_mtu;
-    const nlohmann::json none = nlohmann::json::array();
-    const nlohmann::json& live = facts.is_object() && facts.contains("interfaces") ? facts["interfaces"] : none;
     for (const nlohmann::json& l : live.is_array() ? live : none) {
       if (!l.is_object() || l.value("name", "") != i.name) continue;
       entry.exists = true;

@@ -31,7 +31,7 @@ struct IpoibInterface {
   bool Usable() const { return exists && up && has_address; }
 };
 
-// "ib0", "ib3", "ib0.8001": the kernel's names for IPoIB interfaces.
+// "ib0", "ib3", "ib0.8001": the kernel's names for IPoIB interfaces (ParseIpoibName).
 bool IsIpoibName(std::string_view name);
 
 // The host's IPoIB interfaces from the inventory, with their live state from

@@ -26,14 +26,8 @@ for line in open(sys.argv[1]):
     if e.get("event")=="step" and e.get("host")==sys.argv[2] and e.get("status")=="changed": out.add(e["step"])
 print(",".join(sorted(out)))' "$1" "$2"
 }
-changed_of() {  # changed_of FILE HOST: the host's changed count in a deploy's --json events
-  python3 -c 'import json,sys
-n=0
-for line in open(sys.argv[1]):
-    try: e=json.loads(line)
-    except ValueError: continue
-    if e.get("event")=="step" and e.get("host")==sys.argv[2] and e.get("status")=="changed": n+=1
-print(n)' "$1" "$2"
+changed_of() {  # changed_of FILE HOST: how many steps changed on the host
+  changed_steps "$1" "$2" | tr , '\n' | grep -c . || true
 }
 
 tb down >/dev/null 2>&1
