@@ -156,6 +156,29 @@ TEST_CASE("command: guards make it idempotent, and the guard query is not a muta
   CHECK(hidden.output == "(output not shown: the step is secret)");
 }
 
+TEST_CASE("assert: holds silently, fails with its message and the probe's words in plan and deploy alike") {
+  for (bool apply : {false, true}) {
+    CAPTURE(apply);
+    ResourceHost holds;
+    ResourceOutcome ok = Run("assert",
+                             {{"argv", {"sh", "-c", "test \"$1\" = debian12", "sh", "debian12"}},
+                              {"message", "bundle for another distribution"}},
+                             apply, holds);
+    CHECK_FALSE(ok.failed);
+    CHECK_FALSE(ok.changed);
+    ResourceHost refuses;
+    ResourceOutcome refused = Run("assert",
+                                  {{"argv", {"sh", "-c", "echo \"built for $1; this node runs debian12\" >&2; exit 1",
+                                             "sh", "ubuntu22.04"}},
+                                   {"message", "bundle for another distribution"}},
+                                  apply, refuses);
+    CHECK(refused.failed);
+    CHECK_FALSE(refused.changed);
+    CHECK(refused.error == "bundle for another distribution: built for ubuntu22.04; this node runs debian12");
+    CHECK_FALSE(refuses.RanMutatingCommand());
+  }
+}
+
 TEST_CASE("copy: resumes a partial upload and verifies the checksum") {
   testing::TempDir dir;
   const std::string path = dir.path() + "/driver.run";

@@ -9,6 +9,7 @@
 #include <ctime>
 #include <map>
 
+#include "agent/resources/apt.h"
 #include "agent/resources/registry.h"
 #include "agent/resources/node_files.h"
 #include "common/strings.h"
@@ -16,8 +17,8 @@
 namespace clusterctl::agent {
 namespace {
 
-// The apt cache is refreshed before installing when it is older than this,
-// or when a repository resource changed a source (it removes the stamp).
+// The apt cache is refreshed before installing when it is older than this
+// (a repository resource reads the source it changed by itself).
 constexpr time_t kAptCacheMaxAge = 6 * 3600;
 const char* kAptStamp = "/var/lib/clusterctl/apt-updated";
 
@@ -66,8 +67,9 @@ void WaitForAptLocks(std::chrono::seconds limit) {
 constexpr int kLockedRetries = 20;
 constexpr int kStalledTries = 3;
 
-bool RunApt(ResourceHost& host, ResourceOutcome& outcome, std::vector<std::string> argv,
-            std::chrono::minutes limit = std::chrono::minutes(30)) {
+}  // namespace
+
+bool RunApt(ResourceHost& host, ResourceOutcome& outcome, std::vector<std::string> argv, std::chrono::minutes limit) {
   argv.insert(argv.begin() + 1, {"-o", "DPkg::Lock::Timeout=600"});
   const ResourceOutcome before = outcome;
   int locked = 0, stalled = 1;
@@ -85,6 +87,8 @@ bool RunApt(ResourceHost& host, ResourceOutcome& outcome, std::vector<std::strin
   if (!RunOrFail(host, outcome, {"dpkg", "--configure", "-a"}, true)) return false;
   return RunOrFail(host, outcome, argv, true, "", limit);
 }
+
+namespace {
 
 std::vector<std::string> Names(const nlohmann::json& name) {
   std::vector<std::string> names;

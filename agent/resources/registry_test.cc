@@ -9,9 +9,9 @@ namespace clusterctl::agent {
 
 TEST_CASE("every resource kind registered itself with its parameters; only reboot has no agent side") {
   const std::vector<std::string> kinds = resources::ResourceKinds();
-  CHECK(kinds == std::vector<std::string>{"block", "command", "copy", "directory", "file", "group", "kernel_module",
-                                          "line", "mount", "package", "reboot", "repository", "service", "symlink",
-                                          "sysctl", "user"});
+  CHECK(kinds == std::vector<std::string>{"assert", "block", "command", "copy", "directory", "file", "group",
+                                          "kernel_module", "line", "mount", "package", "reboot", "repository",
+                                          "service", "symlink", "sysctl", "user"});
   for (const std::string& name : kinds) {
     CAPTURE(name);
     const ResourceKind* kind = FindResourceKind(name);

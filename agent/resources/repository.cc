@@ -1,15 +1,19 @@
-// repository: an apt source (+ its signing key) or a dnf .repo file. A change
-// removes the apt cache stamp so the next package step refreshes the cache.
+// repository: an apt source (+ its signing key) or a dnf .repo file. A
+// changed apt source is read at once and alone (apt-get update with only its
+// list): a node-local repository (file:, an unpacked MLNX_OFED bundle) needs
+// no network, a site repository that cannot be read fails this step with
+// apt's words, and the other sources keep their cache.
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "agent/resources/apt.h"
 #include "agent/resources/registry.h"
 #include "agent/resources/node_files.h"
 #include "common/strings.h"
 
 namespace clusterctl::agent {
 
-ResourceOutcome RepositoryResource(const ResourceRequest& request, ResourceHost&) {
+ResourceOutcome RepositoryResource(const ResourceRequest& request, ResourceHost& host) {
   ResourceOutcome outcome;
   const nlohmann::json& p = request.params;
   const std::string name = p["name"].get<std::string>();
@@ -37,7 +41,12 @@ ResourceOutcome RepositoryResource(const ResourceRequest& request, ResourceHost&
                       request.apply, outcome);
     EnsureFileContent(list_path, absent ? std::nullopt : std::optional<std::string>(line), 0644, request.apply,
                       outcome);
-    if (outcome.changed && request.apply) ::unlink("/var/lib/clusterctl/apt-updated");
+    if (outcome.changed && request.apply && !absent && !outcome.failed) {
+      RunApt(host, outcome,
+             {"apt-get", "-o", "Dir::Etc::sourcelist=" + list_path, "-o", "Dir::Etc::sourceparts=-", "-o",
+              "APT::Get::List-Cleanup=0", "-o", "Acquire::http::Timeout=60", "update", "-q"},
+             std::chrono::minutes(5));
+    }
     return outcome;
   }
   const std::string key_path = "/etc/pki/rpm-gpg/RPM-GPG-KEY-clusterctl-" + name;

@@ -236,14 +236,17 @@ void HostRun::Record(const PlannedStep& step, const std::string& status, bool ch
 }
 
 // Streams a copy's source to the node in chunks, resuming after what the
-// node already has when that prefix matches the source byte for byte.
-Task<Status> HostRun::Upload(const PlannedStep& step, const agent_protocol::ResourceResult& state) {
+// node already has when that prefix matches the source byte for byte;
+// `resumed_at` says where the transfer started (0: from the beginning).
+Task<Status> HostRun::Upload(const PlannedStep& step, const agent_protocol::ResourceResult& state,
+                             uint64_t& resumed_at) {
   constexpr size_t kChunk = 4u << 20;
   uint64_t offset = agent_protocol::ExtraUint(state, "partial_size");
   if (offset > 0) {
     auto prefix = Sha256File(step.copy_source, offset);
     if (!prefix.ok() || *prefix != agent_protocol::ExtraString(state, "partial_sha256")) offset = 0;
   }
+  resumed_at = offset;
   std::ifstream in(step.copy_source, std::ios::binary);
   if (!in) co_return Status::IoError("cannot read " + step.copy_source);
   in.seekg(static_cast<std::streamoff>(offset));
@@ -282,10 +285,12 @@ Task<bool> HostRun::RunStep(const PlannedStep& step, bool& role_changed) {
     outcome = co_await Call(step, !check);
   }
   if (!check && step.kind == "copy" && !outcome.failed && agent_protocol::ExtraBool(outcome, "need_upload")) {
-    Status uploaded = co_await Upload(step, outcome);
+    uint64_t resumed_at = 0;
+    Status uploaded = co_await Upload(step, outcome, resumed_at);
     if (uploaded.ok()) {
       outcome = co_await Call(step, true);
       outcome.changed = true;
+      if (resumed_at > 0) outcome.differences.push_back("upload resumed at byte " + std::to_string(resumed_at));
     } else {
       const std::vector<std::string> differences = outcome.differences;
       outcome = {};

@@ -39,7 +39,7 @@ class HostRun {
   std::string Masked(std::string text) const;
   void Record(const PlannedStep& step, const std::string& status, bool changed, int64_t started,
               const std::string& summary);
-  Task<Status> Upload(const PlannedStep& step, const agent_protocol::ResourceResult& state);
+  Task<Status> Upload(const PlannedStep& step, const agent_protocol::ResourceResult& state, uint64_t& resumed_at);
   Task<bool> RunStep(const PlannedStep& step, bool& role_changed);
   Task<bool> WaitForRoles(const std::vector<RoleWait>& waits, const std::string& who, const std::string& failed_prefix);
   Task<bool> RunRole(const Role& role);

@@ -1,7 +1,7 @@
 // The built-in rdma and ipoib roles (roles/, templates/) planned for fake
-// facts: which hosts get them (the roles' own `when`), and the files each
-// network stack gets, including what the testbed cannot show: the IPoIB
-// mode on an InfiniBand link and P_Key children.
+// facts: which hosts get them (the roles' own `when`), the MLNX_OFED bundle
+// path of rdma, and the files each network stack gets, including what the
+// testbed cannot show: the IPoIB mode on an InfiniBand link and P_Key children.
 #include <doctest/doctest.h>
 
 #include <fstream>
@@ -40,19 +40,23 @@ nlohmann::json Facts(const std::string& stack, int hcas, const std::string& ib0_
 struct Planned {
   std::map<std::string, std::string> files;  // path -> body
   std::vector<std::string> roles;
-  std::vector<std::string> handlers;  // identities
+  std::vector<std::string> handlers;             // identities
+  std::vector<std::string> steps;                // identities of the steps that run
+  std::map<std::string, nlohmann::json> params;  // identity -> parameters
 };
 
 class RoleHarness {
  public:
-  RoleHarness() {
-    std::ofstream(dir_.path() + "/inventory.yaml") << kInventory;
+  explicit RoleHarness(const std::string& inventory = kInventory) {
+    std::ofstream(dir_.path() + "/inventory.yaml") << inventory;
     Diagnostics diagnostics;
     inventory_ = LoadInventory(dir_.path() + "/inventory.yaml", diagnostics);
     REQUIRE_MESSAGE(inventory_, diagnostics.ToString());
     catalog_ = Catalog::Load({{CLUSTERCTL_SOURCE_DIR "/roles"}, {CLUSTERCTL_SOURCE_DIR "/templates"}}, diagnostics);
     REQUIRE_MESSAGE(catalog_, diagnostics.ToString());
   }
+
+  std::string dir() const { return dir_.path(); }
 
   Planned Plan(const std::string& host, const nlohmann::json& facts) {
     std::map<std::string, nlohmann::json> all = {{host, facts}};
@@ -63,7 +67,10 @@ class RoleHarness {
     Planned out;
     for (const Role* r : plan.roles) out.roles.push_back(r->name);
     for (const PlannedStep& s : plan.steps) {
-      if (!s.skipped && s.kind == "file") out.files[s.params["path"].get<std::string>()] = s.body;
+      if (s.skipped) continue;
+      if (s.kind == "file") out.files[s.params["path"].get<std::string>()] = s.body;
+      out.steps.push_back(s.Identity());
+      out.params[s.Identity()] = s.params;
     }
     for (const PlannedStep& s : plan.handlers) {
       if (!s.skipped) out.handlers.push_back(s.Identity());
@@ -78,6 +85,14 @@ class RoleHarness {
 };
 
 bool Has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+std::vector<std::string> OfRdma(const std::vector<std::string>& identities) {
+  std::vector<std::string> out;
+  for (const std::string& id : identities) {
+    if (id.rfind("rdma/", 0) == 0) out.push_back(id);
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -130,6 +145,46 @@ TEST_CASE("netplan, ifupdown and NetworkManager get their own files, the mode an
   CHECK(Has(connection, "mtu=4092\ntransport-mode=connected\n"));
   CHECK(Has(nm.files.at("/etc/NetworkManager/system-connections/clusterctl-ib0.8001.nmconnection"),
             "parent=ib0\np-key=0x8001\n"));
+}
+
+TEST_CASE("rdma: an MLNX_OFED bundle is checked by name, copied, unpacked, checked again, installed from itself, held") {
+  const std::string bundle = "MLNX_OFED_LINUX-24.10-1.1.4.0-debian12.5-x86_64.tgz";
+  std::string inventory = kInventory;
+  inventory.replace(inventory.find("vars:\n"), 6, "vars:\n  rdma_stack: mlnx_ofed\n  rdma_ofed_bundle: " + bundle + "\n");
+  RoleHarness h(inventory);
+  std::ofstream(h.dir() + "/" + bundle) << "bundle bytes";
+  Planned p = h.Plan("gpu01", Facts("none", 1));
+  CHECK(OfRdma(p.steps) == std::vector<std::string>{"rdma/stack source chosen", "rdma/bundle fits the node",
+                                                    "rdma/bundle directory", "rdma/bundle", "rdma/unpack bundle",
+                                                    "rdma/bundle supports the kernel",
+                                                    "rdma/bundle repository (Debian, Ubuntu)",
+                                                    "rdma/MLNX_OFED packages", "rdma/openibd enabled"});
+  // The bundle's name reaches the check as an argument, never inside the script.
+  const nlohmann::json& check = p.params.at("rdma/bundle fits the node")["argv"];
+  CHECK(check.back() == bundle);
+  CHECK(check[2].get<std::string>().find(bundle) == std::string::npos);
+  CHECK(p.params.at("rdma/bundle")["path"] == "/var/cache/clusterctl/ofed/" + bundle);
+  const nlohmann::json& repository = p.params.at("rdma/bundle repository (Debian, Ubuntu)");
+  CHECK(repository["uri"] == "file:///var/cache/clusterctl/ofed/" + bundle + ".d/DEBS");
+  CHECK(repository["suite"] == "./");
+  CHECK(repository["trusted"] == true);
+  const nlohmann::json& packages = p.params.at("rdma/MLNX_OFED packages");
+  CHECK(packages["name"] == nlohmann::json{"mlnx-ofed-basic"});
+  CHECK(packages["hold"] == true);
+  CHECK_FALSE(packages.contains("version"));
+  // No peer-memory module loaded: openibd alone restarts.
+  CHECK(OfRdma(p.handlers) == std::vector<std::string>{"rdma/restart openibd"});
+
+  nlohmann::json gpudirect = Facts("none", 1);
+  gpudirect["peer_memory"] = "nvidia_peermem";
+  CHECK(OfRdma(h.Plan("gpu01", gpudirect).handlers) ==
+        std::vector<std::string>{"rdma/unload peer memory", "rdma/restart openibd", "rdma/load peer memory"});
+}
+
+TEST_CASE("rdma: the inbox stack plans its packages alone") {
+  RoleHarness h;
+  CHECK(OfRdma(h.Plan("gpu01", Facts("none", 1)).steps) ==
+        std::vector<std::string>{"rdma/inbox packages (Debian, Ubuntu)"});
 }
 
 }  // namespace clusterctl
