@@ -8,6 +8,13 @@
 # node with DF set at the configured MTU; the second deploy changes and
 # restarts nothing; one host's MTU change touches only that host's ib0 (and
 # validate finds the mismatch it makes); a reboot keeps the configuration.
+# Then the MLNX_OFED path, with a bundle the testbed builds in NVIDIA's
+# layout (placeholder packages, marked SIMULATED): a bundle for another
+# distribution is refused with both names and nothing changes; the right
+# one, with the apt proxy stopped (the nodes reach only the controller), is
+# copied once (a kill -9 of the controller halfway through the copy resumes
+# where it stopped), installed from the node-local repository, and openibd
+# starts exactly once; the deploy after changes nothing.
 source "$(dirname "$0")/lib.sh"
 require_root_or_skip
 CLUSTERCTL="$E2E_ROOT/build/clusterctl"
@@ -118,4 +125,93 @@ done
 check "after a reboot node03's ib0 has its address again" \
   sh -c "$TESTBED exec node03 ip -o -4 addr show dev ib0 | grep -q 'inet 10.213.178.13/24'"
 check "after a reboot node03's ib0 MTU is 4092 again (got $(ib_mtu node03))" test "$(ib_mtu node03)" = 4092
+
+# --- MLNX_OFED from a bundle beside the inventory ---
+# Not a real bundle: placeholder packages with NVIDIA's names and versions
+# (+simulated), and 256 MiB of random bytes standing for its sources.
+good=$(tb ofed-bundle "$WORK" --src-mib 256) || { echo "building the simulated bundle failed"; exit 1; }
+wrong=$(tb ofed-bundle "$WORK" --distro ubuntu22.04 --src-mib 1) || { echo "building the wrong bundle failed"; exit 1; }
+good=$(basename "$good")
+wrong=$(basename "$wrong")
+partial_size() {  # partial_size NODE: bytes of the bundle copy's partial file on the node (0: none)
+  tb exec "$1" sh -c "stat -c %s /var/cache/clusterctl/ofed/$good.clusterctl-partial 2>/dev/null || echo 0"
+}
+openibd_starts() {  # openibd_starts NODE: how often the (simulated) openibd started
+  tb exec "$1" sh -c 'journalctl -u openibd -o cat 2>/dev/null | grep -c "would load the HCA driver" || true'
+}
+rdma_core_version() { tb exec "$1" dpkg-query -W -f='${Version}' rdma-core; }
+inbox_version=$(rdma_core_version node02)
+
+sed -i "s/^vars:\$/vars:\n  rdma_stack: mlnx_ofed\n  rdma_ofed_bundle: $wrong/" "$inventory"
+"$CLUSTERCTL" deploy "$inventory" --json >"$WORK/wrong.json" 2>"$WORK/wrong.err"
+check "a bundle for another distribution fails the deploy" test $? -ne 0
+check "it is refused on every node naming both distributions" python3 -c '
+import json,sys
+failed={}
+for line in open(sys.argv[1]):
+    try: e=json.loads(line)
+    except ValueError: continue
+    if e.get("event")=="step" and e.get("status")=="failed": failed[e["host"]]=(e["step"],e.get("error",""))
+for n in ("node01","node02","node03"):
+    step,error=failed[n]
+    assert step=="rdma/bundle fits the node", failed[n]
+    assert "built for ubuntu22.04; this node runs debian12" in error, error
+' "$WORK/wrong.json" || grep -m3 '"failed"' "$WORK/wrong.json"
+check "nothing changed: no bundle on node02, rdma-core still the distribution's ($inbox_version)" \
+  sh -c "! $TESTBED exec node02 test -e /var/cache/clusterctl/ofed && test '$(rdma_core_version node02)' = '$inbox_version'"
+
+# The right bundle, with no network but the controller.
+sed -i "s/rdma_ofed_bundle: $wrong/rdma_ofed_bundle: $good/" "$inventory"
+tb offline >/dev/null 2>&1
+check "offline: node02 cannot reach the apt proxy" \
+  sh -c "! $TESTBED exec node02 timeout 5 bash -c 'exec 3<>/dev/tcp/$TESTBED_SUBNET.1/3142' 2>/dev/null"
+bundle_size=$(stat -c %s "$WORK/$good")
+"$CLUSTERCTL" deploy "$inventory" --json >"$WORK/killed.json" 2>"$WORK/killed.err" &
+deploy_pid=$!
+for i in $(seq 1200); do
+  [ "$(partial_size node02)" -ge $((bundle_size / 4)) ] && break
+  kill -0 $deploy_pid 2>/dev/null || break
+  sleep 0.05
+done
+kill -9 $deploy_pid 2>/dev/null
+wait $deploy_pid 2>/dev/null
+killed_at=$(partial_size node02)
+echo "# controller killed with node02's copy at $killed_at of $bundle_size bytes"
+check "the kill came halfway through node02's copy" test "$killed_at" -gt 0 -a "$killed_at" -lt "$bundle_size"
+start=$(date +%s)
+"$CLUSTERCTL" deploy "$inventory" --json >"$WORK/ofed.json" 2>"$WORK/ofed.err"
+rc=$?
+echo "# the resumed OFED deploy: $(seconds_since "$start")s"
+check "the resumed deploy exits 0 with the apt proxy stopped" test $rc -eq 0 || tail -20 "$WORK/ofed.err"
+check "node02's copy resumed where it stopped (at or after byte $killed_at), not from the start" python3 -c '
+import json,sys,re
+for line in open(sys.argv[1]):
+    try: e=json.loads(line)
+    except ValueError: continue
+    if e.get("event")=="step" and e.get("host")=="node02" and e.get("step")=="rdma/bundle":
+        at=[int(m.group(1)) for d in e.get("differences",[]) for m in [re.search(r"upload resumed at byte (\d+)",d)] if m]
+        assert at and at[0]>=int(sys.argv[2]), e
+        sys.exit(0)
+sys.exit("no rdma/bundle step for node02")
+' "$WORK/ofed.json" "$killed_at"
+for n in node01 node02 node03; do
+  check "$n: NVIDIA's rdma-core (simulated) replaced the distribution's (got $(rdma_core_version "$n"))" \
+    sh -c "case '$(rdma_core_version "$n")' in *mlnx*+simulated) ;; *) exit 1 ;; esac"
+  check "$n: mlnx-ofed-basic is installed and held" sh -c "$TESTBED exec $n apt-mark showhold | grep -qx mlnx-ofed-basic"
+  check "$n: openibd started exactly once (got $(openibd_starts "$n"))" test "$(openibd_starts "$n")" = 1
+  check "$n: no partial copy left" test "$(partial_size "$n")" = 0
+done
+"$CLUSTERCTL" facts "$inventory" --json >"$WORK/facts-ofed.json" 2>/dev/null
+check "facts: node02's RDMA stack is mlnx_ofed, its version marked simulated" python3 -c '
+import json,sys
+s=json.load(open(sys.argv[1]))["hosts"]["node02"]["facts"]["rdma_stack"]
+assert s["stack"]=="mlnx_ofed" and s["version"].endswith("+simulated"), s
+' "$WORK/facts-ofed.json"
+tb online >/dev/null 2>&1
+
+"$CLUSTERCTL" deploy "$inventory" --json >"$WORK/ofed-again.json" 2>"$WORK/ofed-again.err"
+check "the deploy after the switch exits 0" test $? -eq 0
+check "it changes nothing on any node" \
+  test "$(changed_of "$WORK/ofed-again.json" node01)$(changed_of "$WORK/ofed-again.json" node02)$(changed_of "$WORK/ofed-again.json" node03)" = 000
+check "openibd still started once on node02 (got $(openibd_starts node02))" test "$(openibd_starts node02)" = 1
 finish
