@@ -163,9 +163,9 @@ TEST_CASE("rdma: an MLNX_OFED bundle is checked by name, copied, unpacked, check
   const nlohmann::json& check = p.params.at("rdma/bundle fits the node")["argv"];
   CHECK(check.back() == bundle);
   CHECK(check[2].get<std::string>().find(bundle) == std::string::npos);
-  CHECK(p.params.at("rdma/bundle")["path"] == "/var/cache/clusterctl/ofed/" + bundle);
+  CHECK(p.params.at("rdma/bundle")["path"] == "/var/cache/clusterctl-ofed/" + bundle);
   const nlohmann::json& repository = p.params.at("rdma/bundle repository (Debian, Ubuntu)");
-  CHECK(repository["uri"] == "file:///var/cache/clusterctl/ofed/" + bundle + ".d/DEBS");
+  CHECK(repository["uri"] == "file:///var/cache/clusterctl-ofed/" + bundle + ".d/DEBS");
   CHECK(repository["suite"] == "./");
   CHECK(repository["trusted"] == true);
   const nlohmann::json& packages = p.params.at("rdma/MLNX_OFED packages");

@@ -134,7 +134,7 @@ wrong=$(tb ofed-bundle "$WORK" --distro ubuntu22.04 --src-mib 1) || { echo "buil
 good=$(basename "$good")
 wrong=$(basename "$wrong")
 partial_size() {  # partial_size NODE: bytes of the bundle copy's partial file on the node (0: none)
-  tb exec "$1" sh -c "stat -c %s /var/cache/clusterctl/ofed/$good.clusterctl-partial 2>/dev/null || echo 0"
+  tb exec "$1" sh -c "stat -c %s /var/cache/clusterctl-ofed/$good.clusterctl-partial 2>/dev/null || echo 0"
 }
 openibd_starts() {  # openibd_starts NODE: how often the (simulated) openibd started
   tb exec "$1" sh -c 'journalctl -u openibd -o cat 2>/dev/null | grep -c "would load the HCA driver" || true'
@@ -158,7 +158,7 @@ for n in ("node01","node02","node03"):
     assert "built for ubuntu22.04; this node runs debian12" in error, error
 ' "$WORK/wrong.json" || grep -m3 '"failed"' "$WORK/wrong.json"
 check "nothing changed: no bundle on node02, rdma-core still the distribution's ($inbox_version)" \
-  sh -c "! $TESTBED exec node02 test -e /var/cache/clusterctl/ofed && test '$(rdma_core_version node02)' = '$inbox_version'"
+  sh -c "! $TESTBED exec node02 test -e /var/cache/clusterctl-ofed && test '$(rdma_core_version node02)' = '$inbox_version'"
 
 # The right bundle, with no network but the controller.
 sed -i "s/rdma_ofed_bundle: $wrong/rdma_ofed_bundle: $good/" "$inventory"
