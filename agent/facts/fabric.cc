@@ -1,8 +1,10 @@
 #include "agent/facts/fabric.h"
 
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 
+#include "agent/facts/text_parsers.h"
 #include "common/strings.h"
 
 namespace clusterctl::facts {
@@ -58,6 +60,59 @@ nlohmann::json PeerMemoryOf(const std::vector<std::string>& modules) {
     }
   }
   return nullptr;
+}
+
+namespace {
+
+// The leading number of a version ("6.1.0-26-amd64" -> 6, "44.0-2" -> 44);
+// -1 when it does not start with one.
+long LeadingNumber(const std::string& text, size_t from = 0) {
+  size_t end = from;
+  while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
+  return end == from || end - from > 9 ? -1 : std::stol(text.substr(from, end - from));
+}
+
+bool KernelAtLeast(const std::string& release, long major, long minor) {
+  long have_major = LeadingNumber(release);
+  size_t dot = release.find('.');
+  long have_minor = dot == std::string::npos ? -1 : LeadingNumber(release, dot + 1);
+  return have_major > major || (have_major == major && have_minor >= minor);
+}
+
+// A module in modules.dep: lines "kernel/.../name.ko[.xz|.zst|.gz]: deps".
+bool ModuleListed(const std::string& modules_dep, const std::string& file_name) {
+  for (const std::string& line : Split(modules_dep, '\n')) {
+    const std::string path = line.substr(0, line.find(':'));
+    const size_t slash = path.rfind('/');
+    const std::string base = path.substr(slash == std::string::npos ? 0 : slash + 1);
+    if (base == file_name || base.rfind(file_name + ".", 0) == 0) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+nlohmann::json GpudirectOf(const std::string& driver_version_text, const std::string& kernel_release,
+                           const nlohmann::json& packages, const nlohmann::json& rdma_stack,
+                           const std::string& modules_dep) {
+  nlohmann::json out;
+  const std::string driver = ParseNvidiaDriverVersion(driver_version_text);
+  const bool open = driver_version_text.find("Open Kernel Module") != std::string::npos;
+  out["kernel_modules"] = driver.empty() ? nlohmann::json(nullptr) : nlohmann::json(open ? "open" : "proprietary");
+  bool rdma_dmabuf = false;
+  if (rdma_stack.is_object() && rdma_stack.value("stack", nlohmann::json()).is_string()) {
+    const std::string stack = rdma_stack["stack"].get<std::string>();
+    rdma_dmabuf = stack != "inbox" || (packages.contains("rdma-core") && packages["rdma-core"].is_string() &&
+                                       LeadingNumber(packages["rdma-core"].get<std::string>()) >= 34);
+  }
+  out["dmabuf"] = open && LeadingNumber(driver) >= 515 && KernelAtLeast(kernel_release, 5, 12) && rdma_dmabuf;
+  out["nvidia_peermem"] = ModuleListed(modules_dep, "nvidia-peermem.ko");
+  out["nv_peer_mem"] = ModuleListed(modules_dep, "nv_peer_mem.ko");
+  out["recommended"] = out["dmabuf"].get<bool>()           ? nlohmann::json("dmabuf")
+                       : out["nvidia_peermem"].get<bool>() ? nlohmann::json("nvidia_peermem")
+                       : out["nv_peer_mem"].get<bool>()    ? nlohmann::json("nv_peer_mem")
+                                                           : nlohmann::json(nullptr);
+  return out;
 }
 
 std::string DetectNetworkStack(const std::string& root) {

@@ -3,6 +3,8 @@
 //   rdma_stack   which RDMA stack is installed (inbox rdma-core, MLNX_OFED or
 //                DOCA-OFED) and its version, from the package facts;
 //   peer_memory  the GPUDirect RDMA peer-memory module loaded, if any;
+//   gpudirect    which GPUDirect RDMA methods this node can use, and the one
+//                NVIDIA recommends of those;
 //   network_stack which program owns the node's interface configuration;
 //   interfaces[].ipoib_mode from /sys/class/net (link_type comes from
 //                netlink with the interface list, which sees the node's own
@@ -24,6 +26,20 @@ nlohmann::json RdmaStackOf(const nlohmann::json& packages);
 
 // "nvidia_peermem", "nv_peer_mem" or null, from the loaded modules.
 nlohmann::json PeerMemoryOf(const std::vector<std::string>& modules);
+
+// What the node can use for GPUDirect RDMA:
+// {kernel_modules: "open" | "proprietary" | null (no driver loaded),
+//  dmabuf: open kernel modules of R515 or later on a kernel >= 5.12 with an
+//          RDMA stack that registers DMA-BUF memory (rdma-core >= 34, or
+//          NVIDIA's stack): no extra module at all,
+//  nvidia_peermem: the module ships for the running kernel (modules.dep),
+//  nv_peer_mem: the legacy module is built for the running kernel,
+//  recommended: "dmabuf", else "nvidia_peermem", else "nv_peer_mem", else null}.
+// `driver_version_text` is /proc/driver/nvidia/version ("" when no driver is
+// loaded), `modules_dep` the running kernel's modules.dep.
+nlohmann::json GpudirectOf(const std::string& driver_version_text, const std::string& kernel_release,
+                           const nlohmann::json& packages, const nlohmann::json& rdma_stack,
+                           const std::string& modules_dep);
 
 // What configures interfaces on this node, in the order a node uses them:
 // "netplan" (a YAML file in /etc/netplan), "NetworkManager" (its unit

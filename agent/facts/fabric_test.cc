@@ -27,6 +27,47 @@ TEST_CASE("peer_memory: the GPUDirect module that is loaded, the driver's own fi
   CHECK(PeerMemoryOf({"nv_peer_mem", "nvidia_peermem"}) == "nvidia_peermem");
 }
 
+TEST_CASE("gpudirect: DMA-BUF with open modules, R515+, kernel 5.12+ and a DMA-BUF capable stack; else the modules there are") {
+  // /proc/driver/nvidia/version as the open and the proprietary modules write it.
+  const std::string open = "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  550.54.14  Release Build  "
+                           "(dvs-builder@U16-I3-B03-4-3)  Thu Feb 22 01:25:25 UTC 2024\nGCC version:  gcc 12.2.0\n";
+  const std::string proprietary = "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.183.01  Sun May 12 19:39:15 UTC "
+                                  "2024\nGCC version:  gcc version 12.2.0 (Debian 12.2.0-14)\n";
+  const std::string dep = "kernel/drivers/infiniband/core/ib_core.ko.xz:\n"
+                          "updates/dkms/nvidia-peermem.ko: updates/dkms/nvidia.ko kernel/drivers/infiniband/core/ib_core.ko.xz\n";
+  const nlohmann::json inbox = {{"stack", "inbox"}, {"version", "44.0-2"}};
+  const nlohmann::json packages = {{"rdma-core", "44.0-2"}};
+
+  nlohmann::json best = GpudirectOf(open, "6.1.0-26-amd64", packages, inbox, dep);
+  CHECK(best["kernel_modules"] == "open");
+  CHECK(best["dmabuf"] == true);
+  CHECK(best["nvidia_peermem"] == true);
+  CHECK(best["recommended"] == "dmabuf");
+
+  // Proprietary modules cannot export DMA-BUF: the driver's own nvidia-peermem.
+  nlohmann::json peermem = GpudirectOf(proprietary, "6.1.0-26-amd64", packages, inbox, dep);
+  CHECK(peermem["kernel_modules"] == "proprietary");
+  CHECK(peermem["dmabuf"] == false);
+  CHECK(peermem["recommended"] == "nvidia_peermem");
+
+  // An old kernel or an rdma-core before v34 has no DMA-BUF registration.
+  CHECK(GpudirectOf(open, "5.10.0-30-amd64", packages, inbox, dep)["recommended"] == "nvidia_peermem");
+  CHECK(GpudirectOf(open, "6.1.0-26-amd64", {{"rdma-core", "28.0-1"}}, inbox, dep)["dmabuf"] == false);
+  // NVIDIA's stack registers DMA-BUF whatever its rdma-core is called.
+  CHECK(GpudirectOf(open, "6.1.0-26-amd64", nlohmann::json::object(), {{"stack", "mlnx_ofed"}, {"version", "24.10"}},
+                    dep)["dmabuf"] == true);
+
+  // An old driver with Mellanox's legacy module built for the kernel.
+  nlohmann::json legacy = GpudirectOf("NVRM version: NVIDIA UNIX x86_64 Kernel Module  460.106.00  Tue Sep 28 UTC 2021\n",
+                                      "5.4.0-150-generic", packages, inbox, "updates/dkms/nv_peer_mem.ko:\n");
+  CHECK(legacy["recommended"] == "nv_peer_mem");
+
+  // No driver loaded: nothing to decide from.
+  nlohmann::json none = GpudirectOf("", "6.1.0-26-amd64", packages, inbox, "");
+  CHECK(none["kernel_modules"].is_null());
+  CHECK(none["recommended"].is_null());
+}
+
 TEST_CASE("network_stack: netplan, then an enabled NetworkManager or networkd, then ifupdown") {
   testing::TempDir dir;
   const std::string root = dir.path();

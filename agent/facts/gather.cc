@@ -175,6 +175,11 @@ nlohmann::json GatherFacts(const GatherOptions& options) {
     facts["interfaces"] = ReadInterfaces();
     AddIpoibModes(facts["interfaces"], root);
   }
+  const std::string release = facts.contains("kernel") ? facts["kernel"].value("release", std::string()) : "";
+  std::string driver_text, modules_dep;
+  if (!ReadFile(root + "/proc/driver/nvidia/version", driver_text)) driver_text.clear();
+  if (release.empty() || !ReadFile(root + "/lib/modules/" + release + "/modules.dep", modules_dep)) modules_dep.clear();
+  facts["gpudirect"] = GpudirectOf(driver_text, release, facts["packages"], facts["rdma_stack"], modules_dep);
   facts["errors"] = errors;
   return facts;
 }

@@ -57,7 +57,7 @@ const std::vector<CheckInfo>& CheckCatalogue() {
       {"gpu.nvlink", CheckScope::kNode, "every NVLink up at full speed; fabric manager done on NVSwitch systems"},
       {"gpu.dcgm", CheckScope::kNode, "dcgmi diag -r 1 passes"},
       {"ib.ports", CheckScope::kNode, "every expected InfiniBand port Active at the expected rate"},
-      {"ib.peermem", CheckScope::kNode, "the GPUDirect RDMA peer memory module is loaded"},
+      {"ib.peermem", CheckScope::kNode, "GPUDirect RDMA is possible: a peer memory module is loaded, or DMA-BUF"},
       {"ib.write_bw", CheckScope::kPair, "ib_write_bw between ring neighbours above the floor"},
       {"fabric.ipoib", CheckScope::kNode, "every other node's IPoIB address reached at the configured MTU, DF set"},
       {"nccl.node", CheckScope::kNode, "all_reduce_perf within a node: correct, bandwidth above the floor"},
@@ -177,11 +177,17 @@ CheckResult EvaluateIbPorts(const std::string& host, const Result<std::vector<Ib
   return Pass(check, kNode, host, measured, threshold, "from " + source);
 }
 
-CheckResult EvaluatePeerMemory(const std::string& host, const std::vector<std::string>& modules) {
+CheckResult EvaluatePeerMemory(const std::string& host, const std::vector<std::string>& modules,
+                               const nlohmann::json& gpudirect) {
   for (const char* name : {"nvidia_peermem", "nv_peer_mem"}) {
     if (std::find(modules.begin(), modules.end(), name) != modules.end()) {
-      return Pass("ib.peermem", kNode, host, name, "nvidia_peermem or nv_peer_mem loaded");
+      return Pass("ib.peermem", kNode, host, name, "nvidia_peermem or nv_peer_mem loaded, or DMA-BUF");
     }
+  }
+  if (gpudirect.is_object() && gpudirect.value("dmabuf", false) == true) {
+    return Pass("ib.peermem", kNode, host, "DMA-BUF (" + gpudirect.value("kernel_modules", std::string("open")) +
+                                               " kernel modules; no peer-memory module needed)",
+                "nvidia_peermem or nv_peer_mem loaded, or DMA-BUF");
   }
   return Fail("ib.peermem", kNode, host, "GPUDirect RDMA peer memory module not loaded (nvidia_peermem / nv_peer_mem)",
               {"/proc/modules: no line for nvidia_peermem or nv_peer_mem"}, "not loaded", "loaded");

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <optional>
+
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -84,7 +86,11 @@ Result<std::vector<IbPortStatus>> AgainstSysfs(Result<std::vector<IbPortStatus>>
 // The ports ib.ports expects: the configured list, or every InfiniBand port.
 std::vector<IbPortStatus> ExpectedIbPorts(const std::vector<IbPortStatus>& ports, const Thresholds& t);
 
-CheckResult EvaluatePeerMemory(const std::string& host, const std::vector<std::string>& modules);
+// GPUDirect RDMA is possible: a peer-memory module is loaded, or (no module
+// needed) the node's facts show DMA-BUF support (`gpudirect.dmabuf`: open
+// kernel modules R515+, kernel 5.12+, an RDMA stack that registers DMA-BUF).
+CheckResult EvaluatePeerMemory(const std::string& host, const std::vector<std::string>& modules,
+                               const nlohmann::json& gpudirect = nullptr);
 
 // ib.write_bw between a pair: the client's output, at the message size.
 CheckResult EvaluateIbWriteBw(const std::string& pair, const ToolOutput& client, double line_rate_gbps,

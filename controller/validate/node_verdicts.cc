@@ -144,7 +144,7 @@ void Validator::NodeVerdicts() {
       Add(Skip("ib.peermem", kNode, name, p.pci_gpus == 0 ? "no GPUs on " + name + " (peer memory is for GPU+InfiniBand nodes)"
                                                        : "no InfiniBand ports on " + name));
     } else {
-      Add(EvaluatePeerMemory(name, p.modules));
+      Add(EvaluatePeerMemory(name, p.modules, p.facts.is_object() ? p.facts.value("gpudirect", nlohmann::json()) : nullptr));
     }
   }
 }

@@ -542,6 +542,11 @@ TEST_CASE("gpu.driver: GPUs on PCI without the nvidia module fail with driver no
   CHECK(skip.detail == "no NVIDIA GPUs on the PCI bus of node01");
   CHECK(EvaluatePeerMemory("n", {"nvidia", "nvidia_peermem"}).outcome == CheckOutcome::kPass);
   CHECK(EvaluatePeerMemory("n", {"nvidia"}).outcome == CheckOutcome::kFail);
+  // DMA-BUF needs no module; facts that cannot show it (no driver, proprietary modules) do not pass.
+  CHECK(EvaluatePeerMemory("n", {"nvidia"}, {{"dmabuf", true}, {"kernel_modules", "open"}}).outcome ==
+        CheckOutcome::kPass);
+  CHECK(EvaluatePeerMemory("n", {"nvidia"}, {{"dmabuf", false}, {"kernel_modules", "proprietary"}}).outcome ==
+        CheckOutcome::kFail);
 }
 
 // ---- no parser passes by default ----

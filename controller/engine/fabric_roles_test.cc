@@ -1,7 +1,8 @@
-// The built-in rdma and ipoib roles (roles/, templates/) planned for fake
-// facts: which hosts get them (the roles' own `when`), the MLNX_OFED bundle
-// path of rdma, and the files each network stack gets, including what the
-// testbed cannot show: the IPoIB mode on an InfiniBand link and P_Key children.
+// The built-in fabric roles, rdma, ipoib and gpudirect (roles/, templates/),
+// planned for fake facts: which hosts get them (the roles' own `when`), the
+// MLNX_OFED bundle path of rdma, the GPUDirect method, and the files each
+// network stack gets, including what the testbed cannot show: the IPoIB
+// mode on an InfiniBand link, P_Key children, a loaded NVIDIA driver.
 #include <doctest/doctest.h>
 
 #include <fstream>
@@ -60,7 +61,7 @@ class RoleHarness {
 
   Planned Plan(const std::string& host, const nlohmann::json& facts) {
     std::map<std::string, nlohmann::json> all = {{host, facts}};
-    Planner planner(PlanInputs{&*inventory_, &*catalog_, &all, nullptr, {"rdma", "ipoib"}});
+    Planner planner(PlanInputs{&*inventory_, &*catalog_, &all, nullptr, {"rdma", "ipoib", "gpudirect"}});
     Diagnostics diagnostics;
     HostPlan plan = planner.Plan(*inventory_->FindHost(host), diagnostics);
     REQUIRE_MESSAGE(diagnostics.error_count() == 0, diagnostics.ToString());
@@ -86,12 +87,23 @@ class RoleHarness {
 
 bool Has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-std::vector<std::string> OfRdma(const std::vector<std::string>& identities) {
+std::vector<std::string> OfRole(const std::string& role, const std::vector<std::string>& identities) {
   std::vector<std::string> out;
   for (const std::string& id : identities) {
-    if (id.rfind("rdma/", 0) == 0) out.push_back(id);
+    if (id.rfind(role + "/", 0) == 0) out.push_back(id);
   }
   return out;
+}
+std::vector<std::string> OfRdma(const std::vector<std::string>& identities) { return OfRole("rdma", identities); }
+
+// A GPU node with an adapter and a loaded driver whose facts recommend `method`.
+nlohmann::json GpuFacts(const nlohmann::json& recommended, bool dmabuf = false) {
+  nlohmann::json facts = Facts("none", 1);
+  facts["pci"]["gpu_count"] = 8;
+  facts["nvidia_driver"] = "550.54.14";
+  facts["gpudirect"] = {{"kernel_modules", dmabuf ? "open" : "proprietary"}, {"dmabuf", dmabuf},
+                        {"nvidia_peermem", true}, {"nv_peer_mem", false}, {"recommended", recommended}};
+  return facts;
 }
 
 }  // namespace
@@ -185,6 +197,42 @@ TEST_CASE("rdma: the inbox stack plans its packages alone") {
   RoleHarness h;
   CHECK(OfRdma(h.Plan("gpu01", Facts("none", 1)).steps) ==
         std::vector<std::string>{"rdma/inbox packages (Debian, Ubuntu)"});
+}
+
+TEST_CASE("gpudirect: only on GPU hosts with an adapter and a loaded driver; the others' modules go before the chosen one") {
+  RoleHarness h;
+  CHECK(OfRole("gpudirect", h.Plan("gpu01", Facts("none", 1)).steps).empty());  // no GPU
+  nlohmann::json no_driver = GpuFacts("nvidia_peermem");
+  no_driver["nvidia_driver"] = nullptr;
+  CHECK(h.Plan("gpu01", no_driver).roles == std::vector<std::string>{"rdma", "ipoib"});
+
+  Planned peermem = h.Plan("gpu01", GpuFacts("nvidia_peermem"));
+  CHECK(OfRole("gpudirect", peermem.steps) == std::vector<std::string>{"gpudirect/legacy service stopped",
+                                                                       "gpudirect/legacy module unloaded",
+                                                                       "gpudirect/nvidia_peermem loaded at boot"});
+  CHECK(peermem.params.at("gpudirect/nvidia_peermem loaded at boot")["at_boot"] == true);
+
+  // DMA-BUF: no module at all, nvidia_peermem taken out if it was there.
+  Planned dmabuf = h.Plan("gpu01", GpuFacts("dmabuf", true));
+  CHECK(OfRole("gpudirect", dmabuf.steps) == std::vector<std::string>{"gpudirect/legacy service stopped",
+                                                                      "gpudirect/legacy module unloaded",
+                                                                      "gpudirect/nvidia_peermem unloaded"});
+
+  // Nothing usable under auto: a failing precondition naming the way out.
+  Planned nothing = h.Plan("gpu01", GpuFacts(nullptr));
+  CHECK(OfRole("gpudirect", nothing.steps).front() == "gpudirect/a method is available");
+  CHECK(Has(nothing.params.at("gpudirect/a method is available")["message"].get<std::string>(),
+            "gpudirect_method: none"));
+}
+
+TEST_CASE("gpudirect: an explicit method overrides the facts; the legacy module only when asked for") {
+  std::string inventory = kInventory;
+  inventory.replace(inventory.find("vars:\n"), 6, "vars:\n  gpudirect_method: nv_peer_mem\n");
+  RoleHarness h(inventory);
+  Planned legacy = h.Plan("gpu01", GpuFacts("dmabuf", true));
+  CHECK(OfRole("gpudirect", legacy.steps) == std::vector<std::string>{"gpudirect/nvidia_peermem unloaded",
+                                                                      "gpudirect/legacy packages",
+                                                                      "gpudirect/legacy service"});
 }
 
 }  // namespace clusterctl
