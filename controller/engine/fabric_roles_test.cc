@@ -235,4 +235,15 @@ TEST_CASE("gpudirect: an explicit method overrides the facts; the legacy module 
                                                                       "gpudirect/legacy service"});
 }
 
+TEST_CASE("ipoib: a mode other than datagram or connected fails a precondition before any file is written") {
+  std::string inventory = kInventory;
+  inventory.replace(inventory.find("ipoib_mode: connected"), 21, "ipoib_mode: conected");
+  RoleHarness h(inventory);
+  Planned p = h.Plan("gpu01", Facts("systemd-networkd", 1));
+  CHECK(OfRole("ipoib", p.steps).front() == "ipoib/mode known");
+  CHECK(p.params.at("ipoib/mode known")["argv"].back() == "conected");
+  CHECK(OfRole("ipoib", RoleHarness().Plan("gpu01", Facts("systemd-networkd", 1)).steps).front() ==
+        "ipoib/ping (Debian, Ubuntu)");
+}
+
 }  // namespace clusterctl
