@@ -4,17 +4,13 @@
 #include <filesystem>
 #include <fstream>
 
+#include "agent/facts/kernels.h"
+#include "agent/facts/pci.h"
 #include "agent/facts/text_parsers.h"
 #include "common/strings.h"
 
 namespace clusterctl::facts {
 namespace {
-
-std::string ReadTrimmedFile(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return std::string(Trim(text));
-}
 
 bool Exists(const std::filesystem::path& path) {
   std::error_code ec;
@@ -64,19 +60,12 @@ nlohmann::json PeerMemoryOf(const std::vector<std::string>& modules) {
 
 namespace {
 
-// The leading number of a version ("6.1.0-26-amd64" -> 6, "44.0-2" -> 44);
+// The leading number of a version ("550.54.14" -> 550, "44.0-2" -> 44);
 // -1 when it does not start with one.
-long LeadingNumber(const std::string& text, size_t from = 0) {
-  size_t end = from;
+long LeadingNumber(const std::string& text) {
+  size_t end = 0;
   while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
-  return end == from || end - from > 9 ? -1 : std::stol(text.substr(from, end - from));
-}
-
-bool KernelAtLeast(const std::string& release, long major, long minor) {
-  long have_major = LeadingNumber(release);
-  size_t dot = release.find('.');
-  long have_minor = dot == std::string::npos ? -1 : LeadingNumber(release, dot + 1);
-  return have_major > major || (have_major == major && have_minor >= minor);
+  return end == 0 || end > 9 ? -1 : std::stol(text.substr(0, end));
 }
 
 // A module in modules.dep: lines "kernel/.../name.ko[.xz|.zst|.gz]: deps".
@@ -105,7 +94,7 @@ nlohmann::json GpudirectOf(const std::string& driver_version_text, const std::st
     rdma_dmabuf = stack != "inbox" || (packages.contains("rdma-core") && packages["rdma-core"].is_string() &&
                                        LeadingNumber(packages["rdma-core"].get<std::string>()) >= 34);
   }
-  out["dmabuf"] = open && LeadingNumber(driver) >= 515 && KernelAtLeast(kernel_release, 5, 12) && rdma_dmabuf;
+  out["dmabuf"] = open && LeadingNumber(driver) >= 515 && !kernel_release.empty() && !KernelReleaseLess(kernel_release, "5.12") && rdma_dmabuf;
   out["nvidia_peermem"] = ModuleListed(modules_dep, "nvidia-peermem.ko");
   out["nv_peer_mem"] = ModuleListed(modules_dep, "nv_peer_mem.ko");
   out["recommended"] = out["dmabuf"].get<bool>()           ? nlohmann::json("dmabuf")
@@ -130,7 +119,7 @@ std::string DetectNetworkStack(const std::string& root) {
 void AddIpoibModes(nlohmann::json& interfaces, const std::string& root) {
   for (nlohmann::json& entry : interfaces) {
     if (!entry.contains("name") || !entry["name"].is_string()) continue;
-    const std::string mode = ReadTrimmedFile(std::filesystem::path(root + "/sys/class/net") / entry["name"].get<std::string>() / "mode");
+    const std::string mode = ReadTrimmed(std::filesystem::path(root + "/sys/class/net") / entry["name"].get<std::string>() / "mode");
     if (!mode.empty()) entry["ipoib_mode"] = mode;
   }
 }

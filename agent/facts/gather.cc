@@ -138,8 +138,9 @@ nlohmann::json GatherFacts(const GatherOptions& options) {
   facts["peer_memory"] = PeerMemoryOf(facts["modules"].get<std::vector<std::string>>());
 
   facts["nvidia_driver"] = nullptr;
-  if (ReadFile(root + "/proc/driver/nvidia/version", text)) {
-    std::string version = ParseNvidiaDriverVersion(text);
+  std::string driver_text;  // also gpudirect's: open or proprietary modules
+  if (ReadFile(root + "/proc/driver/nvidia/version", driver_text)) {
+    std::string version = ParseNvidiaDriverVersion(driver_text);
     if (!version.empty()) facts["nvidia_driver"] = version;
   } else if (ReadFile(root + "/sys/module/nvidia/version", text)) {
     facts["nvidia_driver"] = std::string(Trim(text));
@@ -176,8 +177,7 @@ nlohmann::json GatherFacts(const GatherOptions& options) {
     AddIpoibModes(facts["interfaces"], root);
   }
   const std::string release = facts.contains("kernel") ? facts["kernel"].value("release", std::string()) : "";
-  std::string driver_text, modules_dep;
-  if (!ReadFile(root + "/proc/driver/nvidia/version", driver_text)) driver_text.clear();
+  std::string modules_dep;
   if (release.empty() || !ReadFile(root + "/lib/modules/" + release + "/modules.dep", modules_dep)) modules_dep.clear();
   facts["gpudirect"] = GpudirectOf(driver_text, release, facts["packages"], facts["rdma_stack"], modules_dep);
   facts["errors"] = errors;

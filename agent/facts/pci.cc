@@ -16,12 +16,6 @@ namespace {
 constexpr unsigned kNvidia = 0x10de;
 constexpr unsigned kMellanox = 0x15b3;
 
-std::string ReadTrimmed(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return std::string(Trim(text));
-}
-
 unsigned ParseHex(const std::string& text) {
   if (text.empty()) return 0;
   return static_cast<unsigned>(std::strtoul(text.c_str(), nullptr, 16));
@@ -272,6 +266,12 @@ nlohmann::json ReadIbDevices(const std::string& root) {
   nlohmann::json out = nlohmann::json::array();
   for (auto& [name, entry] : by_name) out.push_back(std::move(entry));
   return out;
+}
+
+std::string ReadTrimmed(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return std::string(Trim(text));
 }
 
 }  // namespace clusterctl::facts

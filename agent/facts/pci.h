@@ -8,6 +8,7 @@
 // attribute parsers are pure and also run on `lspci`/`lspci -nn` captures.
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,6 +56,8 @@ IbPort ParseIbPortAttributes(std::string_view state, std::string_view phys_state
 nlohmann::json IbPortsToJson(const std::vector<IbPort>& ports);
 
 // Probes (read sysfs under `root`, "/" on a node).
+// A one-line sysfs/procfs file, trimmed; "" when it cannot be read.
+std::string ReadTrimmed(const std::filesystem::path& path);
 std::vector<PciDevice> ReadPciDevices(const std::string& root);
 std::vector<IbPort> ReadIbPorts(const std::string& root);
 // [{device, pci_address, model (hca_type, "MT4123"), firmware (fw_ver),

@@ -14,7 +14,7 @@ ResourceOutcome AssertResource(const ResourceRequest& request, ResourceHost& hos
   ResourceOutcome outcome;
   const nlohmann::json& p = request.params;
   CommandSpec probe;
-  for (const auto& word : p["argv"]) probe.argv.push_back(word.is_string() ? word.get<std::string>() : word.dump());
+  probe.argv = p["argv"].get<std::vector<std::string>>();  // strings: RunResource types the list as declared
   if (probe.argv.empty()) return outcome.Fail("assert needs a non-empty argv");
   probe.timeout = std::chrono::seconds(p.value("timeout", 120));
   CommandResult result = host.Run(probe, false);
