@@ -180,6 +180,9 @@ nlohmann::json GatherFacts(const GatherOptions& options) {
   std::string modules_dep;
   if (release.empty() || !ReadFile(root + "/lib/modules/" + release + "/modules.dep", modules_dep)) modules_dep.clear();
   facts["gpudirect"] = GpudirectOf(driver_text, release, facts["packages"], facts["rdma_stack"], modules_dep);
+  std::string proc_filesystems;
+  if (!ReadFile(root + "/proc/filesystems", proc_filesystems)) proc_filesystems.clear();
+  facts["nfs"] = NfsKernelSupportOf(proc_filesystems, modules_dep);
   facts["errors"] = errors;
   return facts;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <sstream>
 
 namespace clusterctl::facts {
 namespace {
@@ -90,6 +91,40 @@ nlohmann::json ReadKernels(const std::string& root) {
   });
   nlohmann::json newest = installed.empty() ? nlohmann::json(nullptr) : nlohmann::json(installed.back());
   return {{"installed", installed}, {"headers", headers}, {"newest", newest}, {"dkms", dkms}};
+}
+
+namespace {
+
+// A filesystem name in /proc/filesystems ("nodev\tnfs4" or "\text4").
+bool FilesystemRegistered(const std::string& proc_filesystems, const std::string& name) {
+  std::istringstream lines(proc_filesystems);
+  std::string line;
+  while (std::getline(lines, line)) {
+    const size_t tab = line.rfind('\t');
+    if ((tab == std::string::npos ? line : line.substr(tab + 1)) == name) return true;
+  }
+  return false;
+}
+
+// A module path in modules.dep ("kernel/fs/nfsd/nfsd.ko.xz: ...").
+bool ModuleListed(const std::string& modules_dep, const std::string& path) {
+  std::istringstream lines(modules_dep);
+  std::string line;
+  while (std::getline(lines, line)) {
+    const std::string file = line.substr(0, line.find(':'));
+    const size_t at = file.find(path);
+    if (at == std::string::npos) continue;
+    const size_t end = at + path.size();
+    if (end == file.size() || file[end] == '.') return true;  // nfsd.ko, nfsd.ko.xz, not nfsd.ko_x
+  }
+  return false;
+}
+
+}  // namespace
+
+nlohmann::json NfsKernelSupportOf(const std::string& proc_filesystems, const std::string& modules_dep) {
+  return {{"kernel_client", FilesystemRegistered(proc_filesystems, "nfs4") || ModuleListed(modules_dep, "/fs/nfs/nfsv4.ko")},
+          {"kernel_server", FilesystemRegistered(proc_filesystems, "nfsd") || ModuleListed(modules_dep, "/fs/nfsd/nfsd.ko")}};
 }
 
 }  // namespace clusterctl::facts

@@ -22,4 +22,12 @@ nlohmann::json ReadKernels(const std::string& root);
 // letters ("6.1.0-9-amd64" < "6.1.0-26-amd64"): true when a < b.
 bool KernelReleaseLess(const std::string& a, const std::string& b);
 
+// What the running kernel can do for NFS: {"kernel_client": bool,
+// "kernel_server": bool}. A filesystem registered in /proc/filesystems
+// (nfs4, nfsd) or a module the running kernel can load (modules.dep lists
+// fs/nfs/nfsv4.ko or fs/nfsd/nfsd.ko, any compression suffix) counts. A
+// container sharing a kernel without them (the testbed) has neither: the
+// NFS roles then say so instead of failing at mount time.
+nlohmann::json NfsKernelSupportOf(const std::string& proc_filesystems, const std::string& modules_dep);
+
 }  // namespace clusterctl::facts

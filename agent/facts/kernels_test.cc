@@ -57,4 +57,18 @@ TEST_CASE("kernels: installed images, headers per kernel, and DKMS builds per ke
   CHECK(none["dkms"].empty());
 }
 
+TEST_CASE("nfs kernel support: registered filesystems or loadable modules; a kernel without either has neither") {
+  const std::string filesystems = "nodev\tsysfs\nnodev\ttmpfs\n\text4\nnodev\tnfs4\n";
+  const nlohmann::json registered = NfsKernelSupportOf(filesystems, "");
+  CHECK(registered["kernel_client"] == true);
+  CHECK(registered["kernel_server"] == false);
+  const std::string dep = "kernel/fs/nfs/nfsv4.ko.xz: kernel/fs/nfs/nfs.ko.xz\nkernel/fs/nfsd/nfsd.ko.xz: kernel/fs/lockd/lockd.ko.xz\n";
+  const nlohmann::json loadable = NfsKernelSupportOf("\text4\n", dep);
+  CHECK(loadable["kernel_client"] == true);
+  CHECK(loadable["kernel_server"] == true);
+  const nlohmann::json none = NfsKernelSupportOf("nodev\tsysfs\n\text4\n", "kernel/fs/nfs_common/grace.ko: \n");
+  CHECK(none["kernel_client"] == false);
+  CHECK(none["kernel_server"] == false);
+}
+
 }  // namespace clusterctl::facts

@@ -1,5 +1,6 @@
 #include "controller/engine/cluster_views.h"
 
+#include "controller/engine/nfs_view.h"
 #include "controller/engine/slurm_view.h"
 
 namespace clusterctl {
@@ -7,6 +8,7 @@ namespace clusterctl {
 const std::vector<ClusterView>& ClusterViews() {
   static const std::vector<ClusterView> views = {
       {"slurm", BuildSlurmView},
+      {"nfs", BuildNfsView},
   };
   return views;
 }

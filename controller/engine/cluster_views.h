@@ -6,7 +6,10 @@
 // family that needs a view of the whole cluster (NFS exports, monitoring
 // targets) writes its builder in its own file and adds one entry to the
 // list in cluster_views.cc. A builder is pure; an error it returns is a
-// planning error (exit 2, nothing changed).
+// planning error (exit 2, nothing changed). A view may give each host its
+// own part: an object under `per_host` (by host name) becomes `host.<name>`
+// for that host alone instead of a part of `cluster.<name>` (cluster.nfs:
+// the server's exports, a client's mounts).
 #pragma once
 
 #include <functional>

@@ -58,9 +58,11 @@ nlohmann::json HostContext(const Host& host, const nlohmann::json& facts, const 
   for (const std::string& g : host.groups) in_group[g] = true;
   nlohmann::json interfaces = nlohmann::json::array();
   for (const Interface& i : host.interfaces) interfaces.push_back(InterfaceContext(i, host, facts));
+  const bool ipv6 = host.address.find(':') != std::string::npos;
   return {{"name", host.name},
           {"address", host.address},
           {"ip", IsIpLiteral(host.address) ? nlohmann::json(host.address) : nlohmann::json(nullptr)},
+          {"url_host", ipv6 ? "[" + host.address + "]" : host.address},
           {"groups", host.groups},
           {"in_group", in_group},
           {"interfaces", interfaces},
@@ -114,7 +116,12 @@ Planner::Planner(PlanInputs inputs)
   for (const ClusterView& view : ClusterViews()) {
     auto built = view.build(*inputs_.inventory, *inputs_.facts);
     if (built.ok()) {
-      cluster_context_["cluster"][view.name] = std::move(built).value();
+      nlohmann::json whole = std::move(built).value();
+      if (whole.is_object() && whole.contains("per_host")) {
+        per_host_views_[view.name] = std::move(whole["per_host"]);
+        whole.erase("per_host");
+      }
+      cluster_context_["cluster"][view.name] = std::move(whole);
     } else {
       view_errors_.push_back(built.status().message());
     }
@@ -147,7 +154,10 @@ HostPlan Planner::Plan(const Host& host, Diagnostics& diagnostics) {
   plan.roles = inputs_.catalog->RolesFor(host, *inputs_.inventory, inputs_.only_roles);
   auto facts_it = inputs_.facts->find(host.name);
   const nlohmann::json facts = facts_it == inputs_.facts->end() ? nlohmann::json(nullptr) : facts_it->second;
-  const nlohmann::json host_context = {{"host", HostContext(host, facts, *inputs_.inventory)}, {"facts", facts}};
+  nlohmann::json host_context = {{"host", HostContext(host, facts, *inputs_.inventory)}, {"facts", facts}};
+  for (const auto& [view, parts] : per_host_views_) {
+    host_context["host"][view] = parts.contains(host.name) ? parts[host.name] : nlohmann::json(nullptr);
+  }
   std::vector<const Role*> applicable;
   for (const Role* role : plan.roles) {
     // Role defaults < inventory variables (cluster < group < host).

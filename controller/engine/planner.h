@@ -62,7 +62,9 @@ struct PlanInputs {
   nlohmann::json removed_hosts = nlohmann::json::array();
 };
 
-// The cluster as templates see it (`cluster`): built once per run.
+// The cluster as templates see it (`cluster`): built once per run. A host's
+// `url_host` is its address as a URL or listen address writes it (an IPv6
+// literal in brackets).
 nlohmann::json BuildClusterContext(const Inventory& inventory, const std::map<std::string, nlohmann::json>& facts);
 
 class Planner {
@@ -86,6 +88,9 @@ class Planner {
 
   PlanInputs inputs_;
   nlohmann::json cluster_context_;
+  // A view's `per_host` part, taken out of `cluster.<view>`: each host sees
+  // its own entry as `host.<view>` (null when it has none).
+  std::map<std::string, nlohmann::json> per_host_views_;
   std::vector<std::string> view_errors_;  // derived views (cluster_views.h) that could not be built
   std::map<std::string, std::pair<std::string, uint64_t>> source_digests_;  // copy sources: sha256, size
 };
