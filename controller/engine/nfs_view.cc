@@ -355,6 +355,10 @@ Result<nlohmann::json> BuildNfsView(const Inventory& inventory, const std::map<s
     highest_of[name] = (*versions)["highest"].get<std::string>();
     nlohmann::json part = *versions;
     part["exports"] = ServerPart(server, *exports);
+    // ganesha binds one address: the exports' one, or every address (said so in its file) when they differ.
+    std::set<std::string> listen;
+    for (const nlohmann::json& e : part["exports"]) listen.insert(e["listen_address"].get<std::string>());
+    part["bind_address"] = listen.size() == 1 ? *listen.begin() : std::string("0.0.0.0");
     per_host[name] = std::move(part);
     exports_of[name] = std::move(exports).value();
   }

@@ -8,7 +8,9 @@
 //   host.nfs on the server: exports [{name, path, export_id, options,
 //                clients [{host, address}], line (one /etc/exports line),
 //                access_type, squash (nfs-ganesha's words for the options)}],
-//                versions, protocols (ganesha: "3, 4"), minor_versions.
+//                versions, protocols (ganesha: "3, 4"), minor_versions,
+//                bind_address (the exports' one listen address, or 0.0.0.0
+//                when they are on different networks).
 //   host.nfs on a client: mounts [{name, server, server_address, export,
 //                path, source ("addr:/export"), options, unit
 //                ("home.mount"), automount_unit}].

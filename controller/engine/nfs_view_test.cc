@@ -55,6 +55,7 @@ TEST_CASE("nfs view: clients with IPoIB addresses get the export over the fabric
   CHECK(exported["access_type"] == "RW");
   CHECK(exported["squash"] == "root_squash");
   CHECK(exported["listen_address"] == "10.1.0.11");
+  CHECK(view["per_host"]["node01"]["bind_address"] == "10.1.0.11");
   const nlohmann::json& mount = view["per_host"]["node03"]["mounts"][0];
   CHECK(mount["source"] == "10.1.0.11:/home");
   CHECK(mount["options"] == "vers=4.2,hard,_netdev");

@@ -60,6 +60,9 @@ const std::vector<CheckInfo>& CheckCatalogue() {
       {"ib.peermem", CheckScope::kNode, "GPUDirect RDMA is possible: a peer memory module is loaded, or DMA-BUF"},
       {"ib.write_bw", CheckScope::kPair, "ib_write_bw between ring neighbours above the floor"},
       {"fabric.ipoib", CheckScope::kNode, "every other node's IPoIB address reached at the configured MTU, DF set"},
+      {"nfs.export", CheckScope::kNode, "the client's NFS export answers: a file written from here reads back on another client"},
+      {"nfs.mounts", CheckScope::kNode, "every nfs_mounts entry mounted from its server and export, written and read back"},
+      {"monitoring.targets", CheckScope::kCluster, "Prometheus has every expected exporter target up (named when not)"},
       {"nccl.node", CheckScope::kNode, "all_reduce_perf within a node: correct, bandwidth above the floor"},
       {"nccl.cluster", CheckScope::kCluster, "all_reduce_perf across nodes: correct, bandwidth and latency"},
   };

@@ -90,6 +90,8 @@ ValidationOutcome Validator::Run() {
   Jobs();
   Pairs();
   Fabric();
+  Nfs();
+  Monitoring();
 
   // Report order: the check list's order, then subject.
   const std::vector<std::string>& order = AllCheckNames();

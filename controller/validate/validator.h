@@ -80,6 +80,8 @@ class Validator {
   void Jobs();
   void Pairs();
   void Fabric();
+  void Monitoring();  // service_run.cc
+  void Nfs();         // service_run.cc
   void NodeVerdicts();
   void GpuVerdicts(const Host& host, const NodeProbe& probe, const Thresholds& t);
 

@@ -1,0 +1,142 @@
+// The validation run's service phases: monitoring.targets asks Prometheus
+// (promtool on the monitoring host) for every target's `up`; nfs.mounts and
+// nfs.export write a file from each NFS client and read it back on the next
+// client of the same export (a ring), through the kernel mount and through
+// the export itself (libnfs, user space) respectively.
+#include <random>
+
+#include "common/strings.h"
+#include "controller/engine/nfs_view.h"
+#include "controller/validate/remote_exec.h"
+#include "controller/validate/service_checks.h"
+#include "controller/validate/validator.h"
+
+namespace clusterctl::validation_internal {
+namespace {
+
+// The directory every export has for these round trips (nfs-server makes
+// it, owned by the anonymous user root is squashed to).
+constexpr const char* kRoundTripDir = ".clusterctl-validate";
+
+std::string RandomHex() {
+  std::random_device random;
+  char text[17];
+  std::snprintf(text, sizeof text, "%08x%08x", random(), random());
+  return text;
+}
+
+// One client's part of the round trips: what it writes, and what it reads
+// for the client before it in the ring.
+struct NfsClientWork {
+  std::vector<NfsMountProbe> mounts;
+  bool kernel_client = false;
+  NfsRoundTrip export_trip;             // written by this client
+  ToolOutput kernel_write, kernel_read;  // through its first mount; read for the previous client
+  std::string kernel_path;              // the file it writes through its mount
+};
+
+// Argv built outside the coroutines (g++ 12 rejects braced lists of
+// literals and strings inside a co_await expression).
+std::vector<std::string> FindmntArgv(const std::string& path) {
+  return {"findmnt", "-n", "-o", "SOURCE,FSTYPE", "--mountpoint", path};
+}
+
+// The token goes through a local file: nfs-cp copies files.
+std::vector<std::string> NfsWriteArgv(const std::string& token, const std::string& url) {
+  return {"sh", "-c", "f=$(mktemp) && printf '%s\\n' \"$1\" >\"$f\" && nfs-cp \"$f\" \"$2\"; s=$?; rm -f \"$f\"; exit $s",
+          "sh", token, url};
+}
+
+std::vector<std::string> KernelWriteArgv(const std::string& token, const std::string& path) {
+  return {"sh", "-c", "printf '%s\\n' \"$1\" >\"$2\"", "sh", token, path};
+}
+
+}  // namespace
+
+void Validator::Monitoring() {
+  if (!Want("monitoring.targets")) return;
+  const std::vector<std::string> members = in_.inventory->MembersOf(kGroupMonitoring);
+  if (members.empty()) return;
+  const Host* host = in_.inventory->FindHost(members.front());
+  auto probe = probes_.find(host->name);
+  if (probe == probes_.end()) return;  // outside --limit
+  if (!probe->second.reached) return;  // `reachable` already failed it
+  std::map<std::string, nlohmann::json> facts;
+  for (const auto& [name, p] : probes_) facts[name] = p.facts;
+  const std::vector<ExpectedTarget> expected = ExpectedTargets(*in_.inventory, facts);
+  ToolOutput up;
+  in_.run_on({host}, [&, this](AgentSession& agent, HostResult&) -> Task<void> {
+    up = co_await ExecOnNode(agent, PrometheusUpArgv(PrometheusUrl(*host)), "", Limit(30));
+  });
+  Add(EvaluatePrometheusTargets(host->name, up, expected));
+}
+
+void Validator::Nfs() {
+  if (!Want("nfs.mounts") && !Want("nfs.export")) return;
+  auto view = BuildNfsView(*in_.inventory, {});
+  if (!view.ok()) return;  // the inventory's NFS variables are wrong: deploy and plan say where
+  const nlohmann::json& per_host = (*view)["per_host"];
+  std::map<std::string, NfsClientWork> work;  // entries made before any fan-out
+  std::vector<const Host*> clients;
+  for (const Host* h : in_.selected) {
+    if (!per_host.contains(h->name) || !per_host[h->name].contains("mounts") || per_host[h->name]["mounts"].empty()) continue;
+    if (!probes_.at(h->name).reached) continue;
+    NfsClientWork& w = work[h->name];
+    const nlohmann::json& facts = probes_.at(h->name).facts;
+    w.kernel_client = facts.contains("nfs") && facts["nfs"].value("kernel_client", false);
+    for (const nlohmann::json& m : per_host[h->name]["mounts"]) {
+      w.mounts.push_back({m["path"], m["source"], {}});
+    }
+    const nlohmann::json& first = per_host[h->name]["mounts"][0];
+    const std::string token = "clusterctl validate " + h->name + " " + RandomHex();
+    w.export_trip = {h->name, "", "nfs://" + first["server_address"].get<std::string>() + first["export"].get<std::string>() +
+                                      "/" + kRoundTripDir + "/" + h->name, token, {}, {}};
+    w.kernel_path = first["path"].get<std::string>() + "/" + kRoundTripDir + "/" + h->name + ".mount";
+    clients.push_back(h);
+  }
+  if (clients.empty()) return;
+  for (size_t k = 0; k < clients.size(); ++k) {
+    if (clients.size() > 1) work[clients[k]->name].export_trip.reader = clients[(k + 1) % clients.size()]->name;
+  }
+  // Phase 1: each client checks its mounts and writes.
+  in_.run_on(clients, [&, this](AgentSession& agent, HostResult& result) -> Task<void> {
+    NfsClientWork& w = work.at(result.host->name);
+    for (NfsMountProbe& m : w.mounts) {
+      std::vector<std::string> findmnt = FindmntArgv(m.path);
+      m.findmnt = co_await ExecOnNode(agent, findmnt, "", Limit(10));
+    }
+    std::vector<std::string> write = NfsWriteArgv(w.export_trip.token, w.export_trip.url);
+    w.export_trip.write = co_await ExecOnNode(agent, write, "", Limit(30));
+    if (w.kernel_client) {
+      std::vector<std::string> kernel_write = KernelWriteArgv(w.export_trip.token, w.kernel_path);
+      w.kernel_write = co_await ExecOnNode(agent, kernel_write, "", Limit(30));
+    }
+  });
+  // Phase 2: each client reads what the one before it in the ring wrote.
+  in_.run_on(clients, [&, this](AgentSession& agent, HostResult& result) -> Task<void> {
+    for (auto it = work.begin(); it != work.end(); ++it) {
+      NfsClientWork& w = it->second;
+      if (w.export_trip.reader != result.host->name) continue;
+      std::vector<std::string> read = {"nfs-cat", w.export_trip.url};
+      w.export_trip.read = co_await ExecOnNode(agent, read, "", Limit(30));
+      if (w.kernel_client) {
+        std::vector<std::string> kernel_read = {"cat", w.kernel_path};
+        w.kernel_read = co_await ExecOnNode(agent, kernel_read, "", Limit(30));
+      }
+    }
+  });
+  for (const Host* h : clients) {
+    const NfsClientWork& w = work.at(h->name);
+    if (Want("nfs.export")) Add(EvaluateNfsExport(h->name, w.export_trip));
+    std::string round_trip_problem;
+    const bool tried = w.kernel_client && !w.export_trip.reader.empty();
+    if (tried && !w.kernel_write.Succeeded()) {
+      round_trip_problem = "cannot write " + w.kernel_path + " (" + ExitDescription(w.kernel_write) + ")";
+    } else if (tried && std::string(Trim(w.kernel_read.out)) != w.export_trip.token) {
+      round_trip_problem = w.export_trip.reader + " did not read back " + w.kernel_path;
+    }
+    if (Want("nfs.mounts")) Add(EvaluateNfsMounts(h->name, w.kernel_client, w.mounts, round_trip_problem, tried));
+  }
+}
+
+}  // namespace clusterctl::validation_internal
