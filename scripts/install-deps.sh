@@ -10,6 +10,7 @@ BUILD_PACKAGES=(
   g++ cmake make pkg-config
   libssh-dev libssl-dev libyaml-cpp-dev libsqlite3-dev libboost-dev libspdlog-dev libfmt-dev
   doctest-dev nlohmann-json3-dev libkainjow-mustache-dev libcli11-dev
+  python3  # tests/exporters: the Slurm exporter is a Python script
 )
 # The testbed (tests/testbed): nspawn containers on a bridge, an apt proxy.
 TESTBED_PACKAGES=(

@@ -88,9 +88,16 @@ void Validator::Nfs() {
       w.mounts.push_back({m["path"], m["source"], {}});
     }
     const nlohmann::json& first = per_host[h->name]["mounts"][0];
-    const std::string token = "clusterctl validate " + h->name + " " + RandomHex();
+    const std::string nonce = RandomHex();
+    const std::string token = "clusterctl validate " + h->name + " " + nonce;
+    // nfs-cp never overwrites: a new name each run (the server expires them).
+    // NFSv3 where the server offers it: libnfs's v4 writes are limited, and
+    // v3 without locking needs no grace period after a server start.
+    const std::string server = first["server"].get<std::string>();
+    const bool v3 = per_host.contains(server) && per_host[server].value("vers3", false);
     w.export_trip = {h->name, "", "nfs://" + first["server_address"].get<std::string>() + first["export"].get<std::string>() +
-                                      "/" + kRoundTripDir + "/" + h->name, token, {}, {}};
+                                      "/" + kRoundTripDir + "/" + h->name + "-" + nonce + (v3 ? "" : "?version=4"),
+                     token, {}, {}};
     w.kernel_path = first["path"].get<std::string>() + "/" + kRoundTripDir + "/" + h->name + ".mount";
     clients.push_back(h);
   }

@@ -50,6 +50,18 @@ vars:
   # Nodes share the machine's clock and may not set it (no CAP_SYS_TIME):
   # chronyd serves and tracks time with -x (roles/chrony.yaml).
   chrony_no_clock_control: true
+  # node01's /export/home mounted as /home on the compute nodes (over ib0
+  # when the nodes have adapters). This kernel has no NFS server or client
+  # module: the server is nfs-ganesha in user space (/export is the
+  # machine's ext4, bound in: the overlay root has no file handles); the
+  # clients' fstab entries are written and their kernel mount is skipped
+  # (validate's nfs.mounts says so and fails), and validate's nfs.export
+  # proves the export with libnfs instead.
+  nfs_implementation: ganesha
+  nfs_exports:
+    - {path: /export/home, clients: [compute]}
+  nfs_mounts:
+    - {export: /export/home, path: /home}
 
 hosts:
 $hosts

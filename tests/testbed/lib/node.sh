@@ -38,6 +38,8 @@ ENV
   chroot "$root" chown -R admin:admin /home/admin/.ssh
   echo "Acquire::http::Proxy \"$(proxy_url)\";" >"$root/etc/apt/apt.conf.d/01testbed-proxy"
   writable_cgroups_unit "$root"
+  mask_rpc_pipefs_units "$root"
+  if [ "$index" -eq 1 ]; then mkdir -p "$dir/export"; fi
   make_hardware "$dir/hw" "$gpus" "$hcas"
   ensure_node_network "$node" "$index"
   ensure_fabric_links "$node" "$hcas"
@@ -65,6 +67,29 @@ UNIT
   ln -sf ../testbed-writable-cgroups.service "$root/etc/systemd/system/sysinit.target.wants/testbed-writable-cgroups.service"
 }
 
+# This kernel has no rpc_pipefs (no NFS modules): nfs-common's GSS daemon
+# would fail at every boot and leave the node "degraded". Masked in every
+# node, as a site without Kerberos NFS may do.
+mask_rpc_pipefs_units() {
+  local root=$1
+  ln -sf /dev/null "$root/etc/systemd/system/rpc-gssd.service"
+  ln -sf /dev/null "$root/etc/systemd/system/run-rpc_pipefs.mount"
+}
+
+# The storage node (node01: nfs_server in the inventory) serves NFS with
+# nfs-ganesha, whose VFS backend needs file handles: the node's overlay root
+# has none (EOPNOTSUPP), so /export is a directory of the machine's ext4
+# bound in, and nspawn's seccomp filter, which refuses open_by_handle_at,
+# lets that one call through for this node alone. With CAP_DAC_READ_SEARCH
+# that call can open any inode of a file system the node sees by handle: a
+# deliberate, documented loosening for the NFS server node of a test rig.
+storage_nspawn_args() {
+  local dir=$1 index=$2
+  [ "$index" -eq 1 ] || return 0
+  echo "--bind=$dir/export:/export"
+  echo "--system-call-filter=open_by_handle_at"
+}
+
 # Runs in the background (setsid) for the life of a node. The node may
 # configure its own network (CAP_NET_ADMIN: systemd-networkd, ip): the
 # namespace is its own, so that reaches nothing else.
@@ -79,13 +104,15 @@ supervise_node() {
   mapfile -t hardware < <(hardware_nspawn_args "$dir/hw")
   local INDEX GPUS HCAS ADDRESS
   source "$dir/node.env"
+  local -a storage
+  mapfile -t storage < <(storage_nspawn_args "$dir" "$INDEX")
   while [ ! -e "$dir/stopped" ]; do
     reset_fabric_links "$node" "$HCAS"
     systemd-nspawn -D "$root" --register=no --keep-unit \
       --network-namespace-path="/run/netns/$(netns_name "$node")" \
       --capability=CAP_NET_ADMIN \
       --resolv-conf=off --timezone=off --link-journal=no --console=read-only \
-      -M "$node" "${hardware[@]}" -b </dev/null &
+      -M "$node" "${hardware[@]}" "${storage[@]}" -b </dev/null &
     record_pid "$dir/nspawn.pid" $!
     rc=0
     wait $! || rc=$?

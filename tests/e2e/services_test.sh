@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# End-to-end test of shared storage and monitoring (issue: "Shared storage
+# over the fabric and cluster monitoring"), on a 3-node testbed with one
+# simulated HCA each (ib0 on a fabric bridge: real IP traffic).
+# One deploy exports node01's /export/home over the fabric with nfs-ganesha
+# (user space: this kernel has no nfsd) to the compute nodes, writes their
+# fstab entries for /home (the kernel mount itself is skipped: no NFS
+# client in this kernel), and brings up Prometheus scraping every node's
+# node exporter and the Slurm exporter. validate passes monitoring.targets
+# and nfs.export (a libnfs write on one client read back on the other over
+# ib0) and fails nfs.mounts saying why. The second deploy changes nothing
+# and reloads nothing. Adding a node adds its scrape target and its client
+# entry, touching no other client, restarting neither ganesha nor
+# Prometheus. Removing an export's client network reloads ganesha (its
+# exportfs -ra) and restarts nothing. A stopped node exporter fails
+# monitoring.targets naming its node.
+source "$(dirname "$0")/lib.sh"
+require_root_or_skip
+CLUSTERCTL="$E2E_ROOT/build/clusterctl"
+WORK=$(mktemp -d /tmp/clusterctl-e2e-services-XXXXXX)
+trap 'tb down >/dev/null 2>&1; rm -rf "$WORK"' EXIT
+main_pid() { tb exec "$1" systemctl show -p MainPID --value "$2"; }
+changed_steps() {  # changed_steps FILE HOST: the host's changed steps in a deploy's --json events, sorted
+  python3 -c 'import json,sys
+out=set()
+for line in open(sys.argv[1]):
+    try: e=json.loads(line)
+    except ValueError: continue
+    if e.get("event")=="step" and e.get("host")==sys.argv[2] and e.get("status")=="changed": out.add(e["step"])
+print(",".join(sorted(out)))' "$1" "$2"
+}
+result_of() {  # result_of FILE CHECK SUBJECT: pass/fail/skip, and the detail
+  python3 -c 'import json,sys
+for r in json.load(open(sys.argv[1]))["results"]:
+    if r["check"]==sys.argv[2] and r["subject"]==sys.argv[3]: print(r["result"], r.get("detail",""))' "$1" "$2" "$3"
+}
+# The testbed's inventory with an extra client network on the export.
+take_inventory() {
+  cp "$1" "$WORK/inventory.yaml"
+  sed -i "s|    - {path: /export/home, clients: \[compute\]}|    - {path: /export/home, clients: [compute$2]}|" "$WORK/inventory.yaml"
+}
+deploy() {  # deploy NAME: deploy --json into $WORK/NAME.json, returns its exit status
+  "$CLUSTERCTL" deploy "$WORK/inventory.yaml" --json >"$WORK/$1.json" 2>"$WORK/$1.err"
+}
+
+tb down >/dev/null 2>&1
+tb_inventory=$(tb up 3 --hcas 1 2>/dev/null) || { echo "testbed up failed"; exit 1; }
+cp -r "$(dirname "$tb_inventory")/ssh" "$WORK/ssh"
+take_inventory "$tb_inventory" ", 10.213.78.0/24"
+inventory="$WORK/inventory.yaml"
+
+start=$(date +%s)
+deploy first
+rc=$?
+echo "# first deploy: $(seconds_since "$start")s"
+check "first deploy exits 0" test $rc -eq 0 || tail -20 "$WORK/first.err"
+check "node01: nfs-ganesha runs" tb exec node01 systemctl is-active -q nfs-ganesha
+check "node01: the export is on the fabric, for node02, node03 and the management network" \
+  tb exec node01 grep -q "Clients = 10.213.178.12, 10.213.178.13, 10.213.78.0/24;" /etc/ganesha/ganesha.conf
+check "node01: ganesha listens on its ib0 address only" \
+  sh -c "$TESTBED exec node01 ss -ltnH | grep -q '10.213.178.11:2049'"
+for n in node02 node03; do
+  check "$n: /home's fstab entry names node01's fabric address" \
+    tb exec "$n" grep -q "^10.213.178.11:/export/home /home nfs vers=4.2,hard,_netdev 0 0$" /etc/fstab
+  check "$n: the node exporter runs on its management address" \
+    sh -c "$TESTBED exec $n ss -ltnH | grep -q '10.213.78.1[23]:9100'"
+done
+check "node01: Prometheus and the Slurm exporter run" \
+  tb exec node01 systemctl is-active -q prometheus clusterctl-slurm-exporter
+check "node01: one node target file per host" \
+  tb exec node01 test -f /etc/prometheus/file_sd/node/node01.yml -a -f /etc/prometheus/file_sd/node/node03.yml
+ganesha_pid=$(main_pid node01 nfs-ganesha)
+prometheus_pid=$(main_pid node01 prometheus)
+
+sleep 20  # a scrape interval (15 s) for every target
+"$CLUSTERCTL" validate "$inventory" --json >"$WORK/validate1.json" 2>/dev/null
+check "monitoring.targets passes ($(result_of "$WORK/validate1.json" monitoring.targets node01))" \
+  sh -c "test \"\$(result_of $WORK/validate1.json monitoring.targets node01 | cut -d' ' -f1)\" = pass"
+for n in node02 node03; do
+  check "$n: nfs.export passes (a libnfs round trip over ib0: $(result_of "$WORK/validate1.json" nfs.export $n))" \
+    sh -c "result_of() { $(declare -f result_of | tail -n +2); }; test \"\$(result_of $WORK/validate1.json nfs.export $n | cut -d' ' -f1)\" = pass"
+  check "$n: nfs.mounts fails, saying the kernel has no NFS client" \
+    sh -c "python3 -c 'import json,sys
+r=[r for r in json.load(open(\"$WORK/validate1.json\"))[\"results\"] if r[\"check\"]==\"nfs.mounts\" and r[\"subject\"]==\"$n\"][0]
+sys.exit(not (r[\"result\"]==\"fail\" and \"kernel has no NFS client\" in r[\"detail\"]))'"
+done
+
+deploy second
+check "second deploy exits 0" test $? -eq 0
+for n in node01 node02 node03; do
+  check "$n: the second deploy changes nothing ($(changed_steps "$WORK/second.json" "$n"))" \
+    test -z "$(changed_steps "$WORK/second.json" "$n")"
+done
+check "ganesha and Prometheus were neither restarted nor reloaded" \
+  test "$(main_pid node01 nfs-ganesha) $(main_pid node01 prometheus)" = "$ganesha_pid $prometheus_pid"
+
+# Grow: node04 joins compute (and so nfs_clients).
+tb_inventory=$(tb up 4 --hcas 1 2>/dev/null) || { echo "testbed up 4 failed"; exit 1; }
+take_inventory "$tb_inventory" ", 10.213.78.0/24"
+deploy grow
+check "the deploy adding node04 exits 0" test $? -eq 0 || tail -20 "$WORK/grow.err"
+check "node04 has its fstab entry" tb exec node04 grep -q "^10.213.178.11:/export/home /home nfs" /etc/fstab
+check "node01 has node04's scrape target" tb exec node01 test -f /etc/prometheus/file_sd/node/node04.yml
+for n in node02 node03; do
+  check "$n: no NFS or monitoring step changed ($(changed_steps "$WORK/grow.json" "$n"))" \
+    sh -c "! echo '$(changed_steps "$WORK/grow.json" "$n")' | grep -qE 'nfs-|exporter|monitoring'"
+done
+check "node01: ganesha reloaded for the new client, never restarted; Prometheus untouched" \
+  test "$(main_pid node01 nfs-ganesha) $(main_pid node01 prometheus)" = "$ganesha_pid $prometheus_pid"
+check "node01: ganesha's export lists node04" \
+  tb exec node01 grep -q "Clients = 10.213.178.12, 10.213.178.13, 10.213.178.14, 10.213.78.0/24;" /etc/ganesha/ganesha.conf
+
+# Remove the export's client network.
+take_inventory "$tb_inventory" ""
+reloads_before=$(tb exec node01 journalctl -u nfs-ganesha --no-pager -q | grep -c "Reloaded" || true)
+deploy shrink
+check "the deploy removing the client network exits 0" test $? -eq 0
+check "node01: only the ganesha configuration and its reload changed ($(changed_steps "$WORK/shrink.json" node01))" \
+  test "$(changed_steps "$WORK/shrink.json" node01)" = "nfs-server/ganesha configuration,nfs-server/reload ganesha"
+check "node01: ganesha reloaded once more, same process" \
+  sh -c "test \$($TESTBED exec node01 journalctl -u nfs-ganesha --no-pager -q | grep -c Reloaded) -gt $reloads_before && test $(main_pid node01 nfs-ganesha) = $ganesha_pid"
+
+# A stopped node exporter is named.
+tb exec node03 systemctl stop prometheus-node-exporter
+sleep 20
+"$CLUSTERCTL" validate "$inventory" --json --checks monitoring.targets >"$WORK/validate2.json" 2>/dev/null
+check "monitoring.targets fails naming node03 ($(result_of "$WORK/validate2.json" monitoring.targets node01))" \
+  sh -c "python3 -c 'import json,sys
+r=[r for r in json.load(open(\"$WORK/validate2.json\"))[\"results\"] if r[\"check\"]==\"monitoring.targets\"][0]
+sys.exit(not (r[\"result\"]==\"fail\" and \"down: node03 (node)\" in r[\"detail\"]))'"
+finish
