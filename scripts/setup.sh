@@ -22,8 +22,8 @@ step() { printf '\n== %s\n' "$*"; }
 seconds() { printf '%d.%03d s' $(($1 / 1000)) $(($1 % 1000)); }
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
-step "tests/testbed/testbed up $NODES --gpus $GPUS --hcas $HCAS"
-inventory=$(tests/testbed/testbed up "$NODES" --gpus "$GPUS" --hcas "$HCAS")
+step "tests/testbed/testbed up $NODES --gpus $GPUS --hcas $HCAS --services"
+inventory=$(tests/testbed/testbed up "$NODES" --gpus "$GPUS" --hcas "$HCAS" --services)
 echo "inventory: $inventory"
 
 step "clusterctl deploy $inventory"

@@ -44,7 +44,7 @@ deploy() {  # deploy NAME: deploy --json into $WORK/NAME.json, returns its exit 
 }
 
 tb down >/dev/null 2>&1
-tb_inventory=$(tb up 3 --hcas 1 2>/dev/null) || { echo "testbed up failed"; exit 1; }
+tb_inventory=$(tb up 3 --hcas 1 --services 2>/dev/null) || { echo "testbed up failed"; exit 1; }
 cp -r "$(dirname "$tb_inventory")/ssh" "$WORK/ssh"
 take_inventory "$tb_inventory" ", 10.213.78.0/24"
 inventory="$WORK/inventory.yaml"

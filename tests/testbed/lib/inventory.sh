@@ -1,6 +1,7 @@
 # The inventory the testbed writes for its nodes, in clusterctl's own format
-# (docs/inventory.md): node01 is the head (controller, login, NFS server,
-# monitoring); the others are compute nodes.
+# (docs/inventory.md): node01 is the head (controller, login; with
+# --services also the NFS server and the monitoring host); the others are
+# compute nodes (NFS clients with --services).
 
 inventory_path() { echo "$TESTBED_STATE/inventory.yaml"; }
 
@@ -34,6 +35,31 @@ write_inventory() {
     for ((i = 0; i < hcas; i++)); do hosts+="
       ib$i: $(fabric_subnet "$i").$range/24"; done
   fi
+  # With --services (kept for the testbed's life): NFS and monitoring.
+  local service_vars="" service_groups=""
+  if [ -e "$TESTBED_STATE/services" ]; then
+    service_vars=$(cat <<'VARS'
+  # node01's /export/home mounted as /home on the compute nodes (over ib0
+  # when the nodes have adapters). This kernel has no NFS server or client
+  # module: the server is nfs-ganesha in user space (/export is the
+  # machine's ext4, bound in: the overlay root has no file handles); the
+  # clients' fstab entries are written and their kernel mount is skipped
+  # (validate's nfs.mounts says so and fails), and validate's nfs.export
+  # proves the export with libnfs instead.
+  nfs_implementation: ganesha
+  nfs_exports:
+    - {path: /export/home, clients: [compute]}
+  nfs_mounts:
+    - {export: /export/home, path: /home}
+VARS
+)
+    service_groups="  nfs_server:
+    hosts: node01
+  nfs_clients:
+    children: [compute]
+  monitoring:
+    hosts: node01"
+  fi
   cat >"$(inventory_path).tmp" <<YAML
 # Written by tests/testbed/testbed up; rewritten whenever the testbed grows.
 version: 1
@@ -50,19 +76,7 @@ vars:
   # Nodes share the machine's clock and may not set it (no CAP_SYS_TIME):
   # chronyd serves and tracks time with -x (roles/chrony.yaml).
   chrony_no_clock_control: true
-  # node01's /export/home mounted as /home on the compute nodes (over ib0
-  # when the nodes have adapters). This kernel has no NFS server or client
-  # module: the server is nfs-ganesha in user space (/export is the
-  # machine's ext4, bound in: the overlay root has no file handles); the
-  # clients' fstab entries are written and their kernel mount is skipped
-  # (validate's nfs.mounts says so and fails), and validate's nfs.export
-  # proves the export with libnfs instead.
-  nfs_implementation: ganesha
-  nfs_exports:
-    - {path: /export/home, clients: [compute]}
-  nfs_mounts:
-    - {export: /export/home, path: /home}
-
+$service_vars
 hosts:
 $hosts
 
@@ -71,14 +85,9 @@ groups:
     hosts: node01
   login:
     hosts: node01
-  nfs_server:
-    hosts: node01
-  monitoring:
-    hosts: node01
   compute:
     hosts: $compute
-  nfs_clients:
-    children: [compute]
+$service_groups
 YAML
   mv "$(inventory_path).tmp" "$(inventory_path)"
 }

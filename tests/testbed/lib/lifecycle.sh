@@ -17,17 +17,18 @@ crashed_nodes() {
 }
 
 cmd_up() {
-  local count="" gpus=0 hcas=0
+  local count="" gpus=0 hcas=0 services=0
   while [ $# -gt 0 ]; do
     case "$1" in
       --gpus) gpus=${2:?--gpus needs a number}; shift 2 ;;
       --hcas) hcas=${2:?--hcas needs a number}; shift 2 ;;
+      --services) services=1; shift ;;
       -*) die "unknown option $1" ;;
       *) count=$1; shift ;;
     esac
   done
   [[ $count =~ ^[0-9]+$ ]] && [ "$count" -ge 1 ] && [ "$count" -le $MAX_NODES ] ||
-    die "usage: testbed up N [--gpus K] [--hcas M] (1 <= N <= $MAX_NODES)"
+    die "usage: testbed up N [--gpus K] [--hcas M] [--services] (1 <= N <= $MAX_NODES)"
   [[ $gpus =~ ^[0-9]+$ ]] && [ "$gpus" -le 16 ] || die "--gpus must be 0-16"
   [[ $hcas =~ ^[0-9]+$ ]] && [ "$hcas" -le 8 ] || die "--hcas must be 0-8"
   local started
@@ -43,6 +44,7 @@ cmd_up() {
   ensure_proxy
   ensure_base
   ensure_ssh_key
+  if [ "$services" -eq 1 ]; then touch "$TESTBED_STATE/services"; fi
 
   local i node
   local -a new=()
