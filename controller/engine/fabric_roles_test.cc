@@ -5,11 +5,7 @@
 // mode on an InfiniBand link, P_Key children, a loaded NVIDIA driver.
 #include <doctest/doctest.h>
 
-#include <fstream>
-
-#include "controller/engine/planner.h"
-#include "controller/state/test_util.h"
-#include "inventory/loader.h"
+#include "controller/engine/role_harness.h"
 
 namespace clusterctl {
 namespace {
@@ -38,51 +34,13 @@ nlohmann::json Facts(const std::string& stack, int hcas, const std::string& ib0_
           {"interfaces", {{{"name", "ib0"}, {"link_type", ib0_link}}}}};
 }
 
-struct Planned {
-  std::map<std::string, std::string> files;  // path -> body
-  std::vector<std::string> roles;
-  std::vector<std::string> handlers;             // identities
-  std::vector<std::string> steps;                // identities of the steps that run
-  std::map<std::string, nlohmann::json> params;  // identity -> parameters
-};
+// The fabric roles alone (their dependencies are assumed done).
+using testing::Planned;
 
-class RoleHarness {
+class RoleHarness : public testing::RoleHarness {
  public:
-  explicit RoleHarness(const std::string& inventory = kInventory) {
-    std::ofstream(dir_.path() + "/inventory.yaml") << inventory;
-    Diagnostics diagnostics;
-    inventory_ = LoadInventory(dir_.path() + "/inventory.yaml", diagnostics);
-    REQUIRE_MESSAGE(inventory_, diagnostics.ToString());
-    catalog_ = Catalog::Load({{CLUSTERCTL_SOURCE_DIR "/roles"}, {CLUSTERCTL_SOURCE_DIR "/templates"}}, diagnostics);
-    REQUIRE_MESSAGE(catalog_, diagnostics.ToString());
-  }
-
-  std::string dir() const { return dir_.path(); }
-
-  Planned Plan(const std::string& host, const nlohmann::json& facts) {
-    std::map<std::string, nlohmann::json> all = {{host, facts}};
-    Planner planner(PlanInputs{&*inventory_, &*catalog_, &all, nullptr, {"rdma", "ipoib", "gpudirect"}});
-    Diagnostics diagnostics;
-    HostPlan plan = planner.Plan(*inventory_->FindHost(host), diagnostics);
-    REQUIRE_MESSAGE(diagnostics.error_count() == 0, diagnostics.ToString());
-    Planned out;
-    for (const Role* r : plan.roles) out.roles.push_back(r->name);
-    for (const PlannedStep& s : plan.steps) {
-      if (s.skipped) continue;
-      if (s.kind == "file") out.files[s.params["path"].get<std::string>()] = s.body;
-      out.steps.push_back(s.Identity());
-      out.params[s.Identity()] = s.params;
-    }
-    for (const PlannedStep& s : plan.handlers) {
-      if (!s.skipped) out.handlers.push_back(s.Identity());
-    }
-    return out;
-  }
-
- private:
-  testing::TempDir dir_;
-  std::optional<Inventory> inventory_;
-  std::optional<Catalog> catalog_;
+  explicit RoleHarness(const std::string& inventory = kInventory)
+      : testing::RoleHarness(inventory, {"rdma", "ipoib", "gpudirect"}) {}
 };
 
 bool Has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }

@@ -39,7 +39,7 @@ ENV
   echo "Acquire::http::Proxy \"$(proxy_url)\";" >"$root/etc/apt/apt.conf.d/01testbed-proxy"
   writable_cgroups_unit "$root"
   mask_rpc_pipefs_units "$root"
-  if [ "$index" -eq 1 ]; then mkdir -p "$dir/export"; fi
+  if [ "$index" -eq 1 ] && [ -e "$TESTBED_STATE/services" ]; then mkdir -p "$dir/export"; fi
   make_hardware "$dir/hw" "$gpus" "$hcas"
   ensure_node_network "$node" "$index"
   ensure_fabric_links "$node" "$hcas"
@@ -76,7 +76,7 @@ mask_rpc_pipefs_units() {
   ln -sf /dev/null "$root/etc/systemd/system/run-rpc_pipefs.mount"
 }
 
-# The storage node (node01: nfs_server in the inventory) serves NFS with
+# With --services, the storage node (node01: nfs_server) serves NFS with
 # nfs-ganesha, whose VFS backend needs file handles: the node's overlay root
 # has none (EOPNOTSUPP), so /export is a directory of the machine's ext4
 # bound in, and nspawn's seccomp filter, which refuses open_by_handle_at,
@@ -85,7 +85,7 @@ mask_rpc_pipefs_units() {
 # deliberate, documented loosening for the NFS server node of a test rig.
 storage_nspawn_args() {
   local dir=$1 index=$2
-  [ "$index" -eq 1 ] || return 0
+  [ "$index" -eq 1 ] && [ -d "$dir/export" ] || return 0
   echo "--bind=$dir/export:/export"
   echo "--system-call-filter=open_by_handle_at"
 }

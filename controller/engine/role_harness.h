@@ -1,0 +1,77 @@
+// Test helper: the built-in roles (roles/, templates/) planned for one host
+// of an inventory with fake facts, reduced to what tests assert: the roles,
+// the steps that run, their parameters, the files' bodies, the handlers.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "controller/engine/planner.h"
+#include "controller/state/test_util.h"
+#include "inventory/loader.h"
+
+namespace clusterctl::testing {
+
+struct Planned {
+  std::map<std::string, std::string> files;  // path -> body
+  std::vector<std::string> roles;
+  std::vector<std::string> handlers;             // identities
+  std::vector<std::string> steps;                // identities of the steps that run
+  std::map<std::string, nlohmann::json> params;  // identity -> parameters (steps and handlers)
+  std::map<std::string, std::vector<std::string>> notify;  // identity -> the handlers it notifies
+};
+
+class RoleHarness {
+ public:
+  RoleHarness(const std::string& inventory, std::vector<std::string> roles) : roles_(std::move(roles)) {
+    std::ofstream(dir_.path() + "/inventory.yaml") << inventory;
+    Diagnostics diagnostics;
+    inventory_ = LoadInventory(dir_.path() + "/inventory.yaml", diagnostics);
+    REQUIRE_MESSAGE(inventory_, diagnostics.ToString());
+    catalog_ = Catalog::Load({{CLUSTERCTL_SOURCE_DIR "/roles"}, {CLUSTERCTL_SOURCE_DIR "/templates"}}, diagnostics);
+    REQUIRE_MESSAGE(catalog_, diagnostics.ToString());
+  }
+
+  std::string dir() const { return dir_.path(); }
+
+  Planned Plan(const std::string& host, const nlohmann::json& facts) {
+    std::map<std::string, nlohmann::json> all = {{host, facts}};
+    return Plan(host, all);
+  }
+
+  // With every host's facts (cluster-wide views and loops read them all).
+  Planned Plan(const std::string& host, const std::map<std::string, nlohmann::json>& all) {
+    Planner planner(PlanInputs{&*inventory_, &*catalog_, &all, nullptr, roles_});
+    Diagnostics diagnostics;
+    HostPlan plan = planner.Plan(*inventory_->FindHost(host), diagnostics);
+    REQUIRE_MESSAGE(diagnostics.error_count() == 0, diagnostics.ToString());
+    Planned out;
+    for (const Role* r : plan.roles) out.roles.push_back(r->name);
+    for (const PlannedStep& s : plan.steps) {
+      if (s.skipped) continue;
+      if (s.kind == "file") out.files[s.params["path"].get<std::string>()] = s.body;
+      out.steps.push_back(s.Identity());
+      out.params[s.Identity()] = s.params;
+      out.notify[s.Identity()] = s.step->notify;
+    }
+    for (const PlannedStep& s : plan.handlers) {
+      if (s.skipped) continue;
+      out.handlers.push_back(s.Identity());
+      out.params[s.Identity()] = s.params;
+    }
+    return out;
+  }
+
+ private:
+  std::vector<std::string> roles_;
+  testing::TempDir dir_;
+  std::optional<Inventory> inventory_;
+  std::optional<Catalog> catalog_;
+};
+
+}  // namespace clusterctl::testing

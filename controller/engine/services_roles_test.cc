@@ -1,0 +1,129 @@
+// The built-in service roles, nfs-server, nfs-client, node-exporter,
+// slurm-exporter and monitoring (roles/, templates/), planned for fake
+// facts: what each writes, what a change notifies (an export change never
+// restarts a server; a Prometheus configuration change reloads), and what
+// the testbed cannot show (the kernel NFS server, a kernel mount, GPU
+// targets).
+#include <doctest/doctest.h>
+
+#include "controller/engine/role_harness.h"
+
+namespace clusterctl {
+namespace {
+
+using testing::Planned;
+
+std::string Inventory(const std::string& implementation) {
+  return R"(cluster: lab
+connection: {user: root}
+vars:
+  nfs_implementation: )" +
+         implementation + R"(
+  nfs_exports: [{path: /export/home, clients: [compute]}]
+  nfs_mounts: [{export: /export/home, path: /home}]
+hosts:
+  head: {address: 10.0.0.1, interfaces: {ib0: 10.10.0.1/16}}
+  gpu01: {address: 10.0.0.11, interfaces: {ib0: 10.10.0.11/16}}
+  gpu02: {address: 10.0.0.12, interfaces: {ib0: 10.10.0.12/16}}
+groups:
+  controller: {hosts: [head]}
+  compute: {hosts: [gpu01, gpu02]}
+  nfs_server: {hosts: [head]}
+  nfs_clients: {children: [compute]}
+  monitoring: {hosts: [head]}
+)";
+}
+
+nlohmann::json Facts(bool kernel_nfs, int gpus = 0) {
+  return {{"os", {{"id", "debian"}, {"family", "debian"}}},
+          {"pci", {{"gpu_count", gpus}, {"hca_count", 1}}},
+          {"systemd", true},
+          {"nfs", {{"kernel_client", kernel_nfs}, {"kernel_server", kernel_nfs}}}};
+}
+
+class ServiceRoles : public testing::RoleHarness {
+ public:
+  explicit ServiceRoles(const std::string& implementation = "kernel")
+      : testing::RoleHarness(Inventory(implementation),
+                             {"nfs-server", "nfs-client", "node-exporter", "slurm-exporter", "monitoring"}) {}
+  Planned PlanAll(const std::string& host, bool kernel_nfs = true) {
+    return Plan(host, std::map<std::string, nlohmann::json>{
+                          {"head", Facts(kernel_nfs)}, {"gpu01", Facts(kernel_nfs, 8)}, {"gpu02", Facts(kernel_nfs)}});
+  }
+};
+
+bool Has(const std::vector<std::string>& list, const std::string& item) {
+  return std::find(list.begin(), list.end(), item) != list.end();
+}
+
+}  // namespace
+
+TEST_CASE("nfs-server, kernel: exports over the fabric; an export change runs exportfs -ra, never a restart") {
+  Planned p = ServiceRoles("kernel").PlanAll("head");
+  CHECK(p.files.at("/etc/exports.d/clusterctl.exports").find(
+            "/export/home 10.10.0.11(rw,sync,no_subtree_check,root_squash) 10.10.0.12(rw,sync,no_subtree_check,root_squash)\n") !=
+        std::string::npos);
+  CHECK(p.notify.at("nfs-server/kernel exports") == std::vector<std::string>{"export"});
+  CHECK(p.params.at("nfs-server/export").at("argv") == nlohmann::json::array({"exportfs", "-ra"}));
+  CHECK(p.notify.at("nfs-server/kernel server settings") == std::vector<std::string>{"restart nfs server"});
+  CHECK(p.files.at("/etc/nfs.conf.d/clusterctl.conf").find("vers4.2=y\n") != std::string::npos);
+  // Files first, then the kernel's nfsd is a precondition of the service.
+  auto at = [&](const std::string& id) { return std::find(p.steps.begin(), p.steps.end(), id) - p.steps.begin(); };
+  CHECK(at("nfs-server/kernel exports") < at("nfs-server/kernel has an NFS server"));
+  CHECK(at("nfs-server/kernel has an NFS server") < at("nfs-server/kernel server"));
+  CHECK_FALSE(Has(p.steps, "nfs-server/ganesha"));
+}
+
+TEST_CASE("nfs-server, ganesha: one EXPORT per export on the fabric address; a change reloads") {
+  Planned p = ServiceRoles("ganesha").PlanAll("head");
+  const std::string conf = p.files.at("/etc/ganesha/ganesha.conf");
+  CHECK(conf.find("Bind_addr = 10.10.0.1;") != std::string::npos);
+  CHECK(conf.find("Path = \"/export/home\";") != std::string::npos);
+  CHECK(conf.find("Clients = 10.10.0.11, 10.10.0.12;") != std::string::npos);
+  CHECK(conf.find("Squash = root_squash;") != std::string::npos);
+  CHECK(p.notify.at("nfs-server/ganesha configuration") == std::vector<std::string>{"reload ganesha"});
+  CHECK(p.params.at("nfs-server/reload ganesha").at("state") == "reloaded");
+  CHECK_FALSE(Has(p.steps, "nfs-server/kernel exports"));
+}
+
+TEST_CASE("nfs-client: the fstab entry always, the mount only where the kernel has an NFS client") {
+  ServiceRoles roles;
+  Planned with_kernel = roles.PlanAll("gpu01", true);
+  const nlohmann::json& entry = with_kernel.params.at("nfs-client/fstab entry[/home]");
+  CHECK(entry.at("source") == "10.10.0.1:/export/home");
+  CHECK(entry.at("options") == "vers=4.2,hard,_netdev");
+  CHECK(entry.at("state") == "present");
+  CHECK(with_kernel.params.at("nfs-client/mounted[/home]").at("state") == "mounted");
+  CHECK(Has(with_kernel.steps, "nfs-client/remount when idle[/home]"));
+  Planned without = roles.PlanAll("gpu01", false);
+  CHECK(Has(without.steps, "nfs-client/fstab entry[/home]"));
+  CHECK_FALSE(Has(without.steps, "nfs-client/mounted[/home]"));
+  CHECK_FALSE(Has(without.steps, "nfs-client/remount when idle[/home]"));
+  const std::vector<std::string> head_roles = roles.PlanAll("head").roles;
+  CHECK_MESSAGE(!Has(head_roles, "nfs-client"), "the server mounts nothing");
+  CHECK(Has(head_roles, "nfs-server"));
+  CHECK(Has(head_roles, "monitoring"));
+}
+
+TEST_CASE("monitoring: a target file per host and exporter, DCGM only on GPU hosts; configuration reloads") {
+  Planned p = ServiceRoles().PlanAll("head");
+  CHECK(p.files.at("/etc/prometheus/file_sd/node/gpu02.yml").find("- targets: ['10.0.0.12:9100']") != std::string::npos);
+  CHECK(p.files.at("/etc/prometheus/file_sd/node/gpu02.yml").find("nfs_client: 'true'") != std::string::npos);
+  CHECK(p.files.at("/etc/prometheus/file_sd/node/head.yml").find("nfs_client: 'false'") != std::string::npos);
+  CHECK(p.files.at("/etc/prometheus/file_sd/slurm/head.yml").find("'10.0.0.1:9341'") != std::string::npos);
+  CHECK(p.files.count("/etc/prometheus/file_sd/dcgm/gpu01.yml") == 1);
+  CHECK(p.files.count("/etc/prometheus/file_sd/dcgm/gpu02.yml") == 0);
+  CHECK(p.notify.at("monitoring/configuration") == std::vector<std::string>{"reload prometheus"});
+  CHECK(p.notify.at("monitoring/alert rules") == std::vector<std::string>{"reload prometheus"});
+  CHECK(p.notify.at("monitoring/node target[gpu02]").empty());  // Prometheus watches the files itself
+  CHECK(p.notify.at("monitoring/arguments") == std::vector<std::string>{"restart prometheus"});
+  CHECK(p.files.at("/etc/default/prometheus").find("--web.listen-address=10.0.0.1:9090") != std::string::npos);
+  const std::string rules = p.files.at("/etc/prometheus/rules/clusterctl.yml");
+  CHECK(rules.find("node_filesystem_size_bytes{mountpoint=\"/home\", fstype=~\"nfs4?\"}") != std::string::npos);
+  CHECK(p.files.at("/etc/prometheus/prometheus.yml").find("files: ['/etc/prometheus/file_sd/dcgm/*.yml']") !=
+        std::string::npos);
+  CHECK(ServiceRoles().PlanAll("gpu01").files.at("/etc/default/prometheus-node-exporter").find(
+            "--web.listen-address=10.0.0.11:9100") != std::string::npos);
+}
+
+}  // namespace clusterctl
