@@ -9,7 +9,9 @@
 # node exporter and the Slurm exporter. validate passes monitoring.targets
 # and nfs.export (a libnfs write on one client read back on the other over
 # ib0) and fails nfs.mounts saying why. The second deploy changes nothing
-# and reloads nothing. Adding a node adds its scrape target and its client
+# and reloads nothing. Grafana comes from the testbed's local repository
+# (a SIMULATED package) with its data source, dashboards and a generated
+# admin password that no output shows. Adding a node adds its scrape target and its client
 # entry, touching no other client, restarting neither ganesha nor
 # Prometheus. Removing an export's client network reloads ganesha (its
 # exportfs -ra) and restarts nothing. A stopped node exporter fails
@@ -46,7 +48,7 @@ deploy() {  # deploy NAME: deploy --json into $WORK/NAME.json, returns its exit 
 tb down >/dev/null 2>&1
 tb_inventory=$(tb up 3 --hcas 1 --services 2>/dev/null) || { echo "testbed up failed"; exit 1; }
 cp -r "$(dirname "$tb_inventory")/ssh" "$WORK/ssh"
-take_inventory "$tb_inventory" ", 10.213.78.0/24"
+take_inventory "$tb_inventory" ", 10.213.178.0/24"
 inventory="$WORK/inventory.yaml"
 
 start=$(date +%s)
@@ -55,10 +57,11 @@ rc=$?
 echo "# first deploy: $(seconds_since "$start")s"
 check "first deploy exits 0" test $rc -eq 0 || tail -20 "$WORK/first.err"
 check "node01: nfs-ganesha runs" tb exec node01 systemctl is-active -q nfs-ganesha
-check "node01: the export is on the fabric, for node02, node03 and the management network" \
-  tb exec node01 grep -q "Clients = 10.213.178.12, 10.213.178.13, 10.213.78.0/24;" /etc/ganesha/ganesha.conf
-check "node01: ganesha listens on its ib0 address only" \
-  sh -c "$TESTBED exec node01 ss -ltnH | grep -q '10.213.178.11:2049'"
+check "node01: the export is on the fabric, for node02, node03 and the fabric's network" \
+  tb exec node01 grep -q "Clients = 10.213.178.12, 10.213.178.13, 10.213.178.0/24;" /etc/ganesha/ganesha.conf
+nfs_listeners=$(tb exec node01 ss -ltnH | awk '$4 ~ /:2049$/ {print $4}' | paste -sd' ')
+check "node01: ganesha listens on its ib0 address only ($nfs_listeners)" \
+  sh -c "echo '$nfs_listeners' | grep -qE '^(\[::ffff:)?10.213.178.11\]?:2049$'"
 for n in node02 node03; do
   check "$n: /home's fstab entry names node01's fabric address" \
     tb exec "$n" grep -q "^10.213.178.11:/export/home /home nfs vers=4.2,hard,_netdev 0 0$" /etc/fstab
@@ -69,16 +72,28 @@ check "node01: Prometheus and the Slurm exporter run" \
   tb exec node01 systemctl is-active -q prometheus clusterctl-slurm-exporter
 check "node01: one node target file per host" \
   tb exec node01 test -f /etc/prometheus/file_sd/node/node01.yml -a -f /etc/prometheus/file_sd/node/node03.yml
+check "node01: Grafana from the testbed's local repository, marked simulated" \
+  sh -c "$TESTBED exec node01 dpkg-query -W -f '\${Version}' grafana | grep -q '+simulated$'"
+check "node01: grafana-server runs (a SIMULATED placeholder)" tb exec node01 systemctl is-active -q grafana-server
+check "node01: grafana.ini is 0640 root:grafana" \
+  test "$(tb exec node01 stat -c '%a %U:%G' /etc/grafana/grafana.ini)" = "640 root:grafana"
+password=$(cat "$WORK/.clusterctl/secrets/grafana_admin_password")
+check "the admin password is in grafana.ini and nowhere in the deploy's output" \
+  sh -c "$TESTBED exec node01 grep -qx 'admin_password = $password' /etc/grafana/grafana.ini && ! grep -q '$password' $WORK/first.json $WORK/first.err"
+check "node01: the data source is this Prometheus" \
+  tb exec node01 grep -qx "    url: http://10.213.78.11:9090" /etc/grafana/provisioning/datasources/clusterctl.yaml
+check "node01: three dashboards provisioned" \
+  test "$(tb exec node01 ls /var/lib/grafana/dashboards/clusterctl | paste -sd,)" = "gpus.json,nodes.json,slurm.json"
 ganesha_pid=$(main_pid node01 nfs-ganesha)
 prometheus_pid=$(main_pid node01 prometheus)
 
 sleep 20  # a scrape interval (15 s) for every target
 "$CLUSTERCTL" validate "$inventory" --json >"$WORK/validate1.json" 2>/dev/null
-check "monitoring.targets passes ($(result_of "$WORK/validate1.json" monitoring.targets node01))" \
-  sh -c "test \"\$(result_of $WORK/validate1.json monitoring.targets node01 | cut -d' ' -f1)\" = pass"
+targets=$(result_of "$WORK/validate1.json" monitoring.targets node01)
+check "monitoring.targets passes ($targets)" test "${targets%% *}" = pass
 for n in node02 node03; do
-  check "$n: nfs.export passes (a libnfs round trip over ib0: $(result_of "$WORK/validate1.json" nfs.export $n))" \
-    sh -c "result_of() { $(declare -f result_of | tail -n +2); }; test \"\$(result_of $WORK/validate1.json nfs.export $n | cut -d' ' -f1)\" = pass"
+  export_result=$(result_of "$WORK/validate1.json" nfs.export "$n")
+  check "$n: nfs.export passes (a libnfs round trip over ib0: $export_result)" test "${export_result%% *}" = pass
   check "$n: nfs.mounts fails, saying the kernel has no NFS client" \
     sh -c "python3 -c 'import json,sys
 r=[r for r in json.load(open(\"$WORK/validate1.json\"))[\"results\"] if r[\"check\"]==\"nfs.mounts\" and r[\"subject\"]==\"$n\"][0]
@@ -96,7 +111,7 @@ check "ganesha and Prometheus were neither restarted nor reloaded" \
 
 # Grow: node04 joins compute (and so nfs_clients).
 tb_inventory=$(tb up 4 --hcas 1 2>/dev/null) || { echo "testbed up 4 failed"; exit 1; }
-take_inventory "$tb_inventory" ", 10.213.78.0/24"
+take_inventory "$tb_inventory" ", 10.213.178.0/24"
 deploy grow
 check "the deploy adding node04 exits 0" test $? -eq 0 || tail -20 "$WORK/grow.err"
 check "node04 has its fstab entry" tb exec node04 grep -q "^10.213.178.11:/export/home /home nfs" /etc/fstab
@@ -108,7 +123,7 @@ done
 check "node01: ganesha reloaded for the new client, never restarted; Prometheus untouched" \
   test "$(main_pid node01 nfs-ganesha) $(main_pid node01 prometheus)" = "$ganesha_pid $prometheus_pid"
 check "node01: ganesha's export lists node04" \
-  tb exec node01 grep -q "Clients = 10.213.178.12, 10.213.178.13, 10.213.178.14, 10.213.78.0/24;" /etc/ganesha/ganesha.conf
+  tb exec node01 grep -q "Clients = 10.213.178.12, 10.213.178.13, 10.213.178.14, 10.213.178.0/24;" /etc/ganesha/ganesha.conf
 
 # Remove the export's client network.
 take_inventory "$tb_inventory" ""

@@ -53,6 +53,11 @@ write_inventory() {
     - {export: /export/home, path: /home}
 VARS
 )
+    service_vars+="
+  # Grafana from the testbed's local repository (SIMULATED packages: a
+  # site's mirror of Grafana's repository stands in for apt.grafana.com).
+  grafana_repository: $(local_repo_url)
+  grafana_repository_suite: ./"
     service_groups="  nfs_server:
     hosts: node01
   nfs_clients:

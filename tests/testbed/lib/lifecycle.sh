@@ -45,6 +45,7 @@ cmd_up() {
   ensure_base
   ensure_ssh_key
   if [ "$services" -eq 1 ]; then touch "$TESTBED_STATE/services"; fi
+  if [ -e "$TESTBED_STATE/services" ]; then ensure_local_repo; fi
 
   local i node
   local -a new=()
@@ -88,6 +89,7 @@ teardown() {
     umount "$mount_point" 2>/dev/null || umount -l "$mount_point"
   done < <(awk -v d="$TESTBED_STATE/" 'index($2, d) == 1 { print $2 }' /proc/self/mounts | sort -r)
   stop_proxy
+  stop_local_repo
   remove_bridge
   find "$TESTBED_STATE" -mindepth 1 -maxdepth 1 ! -name .lock -exec rm -rf {} +
 }

@@ -36,7 +36,9 @@ ENV
     chmod 600 "$home/.ssh/authorized_keys"
   done
   chroot "$root" chown -R admin:admin /home/admin/.ssh
-  echo "Acquire::http::Proxy \"$(proxy_url)\";" >"$root/etc/apt/apt.conf.d/01testbed-proxy"
+  # The local repository on the bridge is reached directly, not through the proxy.
+  printf 'Acquire::http::Proxy "%s";\nAcquire::http::Proxy::%s "DIRECT";\n' "$(proxy_url)" "$BRIDGE_ADDRESS" \
+    >"$root/etc/apt/apt.conf.d/01testbed-proxy"
   writable_cgroups_unit "$root"
   mask_rpc_pipefs_units "$root"
   if [ "$index" -eq 1 ] && [ -e "$TESTBED_STATE/services" ]; then mkdir -p "$dir/export"; fi

@@ -34,9 +34,9 @@ write_placeholder_deb() {
     [ -z "$depends" ] || echo "Depends: $depends"
     echo "Section: net"
     echo "Priority: optional"
-    echo "Description: SIMULATED placeholder of NVIDIA's $name ($summary)"
-    echo " Built by the clusterctl testbed (tests/testbed/lib/ofed_bundle.sh) in the"
-    echo " layout of an MLNX_OFED bundle. It holds no driver, library or tool."
+    echo "Description: SIMULATED placeholder of ${PLACEHOLDER_VENDOR:-NVIDIA}'s $name ($summary)"
+    echo " Built by the clusterctl testbed (tests/testbed/lib/${PLACEHOLDER_BUILDER:-ofed_bundle.sh}) for"
+    echo " ${PLACEHOLDER_FOR:-the layout of an MLNX_OFED bundle}. It holds no real program."
   } >"$work/DEBIAN/control"
   echo "SIMULATED: placeholder of $name $version built by the clusterctl testbed." >"$work/usr/share/doc/$name/SIMULATED"
   local file
@@ -44,7 +44,8 @@ write_placeholder_deb() {
     mkdir -p "$work/$(dirname "${file%%=*}")"
     printf '%s\n' "${file#*=}" >"$work/${file%%=*}"
   done
-  [ ! -e "$work/usr/bin/ofed_info" ] || chmod 755 "$work/usr/bin/ofed_info"
+  local program
+  for program in "$work"/usr/bin/* "$work"/usr/sbin/* "$work"/DEBIAN/postinst; do [ ! -f "$program" ] || chmod 755 "$program"; done
   dpkg-deb --root-owner-group -Zgzip --build "$work" "$out/${name}_${version}_${arch}.deb" >/dev/null
   rm -rf "$work"
 }

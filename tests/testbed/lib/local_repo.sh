@@ -1,0 +1,80 @@
+# The testbed's local package repository (with --services): what a site's
+# mirror of a vendor repository is to its nodes, for packages Debian does
+# not have. It is served over HTTP on the bridge (python3's http.server,
+# bound to the bridge address only; nodes reach it directly, not through
+# the apt proxy) from $TESTBED_STATE/repo, a flat repository
+# (`deb [trusted=yes] http://BRIDGE:8099/ ./`).
+#
+# Its packages are SIMULATED: placeholders with the vendor's names, versions
+# (ending in +simulated) and service units, built here by dpkg-deb, holding
+# no real program (every description starts with SIMULATED, every package
+# ships /usr/share/doc/PKG/SIMULATED):
+#   grafana  Grafana Labs' package layout (/etc/grafana, grafana-server.service
+#            running a placeholder that only logs and waits, user grafana)
+
+LOCAL_REPO_PORT=8099
+local_repo_dir() { echo "$TESTBED_STATE/repo"; }
+local_repo_url() { echo "http://$BRIDGE_ADDRESS:$LOCAL_REPO_PORT/"; }
+
+build_local_repo() {
+  local dir arch
+  dir=$(local_repo_dir)/packages
+  [ -f "$dir/Packages" ] && return 0
+  mkdir -p "$dir"
+  arch=$(dpkg --print-architecture)
+  PLACEHOLDER_VENDOR="Grafana Labs" PLACEHOLDER_BUILDER=local_repo.sh \
+    PLACEHOLDER_FOR="the testbed's local repository (a site's mirror of apt.grafana.com)" \
+    write_placeholder_deb "$dir" grafana 10.4.2+simulated "$arch" adduser "the Grafana server" \
+    "usr/sbin/grafana-server=#!/bin/sh
+# SIMULATED grafana-server (clusterctl testbed): no Grafana here.
+echo \"SIMULATED grafana-server: would serve Grafana with \$*\"
+exec sleep infinity" \
+    "lib/systemd/system/grafana-server.service=[Unit]
+Description=SIMULATED Grafana (clusterctl testbed placeholder)
+After=network-online.target
+[Service]
+User=grafana
+Group=grafana
+ExecStart=/usr/sbin/grafana-server --config=/etc/grafana/grafana.ini --homepath=/usr/share/grafana
+[Install]
+WantedBy=multi-user.target" \
+    "etc/grafana/grafana.ini=; SIMULATED default configuration (clusterctl testbed)" \
+    "DEBIAN/postinst=#!/bin/sh
+set -e
+getent group grafana >/dev/null || addgroup --system grafana
+getent passwd grafana >/dev/null || adduser --system --ingroup grafana --home /usr/share/grafana --no-create-home grafana
+mkdir -p /etc/grafana/provisioning/datasources /etc/grafana/provisioning/dashboards /var/lib/grafana
+chown grafana:grafana /var/lib/grafana"
+  chmod 755 "$dir"/../packages 2>/dev/null || true
+  write_packages_index "$dir"
+}
+
+ensure_local_repo() {
+  local dir pid
+  dir=$(local_repo_dir)
+  build_local_repo
+  pid=$(read_pid "$dir/pid")
+  if pid_alive "$pid"; then return 0; fi
+  setsid python3 -m http.server "$LOCAL_REPO_PORT" --bind "$BRIDGE_ADDRESS" --directory "$dir/packages" \
+    >"$dir/output.log" 2>&1 </dev/null 8>&- 9>&- &
+  record_pid "$dir/pid" $!
+  local i
+  for i in $(seq 50); do
+    if (exec 3<>"/dev/tcp/$BRIDGE_ADDRESS/$LOCAL_REPO_PORT") 2>/dev/null; then return 0; fi
+    sleep 0.1
+  done
+  die "the local repository's HTTP server did not start; see $dir/output.log"
+}
+
+stop_local_repo() {
+  local dir pid
+  dir=$(local_repo_dir)
+  pid=$(read_pid "$dir/pid")
+  if pid_alive "$pid"; then
+    kill "$pid"
+    local i
+    for i in $(seq 50); do pid_alive "$pid" || break; sleep 0.1; done
+    pid_alive "$pid" && kill -9 "$pid"
+  fi
+  rm -f "$dir/pid"
+}
