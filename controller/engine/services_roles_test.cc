@@ -36,6 +36,7 @@ groups:
 
 nlohmann::json Facts(bool kernel_nfs, int gpus = 0) {
   return {{"os", {{"id", "debian"}, {"family", "debian"}}},
+          {"nvidia_driver", gpus > 0 ? nlohmann::json("550.54.14") : nlohmann::json(nullptr)},
           {"pci", {{"gpu_count", gpus}, {"hca_count", 1}}},
           {"systemd", true},
           {"nfs", {{"kernel_client", kernel_nfs}, {"kernel_server", kernel_nfs}}}};
@@ -45,7 +46,7 @@ class ServiceRoles : public testing::RoleHarness {
  public:
   explicit ServiceRoles(const std::string& implementation = "kernel")
       : testing::RoleHarness(Inventory(implementation),
-                             {"nfs-server", "nfs-client", "node-exporter", "slurm-exporter", "monitoring"}) {}
+                             {"nfs-server", "nfs-client", "node-exporter", "slurm-exporter", "monitoring", "dcgm-exporter"}) {}
   Planned PlanAll(const std::string& host, bool kernel_nfs = true) {
     return Plan(host, std::map<std::string, nlohmann::json>{
                           {"head", Facts(kernel_nfs)}, {"gpu01", Facts(kernel_nfs, 8)}, {"gpu02", Facts(kernel_nfs)}});
@@ -122,6 +123,11 @@ TEST_CASE("monitoring: a target file per host and exporter, DCGM only on GPU hos
   CHECK(rules.find("node_filesystem_size_bytes{mountpoint=\"/home\", fstype=~\"nfs4?\"}") != std::string::npos);
   CHECK(p.files.at("/etc/prometheus/prometheus.yml").find("files: ['/etc/prometheus/file_sd/dcgm/*.yml']") !=
         std::string::npos);
+  Planned gpu = ServiceRoles().PlanAll("gpu01");
+  CHECK(Has(gpu.roles, "dcgm-exporter"));
+  CHECK(gpu.files.at("/etc/systemd/system/nvidia-dcgm-exporter.service.d/clusterctl-listen.conf")
+            .find("DCGM_EXPORTER_LISTEN=10.0.0.11:9400") != std::string::npos);
+  CHECK_FALSE(Has(ServiceRoles().PlanAll("gpu02").roles, "dcgm-exporter"));
   CHECK(ServiceRoles().PlanAll("gpu01").files.at("/etc/default/prometheus-node-exporter").find(
             "--web.listen-address=10.0.0.11:9100") != std::string::npos);
 }

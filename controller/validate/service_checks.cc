@@ -19,10 +19,12 @@ std::string VarText(const Host& host, const char* name) {
   return "";
 }
 
-bool HasGpus(const nlohmann::json& facts) {
+// Where the dcgm-exporter role runs: NVIDIA GPUs and a loaded driver.
+bool RunsDcgmExporter(const nlohmann::json& facts) {
   if (!facts.is_object() || !facts.contains("pci") || !facts["pci"].is_object()) return false;
   const nlohmann::json count = facts["pci"].value("gpu_count", nlohmann::json());
-  return count.is_number_integer() && count.get<int64_t>() > 0;
+  const nlohmann::json driver = facts.value("nvidia_driver", nlohmann::json());
+  return count.is_number_integer() && count.get<int64_t>() > 0 && driver.is_string() && !driver.get<std::string>().empty();
 }
 
 std::string Describe(const ExpectedTarget& t) { return t.node + " (" + t.job + ")"; }
@@ -49,7 +51,7 @@ std::vector<ExpectedTarget> ExpectedTargets(const Inventory& inventory,
   for (const Host& h : inventory.hosts) {
     expected.insert({"node", h.name});
     auto facts = facts_by_host.find(h.name);
-    if (facts != facts_by_host.end() && HasGpus(facts->second)) expected.insert({"dcgm", h.name});
+    if (facts != facts_by_host.end() && RunsDcgmExporter(facts->second)) expected.insert({"dcgm", h.name});
   }
   for (const std::string& name : inventory.MembersOf(kGroupController)) expected.insert({"slurm", name});
   return {expected.begin(), expected.end()};

@@ -32,9 +32,12 @@ std::string Up(const std::string& job, const std::string& node, const std::strin
 
 TEST_CASE("monitoring.targets: every node exporter, the Slurm exporter on the controller, DCGM on GPU hosts") {
   const Inventory inventory = Load(kCluster);
-  std::map<std::string, nlohmann::json> facts = {{"node02", {{"pci", {{"gpu_count", 8}}}}}, {"node01", nullptr}};
+  std::map<std::string, nlohmann::json> facts = {{"node02", {{"pci", {{"gpu_count", 8}}}, {"nvidia_driver", "550.54.14"}}}, {"node01", nullptr}};
   const std::vector<ExpectedTarget> expected = ExpectedTargets(inventory, facts);
   REQUIRE(expected.size() == 4);
+  facts["node02"]["nvidia_driver"] = nullptr;  // simulated GPUs: no driver, no exporter expected
+  CHECK(ExpectedTargets(inventory, facts).size() == 3);
+  facts["node02"]["nvidia_driver"] = "550.54.14";
   CHECK(expected[0].job == "dcgm");
   CHECK(expected[0].node == "node02");
   CHECK(PrometheusUrl(*inventory.FindHost("node01")) == "http://10.0.0.11:9090");
