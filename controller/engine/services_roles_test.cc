@@ -75,14 +75,17 @@ TEST_CASE("nfs-server, kernel: exports over the fabric; an export change runs ex
   CHECK_FALSE(Has(p.steps, "nfs-server/ganesha"));
 }
 
-TEST_CASE("nfs-server, ganesha: one EXPORT per export on the fabric address; a change reloads") {
+TEST_CASE("nfs-server, ganesha: one EXPORT per export on the fabric address; an export change reloads, a setting restarts") {
   Planned p = ServiceRoles("ganesha").PlanAll("head");
-  const std::string conf = p.files.at("/etc/ganesha/ganesha.conf");
-  CHECK(conf.find("Bind_addr = 10.10.0.1;") != std::string::npos);
+  const std::string core = p.files.at("/etc/ganesha/ganesha.conf");
+  CHECK(core.find("Bind_addr = 10.10.0.1;") != std::string::npos);
+  CHECK(core.find("%include \"/etc/ganesha/clusterctl-exports.conf\"") != std::string::npos);
+  CHECK(p.notify.at("nfs-server/ganesha configuration") == std::vector<std::string>{"restart ganesha"});
+  const std::string conf = p.files.at("/etc/ganesha/clusterctl-exports.conf");
   CHECK(conf.find("Path = \"/export/home\";") != std::string::npos);
   CHECK(conf.find("Clients = 10.10.0.11, 10.10.0.12;") != std::string::npos);
   CHECK(conf.find("Squash = root_squash;") != std::string::npos);
-  CHECK(p.notify.at("nfs-server/ganesha configuration") == std::vector<std::string>{"reload ganesha"});
+  CHECK(p.notify.at("nfs-server/ganesha exports") == std::vector<std::string>{"reload ganesha"});
   CHECK(p.params.at("nfs-server/reload ganesha").at("state") == "reloaded");
   CHECK_FALSE(Has(p.steps, "nfs-server/kernel exports"));
 }

@@ -58,7 +58,7 @@ echo "# first deploy: $(seconds_since "$start")s"
 check "first deploy exits 0" test $rc -eq 0 || tail -20 "$WORK/first.err"
 check "node01: nfs-ganesha runs" tb exec node01 systemctl is-active -q nfs-ganesha
 check "node01: the export is on the fabric, for node02, node03 and the fabric's network" \
-  tb exec node01 grep -q "Clients = 10.213.178.12, 10.213.178.13, 10.213.178.0/24;" /etc/ganesha/ganesha.conf
+  tb exec node01 grep -q "Clients = 10.213.178.12, 10.213.178.13, 10.213.178.0/24;" /etc/ganesha/clusterctl-exports.conf
 nfs_listeners=$(tb exec node01 ss -ltnH | awk '$4 ~ /:2049$/ {print $4}' | paste -sd' ')
 check "node01: ganesha listens on its ib0 address only ($nfs_listeners)" \
   sh -c "echo '$nfs_listeners' | grep -qE '^(\[::ffff:)?10.213.178.11\]?:2049$'"
@@ -123,15 +123,15 @@ done
 check "node01: ganesha reloaded for the new client, never restarted; Prometheus untouched" \
   test "$(main_pid node01 nfs-ganesha) $(main_pid node01 prometheus)" = "$ganesha_pid $prometheus_pid"
 check "node01: ganesha's export lists node04" \
-  tb exec node01 grep -q "Clients = 10.213.178.12, 10.213.178.13, 10.213.178.14, 10.213.178.0/24;" /etc/ganesha/ganesha.conf
+  tb exec node01 grep -q "Clients = 10.213.178.12, 10.213.178.13, 10.213.178.14, 10.213.178.0/24;" /etc/ganesha/clusterctl-exports.conf
 
 # Remove the export's client network.
 take_inventory "$tb_inventory" ""
 reloads_before=$(tb exec node01 journalctl -u nfs-ganesha --no-pager -q | grep -c "Reloaded" || true)
 deploy shrink
 check "the deploy removing the client network exits 0" test $? -eq 0
-check "node01: only the ganesha configuration and its reload changed ($(changed_steps "$WORK/shrink.json" node01))" \
-  test "$(changed_steps "$WORK/shrink.json" node01)" = "nfs-server/ganesha configuration,nfs-server/reload ganesha"
+check "node01: only the ganesha exports and their reload changed ($(changed_steps "$WORK/shrink.json" node01))" \
+  test "$(changed_steps "$WORK/shrink.json" node01)" = "nfs-server/ganesha exports,nfs-server/reload ganesha"
 check "node01: ganesha reloaded once more, same process" \
   sh -c "test \$($TESTBED exec node01 journalctl -u nfs-ganesha --no-pager -q | grep -c Reloaded) -gt $reloads_before && test $(main_pid node01 nfs-ganesha) = $ganesha_pid"
 
