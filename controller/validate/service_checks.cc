@@ -1,5 +1,7 @@
 #include "controller/validate/service_checks.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <set>
 
@@ -65,6 +67,16 @@ std::string PrometheusUrl(const Host& monitoring_host) {
     listen = (ipv6 ? "[" + monitoring_host.address + "]" : monitoring_host.address) + ":" + (port.empty() ? "9090" : port);
   }
   return "http://" + listen;
+}
+
+int PrometheusScrapeSeconds(const Host& monitoring_host) {
+  const std::string text = VarText(monitoring_host, "prometheus_scrape_interval");
+  if (text.empty()) return 15;
+  char* end = nullptr;
+  const long value = std::strtol(text.c_str(), &end, 10);
+  const std::string unit = end ? std::string(end) : "";
+  const long seconds = unit == "s" ? value : unit == "m" ? value * 60 : -1;
+  return seconds <= 0 ? 15 : static_cast<int>(std::min<long>(seconds, 120));
 }
 
 std::vector<std::string> PrometheusUpArgv(const std::string& url) {

@@ -36,6 +36,10 @@ std::vector<ExpectedTarget> ExpectedTargets(const Inventory& inventory,
 // address and prometheus_port (the monitoring role's defaults: 9090).
 std::string PrometheusUrl(const Host& monitoring_host);
 
+// Prometheus's scrape interval in seconds (prometheus_scrape_interval:
+// "15s", "1m"; the monitoring role's default 15 s), at most 120.
+int PrometheusScrapeSeconds(const Host& monitoring_host);
+
 // The argv that asks Prometheus for every target's `up` (promtool, JSON).
 std::vector<std::string> PrometheusUpArgv(const std::string& url);
 

@@ -41,6 +41,10 @@ TEST_CASE("monitoring.targets: every node exporter, the Slurm exporter on the co
   CHECK(expected[0].job == "dcgm");
   CHECK(expected[0].node == "node02");
   CHECK(PrometheusUrl(*inventory.FindHost("node01")) == "http://10.0.0.11:9090");
+  CHECK(PrometheusScrapeSeconds(*inventory.FindHost("node01")) == 15);
+  const Inventory tuned = Load(std::string(kCluster) + "vars: {prometheus_scrape_interval: 1m, prometheus_port: 9999}\n");
+  CHECK(PrometheusScrapeSeconds(*tuned.FindHost("node01")) == 60);
+  CHECK(PrometheusUrl(*tuned.FindHost("node01")) == "http://10.0.0.11:9999");
 
   const std::string all_up = "[" + Up("node", "node01", "1") + "," + Up("node", "node02", "1") + "," +
                              Up("slurm", "node01", "1") + "," + Up("dcgm", "node02", "1") + "]";

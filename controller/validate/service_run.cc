@@ -7,6 +7,7 @@
 
 #include "common/strings.h"
 #include "controller/engine/nfs_view.h"
+#include "controller/remote/sleep.h"
 #include "controller/validate/remote_exec.h"
 #include "controller/validate/service_checks.h"
 #include "controller/validate/validator.h"
@@ -64,11 +65,22 @@ void Validator::Monitoring() {
   std::map<std::string, nlohmann::json> facts;
   for (const auto& [name, p] : probes_) facts[name] = p.facts;
   const std::vector<ExpectedTarget> expected = ExpectedTargets(*in_.inventory, facts);
-  ToolOutput up;
+  // A target down in one reading is read again one scrape interval later:
+  // an exporter the deploy restarted just before is not down, and one that
+  // stays down is named from the second reading.
+  const int interval = PrometheusScrapeSeconds(*host);
+  CheckResult verdict;
   in_.run_on({host}, [&, this](AgentSession& agent, HostResult&) -> Task<void> {
-    up = co_await ExecOnNode(agent, PrometheusUpArgv(PrometheusUrl(*host)), "", Limit(30));
+    std::vector<std::string> argv = PrometheusUpArgv(PrometheusUrl(*host));
+    ToolOutput up = co_await ExecOnNode(agent, argv, "", Limit(30));
+    verdict = EvaluatePrometheusTargets(host->name, up, expected);
+    if (verdict.outcome == CheckOutcome::kFail && up.Succeeded() && SecondsLeft() > interval + 30) {
+      co_await SleepFor(std::chrono::seconds(interval + 1));
+      up = co_await ExecOnNode(agent, argv, "", Limit(30));
+      verdict = EvaluatePrometheusTargets(host->name, up, expected);
+    }
   });
-  Add(EvaluatePrometheusTargets(host->name, up, expected));
+  Add(verdict);
 }
 
 void Validator::Nfs() {
