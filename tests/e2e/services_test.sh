@@ -15,7 +15,8 @@
 # entry, touching no other client, restarting neither ganesha nor
 # Prometheus. Removing an export's client network reloads ganesha (its
 # exportfs -ra) and restarts nothing. A stopped node exporter fails
-# monitoring.targets naming its node.
+# monitoring.targets naming its node. The kernel implementation's files
+# are checked on the node by exportfs, and its missing nfsd stops it.
 source "$(dirname "$0")/lib.sh"
 require_root_or_skip
 CLUSTERCTL="$E2E_ROOT/build/clusterctl"
@@ -143,4 +144,16 @@ check "monitoring.targets fails naming node03 ($(result_of "$WORK/validate2.json
   sh -c "python3 -c 'import json,sys
 r=[r for r in json.load(open(\"$WORK/validate2.json\"))[\"results\"] if r[\"check\"]==\"monitoring.targets\"][0]
 sys.exit(not (r[\"result\"]==\"fail\" and \"down: node03 (node)\" in r[\"detail\"]))'"
+
+# The kernel implementation: its files are written and checked on the node
+# (exportfs reads them), and the missing nfsd stops it with that reason
+# before the service would fail to start.
+sed -i 's/^  nfs_implementation: ganesha$/  nfs_implementation: kernel/' "$inventory"
+"$CLUSTERCTL" deploy "$inventory" --roles nfs-server >"$WORK/kernel.txt" 2>&1
+rc=$?
+check "the kernel NFS server stops at its precondition, naming ganesha (exit $rc)" \
+  sh -c "test $rc -ne 0 && grep -q 'kernel has an NFS server: this node.s kernel has no NFS server (no nfsd module); use nfs_implementation ganesha' $WORK/kernel.txt"
+check "node01: exportfs reads the written exports: one line per client on the fabric" \
+  sh -c "$TESTBED exec node01 sh -c 'exportfs -ra && exportfs -s' | grep -c '^/export/home  10.213.178.1[234](.*rw,root_squash' | grep -qx 3"
+check "node01: nfs.conf's versions as configured" tb exec node01 grep -qx "vers4.2=y" /etc/nfs.conf.d/clusterctl.conf
 finish
