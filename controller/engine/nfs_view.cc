@@ -77,6 +77,14 @@ bool InNetwork(const std::string& address, const std::string& network) {
   return (ntohl(a.s_addr) & mask) == (ntohl(n.s_addr) & mask);
 }
 
+// An entry's string field: `fallback` when absent, an error when not a string.
+Result<std::string> StringField(const nlohmann::json& entry, const char* key, const std::string& fallback,
+                                const std::string& what) {
+  if (!entry.contains(key) || entry[key].is_null()) return fallback;
+  if (!entry[key].is_string()) return Status::InvalidArgument(what + ": " + key + " must be a string");
+  return entry[key].get<std::string>();
+}
+
 std::string WithoutPrefix(const std::string& address) { return address.substr(0, address.find('/')); }
 
 // The host's IPoIB interfaces with an address: interface name -> address.
@@ -187,7 +195,9 @@ Result<std::vector<ResolvedExport>> ResolveExports(const Inventory& inventory, c
     what += " (" + Printable(r.path) + ")";
     if (Status s = CheckPath(r.path, what); !s.ok()) return s;
     if (!paths.insert(r.path).second) return Status::InvalidArgument(what + ": exported twice");
-    r.options = e.value("options", std::string("rw,sync,no_subtree_check,root_squash"));
+    auto options = StringField(e, "options", "rw,sync,no_subtree_check,root_squash", what);
+    if (!options.ok()) return options.status();
+    r.options = *options;
     if (Status s = CheckOptions(r.options, what); !s.ok()) return s;
     auto clients = ResolveClients(inventory, e.value("clients", nlohmann::json()), what);
     if (!clients.ok()) return clients.status();
@@ -268,6 +278,24 @@ std::string DefaultMountOptions(const Host& client, const std::string& highest, 
   return options;
 }
 
+// The server's export a client mounts, which must list the client.
+Result<const ResolvedExport*> ExportFor(const Host& server, const std::string& exported, const Host& client,
+                                        const std::map<std::string, std::vector<ResolvedExport>>& exports_of,
+                                        const std::string& what) {
+  auto served = exports_of.find(server.name);
+  const ResolvedExport* found = nullptr;
+  if (served != exports_of.end()) {
+    for (const ResolvedExport& e : served->second) {
+      if (e.path == exported) found = &e;
+    }
+  }
+  if (!found) return Status::InvalidArgument(what + ": " + server.name + " does not export " + Printable(exported) + " (nfs_exports)");
+  for (const ExportClient& c : found->clients) {
+    if (c.host == client.name || (c.host.empty() && InNetwork(AddressOn(client, found->rail), c.network))) return found;
+  }
+  return Status::InvalidArgument(what + ": " + server.name + "'s export " + exported + " does not list " + client.name);
+}
+
 Result<nlohmann::json> ClientPart(const Inventory& inventory, const Host& client, const Host* default_server,
                                   const std::map<std::string, std::vector<ResolvedExport>>& exports_of,
                                   const std::map<std::string, std::string>& highest_of) {
@@ -279,27 +307,23 @@ Result<nlohmann::json> ClientPart(const Inventory& inventory, const Host& client
     std::string what = "nfs_mounts[" + std::to_string(k) + "] of " + client.name;
     if (!m.is_object() || !m.contains("export") || !m["export"].is_string()) return Status::InvalidArgument(what + ": needs an export");
     const std::string exported = m["export"].get<std::string>();
-    const std::string path = m.value("path", exported);
+    auto path_or = StringField(m, "path", exported, what);
+    if (!path_or.ok()) return path_or.status();
+    const std::string path = *path_or;
     what += " (" + Printable(path) + ")";
     if (Status s = CheckPath(path, what); !s.ok()) return s;
-    const std::string server_name = m.value("server", default_server ? default_server->name : std::string());
+    auto server_name_or = StringField(m, "server", default_server ? default_server->name : std::string(), what);
+    if (!server_name_or.ok()) return server_name_or.status();
+    const std::string server_name = *server_name_or;
     const Host* server = inventory.FindHost(server_name);
     if (!server) return Status::InvalidArgument(what + ": server '" + Printable(server_name) + "' is not a host of the inventory");
-    auto served = exports_of.find(server->name);
-    const ResolvedExport* found = nullptr;
-    if (served != exports_of.end()) {
-      for (const ResolvedExport& e : served->second) {
-        if (e.path == exported) found = &e;
-      }
-    }
-    if (!found) return Status::InvalidArgument(what + ": " + server->name + " does not export " + Printable(exported) + " (nfs_exports)");
-    bool allowed = false;
-    for (const ExportClient& c : found->clients) {
-      if (c.host == client.name || (c.host.empty() && InNetwork(AddressOn(client, found->rail), c.network))) allowed = true;
-    }
-    if (!allowed) return Status::InvalidArgument(what + ": " + server->name + "'s export " + exported + " does not list " + client.name);
+    auto found_or = ExportFor(*server, exported, client, exports_of, what);
+    if (!found_or.ok()) return found_or.status();
+    const ResolvedExport* found = *found_or;
     const std::string server_address = AddressOn(*server, found->rail);
-    std::string options = m.value("options", DefaultMountOptions(client, highest_of.at(server->name), !found->rail.empty()));
+    auto options_or = StringField(m, "options", DefaultMountOptions(client, highest_of.at(server->name), !found->rail.empty()), what);
+    if (!options_or.ok()) return options_or.status();
+    const std::string options = *options_or;
     if (Status s = CheckOptions(options, what); !s.ok()) return s;
     const std::string bracketed = server_address.find(':') != std::string::npos ? "[" + server_address + "]" : server_address;
     const std::string unit = MountUnitName(path);

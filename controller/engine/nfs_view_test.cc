@@ -106,6 +106,13 @@ TEST_CASE("nfs view: hostile or wrong entries are planning errors that name the 
   CHECK(ErrorOf(Cluster("  nfs_exports: [{path: /home, clients: [compute]}]\n  nfs_mounts: [{export: /scratch}]\n"))
             .find("does not export /scratch") != std::string::npos);
   CHECK(ErrorOf(Cluster(std::string(kHomeExport) + "  nfs_versions: ['5']\n")).find("nfs_versions") != std::string::npos);
+  // Wrong types are errors, not exceptions.
+  CHECK(ErrorOf(Cluster("  nfs_exports: [{path: /home, clients: [compute], options: [rw]}]\n")).find("options must be a string") !=
+        std::string::npos);
+  CHECK(ErrorOf(Cluster("  nfs_exports: [{path: /home, clients: [compute]}]\n  nfs_mounts: [{export: /home, path: 5}]\n"))
+            .find("path must be a string") != std::string::npos);
+  CHECK(ErrorOf(Cluster("  nfs_exports: [{path: /home, clients: [compute]}]\n  nfs_mounts: [{export: /home, server: {a: 1}}]\n"))
+            .find("server must be a string") != std::string::npos);
 }
 
 }  // namespace clusterctl

@@ -98,8 +98,11 @@ CheckResult EvaluatePrometheusTargets(const std::string& monitoring_host, const 
       return ToolFailed(check, kCluster, monitoring_host, "promtool", up, "a sample without metric and value");
     }
     const nlohmann::json& labels = s["metric"];
-    ExpectedTarget key{labels.value("job", std::string()), labels.value("node", std::string())};
-    seen[key] = {s["value"][1].get<std::string>(), labels.value("instance", std::string())};
+    auto label = [&labels](const char* name) {
+      return labels.contains(name) && labels[name].is_string() ? labels[name].get<std::string>() : std::string();
+    };
+    ExpectedTarget key{label("job"), label("node")};
+    seen[key] = {s["value"][1].get<std::string>(), label("instance")};
   }
   std::vector<std::string> down, missing, evidence;
   for (const ExpectedTarget& t : expected) {

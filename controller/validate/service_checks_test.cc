@@ -71,6 +71,9 @@ TEST_CASE("monitoring.targets on promtool's real output: the down target is name
   CHECK(refused.detail.find("promtool") != std::string::npos);
   CHECK(EvaluatePrometheusTargets("node01", Output("<html>"), expected).outcome == CheckOutcome::kFail);
   CHECK(EvaluatePrometheusTargets("node01", Output("[{\"metric\":{}}]"), expected).outcome == CheckOutcome::kFail);
+  // A hostile reply: labels of the wrong type are no target, never an exception.
+  const std::string odd = R"([{"metric":{"job":5,"node":["x"]},"value":[1,"1"]}])";
+  CHECK(EvaluatePrometheusTargets("node01", Output(odd), expected).detail.find("not scraped at all") != std::string::npos);
 }
 
 TEST_CASE("nfs.mounts: a kernel without an NFS client never passes; a wrong source or file system is named") {

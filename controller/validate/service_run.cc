@@ -95,7 +95,9 @@ void Validator::Nfs() {
     if (!probes_.at(h->name).reached) continue;
     NfsClientWork& w = work[h->name];
     const nlohmann::json& facts = probes_.at(h->name).facts;
-    w.kernel_client = facts.contains("nfs") && facts["nfs"].value("kernel_client", false);
+    const nlohmann::json* nfs = facts.is_object() && facts.contains("nfs") && facts["nfs"].is_object() ? &facts["nfs"] : nullptr;
+    w.kernel_client = nfs && nfs->contains("kernel_client") && (*nfs)["kernel_client"].is_boolean() &&
+                      (*nfs)["kernel_client"].get<bool>();
     for (const nlohmann::json& m : per_host[h->name]["mounts"]) {
       w.mounts.push_back({m["path"], m["source"], {}});
     }
