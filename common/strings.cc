@@ -14,6 +14,13 @@ std::string_view Trim(std::string_view s) {
   return s.substr(begin, end - begin + 1);
 }
 
+bool IsAlnumOr(std::string_view text, std::string_view allowed) {
+  for (char c : text) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && allowed.find(c) == std::string_view::npos) return false;
+  }
+  return !text.empty();
+}
+
 std::vector<std::string> Split(std::string_view s, char separator) {
   std::vector<std::string> parts;
   size_t start = 0;

@@ -11,6 +11,9 @@ namespace clusterctl {
 
 std::string_view Trim(std::string_view s);
 std::vector<std::string> Split(std::string_view s, char separator);
+// Non-empty, and every byte an ASCII letter, digit or one of `allowed`: a
+// value that is one word in a configuration file (names, paths, options).
+bool IsAlnumOr(std::string_view text, std::string_view allowed);
 // ASCII case conversion (tool output keywords, never user text with non-ASCII letters).
 std::string AsciiLower(std::string_view s);
 std::string AsciiUpper(std::string_view s);

@@ -4,6 +4,13 @@
 
 namespace clusterctl {
 
+TEST_CASE("IsAlnumOr: letters, digits and the allowed bytes only, never empty") {
+  CHECK(IsAlnumOr("/export/home-2", "/-"));
+  CHECK_FALSE(IsAlnumOr("/home x", "/"));
+  CHECK_FALSE(IsAlnumOr("rw\nfoo", ","));
+  CHECK_FALSE(IsAlnumOr("", "/"));
+}
+
 TEST_CASE("ASCII case conversion") {
   CHECK(AsciiLower("IDLE+Drain_1") == "idle+drain_1");
   CHECK(AsciiUpper("not_responding") == "NOT_RESPONDING");

@@ -16,17 +16,10 @@
 namespace clusterctl {
 namespace {
 
-bool OnlyChars(std::string_view text, std::string_view allowed) {
-  for (char c : text) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && allowed.find(c) == std::string_view::npos) return false;
-  }
-  return !text.empty();
-}
-
 // An absolute path that is one word everywhere it goes: /etc/exports,
 // ganesha.conf's quoted strings, a unit's Where=.
 Status CheckPath(const std::string& path, const std::string& what) {
-  if (path.empty() || path[0] != '/' || !OnlyChars(path, "/._-+@") || path.find("/../") != std::string::npos ||
+  if (path.empty() || path[0] != '/' || !IsAlnumOr(path, "/._-+@") || path.find("/../") != std::string::npos ||
       path.find("//") != std::string::npos || (path.size() > 3 && path.compare(path.size() - 3, 3, "/..") == 0)) {
     return Status::InvalidArgument(what + ": '" + Printable(path) +
                                    "' is not an absolute path of letters, digits and / . _ - + @");
@@ -36,7 +29,7 @@ Status CheckPath(const std::string& path, const std::string& what) {
 
 // Comma-separated mount or export options: no space, quote or line break.
 Status CheckOptions(const std::string& options, const std::string& what) {
-  if (!OnlyChars(options, ",=_.:-/")) {
+  if (!IsAlnumOr(options, ",=_.:-/")) {
     return Status::InvalidArgument(what + ": options '" + Printable(options) +
                                    "' must be comma-separated words (letters, digits , = _ . : - /)");
   }
@@ -51,17 +44,6 @@ std::string StringVar(const Host& host, const char* name, const std::string& fal
 bool BoolVar(const Host& host, const char* name) {
   const nlohmann::json value = host.vars.value(name, nlohmann::json());
   return value.is_boolean() && value.get<bool>();
-}
-
-std::vector<std::string> Split(const std::string& text, char separator) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  while (start <= text.size()) {
-    const size_t end = std::min(text.find(separator, start), text.size());
-    if (end > start) parts.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return parts;
 }
 
 // An IPv4 address inside a network "a.b.c.d/n" (false for IPv6 or names).

@@ -44,13 +44,7 @@ Status CheckPartition(const nlohmann::json& p) {
   }
   const std::string name = p["name"].get<std::string>();
   const std::string shown = "slurm partition '" + Printable(name) + "'";
-  auto only = [](const std::string& text, std::string_view allowed) {
-    for (char c : text) {
-      if (!std::isalnum(static_cast<unsigned char>(c)) && allowed.find(c) == std::string_view::npos) return false;
-    }
-    return !text.empty();
-  };
-  if (!only(name, "_-.")) return Status::InvalidArgument(shown + ": a name is letters, digits, '_', '-' and '.'");
+  if (!IsAlnumOr(name, "_-.")) return Status::InvalidArgument(shown + ": a name is letters, digits, '_', '-' and '.'");
   for (const char* key : {"group", "options"}) {
     if (p.contains(key) && !p[key].is_string()) return Status::InvalidArgument(shown + ": " + key + " must be a string");
   }
@@ -60,7 +54,7 @@ Status CheckPartition(const nlohmann::json& p) {
   if (p.contains("max_time")) {
     const nlohmann::json& t = p["max_time"];
     const std::string text = t.is_string() ? t.get<std::string>() : t.is_number_unsigned() ? t.dump() : "";
-    if (!(text == "INFINITE" || text == "UNLIMITED" || only(text, "-:"))) {
+    if (!(text == "INFINITE" || text == "UNLIMITED" || IsAlnumOr(text, "-:"))) {
       return Status::InvalidArgument(shown + ": max_time must be minutes, [days-]hours:minutes:seconds or INFINITE");
     }
   }

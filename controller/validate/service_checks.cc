@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <sstream>
 #include <set>
 
 #include "common/strings.h"
@@ -31,19 +32,6 @@ bool RunsDcgmExporter(const nlohmann::json& facts) {
 
 std::string Describe(const ExpectedTarget& t) { return t.node + " (" + t.job + ")"; }
 
-std::vector<std::string> Words(const std::string& text) {
-  std::vector<std::string> words;
-  std::string word;
-  for (char c : text + " ") {
-    if (c == ' ' || c == '\t' || c == '\n') {
-      if (!word.empty()) words.push_back(word);
-      word.clear();
-    } else {
-      word += c;
-    }
-  }
-  return words;
-}
 
 }  // namespace
 
@@ -141,13 +129,15 @@ CheckResult EvaluateNfsMounts(const std::string& host, bool kernel_client, const
   }
   std::vector<std::string> problems, evidence;
   for (const NfsMountProbe& m : mounts) {
-    const std::vector<std::string> fields = Words(m.findmnt.out);
-    if (!m.findmnt.Succeeded() || fields.size() < 2) {
+    std::istringstream fields(m.findmnt.out);  // findmnt -o SOURCE,FSTYPE
+    std::string source, fstype;
+    fields >> source >> fstype;
+    if (!m.findmnt.Succeeded() || fstype.empty()) {
       problems.push_back(m.path + " not mounted");
-    } else if (fields[1] != "nfs" && fields[1] != "nfs4") {
-      problems.push_back(m.path + " is " + fields[1] + ", not NFS");
-    } else if (fields[0] != m.expected_source) {
-      problems.push_back(m.path + " from " + fields[0] + ", not " + m.expected_source);
+    } else if (fstype != "nfs" && fstype != "nfs4") {
+      problems.push_back(m.path + " is " + fstype + ", not NFS");
+    } else if (source != m.expected_source) {
+      problems.push_back(m.path + " from " + source + ", not " + m.expected_source);
     }
     evidence.push_back(m.path + ": " + Printable(std::string(Trim(m.findmnt.out)), 120));
   }

@@ -24,15 +24,6 @@ trap 'tb down >/dev/null 2>&1; rm -rf "$WORK"' EXIT
 ib_mtu() { tb exec "$1" ip -o link show dev ib0 | sed -n 's/.* mtu \([0-9]*\) .*/\1/p'; }
 # The link's ifindex and address lines stay the same when nothing touched it.
 eth0_state() { tb exec "$1" ip -o -4 addr show dev eth0; }
-changed_steps() {  # changed_steps FILE HOST: the host's changed steps in a deploy's --json events, sorted
-  python3 -c 'import json,sys
-out=set()
-for line in open(sys.argv[1]):
-    try: e=json.loads(line)
-    except ValueError: continue
-    if e.get("event")=="step" and e.get("host")==sys.argv[2] and e.get("status")=="changed": out.add(e["step"])
-print(",".join(sorted(out)))' "$1" "$2"
-}
 changed_of() {  # changed_of FILE HOST: how many steps changed on the host
   changed_steps "$1" "$2" | tr , '\n' | grep -c . || true
 }

@@ -33,4 +33,13 @@ require_root_or_skip() {
 }
 
 tb() { "$TESTBED" "$@"; }
+changed_steps() {  # changed_steps FILE HOST: the host's changed steps in a deploy's --json events, sorted
+  python3 -c 'import json,sys
+out=set()
+for line in open(sys.argv[1]):
+    try: e=json.loads(line)
+    except ValueError: continue
+    if e.get("event")=="step" and e.get("host")==sys.argv[2] and e.get("status")=="changed": out.add(e["step"])
+print(",".join(sorted(out)))' "$1" "$2"
+}
 seconds_since() { echo $(( $(date +%s) - $1 )); }

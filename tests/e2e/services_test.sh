@@ -23,15 +23,6 @@ CLUSTERCTL="$E2E_ROOT/build/clusterctl"
 WORK=$(mktemp -d /tmp/clusterctl-e2e-services-XXXXXX)
 trap 'tb down >/dev/null 2>&1; rm -rf "$WORK"' EXIT
 main_pid() { tb exec "$1" systemctl show -p MainPID --value "$2"; }
-changed_steps() {  # changed_steps FILE HOST: the host's changed steps in a deploy's --json events, sorted
-  python3 -c 'import json,sys
-out=set()
-for line in open(sys.argv[1]):
-    try: e=json.loads(line)
-    except ValueError: continue
-    if e.get("event")=="step" and e.get("host")==sys.argv[2] and e.get("status")=="changed": out.add(e["step"])
-print(",".join(sorted(out)))' "$1" "$2"
-}
 result_of() {  # result_of FILE CHECK SUBJECT: pass/fail/skip, and the detail
   python3 -c 'import json,sys
 for r in json.load(open(sys.argv[1]))["results"]:

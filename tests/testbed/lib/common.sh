@@ -71,6 +71,30 @@ read_pid() {
   if [ -z "${start:-}" ] || [ "$(process_start_time "$pid")" = "$start" ]; then echo "$pid"; fi
 }
 
+# wait_for_listener ADDRESS PORT: true once something accepts TCP there (5 s at most).
+wait_for_listener() {
+  local i
+  for i in $(seq 50); do
+    if (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; then return 0; fi
+    sleep 0.1
+  done
+  return 1
+}
+
+# stop_recorded PIDFILE: ends the process a pid file records (TERM, then
+# KILL after 5 s) and removes the file.
+stop_recorded() {
+  local pid
+  pid=$(read_pid "$1")
+  if pid_alive "$pid"; then
+    kill "$pid"
+    local i
+    for i in $(seq 50); do pid_alive "$pid" || break; sleep 0.1; done
+    pid_alive "$pid" && kill -9 "$pid"
+  fi
+  rm -f "$1"
+}
+
 ssh_key() { echo "$TESTBED_STATE/ssh/id_ed25519"; }
 
 ssh_options() {

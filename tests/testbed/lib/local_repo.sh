@@ -45,7 +45,6 @@ getent group grafana >/dev/null || addgroup --system grafana
 getent passwd grafana >/dev/null || adduser --system --ingroup grafana --home /usr/share/grafana --no-create-home grafana
 mkdir -p /etc/grafana/provisioning/datasources /etc/grafana/provisioning/dashboards /var/lib/grafana
 chown grafana:grafana /var/lib/grafana"
-  chmod 755 "$dir"/../packages 2>/dev/null || true
   write_packages_index "$dir"
 }
 
@@ -58,23 +57,8 @@ ensure_local_repo() {
   setsid python3 -m http.server "$LOCAL_REPO_PORT" --bind "$BRIDGE_ADDRESS" --directory "$dir/packages" \
     >"$dir/output.log" 2>&1 </dev/null 8>&- 9>&- &
   record_pid "$dir/pid" $!
-  local i
-  for i in $(seq 50); do
-    if (exec 3<>"/dev/tcp/$BRIDGE_ADDRESS/$LOCAL_REPO_PORT") 2>/dev/null; then return 0; fi
-    sleep 0.1
-  done
-  die "the local repository's HTTP server did not start; see $dir/output.log"
+  wait_for_listener "$BRIDGE_ADDRESS" "$LOCAL_REPO_PORT" ||
+    die "the local repository's HTTP server did not start; see $dir/output.log"
 }
 
-stop_local_repo() {
-  local dir pid
-  dir=$(local_repo_dir)
-  pid=$(read_pid "$dir/pid")
-  if pid_alive "$pid"; then
-    kill "$pid"
-    local i
-    for i in $(seq 50); do pid_alive "$pid" || break; sleep 0.1; done
-    pid_alive "$pid" && kill -9 "$pid"
-  fi
-  rm -f "$dir/pid"
-}
+stop_local_repo() { stop_recorded "$(local_repo_dir)/pid"; }

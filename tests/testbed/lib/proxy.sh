@@ -14,25 +14,9 @@ ensure_proxy() {
     CacheDir="$TESTBED_CACHE/apt-cacher-ng" LogDir="$dir" PidFile="$dir/acng.pid" \
     ExThreshold=365 >"$dir/output.log" 2>&1 </dev/null 8>&- 9>&- &
   record_pid "$dir/pid" $!
-  local i
-  for i in $(seq 50); do
-    if (exec 3<>"/dev/tcp/$BRIDGE_ADDRESS/$PROXY_PORT") 2>/dev/null; then return 0; fi
-    sleep 0.1
-  done
-  die "apt-cacher-ng did not start; see $dir/output.log"
+  wait_for_listener "$BRIDGE_ADDRESS" "$PROXY_PORT" || die "apt-cacher-ng did not start; see $dir/output.log"
 }
 
-stop_proxy() {
-  local dir pid
-  dir=$(proxy_dir)
-  pid=$(read_pid "$dir/pid")
-  if pid_alive "$pid"; then
-    kill "$pid"
-    local i
-    for i in $(seq 50); do pid_alive "$pid" || break; sleep 0.1; done
-    pid_alive "$pid" && kill -9 "$pid"
-  fi
-  rm -f "$dir/pid"
-}
+stop_proxy() { stop_recorded "$(proxy_dir)/pid"; }
 
 proxy_url() { echo "http://$BRIDGE_ADDRESS:$PROXY_PORT"; }
