@@ -157,7 +157,6 @@ ResourceOutcome PackageResource(const ResourceRequest& request, ResourceHost& ho
   std::vector<std::string> names = Names(p["name"]);
   const bool absent = p.value("state", std::string("present")) == "absent";
   const std::string version = p.value("version", std::string());
-  if (!version.empty() && names.size() != 1) return outcome.Fail("a pinned version needs exactly one package name");
   const bool apt = UsesApt();
   std::map<std::string, Installed> installed = apt ? QueryApt(names, host) : QueryRpm(names, host);
 
@@ -190,6 +189,13 @@ ResourceOutcome PackageResource(const ResourceRequest& request, ResourceHost& ho
     }
   }
   if (!request.apply || !outcome.changed) return outcome;
+  // A pinned version is one family at one version (NVIDIA's packages depend
+  // on each other at `= version`): any of them moving moves all of them, in
+  // one transaction.
+  if (!version.empty() && !to_install.empty()) {
+    to_install.clear();
+    for (const std::string& name : names) to_install.push_back(name + (apt ? "=" : "-") + version);
+  }
 
   if (apt) {
     if (!to_install.empty()) {

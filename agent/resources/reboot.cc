@@ -33,7 +33,7 @@ using T = resources::ParamType;
 
 const ResourceKindRegistration kRebootKind(
     {"reboot", "reboot the node and wait for it to come back (a new boot id)",
-     {P("reason", T::kString), P("timeout", T::kInt)},
+     {P("reason", T::kString), P("timeout", T::kInt), P("after", T::kStringList)},
      {}},
     nullptr);
 

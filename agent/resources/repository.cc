@@ -32,7 +32,12 @@ ResourceOutcome RepositoryResource(const ResourceRequest& request, ResourceHost&
     } else {
       components = " main";
     }
-    std::string options = !key.empty() ? "[signed-by=" + key_path + "] " : p.value("trusted", false) ? "[trusted=yes] " : "";
+    // A key from the controller, else a keyring the node already has (the
+    // distribution's archive keyring, for its own extra components).
+    const std::string keyring = !key.empty() ? key_path : p.value("keyring", std::string());
+    std::string options = !keyring.empty()                ? "[signed-by=" + keyring + "] "
+                          : p.value("trusted", false) ? "[trusted=yes] "
+                                                      : "";
     std::string line = "deb " + options +
                        p["uri"].get<std::string>() + " " + p.value("suite", std::string("./")) +
                        (p.value("suite", std::string("./")).back() == '/' ? "" : components) + "\n";
@@ -71,7 +76,7 @@ const ResourceKindRegistration kRepositoryKind(
     {"repository", "a package repository (apt source + key, or dnf .repo)",
      {P("name", T::kString, true), P("uri", T::kString, true), P("suite", T::kString),
       P("components", T::kStringList), ControllerSide("key", T::kString), ControllerSide("key_file", T::kString),
-      P("trusted", T::kBool),
+      P("trusted", T::kBool), P("keyring", T::kString),
       P("state", T::kString, false, {"present", "absent"})},
      {}},
     RepositoryResource);

@@ -25,7 +25,7 @@ fresh_testbed --gpus 2
 timeout 1800 "$CLUSTERCTL" deploy "$INV" >"$WORK/warmup.out" 2>&1 || { echo "warm-up deploy failed"; tail -20 "$WORK/warmup.out"; exit 1; }
 mkdir -p -m 700 "$WORK/files"
 for f in slurm.conf cgroup.conf gres.conf slurmdbd.conf clusterctl-slurmdbd-grants.sql; do $TB ssh node01 cat "/etc/slurm/$f" >"$WORK/files/$f"; done
-$TB ssh node01 cat /usr/local/lib/clusterctl/slurm-remove-node >"$WORK/files/slurm-remove-node"
+$TB ssh node01 cat /usr/local/lib/clusterctl/slurm-maintenance >"$WORK/files/slurm-maintenance"
 cp "$TESTBED_STATE/.clusterctl/secrets/munge_key" "$WORK/files/munge.key"
 
 # 1. clusterctl: first deploy, no-op, --verify.

@@ -262,6 +262,23 @@ std::string ExecutableDirectory() {
   return std::filesystem::path(self).parent_path().string();
 }
 
+// A reboot's `after` names steps of its role that come before it.
+void CheckRebootAfter(const Role& role, const RoleStep& step, Diagnostics& diagnostics) {
+  if (step.kind != "reboot" || !step.params.contains("after") || !step.params["after"].is_array()) return;
+  for (const nlohmann::json& name : step.params["after"]) {
+    const std::string wanted = name.is_string() ? name.get<std::string>() : name.dump();
+    bool earlier = false;
+    for (const RoleStep& other : role.steps) {
+      if (&other == &step) break;
+      earlier = earlier || other.name == wanted;
+    }
+    if (!earlier) {
+      diagnostics.Error(step.where, "reboot step '" + step.name + "' is after '" + wanted +
+                                        "', which is not an earlier step of role " + role.name);
+    }
+  }
+}
+
 }  // namespace
 
 HandlerRef ParseHandlerRef(const std::string& notify, const std::string& own_role) {
@@ -353,6 +370,7 @@ std::optional<Catalog> Catalog::Load(const Sources& sources, Diagnostics& diagno
       }
     }
     for (const RoleStep& step : role.steps) {
+      CheckRebootAfter(role, step, diagnostics);
       for (const std::string& target : step.notify) {
         const HandlerRef ref = ParseHandlerRef(target, name);
         if (!ref.other_role) continue;

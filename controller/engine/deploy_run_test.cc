@@ -427,6 +427,37 @@ TEST_CASE("a reboot waits for a new boot id, through the old boot and refused co
   CHECK(h.fleet.node("node02").reboots == 1);  // nothing owed, no second reboot
 }
 
+// A reboot that follows only the driver: the helper file changing owes none.
+const char* kDriverRole = R"(description: a driver whose change needs a reboot
+applies_to: [compute]
+steps:
+  - name: helper
+    file: {path: /usr/local/lib/helper, content: "{{helper_text}}"}
+  - name: driver
+    file: {path: /etc/driver.version, content: "{{driver_version}}"}
+  - name: reboot
+    reboot: {reason: load the new driver, after: [driver]}
+vars:
+  helper_text: "v1"
+  driver_version: "1"
+)";
+
+TEST_CASE("a reboot with `after` follows only the steps it names") {
+  DeployHarness h(Roles{{"driver", kDriverRole}});
+  REQUIRE(h.Deploy().converged());
+  CHECK(h.fleet.node("node02").reboots == 1);  // first install: the driver changed
+
+  h.SetInventory(std::string(kInventory) + "vars: {helper_text: v2}\n");
+  REQUIRE(h.Deploy().converged());
+  CHECK(h.fleet.node("node02").files.at("/usr/local/lib/helper") == "v2");
+  CHECK(h.fleet.node("node02").reboots == 1);  // the helper changed, not the driver
+
+  h.SetInventory(std::string(kInventory) + "vars: {helper_text: v2, driver_version: '2'}\n");
+  REQUIRE(h.Deploy().converged());
+  CHECK(h.fleet.node("node02").reboots == 2);
+  CHECK(h.OpenIntents().empty());
+}
+
 TEST_CASE("a reboot that never comes back fails its host after the step's timeout; the reboot stays owed") {
   DeployHarness h(Roles{{"kernel", kKernelRole}});
   h.fleet.node("node03").down_after_reboot = 1000000;

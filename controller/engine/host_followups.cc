@@ -21,10 +21,21 @@ StepReport FollowUpReport(const std::string& target, const std::string& status, 
   return r;
 }
 
+// A reboot step without `after` follows any earlier change in its role.
+bool RebootFollows(const PlannedStep& reboot, const PlannedStep& changed) {
+  const nlohmann::json& after = reboot.params.contains("after") ? reboot.params["after"] : nlohmann::json();
+  if (!after.is_array()) return true;
+  for (const nlohmann::json& name : after) {
+    if (name.is_string() && name.get<std::string>() == changed.step->name) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 // The follow-ups a step owes when it changes something: its handlers, and
-// the role's reboot step if there is one after it.
+// the role's reboot step if there is one after it (with the reboot's
+// `after: [step names]`, only when the step is one of those).
 HostRun::Owed HostRun::OwedBy(const PlannedStep& step) const {
   Owed owed;
   for (const std::string& notify : step.step->notify) {
@@ -37,7 +48,7 @@ HostRun::Owed HostRun::OwedBy(const PlannedStep& step) const {
   for (const PlannedStep& s : plan_.steps) {
     if (&s == &step) after = true;
     if (after && s.role == step.role && s.kind == "reboot" && !s.skipped) {
-      owed.emplace_back("reboot", s.Identity());
+      if (RebootFollows(s, step)) owed.emplace_back("reboot", s.Identity());
       break;
     }
   }
