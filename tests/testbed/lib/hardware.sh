@@ -33,9 +33,11 @@ bus_id() {
   if [ "$i" -lt "${#ids[@]}" ]; then echo "${ids[$i]}"; else printf '%02x' $((0xe0 + i)); fi
 }
 
-# make_hardware DIR GPUS HCAS: writes DIR/pci and DIR/dev.
+# make_hardware DIR GPUS HCAS [NVSWITCHES]: writes DIR/pci and DIR/dev.
+# NVSwitches are H100-generation functions (10de:22a3, class 068000), as on
+# an HGX H100 baseboard.
 make_hardware() {
-  local dir=$1 gpus=$2 hcas=$3
+  local dir=$1 gpus=$2 hcas=$3 nvswitches=${4:-0}
   rm -rf "$dir"
   mkdir -p "$dir/pci" "$dir/dev"
   write_pci_function "$dir/pci/0000:00:00.0" 0x8086 0x2020 0x060000 0x8086 0x0000 -1
@@ -47,6 +49,9 @@ make_hardware() {
     echo "32.0 GT/s PCIe" >"$dir/pci/0000:$bus:00.0/current_link_speed"
     echo 16 >"$dir/pci/0000:$bus:00.0/current_link_width"
     mknod "$dir/dev/nvidia$i" c 195 "$i"
+  done
+  for ((i = 0; i < nvswitches; i++)); do
+    write_pci_function "$dir/pci/0000:0$((5 + i)):00.0" 0x10de 0x22a3 0x068000 0x10de 0x1796 $((i < nvswitches / 2 ? 0 : 1))
   done
   for ((i = 0; i < hcas; i++)); do
     bus=$(bus_id HCA_BUS_IDS "$i")

@@ -65,6 +65,20 @@ VARS
   monitoring:
     hosts: node01"
   fi
+  # With GPUs (kept for the testbed's life): the driver from the local
+  # repository, a site's mirror of NVIDIA's (SIMULATED packages).
+  local gpu_vars=""
+  if [ -e "$TESTBED_STATE/gpus" ]; then
+    gpu_vars="
+  # The NVIDIA driver from the testbed's local repository: SIMULATED packages
+  # with NVIDIA's names, versions and dependencies (tests/testbed/lib/
+  # nvidia_repo.sh); the loaded module is SIMULATED too, derived at each boot.
+  nvidia_driver_source: site
+  nvidia_driver_repository: $(local_repo_url)
+  nvidia_driver_repository_trusted: true
+  nvidia_driver_branch: '550'
+  nvidia_driver_version: ${NVIDIA_SIM_VERSIONS[0]}"
+  fi
   cat >"$(inventory_path).tmp" <<YAML
 # Written by tests/testbed/testbed up; rewritten whenever the testbed grows.
 version: 1
@@ -81,7 +95,7 @@ vars:
   # Nodes share the machine's clock and may not set it (no CAP_SYS_TIME):
   # chronyd serves and tracks time with -x (roles/chrony.yaml).
   chrony_no_clock_control: true
-$service_vars
+$service_vars$gpu_vars
 hosts:
 $hosts
 

@@ -17,20 +17,22 @@ crashed_nodes() {
 }
 
 cmd_up() {
-  local count="" gpus=0 hcas=0 services=0
+  local count="" gpus=0 hcas=0 services=0 nvswitches=0
   while [ $# -gt 0 ]; do
     case "$1" in
       --gpus) gpus=${2:?--gpus needs a number}; shift 2 ;;
       --hcas) hcas=${2:?--hcas needs a number}; shift 2 ;;
+      --nvswitches) nvswitches=${2:?--nvswitches needs a number}; shift 2 ;;
       --services) services=1; shift ;;
       -*) die "unknown option $1" ;;
       *) count=$1; shift ;;
     esac
   done
   [[ $count =~ ^[0-9]+$ ]] && [ "$count" -ge 1 ] && [ "$count" -le $MAX_NODES ] ||
-    die "usage: testbed up N [--gpus K] [--hcas M] [--services] (1 <= N <= $MAX_NODES)"
+    die "usage: testbed up N [--gpus K] [--hcas M] [--nvswitches S] [--services] (1 <= N <= $MAX_NODES)"
   [[ $gpus =~ ^[0-9]+$ ]] && [ "$gpus" -le 16 ] || die "--gpus must be 0-16"
   [[ $hcas =~ ^[0-9]+$ ]] && [ "$hcas" -le 8 ] || die "--hcas must be 0-8"
+  [[ $nvswitches =~ ^[0-9]+$ ]] && [ "$nvswitches" -le 4 ] || die "--nvswitches must be 0-4"
   local started
   started=$(now_ms)
 
@@ -45,16 +47,17 @@ cmd_up() {
   ensure_base
   ensure_ssh_key
   if [ "$services" -eq 1 ]; then touch "$TESTBED_STATE/services"; fi
-  if [ -e "$TESTBED_STATE/services" ]; then ensure_local_repo; fi
+  if [ "$gpus" -gt 0 ]; then touch "$TESTBED_STATE/gpus"; fi
+  if [ -e "$TESTBED_STATE/services" ] || [ -e "$TESTBED_STATE/gpus" ]; then ensure_local_repo; fi
 
   local i node
   local -a new=()
   for ((i = 1; i <= count; i++)); do
     node=$(node_name "$i")
     if [ -d "$(node_dir "$node")" ]; then continue; fi
-    local node_gpus=$gpus node_hcas=$hcas
-    if [ "$i" -eq 1 ] && [ "$count" -gt 1 ]; then node_gpus=0; fi  # node01 is the head node: fabric, no GPUs
-    prepare_node "$node" "$i" "$node_gpus" "$node_hcas"
+    local node_gpus=$gpus node_hcas=$hcas node_nvswitches=$nvswitches
+    if [ "$i" -eq 1 ] && [ "$count" -gt 1 ]; then node_gpus=0 node_nvswitches=0; fi  # node01 is the head node: fabric, no GPUs
+    prepare_node "$node" "$i" "$node_gpus" "$node_hcas" "$node_nvswitches"
     start_supervisor "$node"
     new+=("$node")
   done

@@ -5,12 +5,15 @@
 # the apt proxy) from $TESTBED_STATE/repo, a flat repository
 # (`deb [trusted=yes] http://BRIDGE:8099/ ./`).
 #
-# Its packages are SIMULATED: placeholders with the vendor's names, versions
-# (ending in +simulated) and service units, built here by dpkg-deb, holding
-# no real program (every description starts with SIMULATED, every package
-# ships /usr/share/doc/PKG/SIMULATED):
+# It is served with --services or when the testbed has GPUs (kept until
+# down). Its packages are SIMULATED: placeholders with the vendor's names,
+# versions (ending in +simulated) and service units, built here by
+# dpkg-deb, holding no real program (every description starts with
+# SIMULATED, every package ships /usr/share/doc/PKG/SIMULATED):
 #   grafana  Grafana Labs' package layout (/etc/grafana, grafana-server.service
 #            running a placeholder that only logs and waits, user grafana)
+#   NVIDIA's driver, fabric manager, DCGM and CUDA toolkit packages and a
+#            kernel for the GPU nodes (nvidia_repo.sh)
 
 LOCAL_REPO_PORT=8099
 local_repo_dir() { echo "$TESTBED_STATE/repo"; }
@@ -19,7 +22,8 @@ local_repo_url() { echo "http://$BRIDGE_ADDRESS:$LOCAL_REPO_PORT/"; }
 build_local_repo() {
   local dir arch
   dir=$(local_repo_dir)/packages
-  [ -f "$dir/Packages" ] && return 0
+  [ -f "$dir/Packages" ] && grep -q '^Package: cuda-drivers-550$' "$dir/Packages" && return 0
+  rm -rf "$dir"
   mkdir -p "$dir"
   arch=$(dpkg --print-architecture)
   PLACEHOLDER_VENDOR="Grafana Labs" PLACEHOLDER_BUILDER=local_repo.sh \
@@ -45,6 +49,7 @@ getent group grafana >/dev/null || addgroup --system grafana
 getent passwd grafana >/dev/null || adduser --system --ingroup grafana --home /usr/share/grafana --no-create-home grafana
 mkdir -p /etc/grafana/provisioning/datasources /etc/grafana/provisioning/dashboards /var/lib/grafana
 chown grafana:grafana /var/lib/grafana"
+  build_nvidia_placeholders "$dir" "$arch"
   write_packages_index "$dir"
 }
 

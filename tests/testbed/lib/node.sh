@@ -3,7 +3,8 @@
 # power-cut, and removal. Per-node records live in $TESTBED_STATE/nodes/NODE:
 #   root/ upper/ work/   the overlay (lower = base image)
 #   hw/                  simulated hardware (pci/, dev/)
-#   node.env             index, address, gpus, hcas
+#   node.env             index, address, gpus, hcas, nvswitches
+#   sysmodule/           GPU nodes: their SIMULATED /sys/module, derived at each boot (nvidia_repo.sh)
 #   supervisor.pid nspawn.pid   the processes the testbed started
 #   stopped              present while the node is powered off on purpose
 #   console.log exits.log
@@ -11,7 +12,7 @@
 mounted() { grep -q " $1 " /proc/self/mounts; }
 
 prepare_node() {
-  local node=$1 index=$2 gpus=$3 hcas=$4
+  local node=$1 index=$2 gpus=$3 hcas=$4 nvswitches=${5:-0}
   local dir root
   dir=$(node_dir "$node")
   root="$dir/root"
@@ -23,6 +24,7 @@ INDEX=$index
 ADDRESS=$(node_address "$index")
 GPUS=$gpus
 HCAS=$hcas
+NVSWITCHES=$nvswitches
 ENV
   echo "$node" >"$root/etc/hostname"
   printf '127.0.0.1\tlocalhost\n127.0.1.1\t%s\n' "$node" >"$root/etc/hosts"
@@ -42,7 +44,9 @@ ENV
   writable_cgroups_unit "$root"
   mask_rpc_pipefs_units "$root"
   if [ "$index" -eq 1 ] && [ -e "$TESTBED_STATE/services" ]; then mkdir -p "$dir/export"; fi
-  make_hardware "$dir/hw" "$gpus" "$hcas"
+  make_hardware "$dir/hw" "$gpus" "$hcas" "$nvswitches"
+  # A GPU node has a kernel installed to boot next, as a fresh node has.
+  if [ "$gpus" -gt 0 ] && [ -z "$(ls "$root/boot" 2>/dev/null | grep '^vmlinuz-')" ]; then install_sim_kernel "$root"; fi
   ensure_node_network "$node" "$index"
   ensure_fabric_links "$node" "$hcas"
 }
@@ -104,17 +108,20 @@ supervise_node() {
   enter_node_cgroup "$node"
   local -a hardware
   mapfile -t hardware < <(hardware_nspawn_args "$dir/hw")
-  local INDEX GPUS HCAS ADDRESS
+  local INDEX GPUS HCAS ADDRESS NVSWITCHES=0
   source "$dir/node.env"
   local -a storage
   mapfile -t storage < <(storage_nspawn_args "$dir" "$INDEX")
+  local -a modules=()
+  [ "$GPUS" -gt 0 ] && modules=("--bind-ro=$dir/sysmodule:/sys/module")
   while [ ! -e "$dir/stopped" ]; do
     reset_fabric_links "$node" "$HCAS"
+    [ "$GPUS" -gt 0 ] && derive_loaded_modules "$root" "$dir/sysmodule"
     systemd-nspawn -D "$root" --register=no --keep-unit \
       --network-namespace-path="/run/netns/$(netns_name "$node")" \
       --capability=CAP_NET_ADMIN \
       --resolv-conf=off --timezone=off --link-journal=no --console=read-only \
-      -M "$node" "${hardware[@]}" "${storage[@]}" -b </dev/null &
+      -M "$node" "${hardware[@]}" "${storage[@]}" "${modules[@]}" -b </dev/null &
     record_pid "$dir/nspawn.pid" $!
     rc=0
     wait $! || rc=$?
@@ -264,11 +271,11 @@ cmd_start() {
   local node=${1:?usage: testbed start NODE}
   require_node "$node"
   if node_running "$node"; then log "$node: already running"; return 0; fi
-  local INDEX GPUS HCAS ADDRESS
+  local INDEX GPUS HCAS ADDRESS NVSWITCHES=0
   source "$(node_dir "$node")/node.env"
   ensure_bridge
   ensure_proxy
-  prepare_node "$node" "$INDEX" "$GPUS" "$HCAS"
+  prepare_node "$node" "$INDEX" "$GPUS" "$HCAS" "$NVSWITCHES"
   start_supervisor "$node"
   wait_ready "$node"
   log "$node: running"
