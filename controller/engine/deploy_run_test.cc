@@ -458,6 +458,38 @@ TEST_CASE("a reboot with `after` follows only the steps it names") {
   CHECK(h.OpenIntents().empty());
 }
 
+// What holds only after the reboot: plan cannot check it before.
+const char* kLoadedRole = R"(description: a driver checked once loaded
+applies_to: [compute]
+steps:
+  - name: driver
+    file: {path: /etc/driver.version, content: "1"}
+  - name: reboot
+    reboot: {reason: load the driver}
+  - name: driver loaded
+    assert: {argv: ["true"], message: the driver is not loaded}
+)";
+
+TEST_CASE("plan reports an assert after a reboot it would make as checked after the reboot, not as failed") {
+  DeployHarness h(Roles{{"driver", kLoadedRole}});
+  for (const char* node : {"node02", "node03"}) h.fleet.node(node).asserts_need_reboot = true;
+  DeploymentOptions plan;
+  plan.check = true;
+  DeploymentResult planned = h.Deploy(plan);
+  CHECK(ReportOf(planned, "node02").outcome == "ok");
+  bool deferred = false;
+  for (const StepReport& s : ReportOf(planned, "node02").steps) {
+    deferred = deferred || (s.identity == "driver/driver loaded" && s.status == "skipped" &&
+                            s.differences == std::vector<std::string>{"checked after the reboot"});
+  }
+  CHECK(deferred);
+  CHECK(h.fleet.node("node02").reboots == 0);
+
+  REQUIRE(h.Deploy().converged());  // the deploy checks it, after its reboot
+  CHECK(h.fleet.node("node02").reboots == 1);
+  REQUIRE(h.Deploy(plan).converged());  // nothing owed: plan checks it now
+}
+
 TEST_CASE("a reboot that never comes back fails its host after the step's timeout; the reboot stays owed") {
   DeployHarness h(Roles{{"kernel", kKernelRole}});
   h.fleet.node("node03").down_after_reboot = 1000000;

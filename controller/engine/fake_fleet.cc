@@ -90,6 +90,10 @@ ResourceResult FakeNode::Resource(const ResourceRequest& request) {
   if (request.kind == "file") return File(request);
   if (request.kind == "service") return Service(request);
   ResourceResult result;
+  if (request.kind == "assert") {
+    if (asserts_need_reboot && reboots == 0) result.Fail(request.params.value("message", std::string("assert")));
+    return result;
+  }
   const std::string key = ResourceKey(request);
   if (applied[key] == 0) {
     result.Differs(request.kind + " not applied yet");

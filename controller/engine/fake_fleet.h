@@ -71,6 +71,7 @@ class FakeNode {
   int stale_opens_after_reboot = 0;
   int down_after_reboot = 2;
   bool unreachable = false;
+  bool asserts_need_reboot = false;  // an assert fails until the node has rebooted once
   int opens = 0;  // connection attempts
   std::function<Interception(const agent_protocol::IncomingRequest&)> intercept;
 

@@ -141,5 +141,13 @@ echo 'MLNX_OFED_LINUX-$version (SIMULATED by the clusterctl testbed):'"
 
 # offline / online: stop and start the apt proxy, so the nodes reach nothing
 # but the controller (their SSH) in between.
-cmd_offline() { stop_proxy; log "apt proxy stopped: the nodes reach nothing but the controller"; }
-cmd_online() { ensure_proxy; log "apt proxy running at $(proxy_url)"; }
+cmd_offline() {
+  stop_proxy
+  stop_local_repo
+  log "apt proxy and local repository stopped: the nodes reach nothing but the controller"
+}
+cmd_online() {
+  ensure_proxy
+  if [ -e "$TESTBED_STATE/services" ] || [ -e "$TESTBED_STATE/gpus" ]; then ensure_local_repo; fi
+  log "apt proxy running at $(proxy_url)"
+}
