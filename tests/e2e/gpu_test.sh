@@ -51,6 +51,12 @@ tb_state() { echo "$TESTBED_STATE"; }
 package_version() { tb exec "$1" dpkg-query -W -f '${Version}' "$2" 2>/dev/null; }
 loaded() { tb exec "$1" cat /sys/module/nvidia/version 2>/dev/null; }
 node_state() { tb exec node01 sinfo -h -N -n "$1" -o %T | head -n 1; }
+# A node just resumed after its reboot shows idle* until its slurmd registers.
+wait_idle() {
+  local i
+  for i in $(seq 60); do [ "$(node_state "$1")" = idle ] && return 0; sleep 1; done
+  return 1
+}
 step_error() {  # step_error FILE HOST: the host's failed step and its error
   python3 -c 'import json,sys
 for line in open(sys.argv[1]):
@@ -132,7 +138,7 @@ for node in node02 node03 node04; do
   check "$node upgraded to $V2" test "$(package_version "$node" cuda-drivers-550)" = "$V2"
   check "$node rebooted exactly once more (got $(boots "$node"))" test "$(boots "$node")" = 2
   check "$node loads 550.144.03 (got '$(loaded "$node")')" test "$(loaded "$node")" = 550.144.03
-  check "$node is back in Slurm ($(node_state "$node"))" test "$(node_state "$node")" = idle
+  check "$node is back in Slurm" wait_idle "$node"
 done
 check "the job on node04 completed (sacct: $(tb exec node01 sacct -n -X -j "$job" -o State | tr -d ' '))" \
   test "$(tb exec node01 sacct -n -X -j "$job" -o State | tr -d ' ')" = COMPLETED
@@ -193,6 +199,6 @@ check "node02 loads 550.163.01 after its one reboot (got '$(loaded node02)', reb
 check "node02's only NVIDIA source is the bundle" sh -c "
   $TESTBED exec node02 test -f /etc/apt/sources.list.d/clusterctl-nvidia-driver-bundle.list &&
   $TESTBED exec node02 test ! -e /etc/apt/sources.list.d/clusterctl-nvidia-driver.list"
-check "node02 is back in Slurm ($(node_state node02))" test "$(node_state node02)" = idle
+check "node02 is back in Slurm" wait_idle node02
 
 finish
