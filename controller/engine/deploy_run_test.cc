@@ -490,6 +490,31 @@ TEST_CASE("plan reports an assert after a reboot it would make as checked after 
   REQUIRE(h.Deploy(plan).converged());  // nothing owed: plan checks it now
 }
 
+// A precondition guarding a change that depends on a variable.
+const char* kGuardedRole = R"(description: a change behind a precondition
+applies_to: [compute]
+vars:
+  wanted: "1"
+steps:
+  - name: kernel fits
+    assert: {argv: ["true"], message: the next kernel cannot take the driver}
+  - name: driver
+    file: {path: /etc/driver.version, content: "{{wanted}}"}
+)";
+
+TEST_CASE("an assert is checked again whenever its host is contacted, though recorded as holding") {
+  DeployHarness h(Roles{{"guarded", kGuardedRole}});
+  REQUIRE(h.Deploy().converged());
+  h.fleet.node("node02").asserts_fail = true;  // e.g. a kernel without headers installed by hand
+  REQUIRE(h.Deploy().converged());             // nothing to change: the host is not contacted
+  h.SetInventory(std::string(kInventory) + "vars: {wanted: '2'}\n");
+  DeploymentResult result = h.Deploy();
+  CHECK(ReportOf(result, "node02").outcome == "failed");
+  CHECK(ReportOf(result, "node02").error.find("the next kernel cannot take the driver") != std::string::npos);
+  CHECK(h.fleet.node("node02").files.at("/etc/driver.version") == "1");  // refused before the change
+  CHECK(h.fleet.node("node03").files.at("/etc/driver.version") == "2");
+}
+
 TEST_CASE("a reboot that never comes back fails its host after the step's timeout; the reboot stays owed") {
   DeployHarness h(Roles{{"kernel", kKernelRole}});
   h.fleet.node("node03").down_after_reboot = 1000000;

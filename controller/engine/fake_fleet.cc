@@ -91,7 +91,7 @@ ResourceResult FakeNode::Resource(const ResourceRequest& request) {
   if (request.kind == "service") return Service(request);
   ResourceResult result;
   if (request.kind == "assert") {
-    if (asserts_need_reboot && reboots == 0) result.Fail(request.params.value("message", std::string("assert")));
+    if (asserts_fail || (asserts_need_reboot && reboots == 0)) result.Fail(request.params.value("message", std::string("assert")));
     return result;
   }
   const std::string key = ResourceKey(request);

@@ -72,6 +72,7 @@ class FakeNode {
   int down_after_reboot = 2;
   bool unreachable = false;
   bool asserts_need_reboot = false;  // an assert fails until the node has rebooted once
+  bool asserts_fail = false;         // every assert fails
   int opens = 0;  // connection attempts
   std::function<Interception(const agent_protocol::IncomingRequest&)> intercept;
 

@@ -46,8 +46,7 @@ deploy() {  # deploy NAME [ARGS...]: deploy --json into $WORK/NAME.json, returns
   shift
   "$CLUSTERCTL" deploy "$WORK/inventory.yaml" --json "$@" >"$WORK/$name.json" 2>"$WORK/$name.err"
 }
-boots() { grep -c "status 133" "$(tb_state)/nodes/$1/exits.log" 2>/dev/null || true; }  # reboots so far
-tb_state() { echo "$TESTBED_STATE"; }
+boots() { local n; n=$(grep -c "status 133" "$TESTBED_STATE/nodes/$1/exits.log" 2>/dev/null); echo "${n:-0}"; }  # reboots so far
 package_version() { tb exec "$1" dpkg-query -W -f '${Version}' "$2" 2>/dev/null; }
 loaded() { tb exec "$1" cat /sys/module/nvidia/version 2>/dev/null; }
 node_state() { tb exec node01 sinfo -h -N -n "$1" -o %T | head -n 1; }

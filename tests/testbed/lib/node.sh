@@ -116,7 +116,9 @@ supervise_node() {
   [ "$GPUS" -gt 0 ] && modules=("--bind-ro=$dir/sysmodule:/sys/module")
   while [ ! -e "$dir/stopped" ]; do
     reset_fabric_links "$node" "$HCAS"
-    [ "$GPUS" -gt 0 ] && derive_loaded_modules "$root" "$dir/sysmodule"
+    if [ "$GPUS" -gt 0 ]; then
+      derive_loaded_modules "$root" "$dir/sysmodule" || echo "$(date '+%F %T') could not derive the simulated modules" >>"$dir/exits.log"
+    fi
     systemd-nspawn -D "$root" --register=no --keep-unit \
       --network-namespace-path="/run/netns/$(netns_name "$node")" \
       --capability=CAP_NET_ADMIN \

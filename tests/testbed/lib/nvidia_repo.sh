@@ -152,12 +152,14 @@ derive_loaded_modules() {
     echo "SIMULATED: nouveau claims the GPUs (not blacklisted)" >"$out/nouveau/SIMULATED"
     return 0
   fi
-  kernel=$(ls "$root/boot" 2>/dev/null | sed -n 's/^vmlinuz-//p' | sort -V | tail -n 1)
+  # (The supervisor runs this under set -e and pipefail: no pipeline may fail.)
+  kernel=$( (ls "$root/boot" 2>/dev/null || true) | sed -n 's/^vmlinuz-//p' | sort -V | tail -n 1)
   [ -n "$kernel" ] || return 0
-  ko=$(find "$root/lib/modules/$kernel" -name 'nvidia.ko*' 2>/dev/null | head -n 1)
+  [ -d "$root/lib/modules/$kernel" ] || return 0
+  ko=$(find "$root/lib/modules/$kernel" -name 'nvidia.ko*' | head -n 1)
   [ -n "$ko" ] || return 0
   version=$(modinfo -F version "$ko" 2>/dev/null || true)
-  [ -n "$version" ] || version=$(sed -n 's/^version=//p' "$ko" | head -n 1)
+  [ -n "$version" ] || version=$(sed -n 's/^version=//p' "$ko" | head -n 1 || true)
   [ -n "$version" ] || return 0
   mkdir -p "$out/nvidia"
   echo "$version" >"$out/nvidia/version"
