@@ -17,6 +17,7 @@
 #include "agent/exec/run_command.h"
 #include "agent/facts/fabric.h"
 #include "agent/facts/kernels.h"
+#include "agent/facts/nvidia.h"
 #include "agent/facts/pci.h"
 #include "agent/facts/text_parsers.h"
 #include "common/strings.h"
@@ -101,6 +102,24 @@ nlohmann::json ReadInterfaces() {
   return out;
 }
 
+// Fills gpus[].serial from nvidia-smi (the driver does not expose serials
+// in /proc); a failure is reported under errors["nvidia.gpus"].
+void AddGpuSerials(nlohmann::json& gpus, nlohmann::json& errors) {
+  agent::CommandSpec smi;
+  smi.argv = {"nvidia-smi", "--query-gpu=pci.bus_id,serial,uuid", "--format=csv,noheader"};
+  smi.timeout = std::chrono::seconds(10);
+  agent::CommandResult listed = agent::RunCommand(smi);
+  std::string problem;
+  if (listed.timed_out) {
+    problem = "nvidia-smi timed out after 10 s";
+  } else if (listed.exit_code != 0) {
+    problem = "nvidia-smi exited " + std::to_string(listed.exit_code) + ": " + Printable(Trim(listed.stdout_data + listed.stderr_data));
+  } else {
+    problem = MergeGpuSerials(gpus, listed.stdout_data);
+  }
+  if (!problem.empty()) errors["nvidia.gpus"] = problem;
+}
+
 }  // namespace
 
 const std::vector<std::string>& DefaultPackagePatterns() {
@@ -183,6 +202,14 @@ nlohmann::json GatherFacts(const GatherOptions& options) {
   std::string proc_filesystems;
   if (!ReadFile(root + "/proc/filesystems", proc_filesystems)) proc_filesystems.clear();
   facts["nfs"] = NfsKernelSupportOf(proc_filesystems, modules_dep);
+  nlohmann::json& nvidia = facts["nvidia"] =
+      ReadNvidia(root, facts["nvidia_driver"], facts["gpudirect"]["kernel_modules"], facts["packages"]);
+  // A simulated module (the testbed's) is no driver for the roles and checks
+  // that build on one: only facts.nvidia shows it, marked simulated.
+  if (nvidia["simulated"] == true) facts["nvidia_driver"] = nullptr;
+  if (options.live_system && !nvidia["gpus"].empty() && std::filesystem::exists("/usr/bin/nvidia-smi", ec)) {
+    AddGpuSerials(nvidia["gpus"], errors);
+  }
   facts["errors"] = errors;
   return facts;
 }

@@ -63,6 +63,11 @@ std::vector<std::string> FactsRow(const std::string& host, const nlohmann::json&
     ib = buffer;
   }
   std::string driver = f.contains("nvidia_driver") && f["nvidia_driver"].is_string() ? f["nvidia_driver"].get<std::string>() : "-";
+  // The testbed's simulated module is not nvidia_driver; the row still shows it, marked.
+  const bool simulated = f.contains("nvidia") && f["nvidia"].is_object() && f["nvidia"].value("simulated", nlohmann::json()) == true;
+  if (driver == "-" && simulated && f["nvidia"].value("loaded_version", nlohmann::json()).is_string()) {
+    driver = f["nvidia"]["loaded_version"].get<std::string>() + " (simulated)";
+  }
   return {host, os, kernel, cpu, memory, gpus, driver, hcas, ib};
 }
 

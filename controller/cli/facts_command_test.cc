@@ -21,6 +21,13 @@ TEST_CASE("a facts row summarises OS, CPUs, memory, GPUs, HCAs and IB ports") {
                                         "1/2 active, 400 Gb/s"});
 }
 
+TEST_CASE("a facts row marks the testbed's simulated driver") {
+  nlohmann::json facts = {{"nvidia_driver", nullptr}, {"nvidia", {{"simulated", true}, {"loaded_version", "550.144.03"}}}};
+  CHECK(FactsRow("gpu01", facts)[6] == "550.144.03 (simulated)");
+  facts["nvidia"]["simulated"] = false;
+  CHECK(FactsRow("gpu01", facts)[6] == "-");
+}
+
 TEST_CASE("a facts row for a node without GPUs or IB shows dashes, and '?' for what is missing") {
   std::vector<std::string> row = FactsRow("head", {{"pci", {{"gpu_count", 0}, {"hca_count", 0}}}, {"nvidia_driver", nullptr}});
   CHECK(row[1] == "?");
