@@ -69,26 +69,24 @@ job=$(start_job)
 t0=$(now_ms)
 run_stamped "$WORK/cpu" timeout 900 "$CLUSTERCTL" deploy "$TESTBED_STATE/rollout.yaml" --batch 1 --json >"$WORK/bench.json"
 wall=$(( $(now_ms) - t0 ))
-python3 - "$WORK/bench.json" "$WORK/cpu" "$wall" "$(job_state "$job")" <<'EOF'
+run=$(python3 -c 'import json,sys
+for line in open(sys.argv[1]):
+    e = json.loads(line.partition(" ")[2])
+    if e.get("event") == "run_started": print(e["run"]); break' "$WORK/bench.json")
+"$CLUSTERCTL" history "$TESTBED_STATE/rollout.yaml" --run "$run" --json >"$WORK/history.json"
+python3 - "$WORK/bench.json" "$WORK/history.json" "$WORK/cpu" "$wall" "$(job_state "$job")" <<'EOF'
 import json, sys
-events, cpu, wall, job = sys.argv[1], open(sys.argv[2]).read().split(), int(sys.argv[3]), sys.argv[4]
-started, step_started, hosts = {}, {}, {}
-phase_of = {"drain": "drain", "driver (nvidia)": "packages", "reboot": "reboot", "resume": "resume"}
+events, history, cpu, wall, job = sys.argv[1], sys.argv[2], open(sys.argv[3]).read().split(), int(sys.argv[4]), sys.argv[5]
+hosts = {}
 for line in open(events):
-    stamp, _, body = line.partition(" ")
-    try: e = json.loads(body)
-    except ValueError: continue
-    t, h = int(stamp), e.get("host")
-    if h not in ("node02", "node03", "node04"): continue
-    row = hosts.setdefault(h, {"drain": 0, "packages": 0, "reboot": 0, "resume": 0})
-    if e["event"] == "host_started": started[h] = t
-    elif e["event"] == "host_finished": row["wall"] = t - started[h]
-    elif e["event"] == "step_started": step_started[(h, e["step"])] = t
-    elif e["event"] == "step" and e["step"].startswith("nvidia-driver/"):
-        name = e["step"].split("/", 1)[1]
-        key = next((k for k in step_started if k[0] == h and k[1].startswith(e["step"])), None)
-        if name in phase_of and key: row[phase_of[name]] += t - step_started.pop(key)
-print("rollout of the driver over 3 GPU nodes, --batch 1, a job on node04: %.1f s wall, job %s" % (wall / 1000, job))
+    e = json.loads(line.partition(" ")[2])
+    if e.get("event") == "host_finished" and e.get("host") in ("node02", "node03", "node04"):
+        hosts[e["host"]] = {"wall": e["duration_ms"], "drain": 0, "packages": 0, "reboot": 0, "resume": 0}
+phase_of = {"drain": "drain", "driver (nvidia)": "packages", "reboot": "reboot", "resume": "resume"}
+for step in json.load(open(history))["steps"]:
+    if step["host"] in hosts and step["role"] == "nvidia-driver" and step["step"] in phase_of:
+        hosts[step["host"]][phase_of[step["step"]]] += step["finished_at"] - step["started_at"]
+print("rollout of the driver over 3 GPU nodes, --batch 1, a 20 s job on node04: %.1f s wall, job %s" % (wall / 1000, job))
 print("%-7s %8s %8s %9s %8s %8s %8s" % ("batch", "wall s", "drain s", "packages", "reboot s", "resume s", "other s"))
 for h in sorted(hosts):
     r = hosts[h]

@@ -529,6 +529,19 @@ TEST_CASE("a reboot that never comes back fails its host after the step's timeou
   CHECK(owed[0].kind == "reboot");
 }
 
+TEST_CASE("a run after one that asked for a reboot waits for the node to come back instead of calling it unreachable") {
+  DeployHarness h(Roles{{"kernel", kKernelRole}});
+  h.fleet.node("node02").down_after_reboot = 5;  // still down when the next run starts
+  DeploymentOptions gave_up;
+  gave_up.execution.reboot_timeout = 0s;  // the first run ends (as if killed) right after asking
+  DeploymentResult first = h.Deploy(gave_up);
+  REQUIRE(ReportOf(first, "node02").outcome == "unreachable");
+  DeploymentResult resumed = h.Deploy();
+  CHECK(ReportOf(resumed, "node02").outcome == "ok");
+  CHECK(h.fleet.node("node02").reboots == 1);  // the reboot it asked for, not a second one
+  CHECK(h.OpenIntents().empty());
+}
+
 TEST_CASE("a malformed or throwing reply fails that host with a message, and hosts waiting on it do not hang") {
   struct Case {
     const char* name;

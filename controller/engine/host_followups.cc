@@ -290,6 +290,15 @@ Task<bool> HostRun::RunReboot(const PlannedStep& step) {
   co_return true;
 }
 
+// A reboot an earlier run asked for (its boot id recorded) and did not see done.
+bool HostRun::RebootInFlight() const {
+  for (const auto& entry : intents_) {
+    const Intent& intent = entry.second;
+    if (intent.kind == "reboot" && intent.detail.is_object() && intent.detail.contains("boot_before")) return true;
+  }
+  return false;
+}
+
 bool HostRun::HandlerDue(const PlannedStep& handler) const {
   const std::string target = handler.Identity();
   return intents_.count(target) > 0 || notified_in_plan_.count(target) > 0;

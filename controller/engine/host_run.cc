@@ -8,6 +8,7 @@
 
 #include "common/sha256.h"
 #include "common/strings.h"
+#include "controller/remote/sleep.h"
 
 namespace clusterctl {
 namespace {
@@ -101,6 +102,14 @@ Task<bool> HostRun::Connect() {
   if (agent_) co_return true;
   OpenedSession opened = co_await context_.sessions->Open(*plan_.host, context_.cancel);
   for (const std::string& note : opened.notes) Emit(NoteEvent{report_.host, note});
+  // An interrupted run asked this node to reboot: it may still be down.
+  // Waited for as the reboot step waits, not reported unreachable at once.
+  const auto deadline = Clock::now() + context_.options.reboot_timeout;
+  while (!opened.session && opened.unreachable && RebootInFlight() && Clock::now() < deadline) {
+    if (Stopping(report_.host + " (waiting for its reboot)")) co_return false;
+    co_await SleepFor(context_.options.reboot_probe_interval);
+    opened = co_await context_.sessions->Open(*plan_.host, context_.cancel);
+  }
   if (!opened.session) {
     report_.outcome = opened.unreachable ? "unreachable" : "failed";
     report_.error = opened.status.message();

@@ -57,6 +57,7 @@ class HostRun {
   void PlanReboot(const PlannedStep& step);
   Task<bool> AwaitNewBoot(const PlannedStep& step, const std::string& before, std::string& after);
   bool HandlerDue(const PlannedStep& handler) const;
+  bool RebootInFlight() const;
   Task<bool> WaitBeforeHandler(const PlannedStep& handler);
   Task<bool> RunLeftoverHandlers();
 
