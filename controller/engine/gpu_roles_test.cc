@@ -81,6 +81,16 @@ TEST_CASE("nvidia-driver, distro: Debian's non-free components, the DKMS module,
   CHECK_FALSE(Has(p.roles, "dcgm"));
 }
 
+TEST_CASE("nvidia-driver, distro on Ubuntu: nvidia-driver-BRANCH-server, no Debian components") {
+  testing::RoleHarness h(Inventory("  nvidia_driver_branch: '535'"), kGpuRoles);
+  nlohmann::json facts = Facts(8);
+  facts["os"] = {{"id", "ubuntu"}, {"family", "debian"}, {"version_id", "22.04"}, {"version_codename", "jammy"}};
+  Planned p = h.Plan("gpu01", facts);
+  CHECK(p.params["nvidia-driver/driver (ubuntu)"]["name"] == "nvidia-driver-535-server");
+  CHECK_FALSE(Has(p.steps, "nvidia-driver/driver (debian)"));
+  CHECK_FALSE(Has(p.steps, "nvidia-driver/debian non-free"));
+}
+
 TEST_CASE("nvidia-driver, cuda-repo with open modules: nvidia-open-BRANCH, the branch pinned when no version is") {
   testing::RoleHarness h(Inventory("  nvidia_driver_source: cuda-repo\n  nvidia_driver_modules: open\n"
                                    "  nvidia_driver_branch: '550'\n  nvidia_driver_repository_key_file: cuda.asc"),
