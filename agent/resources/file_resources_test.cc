@@ -213,3 +213,25 @@ TEST_CASE("unknown kinds and bad parameters fail clearly") {
 }
 
 }  // namespace clusterctl::agent
+
+namespace clusterctl::agent {
+namespace {
+
+TEST_CASE("a repository whose uri, suite, component or keyring is not one word is refused before any file is written") {
+  for (const nlohmann::json& params : {
+           nlohmann::json{{"name", "x"}, {"uri", "http://mirror.example/ ./\ndeb http://evil.example/"}},
+           nlohmann::json{{"name", "x"}, {"uri", "[trusted=yes] http://evil.example/"}},
+           nlohmann::json{{"name", "x"}, {"uri", "http://mirror.example/"}, {"suite", "bookworm main"}},
+           nlohmann::json{{"name", "x"}, {"uri", "http://mirror.example/"}, {"components", {"main non-free"}}},
+           nlohmann::json{{"name", "x"}, {"uri", "http://mirror.example/"}, {"keyring", "/k.gpg] [trusted=yes"}}}) {
+    CAPTURE(params.dump());
+    ResourceHost host;
+    ResourceOutcome outcome = Run("repository", params, true, host);
+    CHECK(outcome.failed);
+    CHECK(outcome.error.find("is not a single word") != std::string::npos);
+    CHECK_FALSE(host.RanMutatingCommand());
+  }
+}
+
+}  // namespace
+}  // namespace clusterctl::agent

@@ -21,6 +21,20 @@ ResourceOutcome RepositoryResource(const ResourceRequest& request, ResourceHost&
     return outcome.Fail("repository name '" + name + "' must be a plain file name");
   }
   const bool absent = p.value("state", std::string("present")) == "absent";
+  // Each value is one word of the source line: a space or line break would
+  // add options or lines of the admin's choosing to apt's sources.
+  std::vector<std::string> words = {p["uri"].get<std::string>(), p.value("suite", std::string("./")),
+                                    p.value("keyring", std::string())};
+  if (p.contains("components")) {
+    for (const auto& c : p["components"]) words.push_back(c.get<std::string>());
+  }
+  for (const std::string& word : words) {
+    for (char c : word) {
+      if (static_cast<unsigned char>(c) <= ' ' || c == '[' || c == ']' || c == 0x7f) {
+        return outcome.Fail("repository " + name + ": '" + Printable(word) + "' is not a single word (uri, suite, components, keyring)");
+      }
+    }
+  }
   const bool apt = StatPath("/var/lib/dpkg/status").exists;
   const std::string& key = request.body;  // ASCII-armored key, may be empty
   if (apt) {
