@@ -366,16 +366,16 @@ Task<bool> HostRun::RunRole(const Role& role) {
   bool reboot_in_plan = false;  // check mode: a reboot of this role would run
   for (const PlannedStep& step : plan_.steps) {
     if (step.role != &role) continue;
-    if (reboot_in_plan && step.kind == "assert") {
-      // What the node is after a reboot that plan does not make.
-      ++report_.skipped;
-      report_.steps.push_back(Settled(step, "skipped", true, {"checked after the reboot"}));
-      continue;
-    }
     if (step.skipped) {
       ++report_.skipped;
       report_.steps.push_back(Settled(step, "skipped", true, {"when is false"}));
       Record(step, "skipped", false, NowMs(), "");
+      continue;
+    }
+    if (reboot_in_plan && step.kind == "assert") {
+      // What the node is after a reboot that plan does not make.
+      ++report_.skipped;
+      report_.steps.push_back(Settled(step, "skipped", true, {"checked after the reboot"}));
       continue;
     }
     if (Stopping(step.Identity())) co_return false;
