@@ -515,6 +515,33 @@ TEST_CASE("an assert is checked again whenever its host is contacted, though rec
   CHECK(h.fleet.node("node03").files.at("/etc/driver.version") == "2");
 }
 
+TEST_CASE("plan reports an assert after a change of its role as checked after it; with nothing before it, plan checks it") {
+  DeployHarness h(Roles{{"guarded", R"(description: a precondition after a repository
+applies_to: [compute]
+steps:
+  - name: repository
+    file: {path: /etc/apt/sources.list.d/x.list, content: "deb x"}
+  - name: headers available
+    assert: {argv: ["true"], message: no headers in the repositories}
+)"}});
+  h.fleet.node("node02").asserts_fail = true;  // until the repository is there (plan does not add it)
+  DeploymentOptions plan;
+  plan.check = true;
+  DeploymentResult planned = h.Deploy(plan);
+  CHECK(ReportOf(planned, "node02").outcome == "ok");
+  bool deferred = false;
+  for (const StepReport& s : ReportOf(planned, "node02").steps) {
+    deferred = deferred || (s.identity == "guarded/headers available" && s.status == "skipped" &&
+                            s.differences == std::vector<std::string>{"checked after the role's earlier changes"});
+  }
+  CHECK(deferred);
+  h.fleet.node("node02").asserts_fail = false;
+  REQUIRE(h.Deploy().converged());
+  h.fleet.node("node02").asserts_fail = true;  // now nothing comes before it: plan checks it and says so
+  plan.verify = true;                          // (a host with nothing to change is not contacted otherwise)
+  CHECK(ReportOf(h.Deploy(plan), "node02").outcome == "failed");
+}
+
 TEST_CASE("a reboot that never comes back fails its host after the step's timeout; the reboot stays owed") {
   DeployHarness h(Roles{{"kernel", kKernelRole}});
   h.fleet.node("node03").down_after_reboot = 1000000;
