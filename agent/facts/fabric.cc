@@ -95,7 +95,11 @@ nlohmann::json GpudirectOf(const std::string& driver_version_text, const std::st
                                        LeadingNumber(packages["rdma-core"].get<std::string>()) >= 34);
   }
   out["dmabuf"] = open && LeadingNumber(driver) >= 515 && !kernel_release.empty() && !KernelReleaseLess(kernel_release, "5.12") && rdma_dmabuf;
-  out["nvidia_peermem"] = ModuleListed(modules_dep, "nvidia-peermem.ko");
+  // Debian's nvidia-kernel-dkms renames the files (nvidia-current-peermem.ko)
+  // and maps modprobe's nvidia-peermem onto them; the module inside keeps
+  // its name, nvidia_peermem.
+  out["nvidia_peermem"] =
+      ModuleListed(modules_dep, "nvidia-peermem.ko") || ModuleListed(modules_dep, "nvidia-current-peermem.ko");
   out["nv_peer_mem"] = ModuleListed(modules_dep, "nv_peer_mem.ko");
   out["recommended"] = out["dmabuf"].get<bool>()           ? nlohmann::json("dmabuf")
                        : out["nvidia_peermem"].get<bool>() ? nlohmann::json("nvidia_peermem")

@@ -50,6 +50,14 @@ TEST_CASE("gpudirect: DMA-BUF with open modules, R515+, kernel 5.12+ and a DMA-B
   CHECK(peermem["dmabuf"] == false);
   CHECK(peermem["recommended"] == "nvidia_peermem");
 
+  // Debian's driver package: the same module in a renamed file (its dkms.conf's
+  // DEST_MODULE_NAME; as modules.dep lists it in the heavier GPU suite).
+  const std::string debian_dep = "updates/dkms/nvidia-current-peermem.ko: updates/dkms/nvidia-current.ko\n"
+                                 "updates/dkms/nvidia-current.ko:\n";
+  CHECK(GpudirectOf(proprietary, "6.1.0-26-amd64", packages, inbox, debian_dep)["recommended"] == "nvidia_peermem");
+  CHECK(GpudirectOf(proprietary, "6.1.0-26-amd64", packages, inbox, "updates/dkms/nvidia-current.ko:\n")["nvidia_peermem"] ==
+        false);
+
   // An old kernel or an rdma-core before v34 has no DMA-BUF registration.
   CHECK(GpudirectOf(open, "5.10.0-30-amd64", packages, inbox, dep)["recommended"] == "nvidia_peermem");
   CHECK(GpudirectOf(open, "6.1.0-26-amd64", {{"rdma-core", "28.0-1"}}, inbox, dep)["dmabuf"] == false);

@@ -66,12 +66,15 @@ check "node02 has contrib and non-free enabled" \
   tb exec node02 grep -q 'contrib non-free non-free-firmware' /etc/apt/sources.list.d/clusterctl-debian-nonfree.list
 check "node01 (no GPU) has no NVIDIA package" sh -c "! $TESTBED exec node01 dpkg -l 'nvidia*' 2>/dev/null | grep -q '^ii'"
 check "node02 blacklists nouveau" tb exec node02 grep -qx 'blacklist nouveau' /etc/modprobe.d/clusterctl-blacklist-nouveau.conf
-module=$(tb exec node02 sh -c "find /lib/modules/$kernel -name 'nvidia.ko*' | head -n 1")
+# Debian's nvidia-kernel-dkms names the module file nvidia-current.ko.
+module=$(tb exec node02 sh -c "find /lib/modules/$kernel -name 'nvidia-current.ko*' | head -n 1")
 built=$(tb exec node02 modinfo -F version "$module" 2>/dev/null)
 echo "# DKMS built $module (version $built); dkms status:"
 tb exec node02 dkms status 2>&1 | sed 's/^/#   /'
+echo "# its modules.dep (Debian's file names, which facts.gpudirect reads):"
+tb exec node02 grep nvidia-current "/lib/modules/$kernel/modules.dep" 2>&1 | sed 's/^/#   /'
 echo "# the running kernel $(uname -r): headers $(tb exec node02 test -d "/lib/modules/$(uname -r)/build" && echo present || echo absent), DKMS: $(tb exec node02 dkms status -k "$(uname -r)" 2>&1 | head -n 1)"
-check "DKMS compiled a real nvidia.ko for $kernel (modinfo: $built)" sh -c "case '$built' in 535.*) true ;; *) false ;; esac"
+check "DKMS compiled a real nvidia-current.ko for $kernel (modinfo: $built)" sh -c "case '$built' in 535.*) true ;; *) false ;; esac"
 check "no module for the running kernel $(uname -r) (no headers in a container)" \
   sh -c "! $TESTBED exec node02 test -d /lib/modules/$(uname -r)/updates/dkms"
 check "node02 rebooted once (got $(boots node02))" test "$(boots node02)" = 1

@@ -136,6 +136,16 @@ install_sim_kernel() {
   rm -f "$root/tmp/sim-kernel.deb"
 }
 
+# module_bytes FILE: a kernel module's bytes, decompressed.
+module_bytes() {
+  case "$1" in
+    *.xz) xz -dc "$1" ;;
+    *.zst) zstd -dc "$1" ;;
+    *.gz) gzip -dc "$1" ;;
+    *) cat "$1" ;;
+  esac
+}
+
 # SIMULATED loaded modules, derived before each boot of a GPU node from what
 # it has installed, as its kernel would load them: nouveau claims the GPUs
 # unless modprobe.d blacklists it; otherwise nvidia loads when a module was
@@ -156,10 +166,15 @@ derive_loaded_modules() {
   kernel=$( (ls "$root/boot" 2>/dev/null || true) | sed -n 's/^vmlinuz-//p' | sort -V | tail -n 1)
   [ -n "$kernel" ] || return 0
   [ -d "$root/lib/modules/$kernel" ] || return 0
-  ko=$(find "$root/lib/modules/$kernel" -name 'nvidia.ko*' | head -n 1)
+  # nvidia.ko from NVIDIA's packages (and these simulated ones),
+  # nvidia-current.ko from Debian's nvidia-kernel-dkms.
+  ko=$(find "$root/lib/modules/$kernel" \( -name 'nvidia.ko*' -o -name 'nvidia-current.ko*' \) | head -n 1)
   [ -n "$ko" ] || return 0
   version=$(modinfo -F version "$ko" 2>/dev/null || true)
-  [ -n "$version" ] || version=$(sed -n 's/^version=//p' "$ko" | head -n 1 || true)
+  # Without kmod on this machine: the version string of the module's
+  # .modinfo section (NUL-separated in a real module, a line in the
+  # simulated placeholder).
+  [ -n "$version" ] || version=$(module_bytes "$ko" | tr '\0' '\n' | sed -n 's/^version=//p' | head -n 1 || true)
   [ -n "$version" ] || return 0
   mkdir -p "$out/nvidia"
   echo "$version" >"$out/nvidia/version"
