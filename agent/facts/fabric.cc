@@ -68,13 +68,30 @@ long LeadingNumber(const std::string& text) {
   return end == 0 || end > 9 ? -1 : std::stol(text.substr(0, end));
 }
 
-// A module in modules.dep: lines "kernel/.../name.ko[.xz|.zst|.gz]: deps".
-bool ModuleListed(const std::string& modules_dep, const std::string& file_name) {
+// A module's line in modules.dep ("kernel/.../name.ko[.xz|.zst|.gz]: deps");
+// "" when it is not listed.
+std::string ModuleLine(const std::string& modules_dep, const std::string& file_name) {
   for (const std::string& line : Split(modules_dep, '\n')) {
     const std::string path = line.substr(0, line.find(':'));
     const size_t slash = path.rfind('/');
     const std::string base = path.substr(slash == std::string::npos ? 0 : slash + 1);
-    if (base == file_name || base.rfind(file_name + ".", 0) == 0) return true;
+    if (base == file_name || base.rfind(file_name + ".", 0) == 0) return line;
+  }
+  return "";
+}
+
+bool ModuleListed(const std::string& modules_dep, const std::string& file_name) {
+  return !ModuleLine(modules_dep, file_name).empty();
+}
+
+// nvidia-peermem registers with ib_core's peer-memory API, which only
+// NVIDIA's RDMA stack has: built without it, the module links no ib_core
+// symbol and its init fails. Debian's DKMS package names the file
+// nvidia-current-peermem.ko (modprobe's nvidia-peermem maps onto it).
+bool NvidiaPeermemUsable(const std::string& modules_dep) {
+  for (const char* file : {"nvidia-peermem.ko", "nvidia-current-peermem.ko"}) {
+    const std::string line = ModuleLine(modules_dep, file);
+    if (line.find("/ib_core.ko", line.find(':')) != std::string::npos) return true;
   }
   return false;
 }
@@ -95,11 +112,7 @@ nlohmann::json GpudirectOf(const std::string& driver_version_text, const std::st
                                        LeadingNumber(packages["rdma-core"].get<std::string>()) >= 34);
   }
   out["dmabuf"] = open && LeadingNumber(driver) >= 515 && !kernel_release.empty() && !KernelReleaseLess(kernel_release, "5.12") && rdma_dmabuf;
-  // Debian's nvidia-kernel-dkms renames the files (nvidia-current-peermem.ko)
-  // and maps modprobe's nvidia-peermem onto them; the module inside keeps
-  // its name, nvidia_peermem.
-  out["nvidia_peermem"] =
-      ModuleListed(modules_dep, "nvidia-peermem.ko") || ModuleListed(modules_dep, "nvidia-current-peermem.ko");
+  out["nvidia_peermem"] = NvidiaPeermemUsable(modules_dep);
   out["nv_peer_mem"] = ModuleListed(modules_dep, "nv_peer_mem.ko");
   out["recommended"] = out["dmabuf"].get<bool>()           ? nlohmann::json("dmabuf")
                        : out["nvidia_peermem"].get<bool>() ? nlohmann::json("nvidia_peermem")

@@ -32,7 +32,10 @@ nlohmann::json PeerMemoryOf(const std::vector<std::string>& modules);
 //  dmabuf: open kernel modules of R515 or later on a kernel >= 5.12 with an
 //          RDMA stack that registers DMA-BUF memory (rdma-core >= 34, or
 //          NVIDIA's stack): no extra module at all,
-//  nvidia_peermem: the module ships for the running kernel (modules.dep),
+//  nvidia_peermem: the module ships for the running kernel (modules.dep)
+//          built against a peer-memory ib_core (NVIDIA's RDMA stack): built
+//          against the inbox stack it depends on no ib_core and refuses to
+//          load (EINVAL), as Debian's nvidia-current-peermem.ko does,
 //  nv_peer_mem: the legacy module is built for the running kernel,
 //  recommended: "dmabuf", else "nvidia_peermem", else "nv_peer_mem", else null}.
 // `driver_version_text` is /proc/driver/nvidia/version ("" when no driver is

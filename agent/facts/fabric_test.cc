@@ -50,13 +50,17 @@ TEST_CASE("gpudirect: DMA-BUF with open modules, R515+, kernel 5.12+ and a DMA-B
   CHECK(peermem["dmabuf"] == false);
   CHECK(peermem["recommended"] == "nvidia_peermem");
 
-  // Debian's driver package: the same module in a renamed file (its dkms.conf's
-  // DEST_MODULE_NAME; as modules.dep lists it in the heavier GPU suite).
-  const std::string debian_dep = "updates/dkms/nvidia-current-peermem.ko: updates/dkms/nvidia-current.ko\n"
-                                 "updates/dkms/nvidia-current.ko:\n";
-  CHECK(GpudirectOf(proprietary, "6.1.0-26-amd64", packages, inbox, debian_dep)["recommended"] == "nvidia_peermem");
-  CHECK(GpudirectOf(proprietary, "6.1.0-26-amd64", packages, inbox, "updates/dkms/nvidia-current.ko:\n")["nvidia_peermem"] ==
-        false);
+  // Debian's nvidia-kernel-dkms 535 on the inbox stack, as modules.dep lists
+  // it (the heavier GPU suite): the peermem module depends on no ib_core, so
+  // it was built without the peer-memory API and cannot load.
+  const std::string debian_inbox = "updates/dkms/nvidia-current-peermem.ko:\n"
+                                   "updates/dkms/nvidia-current.ko: kernel/drivers/gpu/drm/drm.ko\n";
+  CHECK(GpudirectOf(proprietary, "6.1.0-26-amd64", packages, inbox, debian_inbox)["nvidia_peermem"] == false);
+  CHECK(GpudirectOf(proprietary, "6.1.0-26-amd64", packages, inbox, debian_inbox)["recommended"].is_null());
+  // The same renamed file built against NVIDIA's stack's ib_core.
+  const std::string debian_ofed = "updates/dkms/nvidia-current-peermem.ko: updates/dkms/nvidia-current.ko "
+                                  "updates/dkms/ib_core.ko\nupdates/dkms/nvidia-current.ko:\n";
+  CHECK(GpudirectOf(proprietary, "6.1.0-26-amd64", packages, inbox, debian_ofed)["recommended"] == "nvidia_peermem");
 
   // An old kernel or an rdma-core before v34 has no DMA-BUF registration.
   CHECK(GpudirectOf(open, "5.10.0-30-amd64", packages, inbox, dep)["recommended"] == "nvidia_peermem");
