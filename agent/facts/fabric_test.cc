@@ -55,8 +55,9 @@ TEST_CASE("gpudirect: DMA-BUF with open modules, R515+, kernel 5.12+ and a DMA-B
   // it was built without the peer-memory API and cannot load.
   const std::string debian_inbox = "updates/dkms/nvidia-current-peermem.ko:\n"
                                    "updates/dkms/nvidia-current.ko: kernel/drivers/gpu/drm/drm.ko\n";
-  CHECK(GpudirectOf(proprietary, "6.1.0-26-amd64", packages, inbox, debian_inbox)["nvidia_peermem"] == false);
-  CHECK(GpudirectOf(proprietary, "6.1.0-26-amd64", packages, inbox, debian_inbox)["recommended"].is_null());
+  const nlohmann::json stub = GpudirectOf(proprietary, "6.1.0-26-amd64", packages, inbox, debian_inbox);
+  CHECK(stub["nvidia_peermem"] == false);
+  CHECK(stub["recommended"].is_null());
   // The same renamed file built against NVIDIA's stack's ib_core.
   const std::string debian_ofed = "updates/dkms/nvidia-current-peermem.ko: updates/dkms/nvidia-current.ko "
                                   "updates/dkms/ib_core.ko\nupdates/dkms/nvidia-current.ko:\n";

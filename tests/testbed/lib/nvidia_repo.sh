@@ -170,11 +170,10 @@ derive_loaded_modules() {
   # nvidia-current.ko from Debian's nvidia-kernel-dkms.
   ko=$(find "$root/lib/modules/$kernel" \( -name 'nvidia.ko*' -o -name 'nvidia-current.ko*' \) | head -n 1)
   [ -n "$ko" ] || return 0
-  version=$(modinfo -F version "$ko" 2>/dev/null || true)
-  # Without kmod on this machine: the version string of the module's
-  # .modinfo section (NUL-separated in a real module, a line in the
-  # simulated placeholder).
-  [ -n "$version" ] || version=$(module_bytes "$ko" | tr '\0' '\n' | sed -n 's/^version=//p' | head -n 1 || true)
+  # The version string of the module's .modinfo section, read without kmod
+  # (not on every machine): NUL-separated in a real module, a line in the
+  # simulated placeholder.
+  version=$(module_bytes "$ko" | tr '\0' '\n' | sed -n 's/^version=//p' | head -n 1 || true)
   [ -n "$version" ] || return 0
   mkdir -p "$out/nvidia"
   echo "$version" >"$out/nvidia/version"
