@@ -8,6 +8,7 @@ set -euo pipefail
 
 BUILD_PACKAGES=(
   g++ cmake make pkg-config
+  ccache  # every build compiles through it (cmake/Ccache.cmake)
   libssh-dev libssl-dev libyaml-cpp-dev libsqlite3-dev libboost-dev libspdlog-dev libfmt-dev
   doctest-dev nlohmann-json3-dev libkainjow-mustache-dev libcli11-dev
   python3  # tests/exporters: the Slurm exporter is a Python script

@@ -135,6 +135,7 @@ struct HttpServer::Impl {
     request.body = in.body();
     request.from_loopback = peer.address().is_loopback();
     request.peer = peer.address().to_string() + ":" + std::to_string(peer.port());
+    request.keep_alive = in.keep_alive();
     return request;
   }
 
@@ -209,14 +210,16 @@ struct HttpServer::Impl {
           co_await asio::async_write(stream.socket(), asio::buffer(text), asio::use_awaitable);
           break;
         }
+        const bool keep_alive = std::get<HttpRequest>(read).keep_alive;
         HttpReply reply = handler(std::get<HttpRequest>(read));
         if (auto* events = std::get_if<EventSource>(&reply)) {
           co_await Stream(stream, *events);
           break;
         }
-        const std::string text = Serialize(std::get<HttpResponse>(reply), true);
+        const std::string text = Serialize(std::get<HttpResponse>(reply), keep_alive);
         stream.expires_after(options.body_timeout);
         co_await asio::async_write(stream.socket(), asio::buffer(text), asio::use_awaitable);
+        if (!keep_alive) break;
       }
     } catch (const std::exception&) {
       // The client went away or was too slow: only its connection ends.

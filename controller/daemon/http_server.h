@@ -37,6 +37,10 @@ struct HttpRequest {
   std::string body;
   bool from_loopback = false;
   std::string peer;  // "address:port"
+  // False when the client asked for the connection to end after this
+  // response (Connection: close, or HTTP/1.0 without keep-alive): the server
+  // then closes it at once instead of waiting for the idle timeout.
+  bool keep_alive = true;
 };
 
 struct HttpResponse {

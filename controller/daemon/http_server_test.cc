@@ -64,6 +64,25 @@ TEST_CASE("http server: a request is answered, keep-alive serves a second one, t
   CHECK(client.Receive(2s, "body=5").find("POST /p q= body=5") != std::string::npos);
 }
 
+TEST_CASE("http server: a client's Connection: close ends the connection after the response") {
+  // The idle timeout is longer than the client waits: a connection seen
+  // closed was closed because the request asked for it.
+  HttpServerOptions options = EchoServer::Quick();
+  options.header_timeout = 30s;
+  EchoServer echo(options);
+  for (const std::string& request : {Request("GET", "/x", "Connection: close\r\n"),
+                                     std::string("GET /x HTTP/1.0\r\nHost: localhost\r\n\r\n")}) {
+    RawClient client(echo.port());
+    REQUIRE(client.connected());
+    client.Send(request);
+    bool closed = false;
+    const std::string response = client.Receive(10s, "", &closed);
+    CHECK(StatusOf(response) == 200);
+    CHECK(response.find("Connection: close\r\n") != std::string::npos);
+    CHECK(closed);
+  }
+}
+
 TEST_CASE("http server: hostile clients get a status and only their connection ends") {
   EchoServer echo;
   SUBCASE("a body over the limit is 413") {

@@ -5,9 +5,7 @@ set -u
 
 E2E_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 TESTBED="$E2E_ROOT/tests/testbed/testbed"
-export TESTBED_STATE=${E2E_TESTBED_STATE:-/var/lib/clusterctl-testbed-e2e}
-export TESTBED_PREFIX=${E2E_TESTBED_PREFIX:-cte}
-export TESTBED_SUBNET=${E2E_TESTBED_SUBNET:-10.213.78}
+source "$E2E_ROOT/tests/e2e/env.sh"
 
 failures=0
 pass() { echo "ok   - $*"; }

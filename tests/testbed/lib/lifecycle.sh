@@ -97,6 +97,17 @@ teardown() {
   find "$TESTBED_STATE" -mindepth 1 -maxdepth 1 ! -name .lock -exec rm -rf {} +
 }
 
+# Builds what every `up` needs and the testbed keeps (the base image),
+# booting nothing: scripts/test.sh runs it while it compiles. The bridge and
+# the apt proxy it starts for that are stopped again when no node runs.
+cmd_prepare() {
+  ensure_bridge
+  ensure_proxy
+  ensure_base
+  [ -n "$(existing_nodes)" ] || teardown
+  log "base image ready in $(dirname "$(base_root)")"
+}
+
 cmd_down() {
   if [ ! -d "$TESTBED_STATE" ]; then log "no testbed"; return 0; fi
   teardown

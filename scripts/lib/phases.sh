@@ -1,0 +1,73 @@
+# Phase timing for scripts/test.sh: each phase's wall time and outcome, and
+# a table of them at the end (docs/building.md keeps the before/after).
+#
+#   phase NAME CMD...             runs CMD in the foreground, records its seconds
+#   phase_start_background [--low-priority] NAME CMD...
+#                                 starts CMD in the background (with --low-priority at the
+#                                 lowest CPU and I/O priority, so it takes only what the
+#                                 foreground leaves idle); output to build-logs/NAME.log
+#                                 (NAME as a file name)
+#   phase_wait_background NAME    waits for it; prints its log's tail on failure
+#   phase_record NAME SECONDS STATUS   adds a row measured elsewhere (ctest's tests)
+#   phase_report                  prints the table
+#
+# A phase's status is ok or FAILED (exit N); the script decides what a
+# failure means (test.sh goes on and fails at the end).
+
+PHASE_ROWS=()
+PHASE_STARTED_AT=$(date +%s)
+declare -A PHASE_BACKGROUND_PID=() PHASE_BACKGROUND_START=()
+
+phase_log() { echo "build-logs/$(tr -cs 'A-Za-z0-9' '-' <<<"$1" | sed 's/-$//').log"; }
+
+phase_record() { PHASE_ROWS+=("$1"$'\t'"$2"$'\t'"$3"); }
+
+phase() {
+  local name=$1 start rc=0
+  shift
+  echo "== $name"
+  start=$(date +%s)
+  "$@" || rc=$?
+  phase_record "$name" $(($(date +%s) - start)) "$([ $rc -eq 0 ] && echo ok || echo "FAILED (exit $rc)")"
+  return $rc
+}
+
+phase_start_background() {
+  local low=0
+  if [ "$1" = --low-priority ]; then low=1; shift; fi
+  local name=$1
+  shift
+  mkdir -p build-logs
+  echo "== $name (in the background$([ $low -eq 1 ] && echo ", lowest CPU and I/O priority"); log: $(phase_log "$name"))"
+  PHASE_BACKGROUND_START[$name]=$(date +%s)
+  # A subshell, so CMD may be a shell function; renice/ionice lower only it and its children.
+  ( if [ $low -eq 1 ]; then renice -n 19 -p $BASHPID >/dev/null; ionice -c 3 -p $BASHPID 2>/dev/null || true; fi
+    "$@" ) >"$(phase_log "$name")" 2>&1 </dev/null &
+  PHASE_BACKGROUND_PID[$name]=$!
+}
+
+phase_wait_background() {
+  local name=$1 rc=0 waited
+  waited=$(date +%s)
+  wait "${PHASE_BACKGROUND_PID[$name]}" || rc=$?
+  local start=${PHASE_BACKGROUND_START[$name]}
+  phase_record "$name (background)" $(($(date +%s) - start)) \
+    "$([ $rc -eq 0 ] && echo ok || echo "FAILED (exit $rc)"); waited for it $(($(date +%s) - waited)) s"
+  if [ $rc -ne 0 ]; then
+    echo "== $name FAILED (exit $rc); the end of $(phase_log "$name"):"
+    tail -30 "$(phase_log "$name")"
+  fi
+  return $rc
+}
+
+phase_report() {
+  local total=$(($(date +%s) - PHASE_STARTED_AT)) row
+  echo
+  echo "== phases (wall seconds; background phases overlap the ones after them)"
+  printf '%-48s %8s  %s\n' PHASE SECONDS STATUS
+  for row in "${PHASE_ROWS[@]}"; do
+    IFS=$'\t' read -r name seconds status <<<"$row"
+    printf '%-48s %8s  %s\n' "$name" "$seconds" "$status"
+  done
+  printf '%-48s %8s\n' "total" "$total"
+}
