@@ -4,7 +4,8 @@
 #   phase NAME CMD...             runs CMD in the foreground, records its seconds
 #   phase_start_background [--low-priority] NAME CMD...
 #                                 starts CMD in the background (with --low-priority at the
-#                                 lowest CPU and I/O priority, so it takes only what the
+#                                 lowest CPU priority, and in the idle I/O class where the
+#                                 disk's scheduler honours it, so it takes only what the
 #                                 foreground leaves idle); output to build-logs/NAME.log
 #                                 (NAME as a file name)
 #   phase_wait_background NAME    waits for it; prints its log's tail on failure
@@ -38,11 +39,15 @@ phase_start_background() {
   local name=$1
   shift
   mkdir -p build-logs
-  echo "== $name (in the background$([ $low -eq 1 ] && echo ", lowest CPU and I/O priority"); log: $(phase_log "$name"))"
+  echo "== $name (in the background$([ $low -eq 1 ] && echo ", lowest CPU priority"); log: $(phase_log "$name"))"
   PHASE_BACKGROUND_START[$name]=$(date +%s)
   # A subshell, so CMD may be a shell function; renice/ionice lower only it and its children.
+  # It writes when it ended beside its log, so its row shows its own time.
   ( if [ $low -eq 1 ]; then renice -n 19 -p $BASHPID >/dev/null; ionice -c 3 -p $BASHPID 2>/dev/null || true; fi
-    "$@" ) >"$(phase_log "$name")" 2>&1 </dev/null &
+    rc=0
+    "$@" || rc=$?
+    date +%s >"$(phase_log "$name").ended"
+    exit $rc ) >"$(phase_log "$name")" 2>&1 </dev/null &
   PHASE_BACKGROUND_PID[$name]=$!
 }
 
@@ -50,8 +55,9 @@ phase_wait_background() {
   local name=$1 rc=0 waited
   waited=$(date +%s)
   wait "${PHASE_BACKGROUND_PID[$name]}" || rc=$?
-  local start=${PHASE_BACKGROUND_START[$name]}
-  phase_record "$name (background)" $(($(date +%s) - start)) \
+  local start=${PHASE_BACKGROUND_START[$name]} ended
+  ended=$(cat "$(phase_log "$name").ended" 2>/dev/null || date +%s)
+  phase_record "$name (background)" $((ended - start)) \
     "$([ $rc -eq 0 ] && echo ok || echo "FAILED (exit $rc)"); waited for it $(($(date +%s) - waited)) s"
   if [ $rc -ne 0 ]; then
     echo "== $name FAILED (exit $rc); the end of $(phase_log "$name"):"

@@ -8,8 +8,10 @@ TESTBED="$E2E_ROOT/tests/testbed/testbed"
 source "$E2E_ROOT/tests/e2e/env.sh"
 
 failures=0
-pass() { echo "ok   - $*"; }
-fail() { echo "FAIL - $*"; failures=$((failures + 1)); }
+# Each result line ends with the seconds since the test started, so a slow
+# part of a test shows in ctest's log (build/Testing/Temporary/LastTest.log).
+pass() { echo "ok   - $* [${SECONDS}s]"; }
+fail() { echo "FAIL - $* [${SECONDS}s]"; failures=$((failures + 1)); }
 check() {  # check NAME COMMAND...: passes when COMMAND succeeds
   local name=$1
   shift
