@@ -10,8 +10,8 @@
 # only what the end-to-end tests need (clusterctl and its agent) is built
 # before them, while the testbed's base image is prepared beside it. The
 # end-to-end tests mostly wait on their nodes, so the rest (the unit tests,
-# the sanitizer and fuzz builds) compiles meanwhile at the lowest CPU and
-# I/O priority. Compiles go through ccache (cmake/Ccache.cmake). A table of
+# the sanitizer and fuzz builds) compiles meanwhile in the idle CPU
+# scheduling class (it takes only what the tests leave). Compiles go through ccache (cmake/Ccache.cmake). A table of
 # each phase's seconds ends the output.
 set -euo pipefail
 cd "$(dirname "$0")/.."
