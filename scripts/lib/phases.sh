@@ -2,12 +2,8 @@
 # a table of them at the end (docs/building.md keeps the before/after).
 #
 #   phase NAME CMD...             runs CMD in the foreground, records its seconds
-#   phase_start_background [--low-priority] NAME CMD...
-#                                 starts CMD in the background (with --low-priority in the
-#                                 idle CPU scheduling class, and in the idle I/O class where the
-#                                 disk's scheduler honours it, so it takes only what the
-#                                 foreground leaves idle); output to build-logs/NAME.log
-#                                 (NAME as a file name)
+#   phase_start_background NAME CMD...   starts CMD in the background, output to
+#                                 build-logs/NAME.log (NAME as a file name)
 #   phase_wait_background NAME    waits for it; prints its log's tail on failure
 #   phase_record NAME SECONDS STATUS   adds a row measured elsewhere (ctest's tests)
 #   phase_report                  prints the table
@@ -34,21 +30,14 @@ phase() {
 }
 
 phase_start_background() {
-  local low=0
-  if [ "$1" = --low-priority ]; then low=1; shift; fi
   local name=$1
   shift
   mkdir -p build-logs
-  echo "== $name (in the background$([ $low -eq 1 ] && echo ", idle CPU priority"); log: $(phase_log "$name"))"
+  echo "== $name (in the background; log: $(phase_log "$name"))"
   PHASE_BACKGROUND_START[$name]=$(date +%s)
-  # A subshell, so CMD may be a shell function; renice/ionice lower only it and its children.
-  # It writes when it ended beside its log, so its row shows its own time.
-  # SCHED_IDLE, not nice 19: the testbed's nodes run in cgroups of their own,
-  # and against those a niced compile still took 12-19% of a core each and
-  # made the end-to-end tests up to 1.9x slower; an idle-policy task runs only
-  # when nothing else wants the CPU and yields the moment something does.
-  ( if [ $low -eq 1 ]; then chrt --idle -p 0 $BASHPID >/dev/null; ionice -c 3 -p $BASHPID 2>/dev/null || true; fi
-    rc=0
+  # A subshell, so CMD may be a shell function. It writes when it ended
+  # beside its log, so its row shows its own time.
+  ( rc=0
     "$@" || rc=$?
     date +%s >"$(phase_log "$name").ended"
     exit $rc ) >"$(phase_log "$name")" 2>&1 </dev/null &

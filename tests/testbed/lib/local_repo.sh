@@ -19,11 +19,33 @@ LOCAL_REPO_PORT=8099
 local_repo_dir() { echo "$TESTBED_STATE/repo"; }
 local_repo_url() { echo "http://$BRIDGE_ADDRESS:$LOCAL_REPO_PORT/"; }
 
+# The packages are built once (34 dpkg-deb runs, about 12 s of CPU) and
+# cached under $TESTBED_CACHE/local-repo/<key>, the key hashing the scripts
+# that write them and the architecture; each testbed gets its own copy.
 build_local_repo() {
-  local dir arch
+  local dir cached
   dir=$(local_repo_dir)/packages
   [ -f "$dir/Packages" ] && grep -q '^Package: cuda-drivers-550$' "$dir/Packages" && return 0
+  cached="$TESTBED_CACHE/local-repo/$(cat "$TESTBED_HOME"/lib/{local_repo,nvidia_repo,ofed_bundle}.sh |
+    { cat; dpkg --print-architecture; } | sha256sum | cut -c1-16)"
+  if [ ! -f "$cached/complete" ]; then
+    mkdir -p "$TESTBED_CACHE/local-repo"
+    exec 7>"$TESTBED_CACHE/local-repo/.lock"
+    flock -w 300 7 || die "another testbed is building the local repository"
+    if [ ! -f "$cached/complete" ]; then
+      rm -rf "$cached"
+      write_local_repo "$cached/packages"
+      touch "$cached/complete"
+    fi
+    exec 7>&-
+  fi
   rm -rf "$dir"
+  mkdir -p "$(dirname "$dir")"
+  cp -a "$cached/packages" "$dir"
+}
+
+write_local_repo() {
+  local dir=$1 arch
   mkdir -p "$dir"
   arch=$(dpkg --print-architecture)
   PLACEHOLDER_VENDOR="Grafana Labs" PLACEHOLDER_BUILDER=local_repo.sh \
