@@ -50,12 +50,13 @@ void Validator::Jobs() {
     return;
   }
   if (!controller_problem_.empty()) {
-    Add(Skip("slurm.srun", kCluster, cluster, controller_problem_));
-    Add(Skip("nccl.cluster", kCluster, cluster, controller_problem_));
+    const std::string& cause = controller_problem_check_;
+    Add(Blocked("slurm.srun", kCluster, cluster, cause, controller_problem_));
+    Add(Blocked("nccl.cluster", kCluster, cluster, cause, controller_problem_));
     for (const Host* h : in_.selected) {
       if (!HasGroup(*h, kGroupCompute) || !probes_.at(h->name).reached) continue;
-      Add(Skip("slurm.gpu_job", kNode, h->name, controller_problem_));
-      Add(Skip("nccl.node", kNode, h->name, controller_problem_));
+      Add(Blocked("slurm.gpu_job", kNode, h->name, cause, controller_problem_));
+      Add(Blocked("nccl.node", kNode, h->name, cause, controller_problem_));
     }
     return;
   }
@@ -72,15 +73,19 @@ void Validator::Jobs() {
   for (const Host* h : in_.selected) {
     if (!HasGroup(*h, kGroupCompute) || !probes_.at(h->name).reached) continue;
     const NodeProbe& p = probes_.at(h->name);
-    std::string why;
+    std::string why, cause;  // cause: the failed check that keeps the job off the node ("": nothing failed)
     if (p.pci_gpus == 0) why = "no GPUs on " + h->name;
     else if (!usable_compute_.count(h->name)) {
+      cause = not_usable_.count(h->name) ? not_usable_.at(h->name).substr(0, not_usable_.at(h->name).find(' ')) : "slurm.node";
       why = h->name + " cannot run jobs (" + (not_usable_.count(h->name) ? not_usable_.at(h->name) : "not usable") + ")";
     }
-    else if (!gpu_ok_.count(h->name)) why = "the GPUs of " + h->name + " are not usable (gpu.driver or gpu.count failed)";
+    else if (!gpu_ok_.count(h->name)) {
+      cause = FailureReported("gpu.driver", h->name) ? "gpu.driver" : "gpu.count";
+      why = "the GPUs of " + h->name + " are not usable (gpu.driver or gpu.count failed)";
+    }
     if (!why.empty()) {
-      Add(Skip("slurm.gpu_job", kNode, h->name, why));
-      Add(Skip("nccl.node", kNode, h->name, why));
+      Add(Blocked("slurm.gpu_job", kNode, h->name, cause, why));
+      Add(Blocked("nccl.node", kNode, h->name, cause, why));
       continue;
     }
     GpuJob job;
@@ -230,6 +235,10 @@ void Validator::Pairs() {
   std::map<std::string, IbPortStatus> port_of;
   for (const Host* h : in_.selected) {
     const NodeProbe& p = probes_.at(h->name);
+    if (!p.reached) {  // its adapters are unknown: no reading, no pass
+      Add(Fail("ib.write_bw", CheckScope::kPair, h->name, "not checked: " + h->name + " is unreachable (" + p.unreachable + ")",
+               {}, "unknown"));
+    }
     if (!p.reached || !p.has_ib_write_bw || !ib_ok_.count(h->name)) continue;
     std::vector<IbPortStatus> expected = ExpectedIbPorts(SysfsIbPorts(p.facts), ThresholdsOf(h->name));
     if (expected.empty()) continue;

@@ -1,5 +1,6 @@
 // The per-node verdicts of a validation run (see validator.h).
 #include <algorithm>
+#include <string_view>
 
 #include "common/strings.h"
 #include "common/json_text.h"
@@ -8,7 +9,11 @@
 namespace clusterctl::validation_internal {
 
 void Validator::NodeVerdicts() {
-  const NodeProbe* head = controller_ != nullptr ? &probes_.at(controller_->name) : nullptr;
+  // The controller is probed only when a Slurm check runs (or it is selected).
+  const NodeProbe* head = nullptr;
+  if (controller_ != nullptr) {
+    if (auto it = probes_.find(controller_->name); it != probes_.end()) head = &it->second;
+  }
   std::string head_digest;
   if (head != nullptr && head->slurm_conf_digest.exit_code == 0) head_digest = head->slurm_conf_digest.out.substr(0, 64);
   // How many nodes' credentials the controller decoded (for the controller's own verdict).
@@ -24,14 +29,8 @@ void Validator::NodeVerdicts() {
     const std::string& name = host->name;
     const NodeProbe& p = probes_.at(name);
     const Thresholds& t = ThresholdsOf(name);
-    std::string unreachable = name + " is unreachable (reachable failed)";
     if (!p.reached) {
-      for (const std::string& check : AllCheckNames()) {
-        if (check != "reachable" && check != "slurm.controller" && check != "slurm.srun" && check != "nccl.cluster" &&
-            check != "ib.write_bw") {
-          Add(Skip(check, kNode, name, unreachable));
-        }
-      }
+      UnreachableVerdicts(name, p);
       continue;
     }
     Add(EvaluateClock(name, p.chrony, t));
@@ -58,7 +57,7 @@ void Validator::NodeVerdicts() {
                  " nodes decode its credential"));
       }
     } else if (head == nullptr || !head->reached) {
-      Add(Skip("munge.decode", kNode, name, "the controller is unreachable"));
+      Add(Blocked("munge.decode", kNode, name, "slurm.controller", "the controller is unreachable"));
     } else {
       std::vector<std::string> why, evidence;
       if (p.unmunge_here.exit_code != 0) {
@@ -100,9 +99,12 @@ void Validator::NodeVerdicts() {
       std::string why = compute ? "no Slurm cluster in the inventory" : name + " is not a compute node";
       Add(Skip("slurm.node", kNode, name, why));
       Add(Skip("slurm.gres", kNode, name, why));
+    } else if (controller_problem_check_ == "slurm.node") {
+      Add(Fail("slurm.node", kNode, name, controller_problem_, {}, "unknown"));
+      Add(Blocked("slurm.gres", kNode, name, "slurm.node", controller_problem_));
     } else if (!controller_problem_.empty()) {
-      Add(Skip("slurm.node", kNode, name, controller_problem_));
-      Add(Skip("slurm.gres", kNode, name, controller_problem_));
+      Add(Blocked("slurm.node", kNode, name, controller_problem_check_, controller_problem_));
+      Add(Blocked("slurm.gres", kNode, name, controller_problem_check_, controller_problem_));
     } else {
       auto it = slurm_nodes_.find(name);
       CheckResult node = EvaluateSlurmNode(name, it == slurm_nodes_.end() ? nullptr : &it->second, p.slurmd_active);
@@ -150,6 +152,18 @@ void Validator::NodeVerdicts() {
 }
 
 
+// No reading, no pass (docs/validation.md): a selected host that could not
+// be reached fails every node check selected for it, whether or not it
+// would apply (its facts are unknown too), so a run over dead nodes can
+// never exit 0. The cluster checks and the pairs answer for themselves.
+void Validator::UnreachableVerdicts(const std::string& name, const NodeProbe& p) {
+  std::string why = "not checked: " + name + " is unreachable (" + (p.unreachable.empty() ? "no answer" : p.unreachable) + ")";
+  for (const CheckInfo& check : CheckCatalogue()) {
+    if (check.scope != kNode || std::string_view(check.name) == "reachable") continue;
+    Add(Fail(check.name, kNode, name, why, {}, "unknown"));
+  }
+}
+
 void Validator::GpuVerdicts(const Host& host, const NodeProbe& p, const Thresholds& t) {
   const std::string& name = host.name;
   // The checks that read the driver's tools; gpu.driver and gpu.xid do not.
@@ -168,7 +182,7 @@ void Validator::GpuVerdicts(const Host& host, const NodeProbe& p, const Threshol
   Add(EvaluateXid(name, p.xid_log, p.kernel_log_sample, t));
   if (!loaded) {
     for (const char* check : kNeedDriver) {
-      Add(Skip(check, kNode, name, "the NVIDIA driver is not loaded on " + name + " (gpu.driver failed)"));
+      Add(Blocked(check, kNode, name, "gpu.driver", "the NVIDIA driver is not loaded on " + name + " (gpu.driver failed)"));
     }
     return;
   }

@@ -61,7 +61,11 @@ void Validator::Monitoring() {
   const Host* host = in_.inventory->FindHost(members.front());
   auto probe = probes_.find(host->name);
   if (probe == probes_.end()) return;  // outside --limit
-  if (!probe->second.reached) return;  // `reachable` already failed it
+  if (!probe->second.reached) {  // no reading, no pass, even when `reachable` is not selected
+    Add(Fail("monitoring.targets", kCluster, host->name, "not checked: the monitoring host " + host->name +
+             " is unreachable (" + probe->second.unreachable + ")", {}, "unknown"));
+    return;
+  }
   std::map<std::string, nlohmann::json> facts;
   for (const auto& [name, p] : probes_) facts[name] = p.facts;
   const std::vector<ExpectedTarget> expected = ExpectedTargets(*in_.inventory, facts);

@@ -230,6 +230,7 @@ void Validator::CrossCheck() {
   NodeProbe& head = probes_.at(controller_->name);
   if (!head.reached) {
     controller_problem_ = "the Slurm controller " + controller_->name + " is unreachable: " + head.unreachable;
+    controller_problem_check_ = "slurm.controller";
     Add(Fail("slurm.controller", kCluster, cluster, controller_problem_));
     return;
   }
@@ -288,12 +289,15 @@ void Validator::CrossCheck() {
       Add(Fail("slurm.controller", kCluster, cluster,
                "slurmctld is not responding on " + controller_->name, TailLines(ping.Both()), "DOWN", "UP"));
       controller_problem_ = "slurmctld on " + controller_->name + " is not responding (slurm.controller failed)";
+      controller_problem_check_ = "slurm.controller";
     }
     auto nodes = ParseScontrolShowNode(show.out);
     if (up && nodes.ok()) {
       for (SlurmNodeState& n : *nodes) slurm_nodes_[n.name] = std::move(n);
     } else if (up) {
-      controller_problem_ = "scontrol show node: " + nodes.status().message();
+      // No reading of the nodes' states: slurm.node fails on each compute node (node_verdicts.cc).
+      controller_problem_ = "no reading of the nodes' states: scontrol show node: " + nodes.status().message();
+      controller_problem_check_ = "slurm.node";
     }
   }
 }

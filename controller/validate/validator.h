@@ -4,6 +4,7 @@
 // include validation_run.h instead.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <set>
@@ -70,6 +71,22 @@ class Validator {
   void Add(CheckResult r) {
     if (Want(r.check)) results_.push_back(std::move(r));
   }
+  // A check that cannot run because `prerequisite` failed: skipped naming
+  // the cause when that failure is in the report, failed otherwise, so no
+  // --checks or --limit can hide a failure behind a skip (docs/validation.md,
+  // "No reading, no pass"). An empty prerequisite is no failure (Slurm not
+  // installed): a skip.
+  CheckResult Blocked(const std::string& check, CheckScope scope, const std::string& subject,
+                      const std::string& prerequisite, const std::string& why) const {
+    if (prerequisite.empty() || FailureReported(prerequisite, subject)) return Skip(check, scope, subject, why);
+    return Fail(check, scope, subject, "not checked: " + why, {}, "unknown");
+  }
+  // Whether `check` failed on `subject` (or, for a cluster check, at all) in the report so far.
+  bool FailureReported(const std::string& check, const std::string& subject) const {
+    return std::any_of(results_.begin(), results_.end(), [&](const CheckResult& r) {
+      return r.check == check && r.outcome == CheckOutcome::kFail && (r.subject == subject || r.scope == kCluster);
+    });
+  }
   void DeadlinePassed(const std::string& check, CheckScope scope, const std::string& subject) {
     Add(Fail(check, scope, subject, "not run: the validation's deadline (" + std::to_string(in_.deadline.count()) +
                                          " s) passed first"));
@@ -83,6 +100,7 @@ class Validator {
   void Monitoring();  // service_run.cc
   void Nfs();         // service_run.cc
   void NodeVerdicts();
+  void UnreachableVerdicts(const std::string& name, const NodeProbe& probe);
   void GpuVerdicts(const Host& host, const NodeProbe& probe, const Thresholds& t);
 
   Task<void> ProbeHost(const Host& host, AgentSession& agent, HostResult& result);
@@ -96,6 +114,7 @@ class Validator {
   std::vector<const Host*> participants_;
   std::map<std::string, NodeProbe> probes_;  // every participant; entries made before any fan-out
   std::string controller_problem_;  // why Slurm's cluster-wide checks cannot run (empty: they can)
+  std::string controller_problem_check_;  // the failed check behind it ("": no failure, Slurm not installed)
   std::map<std::string, SlurmNodeState> slurm_nodes_;
   std::set<std::string> usable_compute_;   // slurm.node passed and munge.decode did not fail
   std::map<std::string, std::string> not_usable_;  // compute node -> the failed check that keeps jobs off it
