@@ -575,6 +575,9 @@ TEST_CASE("every parser refuses every captured output that is not its own") {
     if (name == "SOURCES.md") continue;
     ++files;
     std::string text = Fixture(name);
+    // An empty capture (nvidia-smi nvlink -s in a one-GPU VM) is no tool's
+    // output in particular; what each parser makes of nothing is in its own test.
+    if (text.empty()) continue;
     for (const auto& [prefix, parse] : parsers) {
       bool own = name.rfind(prefix, 0) == 0;
       // The prefixes are distinct by their "--": "nvidia-smi--" does not claim "nvidia-smi-q--".
