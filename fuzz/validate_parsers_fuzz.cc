@@ -10,6 +10,7 @@
 #include "controller/validate/infiniband.h"
 #include "controller/validate/nccl_tests.h"
 #include "controller/validate/nvidia_smi.h"
+#include "controller/validate/nvrm_log.h"
 #include "controller/validate/slurm_output.h"
 #include "controller/validate/system_tools.h"
 #include "controller/validate/tool_output.h"
@@ -40,7 +41,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 11: (void)ParseSinfoJson(text); break;
     case 12: (void)ParseScontrolPing(text); break;
     case 13: (void)ParseChronyTracking(text); break;
-    case 14: (void)ParseXidLines(text); break;
+    case 14: (void)ReadNvrmLog(text); break;
     case 15: (void)GresGpuCount(text); break;
     case 16: (void)ParseNvlinkStatus(text); break;
     case 17: (void)ParseDcgmDiag(text); break;

@@ -51,7 +51,7 @@ const std::vector<CheckInfo>& CheckCatalogue() {
       {"gpu.count", CheckScope::kNode, "nvidia-smi sees the expected GPUs"},
       {"gpu.persistence", CheckScope::kNode, "persistence mode on every GPU"},
       {"gpu.ecc", CheckScope::kNode, "ECC on, no uncorrectable errors or pending retirement/remap"},
-      {"gpu.xid", CheckScope::kNode, "no Xid errors in the kernel log since boot"},
+      {"gpu.xid", CheckScope::kNode, "no Xid and no fatal NVIDIA driver message in the kernel log since boot"},
       {"gpu.pcie", CheckScope::kNode, "every GPU's PCIe link at its full width and generation"},
       {"gpu.clocks", CheckScope::kNode, "no hardware, thermal or power-brake slowdown active"},
       {"gpu.nvlink", CheckScope::kNode, "every NVLink up at full speed; fabric manager done on NVSwitch systems"},

@@ -50,9 +50,10 @@ CheckResult EvaluateGpuDriver(const std::string& host, int pci_gpus, const std::
 std::vector<CheckResult> EvaluateGpuHealth(const std::string& host, const Result<NvidiaSmiReport>& report,
                                            const std::string& raw_output, int expected_gpus, const Thresholds& t);
 
-// gpu.xid from the kernel log lines since boot (journalctl -k -b --grep
-// Xid). `kernel_log_sample` is the last kernel line since boot: when the log
-// is empty there is nothing to read Xids from, which is not a pass.
+// gpu.xid from the NVIDIA driver's kernel log lines since boot (journalctl
+// -k -b --grep NVRM): Xids and the fatal messages that come without one
+// (nvrm_log.h). `kernel_log_sample` is the last kernel line since boot: when
+// the log is empty there is nothing to read Xids from, which is not a pass.
 CheckResult EvaluateXid(const std::string& host, const ToolOutput& kernel_log, const ToolOutput& kernel_log_sample,
                         const Thresholds& t);
 
@@ -65,8 +66,9 @@ CheckResult EvaluateGpuPcie(const std::string& host, const NvidiaSmiReport& repo
 // (throttle) reason active on any GPU.
 CheckResult EvaluateGpuClocks(const std::string& host, const NvidiaSmiReport& report);
 
-// gpu.nvlink: every NVLink link up at the expected speed (`nvidia-smi nvlink
-// -s`), and on NVSwitch systems (`nvswitches` > 0) each GPU's fabric state
+// gpu.nvlink: the expected number of NVLink links up at the expected speed
+// (`nvidia-smi nvlink -s`; the number from validate_gpu_nvlinks, else the
+// GPU model where it fixes it, else the node's most), and on NVSwitch systems (`nvswitches` > 0) each GPU's fabric state
 // Completed/Success where the driver reports it.
 CheckResult EvaluateGpuNvlink(const std::string& host, const ToolOutput& nvlink_status, const NvidiaSmiReport& report,
                               int nvswitches, const Thresholds& t);

@@ -7,7 +7,7 @@
 #include "common/strings.h"
 #include "controller/validate/checks.h"
 #include "controller/validate/dcgm_diag.h"
-#include "controller/validate/system_tools.h"
+#include "controller/validate/nvrm_log.h"
 
 namespace clusterctl {
 namespace {
@@ -34,24 +34,28 @@ struct GpuFindings {
 };
 
 // One GPU's ECC verdict: errors found, and readings that could not be made
-// (which keep the GPU from passing: no reading, no pass).
+// (which keep the GPU from passing: no reading, no pass). Each finding is
+// independent: ECC off does not hide a pending row remap, a remap failure,
+// a page waiting for retirement or an uncorrectable count.
 struct EccFindings {
   std::vector<std::string> errors;
   std::vector<std::string> unknown;
-  bool judged = true;  // false: ECC off or absent and the inventory does not require it
+  bool judged = true;  // false: ECC off or absent, not required, and nothing else found
 };
 
 EccFindings JudgeEcc(const GpuStatus& g, const Thresholds& t) {
   EccFindings f;
+  bool on = g.ecc_enabled.value_or(false);
   std::string mode = g.ecc_mode.empty() ? "not printed" : g.ecc_mode;
-  if (!g.ecc_enabled.value_or(false)) {
-    if (!t.gpu_ecc_required) f.judged = false;
-    else if (g.ecc_enabled.has_value()) f.errors.push_back("ECC is disabled (ECC Mode: " + mode + ")");
+  if (!on && t.gpu_ecc_required) {
+    if (g.ecc_enabled.has_value()) f.errors.push_back("ECC is disabled (ECC Mode: " + mode + ")");
     else f.unknown.push_back("ECC mode unknown (ECC Mode: " + mode + ")");
-    return f;
   }
-  for (const std::string& u : g.ecc_unreadable) f.unknown.push_back(u);
-  if (!g.volatile_uncorrectable && g.ecc_unreadable.empty()) f.unknown.push_back("volatile uncorrectable count not reported");
+  if (on) {
+    // The counters are a reading only with ECC on; off, nvidia-smi prints N/A.
+    for (const std::string& u : g.ecc_unreadable) f.unknown.push_back(u);
+    if (!g.volatile_uncorrectable && g.ecc_unreadable.empty()) f.unknown.push_back("volatile uncorrectable count not reported");
+  }
   if (g.volatile_uncorrectable.value_or(0) > 0) {
     f.errors.push_back(std::to_string(*g.volatile_uncorrectable) + " volatile uncorrectable ECC errors");
   }
@@ -62,6 +66,7 @@ EccFindings JudgeEcc(const GpuStatus& g, const Thresholds& t) {
   if (g.remap_pending.value_or(false)) f.errors.push_back("a row remap is pending (reset the GPU)");
   if (g.remap_failure.value_or(false)) f.errors.push_back("row remapping failed (no spare rows left)");
   for (const std::string& p : g.problems) f.errors.push_back(p);
+  f.judged = on || t.gpu_ecc_required || !f.errors.empty();
   return f;
 }
 
@@ -160,13 +165,33 @@ CheckResult EvaluateXid(const std::string& host, const ToolOutput& log, const To
   // journalctl --grep exits 1 when nothing matched.
   bool nothing = log.exit_code == 1 && log.signal == 0 && (Trim(log.out).empty() || Trim(log.out) == "-- No entries --");
   if (!log.started || log.timed_out || (log.exit_code != 0 && !nothing)) return ToolFailed(check, kNode, host, "journalctl -k", log);
-  std::vector<std::string> lines;
-  for (const XidEvent& e : ParseXidLines(log.out)) {
-    if (!t.gpu_xid_ignore.count(e.xid)) lines.push_back(e.line);
+  NvrmLog nvrm = ReadNvrmLog(log.out);
+  // One evidence line per Xid code and per fatal message, with its count
+  // and first line: the first event stays visible however many follow it.
+  constexpr size_t kShown = 16;  // codes named; a hostile log may print thousands of distinct ones
+  std::vector<std::string> found, evidence, ignored;
+  long long counted = 0;
+  size_t more = 0;
+  auto add = [&](const std::string& what, long long lines, const std::string& first) {
+    counted += lines;
+    if (found.size() == kShown) {
+      ++more;
+      return;
+    }
+    found.push_back(what + " x" + std::to_string(lines));
+    evidence.push_back(found.back() + ", first: " + first);
+  };
+  for (const NvrmLog::Fatal& f : nvrm.fatal) add(f.what, f.lines, f.first);
+  for (const NvrmLog::Xid& x : nvrm.xids) {
+    std::string what = "Xid " + std::to_string(x.code);
+    if (!t.gpu_xid_ignore.count(x.code)) add(what, x.lines, x.first);
+    else if (ignored.size() < kShown) ignored.push_back(what + " x" + std::to_string(x.lines));
   }
-  if (!lines.empty()) {
-    return Fail(check, kNode, host, Plural(static_cast<long long>(lines.size()), "Xid error") + " in the kernel log since boot",
-                TailLines(Join(lines, "\n")), std::to_string(lines.size()), "0");
+  if (more > 0) found.push_back(std::to_string(more) + " more");
+  std::string ignored_note = ignored.empty() ? "" : "; ignored (validate_gpu_xid_ignore): " + Join(ignored, ", ");
+  if (!found.empty()) {
+    return Fail(check, kNode, host, "the NVIDIA driver logged " + Join(found, ", ") + " since boot" + ignored_note, evidence,
+                std::to_string(counted), "0");
   }
   // No Xid line is a reading only if the kernel log since boot has lines at all.
   std::string last(Trim(sample.out));
@@ -177,7 +202,8 @@ CheckResult EvaluateXid(const std::string& host, const ToolOutput& log, const To
                 {"journalctl -k -b 0 -n 1: " + (last.empty() ? ExitDescription(sample) + ", no lines" : Printable(last, 160))},
                 "unknown", "0");
   }
-  return Pass(check, kNode, host, "0", "0", "no Xid errors since boot");
+  return Pass(check, kNode, host, "0", "0",
+              "no Xid and no fatal driver message since boot (" + Plural(nvrm.nvrm_lines, "NVRM line") + " read)" + ignored_note);
 }
 
 namespace {
@@ -278,8 +304,10 @@ CheckResult EvaluateGpuNvlink(const std::string& host, const ToolOutput& output,
   if (!gpus.ok()) return Fail(check, kNode, host, gpus.status().message(), CauseEvidence(output.Both()), "unknown");
   // nvidia-smi lists every link the GPU has; how many are wired depends on
   // the board (an H100 PCIe pair with three bridges uses 12 of its 18, the
-  // other 6 read <inactive>). So the expected count is the most links any
-  // GPU of the node has up, unless the inventory says (validate_gpu_nvlinks).
+  // other 6 read <inactive>). So the expected count comes from the
+  // inventory (validate_gpu_nvlinks), else from the GPU model where it fixes
+  // it (SXM parts), else it is the most links any GPU of the node has up;
+  // the threshold says which.
   auto active = [](const NvlinkLink& l) { return !l.inactive && l.gbps.has_value(); };
   size_t most = 0, listed = 0;
   double fastest = 0;
@@ -288,14 +316,28 @@ CheckResult EvaluateGpuNvlink(const std::string& host, const ToolOutput& output,
     listed = std::max(listed, g.links.size());
     for (const NvlinkLink& l : g.links) fastest = std::max(fastest, l.gbps.value_or(0));
   }
-  if (most == 0 && nvswitches == 0 && !t.gpu_nvlinks) {
+  std::optional<int> by_model;
+  std::string model;
+  for (const NvlinkGpu& g : *gpus) {
+    std::optional<int> fixed = FixedNvlinksPerGpu(g.name);
+    if (!fixed || (by_model && *by_model != *fixed)) {
+      by_model.reset();  // a GPU without a fixed count, or models that disagree: no model expectation
+      break;
+    }
+    by_model = fixed;
+    model = g.name;
+  }
+  if (most == 0 && nvswitches == 0 && !t.gpu_nvlinks && !by_model) {
     return Skip(check, kNode, host, "no active NVLink on the GPUs of " + host +
                                         (listed > 0 ? " (" + std::to_string(listed) + " links listed, all inactive; set "
                                                       "validate_gpu_nvlinks if they should be up)" : ""));
   }
-  size_t want_links = t.gpu_nvlinks ? static_cast<size_t>(*t.gpu_nvlinks) : most;
+  size_t want_links = t.gpu_nvlinks ? static_cast<size_t>(*t.gpu_nvlinks) : by_model ? static_cast<size_t>(*by_model) : most;
+  std::string source = t.gpu_nvlinks ? "validate_gpu_nvlinks"
+                       : by_model    ? model + "'s NVLink count"
+                                     : "the most any GPU of the node has up";
   double want_gbps = t.gpu_nvlink_gbps.value_or(fastest);
-  std::string threshold = std::to_string(want_links) + " links per GPU up at " + FormatNumber(want_gbps) + " GB/s" +
+  std::string threshold = std::to_string(want_links) + " links per GPU (" + source + ") up at " + FormatNumber(want_gbps) + " GB/s" +
                           (nvswitches > 0 ? ", fabric Completed/Success" : "");
   std::vector<std::string> problems, evidence;
   size_t up = 0;
@@ -338,7 +380,7 @@ CheckResult EvaluateGpuNvlink(const std::string& host, const ToolOutput& output,
       for (const std::string& line : g.fabric_lines) evidence.push_back("GPU " + g.bus_id + ": " + line);
     }
   }
-  if (most == 0) problems.push_back(Plural(nvswitches, "NVSwitch") + " on the PCI bus, but no GPU reports an NVLink link");
+  if (most == 0 && nvswitches > 0) problems.push_back(Plural(nvswitches, "NVSwitch") + " on the PCI bus, but no GPU reports an NVLink link");
   std::string measured = std::to_string(up) + "/" + std::to_string(want_links * gpus->size()) + " links up";
   if (!problems.empty()) return Fail(check, kNode, host, Join(problems, "; "), evidence, measured, threshold);
   std::string detail = Plural(static_cast<long long>(gpus->size()), "GPU") + " x " + std::to_string(want_links) + " links";

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <optional>
 #include <regex>
 
 #include "common/strings.h"
@@ -117,35 +118,64 @@ Result<std::vector<IbPortStatus>> ParseIbvDevinfo(std::string_view text, std::ve
   return ports;
 }
 
+namespace {
+
+// "65536", "5000" (integer) or "24056.74" (decimal); false for anything else.
+bool IsNumber(std::string_view field, bool integer) {
+  if (field.empty() || field.size() > 24) return false;
+  int dots = 0;
+  for (char c : field) {
+    if (c == '.') ++dots;
+    else if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+  }
+  return integer ? dots == 0 : dots <= 1 && field != ".";
+}
+
+// A result row by its shape: #bytes and #iterations (integers), BW peak and
+// BW average, and MsgRate where the version prints it (decimals). perftest
+// prints warnings ("Conflicting CPU frequency values detected: ...") between
+// the header and its rows, so every line after a header is tried.
+std::optional<IbBandwidthRow> ResultRow(std::string_view line, double scale) {
+  std::vector<std::string_view> fields;
+  size_t at = 0;
+  while (fields.size() <= 5) {
+    while (at < line.size() && (line[at] == ' ' || line[at] == '\t')) ++at;
+    if (at == line.size()) break;
+    size_t end = line.find_first_of(" \t", at);
+    if (end == std::string_view::npos) end = line.size();
+    fields.push_back(line.substr(at, end - at));
+    at = end;
+  }
+  if (fields.size() < 4 || fields.size() > 5) return std::nullopt;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (!IsNumber(fields[i], i < 2)) return std::nullopt;
+  }
+  auto number = [&](size_t i) { return std::strtod(std::string(fields[i]).c_str(), nullptr); };
+  return IbBandwidthRow{std::atoll(std::string(fields[0]).c_str()), std::atoll(std::string(fields[1]).c_str()),
+                        number(2) * scale, number(3) * scale};
+}
+
+}  // namespace
+
 Result<std::vector<IbBandwidthRow>> ParseIbWriteBw(std::string_view text) {
   std::vector<IbBandwidthRow> rows;
-  bool in_table = false;
-  bool gbits = false;
+  std::optional<double> scale;  // to MB/s, from the last header's unit; nullopt before a header
   std::string failure;
   for (const std::string& raw : Split(text, '\n')) {
     std::string_view line = Trim(raw);
     if (line.find("#bytes") != std::string_view::npos && line.find("BW average") != std::string_view::npos) {
-      in_table = true;
-      gbits = line.find("Gb/sec") != std::string_view::npos;
+      // MB/sec (10^6 bytes), MiB/sec (2^20 bytes, newer perftest), Gb/sec (--report_gbits).
+      scale = line.find("Gb/sec") != std::string_view::npos    ? 125.0
+              : line.find("MiB/sec") != std::string_view::npos ? 1.048576
+                                                                : 1.0;
       continue;
     }
     if (line.find("Couldn't") != std::string_view::npos || line.find("Unable") != std::string_view::npos ||
         line.find("ERROR") != std::string_view::npos || line.find("Failed") != std::string_view::npos) {
-      if (failure.empty()) failure = std::string(line);
+      if (failure.empty()) failure = Printable(line, 200);
     }
-    if (!in_table) continue;
-    if (line.empty() || !std::isdigit(static_cast<unsigned char>(line[0]))) {
-      in_table = false;
-      continue;
-    }
-    std::vector<std::string> fields;
-    for (const std::string& f : Split(std::regex_replace(std::string(line), std::regex("[ \t]+"), " "), ' ')) {
-      if (!f.empty()) fields.push_back(f);
-    }
-    if (fields.size() < 4) return Status::InvalidArgument("ib_write_bw result row with " + std::to_string(fields.size()) + " fields: " + std::string(line));
-    double scale = gbits ? 125.0 : 1.0;  // Gb/s -> MB/s
-    rows.push_back({std::atoll(fields[0].c_str()), std::atoll(fields[1].c_str()), std::atof(fields[2].c_str()) * scale,
-                    std::atof(fields[3].c_str()) * scale});
+    if (!scale) continue;
+    if (std::optional<IbBandwidthRow> row = ResultRow(line, *scale)) rows.push_back(*row);
   }
   if (rows.empty()) {
     return Status::InvalidArgument("no ib_write_bw result rows" + (failure.empty() ? std::string() : ": " + failure));

@@ -31,14 +31,4 @@ Result<ChronyTracking> ParseChronyTracking(std::string_view text) {
   return tracking;
 }
 
-std::vector<XidEvent> ParseXidLines(std::string_view text) {
-  static const std::regex kXid(R"(NVRM: Xid \(PCI:([0-9A-Fa-f:.]+)\): (\d+))");
-  std::vector<XidEvent> events;
-  std::smatch m;
-  for (const std::string& line : Split(text, '\n')) {
-    if (std::regex_search(line, m, kXid)) events.push_back({std::atoi(m[2].str().c_str()), m[1], std::string(Trim(line))});
-  }
-  return events;
-}
-
 }  // namespace clusterctl

@@ -1,5 +1,5 @@
-// Parsers for node-level tools the validation reads: `chronyc tracking` and
-// NVIDIA Xid lines in the kernel log.
+// Parsers for node-level tools the validation reads: `chronyc tracking`
+// (the driver's kernel log lines: nvrm_log.h).
 #pragma once
 
 #include <string>
@@ -21,14 +21,5 @@ struct ChronyTracking {
 // An error for anything else, e.g. "506 Cannot talk to daemon" when chronyd
 // is not running.
 Result<ChronyTracking> ParseChronyTracking(std::string_view text);
-
-struct XidEvent {
-  int xid = 0;
-  std::string pci;   // "0000:3b:00" as the driver printed it
-  std::string line;
-};
-
-// "NVRM: Xid (PCI:0000:3b:00): 79, pid=..., GPU has fallen off the bus." lines.
-std::vector<XidEvent> ParseXidLines(std::string_view text);
 
 }  // namespace clusterctl

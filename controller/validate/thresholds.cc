@@ -109,6 +109,23 @@ double DefaultNodeBusbwFloorGbps(const std::string& gpu_name) {
   return 8;  // PCIe-attached GPUs (L40S, L4, A10, A40, RTX ...) and unknown models: only a broken P2P path fails
 }
 
+std::optional<int> FixedNvlinksPerGpu(const std::string& gpu_name) {
+  // SXM parts on an HGX/DGX baseboard have every NVLink wired: V100 SXM2 6
+  // (NVLink 2), A100 SXM4 12 (NVLink 3), H100 SXM5 and H200 SXM 18 (NVLink
+  // 4, 18 x 50 GB/s = 900 GB/s). nvidia-smi names the H100 SXM5 "NVIDIA H100
+  // 80GB HBM3" and the H200 SXM "NVIDIA H200". PCIe and NVL cards ("H100
+  // PCIe", "H100 NVL", "H200 NVL") use as many links as their bridges wire
+  // (an H100 PCIe pair with three bridges: 12 of 18): no fixed count.
+  std::string name = AsciiLower(gpu_name);
+  auto has = [&](const char* part) { return name.find(part) != std::string::npos; };
+  if (has("pcie") || has(" nvl")) return std::nullopt;
+  if (has("v100-sxm2") || has("v100 sxm2")) return 6;
+  if (has("a100-sxm4") || has("a100 sxm4")) return 12;
+  if (has("h100 80gb hbm3") || has("h100-sxm5") || has("h100 sxm5")) return 18;
+  if (name == "nvidia h200" || has("h200 sxm")) return 18;
+  return std::nullopt;
+}
+
 double DefaultClusterBusbwFloorGbps(double node_ib_gbps) { return node_ib_gbps / 8.0 * 0.75; }
 
 }  // namespace clusterctl

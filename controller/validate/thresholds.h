@@ -23,7 +23,7 @@ struct Thresholds {
   bool gpu_ecc_required = true;              // ECC off or unsupported fails gpu.ecc (false: not judged, a skip)
   std::optional<int> gpu_pcie_gen_min;       // default: each GPU's own maximum ("PCIe Generation / Max")
   std::optional<int> gpu_pcie_width_min;     // default: each GPU's own maximum ("Link Width / Max")
-  std::optional<int> gpu_nvlinks;            // links every GPU must have up; default: the most any GPU of the node has
+  std::optional<int> gpu_nvlinks;            // links every GPU must have up; default: the model's (SXM), else the most any GPU of the node has
   std::optional<double> gpu_nvlink_gbps;     // speed of each link; default: the fastest link of the node
   std::vector<std::string> ib_ports;         // "mlx5_0/1"; empty: every InfiniBand port found
   std::optional<double> ib_rate_gbps;        // default: the fastest rate among the node's expected ports
@@ -45,6 +45,9 @@ Result<Thresholds> ReadThresholds(const nlohmann::json& vars);
 double DefaultIbWriteBwFloorMbps(double rate_gbps);
 // NCCL all_reduce bus bandwidth within one node, by GPU model (nvidia-smi name).
 double DefaultNodeBusbwFloorGbps(const std::string& gpu_name);
+// NVLink links per GPU where the model fixes them (SXM parts: V100 6, A100
+// 12, H100 and H200 18); nullopt for PCIe/NVL cards and unknown models.
+std::optional<int> FixedNvlinksPerGpu(const std::string& gpu_name);
 // Across nodes: 75% of one node's summed InfiniBand line rate, in GB/s.
 double DefaultClusterBusbwFloorGbps(double node_ib_gbps);
 

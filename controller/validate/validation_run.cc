@@ -161,7 +161,7 @@ Task<void> Validator::ProbeHost(const Host& host, AgentSession& agent, HostResul
   }
   if (probe.pci_gpus > 0 && Want("gpu.xid")) {
     std::vector<std::string> argv = {"journalctl", "-q", "-k", "-b", "0", "-o", "short-precise", "--no-pager",
-                                     "--grep", "NVRM: Xid"};
+                                     "--grep", "NVRM"};  // every driver line: Xids and the fatal messages without one
     probe.xid_log = co_await ExecOnNode(agent, argv, none, Limit(60));
     std::vector<std::string> sample = {"journalctl", "-q", "-k", "-b", "0", "-n", "1", "-o", "short-precise", "--no-pager"};
     probe.kernel_log_sample = co_await ExecOnNode(agent, sample, none, Limit(30));
