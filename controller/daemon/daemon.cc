@@ -1,5 +1,6 @@
 #include "controller/daemon/daemon.h"
 
+#include "common/json_text.h"
 #include "common/strings.h"
 #include "controller/daemon/token.h"
 #include "inventory/hostlist.h"
@@ -139,7 +140,7 @@ void Daemon::NoticeFinishedJobs() {
   if (recent.empty() || recent.front().job == last_seen_job_) return;
   for (auto it = recent.rbegin(); it != recent.rend(); ++it) {
     if (it->job <= last_seen_job_) continue;
-    Log("job " + std::to_string(it->job) + ": " + it->kind + " " + it->status + " " + it->summary.dump());
+    Log("job " + std::to_string(it->job) + ": " + it->kind + " " + it->status + " " + JsonText(it->summary));
     if (it->kind == "drift" && it->status == "ok" && options_.remediate) remediate_hosts_ = drift_.Drifted();
   }
   last_seen_job_ = recent.front().job;
