@@ -20,7 +20,8 @@ Daemon::Daemon(DaemonOptions options, const Clock& clock, const FilesystemProbe&
       site_(options_.inventory_path),
       state_(options_.paths, filesystem, clock, std::chrono::seconds(1)),
       random_(std::random_device{}()) {
-  JobEnvironment env{options_.command_line, options_.paths, &clock, &filesystem, options_.fanout, options_.remote};
+  JobEnvironment env{options_.command_line, options_.paths,  &clock,           &filesystem,
+                     options_.fanout,       options_.remote, options_.sessions};
   jobs_ = std::make_unique<JobRunner>(std::move(env), events_, drift_);
 }
 
@@ -174,6 +175,16 @@ void Daemon::RefreshSite() {
 }
 
 void Daemon::Tick() {
+  try {
+    TickOnce();
+  } catch (const std::exception& e) {
+    Log(std::string("internal error in the serve loop (serving on): ") + e.what());
+  } catch (...) {
+    Log("internal error in the serve loop (serving on): an exception of unknown type");
+  }
+}
+
+void Daemon::TickOnce() {
   if (stopping_) return;
   NoticeFinishedJobs();
   PollInventory();
