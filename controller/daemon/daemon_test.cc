@@ -1,6 +1,7 @@
 #include "controller/daemon/daemon.h"
 
 #include <doctest/doctest.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 
 #include <filesystem>
@@ -52,6 +53,8 @@ struct TestDaemon {
     options.paths = paths;
     options.command_line = "clusterctl serve (test)";
     options.sessions = sessions;
+    // A job's RunSession finds the agent's builds (the fake nodes never use them).
+    if (sessions) ::setenv("CLUSTERCTL_AGENT_DIR", CLUSTERCTL_BUILD_DIR, 1);
     auto created = Daemon::Create(options, clock, filesystem, log);
     REQUIRE(created.ok());
     daemon = std::move(created).value();
