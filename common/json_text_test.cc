@@ -50,7 +50,9 @@ TEST_CASE("JsonText is the only caller of nlohmann's dump() in the controller, t
   for (const std::string folder : {"controller", "agent", "common", "inventory"}) {
     for (const auto& path : SourcesUnder(folder)) {
       ++files;
-      if (path.filename() == "json_text.h" && path.parent_path().filename() == "common") continue;
+      // JsonText itself, and this file, which compares it with dump().
+      if (path.parent_path().filename() == "common" && path.stem() == "json_text") continue;
+      if (path.parent_path().filename() == "common" && path.stem() == "json_text_test") continue;
       const std::string text = ReadAll(path);
       CAPTURE(path.string());
       CHECK(text.find(call) == std::string::npos);
