@@ -19,6 +19,7 @@
 #include "agent/protocol/frame.h"
 #include "agent/protocol/messages.h"
 #include "agent/request_handler.h"
+#include "common/json_text.h"
 
 #ifndef CLUSTERCTL_VERSION
 #define CLUSTERCTL_VERSION "dev"
@@ -85,7 +86,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (mode == "--facts") {
-    std::cout << clusterctl::facts::GatherFacts({}).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+    std::cout << clusterctl::JsonText(clusterctl::facts::GatherFacts({}), 2)
               << "\n";
     return 0;
   }

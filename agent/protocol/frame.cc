@@ -1,5 +1,7 @@
 #include "agent/protocol/frame.h"
 
+#include "common/json_text.h"
+
 namespace clusterctl::agent_protocol {
 namespace {
 
@@ -42,7 +44,7 @@ bool JsonNestsDeeperThan(std::string_view text, int limit) {
 std::string Preamble() { return "\nCLUSTERCTL-AGENT/" + std::to_string(kProtocolVersion) + "\n"; }
 
 std::string EncodeFrame(const nlohmann::json& header, std::string_view body) {
-  std::string text = header.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::string text = JsonText(header);
   std::string out;
   out.reserve(8 + text.size() + body.size());
   PutU32(out, static_cast<uint32_t>(text.size()));

@@ -4,6 +4,7 @@
 // apply and always reports a change, which the plan says.
 #include "agent/resources/registry.h"
 #include "agent/resources/node_files.h"
+#include "common/json_text.h"
 #include "common/strings.h"
 
 namespace clusterctl::agent {
@@ -12,7 +13,7 @@ ResourceOutcome CommandResource(const ResourceRequest& request, ResourceHost& ho
   ResourceOutcome outcome;
   const nlohmann::json& p = request.params;
   std::vector<std::string> argv;
-  for (const auto& word : p["argv"]) argv.push_back(word.is_string() ? word.get<std::string>() : word.dump());
+  for (const auto& word : p["argv"]) argv.push_back(word.is_string() ? word.get<std::string>() : JsonText(word));
   if (argv.empty()) return outcome.Fail("command needs a non-empty argv");
   if (p.contains("creates") && StatPath(p["creates"].get<std::string>()).exists) return outcome;
   if (p.contains("unless")) {

@@ -9,6 +9,7 @@
 
 #include "agent/resources/node_files.h"
 #include "agent/resources/resource.h"
+#include "common/json_text.h"
 #include "controller/state/test_util.h"
 #include "common/sha256.h"
 
@@ -24,7 +25,7 @@ ResourceOutcome Run(const std::string& kind, nlohmann::json params, bool apply, 
 // check -> changed; apply -> changed; check -> unchanged, no mutating command.
 void CheckIdempotence(const std::string& kind, const nlohmann::json& params, const std::string& body = "") {
   CAPTURE(kind);
-  CAPTURE(params.dump());
+  CAPTURE(JsonText(params));
   ResourceHost first;
   ResourceOutcome check = Run(kind, params, false, first, body);
   INFO(check.error);
@@ -224,7 +225,7 @@ TEST_CASE("a repository whose uri, suite, component or keyring is not one word i
            nlohmann::json{{"name", "x"}, {"uri", "http://mirror.example/"}, {"suite", "bookworm main"}},
            nlohmann::json{{"name", "x"}, {"uri", "http://mirror.example/"}, {"components", {"main non-free"}}},
            nlohmann::json{{"name", "x"}, {"uri", "http://mirror.example/"}, {"keyring", "/k.gpg] [trusted=yes"}}}) {
-    CAPTURE(params.dump());
+    CAPTURE(JsonText(params));
     ResourceHost host;
     ResourceOutcome outcome = Run("repository", params, true, host);
     CHECK(outcome.failed);

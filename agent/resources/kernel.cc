@@ -3,6 +3,7 @@
 
 #include "agent/resources/registry.h"
 #include "agent/resources/node_files.h"
+#include "common/json_text.h"
 #include "common/strings.h"
 
 namespace clusterctl::agent {
@@ -77,7 +78,7 @@ ResourceOutcome SysctlResource(const ResourceRequest& request, ResourceHost&) {
   const nlohmann::json& p = request.params;
   const std::string name = p["name"].get<std::string>();
   if (!ValidName(name) || name.find("..") != std::string::npos) return outcome.Fail("invalid sysctl name '" + name + "'");
-  const std::string value = p["value"].is_string() ? p["value"].get<std::string>() : p["value"].dump();
+  const std::string value = p["value"].is_string() ? p["value"].get<std::string>() : JsonText(p["value"]);
   std::string proc = "/proc/sys/" + name;
   for (size_t i = 10; i < proc.size(); ++i) {
     if (proc[i] == '.') proc[i] = '/';

@@ -12,6 +12,7 @@
 #include "agent/resources/apt.h"
 #include "agent/resources/registry.h"
 #include "agent/resources/node_files.h"
+#include "common/json_text.h"
 #include "common/strings.h"
 
 namespace clusterctl::agent {
@@ -95,7 +96,7 @@ std::vector<std::string> Names(const nlohmann::json& name) {
   if (name.is_string()) {
     names.push_back(name.get<std::string>());
   } else {
-    for (const auto& n : name) names.push_back(n.is_string() ? n.get<std::string>() : n.dump());
+    for (const auto& n : name) names.push_back(n.is_string() ? n.get<std::string>() : JsonText(n));
   }
   return names;
 }

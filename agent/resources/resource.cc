@@ -1,6 +1,7 @@
 #include "agent/resources/resource.h"
 
 #include "agent/resources/registry.h"
+#include "common/json_text.h"
 #include "common/strings.h"
 
 namespace clusterctl::agent {
@@ -43,7 +44,7 @@ namespace {
 // 3) and a list of strings may hold numbers; the kinds read strings.
 ResourceRequest AsDeclared(const ResourceRequest& request, const resources::ResourceSpec& spec) {
   ResourceRequest typed = request;
-  auto text = [](const nlohmann::json& v) { return v.is_string() ? v : nlohmann::json(v.dump()); };
+  auto text = [](const nlohmann::json& v) { return v.is_string() ? v : nlohmann::json(JsonText(v)); };
   for (const resources::ParamSpec& p : spec.params) {
     auto it = typed.params.find(p.name);
     if (it == typed.params.end()) continue;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/json_text.h"
 #include "common/strings.h"
 
 namespace clusterctl::resources {
@@ -70,7 +71,7 @@ std::vector<std::string> ValidateParams(const ResourceSpec& spec, const nlohmann
     }
     if (!ok) {
       report(name, spec.kind + " parameter '" + name + "' must be " + ParamTypeName(found->type) + ", got " +
-                       value.dump());
+                       JsonText(value));
       continue;
     }
     if (!found->choices.empty() && value.is_string()) {

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "agent/resources/schema.h"
+#include "common/json_text.h"
 #include "common/strings.h"
 #include "common/yaml_fields.h"
 #include "controller/catalog/role.h"
@@ -266,7 +267,7 @@ std::string ExecutableDirectory() {
 void CheckRebootAfter(const Role& role, const RoleStep& step, Diagnostics& diagnostics) {
   if (step.kind != "reboot" || !step.params.contains("after") || !step.params["after"].is_array()) return;
   for (const nlohmann::json& name : step.params["after"]) {
-    const std::string wanted = name.is_string() ? name.get<std::string>() : name.dump();
+    const std::string wanted = name.is_string() ? name.get<std::string>() : JsonText(name);
     bool earlier = false;
     for (const RoleStep& other : role.steps) {
       if (&other == &step) break;

@@ -1,8 +1,11 @@
 #include "controller/cli/facts_command.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <optional>
 
 #include "common/json_text.h"
+#include "common/strings.h"
 #include "controller/output/table.h"
 
 namespace clusterctl {
@@ -26,49 +29,117 @@ RemoteRunner::HostBody GatherFactsBody() {
   };
 }
 
+// Node facts are the node's word: any field may be missing or of any type.
+// Each column shows what is there; "?" marks a field missing, and a value
+// of a type not understood is shown as JSON followed by "?".
+const nlohmann::json* Field(const nlohmann::json& section, const char* key) {
+  if (!section.is_object()) return nullptr;
+  auto it = section.find(key);
+  return it == section.end() ? nullptr : &*it;
+}
+
+std::string NotUnderstood(const nlohmann::json& value) { return Printable(JsonText(value), 24) + "?"; }
+
+std::string TextOf(const nlohmann::json* value, const std::string& missing = "?") {
+  if (!value) return missing;
+  return value->is_string() ? value->get<std::string>() : NotUnderstood(*value);
+}
+
+std::optional<int64_t> CountOf(const nlohmann::json* value) {
+  if (!value || !value->is_number_integer()) return std::nullopt;
+  const int64_t n = value->is_number_unsigned() ? static_cast<int64_t>(std::min<uint64_t>(value->get<uint64_t>(), INT64_MAX))
+                                                : value->get<int64_t>();
+  return n >= 0 ? std::optional<int64_t>(n) : std::nullopt;
+}
+
+std::string CountText(const nlohmann::json* value) {
+  if (!value) return "?";
+  auto n = CountOf(value);
+  return n ? std::to_string(*n) : NotUnderstood(*value);
+}
+
+// "id version" of a section (os, kernel); "?" without it.
+std::string Pair(const nlohmann::json& f, const char* section, const char* first, const char* second) {
+  const nlohmann::json* s = Field(f, section);
+  if (!s) return "?";
+  if (!s->is_object()) return NotUnderstood(*s);
+  return TextOf(Field(*s, first)) + " " + TextOf(Field(*s, second));
+}
+
+std::string CpuText(const nlohmann::json& f) {
+  const nlohmann::json* c = Field(f, "cpu");
+  if (!c) return "?";
+  if (!c->is_object()) return NotUnderstood(*c);
+  return CountText(Field(*c, "cpus")) + " (" + CountText(Field(*c, "sockets")) + "s x " +
+         CountText(Field(*c, "cores_per_socket")) + "c x " + CountText(Field(*c, "threads_per_core")) + "t) " +
+         TextOf(Field(*c, "model"), "");
+}
+
+std::string MemoryText(const nlohmann::json& f) {
+  const nlohmann::json* m = Field(f, "memory");
+  if (!m) return "?";
+  const nlohmann::json* total = Field(*m, "total_mib");
+  auto mib = CountOf(total);
+  if (mib) return Gib(*mib);
+  return total ? NotUnderstood(*total) : NotUnderstood(*m);
+}
+
+// "8x MODEL" for a count of devices; "-" for none.
+std::string DevicesText(const nlohmann::json* count, const std::string& model) {
+  if (!count) return "-";
+  auto n = CountOf(count);
+  if (!n) return NotUnderstood(*count);
+  return *n > 0 ? std::to_string(*n) + "x " + model : "-";
+}
+
+std::string GpusText(const nlohmann::json& f) {
+  const nlohmann::json* pci = Field(f, "pci");
+  if (pci && !pci->is_object()) return NotUnderstood(*pci);
+  return pci ? DevicesText(Field(*pci, "gpu_count"), TextOf(Field(*pci, "gpu_model"), "")) : "-";
+}
+
+std::string HcasText(const nlohmann::json& f) {
+  const nlohmann::json* pci = Field(f, "pci");
+  if (!pci || !pci->is_object()) return "-";
+  const nlohmann::json* hcas = Field(*pci, "hcas");
+  const nlohmann::json* first = hcas && hcas->is_array() && !hcas->empty() ? &(*hcas)[0] : nullptr;
+  return DevicesText(Field(*pci, "hca_count"), first ? TextOf(Field(*first, "model")) : "?");
+}
+
+std::string IbText(const nlohmann::json& f) {
+  const nlohmann::json* ports = Field(f, "ib_ports");
+  if (!ports || (ports->is_array() && ports->empty())) return "-";
+  if (!ports->is_array()) return NotUnderstood(*ports);
+  int active = 0;
+  double rate = 0;
+  for (const auto& port : *ports) {
+    const nlohmann::json* state = Field(port, "state");
+    const nlohmann::json* gbps = Field(port, "rate_gbps");
+    if (state && *state == "ACTIVE") ++active;
+    if (gbps && gbps->is_number()) rate = std::max(rate, gbps->get<double>());
+  }
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%d/%zu active, %.0f Gb/s", active, ports->size(), rate);
+  return buffer;
+}
+
+std::string DriverText(const nlohmann::json& f) {
+  const nlohmann::json* driver = Field(f, "nvidia_driver");
+  if (driver && !driver->is_null()) return TextOf(driver);
+  // The testbed's simulated module is not nvidia_driver; the row still shows it, marked.
+  const nlohmann::json* nvidia = Field(f, "nvidia");
+  const nlohmann::json* simulated = nvidia ? Field(*nvidia, "simulated") : nullptr;
+  const nlohmann::json* loaded = nvidia ? Field(*nvidia, "loaded_version") : nullptr;
+  if (simulated && *simulated == true && loaded && loaded->is_string()) return loaded->get<std::string>() + " (simulated)";
+  return "-";
+}
+
 }  // namespace
 
 std::vector<std::string> FactsRow(const std::string& host, const nlohmann::json& f) {
-  auto text = [&](const nlohmann::json& j, const char* key) {
-    return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string("?");
-  };
-  std::string os = f.contains("os") ? text(f["os"], "id") + " " + text(f["os"], "version_id") : "?";
-  std::string kernel = f.contains("kernel") ? text(f["kernel"], "release") + " " + text(f["kernel"], "arch") : "?";
-  std::string cpu = "?";
-  if (f.contains("cpu")) {
-    const auto& c = f["cpu"];
-    cpu = std::to_string(c.value("cpus", 0)) + " (" + std::to_string(c.value("sockets", 0)) + "s x " +
-          std::to_string(c.value("cores_per_socket", 0)) + "c x " + std::to_string(c.value("threads_per_core", 0)) +
-          "t) " + c.value("model", "");
-  }
-  std::string memory = f.contains("memory") ? Gib(f["memory"].value("total_mib", 0LL)) : "?";
-  std::string gpus = "-";
-  std::string hcas = "-";
-  if (f.contains("pci")) {
-    int count = f["pci"].value("gpu_count", 0);
-    if (count > 0) gpus = std::to_string(count) + "x " + f["pci"].value("gpu_model", "");
-    int adapters = f["pci"].value("hca_count", 0);
-    if (adapters > 0) hcas = std::to_string(adapters) + "x " + f["pci"]["hcas"][0].value("model", "");
-  }
-  std::string ib = "-";
-  if (f.contains("ib_ports") && !f["ib_ports"].empty()) {
-    int active = 0;
-    double rate = 0;
-    for (const auto& port : f["ib_ports"]) {
-      if (port.value("state", "") == "ACTIVE") ++active;
-      rate = std::max(rate, port.value("rate_gbps", 0.0));
-    }
-    char buffer[64];
-    std::snprintf(buffer, sizeof buffer, "%d/%zu active, %.0f Gb/s", active, f["ib_ports"].size(), rate);
-    ib = buffer;
-  }
-  std::string driver = f.contains("nvidia_driver") && f["nvidia_driver"].is_string() ? f["nvidia_driver"].get<std::string>() : "-";
-  // The testbed's simulated module is not nvidia_driver; the row still shows it, marked.
-  const bool simulated = f.contains("nvidia") && f["nvidia"].is_object() && f["nvidia"].value("simulated", nlohmann::json()) == true;
-  if (driver == "-" && simulated && f["nvidia"].value("loaded_version", nlohmann::json()).is_string()) {
-    driver = f["nvidia"]["loaded_version"].get<std::string>() + " (simulated)";
-  }
-  return {host, os, kernel, cpu, memory, gpus, driver, hcas, ib};
+  return {host,         Pair(f, "os", "id", "version_id"), Pair(f, "kernel", "release", "arch"),
+          CpuText(f),   MemoryText(f),                      GpusText(f),
+          DriverText(f), HcasText(f),                       IbText(f)};
 }
 
 int RunFacts(const RemoteCommandOptions& options, const GlobalOptions& global, const Services& services) {

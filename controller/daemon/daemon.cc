@@ -1,5 +1,6 @@
 #include "controller/daemon/daemon.h"
 
+#include "common/json_text.h"
 #include "common/strings.h"
 #include "controller/daemon/token.h"
 #include "inventory/hostlist.h"
@@ -19,7 +20,8 @@ Daemon::Daemon(DaemonOptions options, const Clock& clock, const FilesystemProbe&
       site_(options_.inventory_path),
       state_(options_.paths, filesystem, clock, std::chrono::seconds(1)),
       random_(std::random_device{}()) {
-  JobEnvironment env{options_.command_line, options_.paths, &clock, &filesystem, options_.fanout, options_.remote};
+  JobEnvironment env{options_.command_line, options_.paths,  &clock,           &filesystem,
+                     options_.fanout,       options_.remote, options_.sessions};
   jobs_ = std::make_unique<JobRunner>(std::move(env), events_, drift_);
 }
 
@@ -139,7 +141,7 @@ void Daemon::NoticeFinishedJobs() {
   if (recent.empty() || recent.front().job == last_seen_job_) return;
   for (auto it = recent.rbegin(); it != recent.rend(); ++it) {
     if (it->job <= last_seen_job_) continue;
-    Log("job " + std::to_string(it->job) + ": " + it->kind + " " + it->status + " " + it->summary.dump());
+    Log("job " + std::to_string(it->job) + ": " + it->kind + " " + it->status + " " + JsonText(it->summary));
     if (it->kind == "drift" && it->status == "ok" && options_.remediate) remediate_hosts_ = drift_.Drifted();
   }
   last_seen_job_ = recent.front().job;
@@ -173,6 +175,16 @@ void Daemon::RefreshSite() {
 }
 
 void Daemon::Tick() {
+  try {
+    TickOnce();
+  } catch (const std::exception& e) {
+    Log(std::string("internal error in the serve loop (serving on): ") + e.what());
+  } catch (...) {
+    Log("internal error in the serve loop (serving on): an exception of unknown type");
+  }
+}
+
+void Daemon::TickOnce() {
   if (stopping_) return;
   NoticeFinishedJobs();
   PollInventory();

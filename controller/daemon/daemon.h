@@ -40,6 +40,7 @@ struct DaemonOptions {
   std::string command_line;
   RemoteOptions remote;
   FanoutOptions fanout;
+  SessionFactory* sessions = nullptr;  // tests: a fleet of fake nodes in place of SSH
 };
 
 class Daemon {
@@ -51,6 +52,8 @@ class Daemon {
   ~Daemon();
 
   void Start();
+  // One turn of the serve loop. Its barrier: an exception is logged and
+  // the daemon goes on serving (the next tick tries again).
   void Tick();
   void ReloadInventory() { reload_requested_ = true; }
   // Stops taking work; the running job's steps get `grace`, then it ends
@@ -62,6 +65,7 @@ class Daemon {
 
  private:
   Daemon(DaemonOptions options, const Clock& clock, const FilesystemProbe& filesystem, std::ostream& log);
+  void TickOnce();
   Result<JobInfo> StartJob(JobRequest request);
   bool StartScheduled(JobRequest request);
   void NoticeFinishedJobs();

@@ -1,14 +1,19 @@
 #include "controller/daemon/daemon.h"
 
 #include <doctest/doctest.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
+#include "common/json_text.h"
 #include "controller/daemon/http_test_client.h"
 #include "controller/daemon/request_body.h"
 #include "controller/daemon/token.h"
+#include "controller/engine/fake_fleet.h"
 #include "controller/state/test_util.h"
 
 namespace clusterctl {
@@ -31,16 +36,25 @@ struct TestDaemon {
   std::string token;
   StatePaths paths;
 
-  TestDaemon() {
+  // `sessions`: a fleet of fake nodes in place of SSH; `role`: the text of
+  // the site's one role, "echo".
+  explicit TestDaemon(SessionFactory* sessions = nullptr, const std::string& role = "") {
     const std::string inventory = dir.path() + "/cluster.yaml";
     std::ofstream(inventory) << "version: 1\ncluster: t\nconnection:\n  user: root\n  port: 1\n"
                                 "hosts:\n  node[01-03]:\n    address: 127.0.0.[21-23]\n";
+    if (!role.empty()) {
+      std::filesystem::create_directories(dir.path() + "/roles");
+      std::ofstream(dir.path() + "/roles/echo.yaml") << role;
+    }
     paths.dir = dir.path() + "/state";
     DaemonOptions options;
     options.inventory_path = inventory;
     options.port = 0;
     options.paths = paths;
     options.command_line = "clusterctl serve (test)";
+    options.sessions = sessions;
+    // A job's RunSession finds the agent's builds (the fake nodes never use them).
+    if (sessions) ::setenv("CLUSTERCTL_AGENT_DIR", CLUSTERCTL_BUILD_DIR, 1);
     auto created = Daemon::Create(options, clock, filesystem, log);
     REQUIRE(created.ok());
     daemon = std::move(created).value();
@@ -64,6 +78,70 @@ struct TestDaemon {
     return Exchange(Request("POST", path, "Authorization: Bearer " + token + "\r\nContent-Type: " + type +
                                               "\r\nConnection: close\r\n", body));
   }
+  // The job as /api/v1/jobs shows it once it has ended (null after 60 s).
+  nlohmann::json WaitForJob(int64_t job) {
+    for (int i = 0; i < 600; ++i) {
+      const nlohmann::json jobs = nlohmann::json::parse(BodyOf(Get("/api/v1/jobs", "Bearer " + token)));
+      for (const auto& j : jobs["recent"]) {
+        if (j["job"] == job) return j;
+      }
+      std::this_thread::sleep_for(100ms);
+    }
+    return nullptr;
+  }
+};
+
+// Bytes a node may send that are not UTF-8, and what JSON output shows for
+// each (U+FFFD).
+const std::string kNotUtf8 = "caf\xe9 \xff\xfe";
+const std::string kReplaced = "\xef\xbf\xbd";
+
+const char* kEchoRole = R"(description: one command on every node
+applies_to: [all]
+steps:
+  - name: echo
+    command: {argv: [echo, hi]}
+)";
+
+// node01 puts bytes that are not UTF-8 in its facts, its connection notes,
+// every command's output and every step's failure; node02's connection
+// fails with them (an SSH banner); node03 is well.
+void MakeNodesSpeakNonUtf8(testing::FakeFleet& fleet) {
+  for (const char* name : {"node01", "node02", "node03"}) fleet.Add(name);
+  testing::FakeNode& node01 = fleet.node("node01");
+  node01.facts["os"] = {{"id", "deb" + kNotUtf8}, {"version_id", kNotUtf8}};
+  node01.facts["hostname"] = kNotUtf8;
+  node01.open_notes = {"new host key " + kNotUtf8 + " recorded"};
+  node01.intercept = [](const agent_protocol::IncomingRequest& in) -> testing::Interception {
+    if (std::holds_alternative<agent_protocol::ExecRequest>(in.request)) {
+      agent_protocol::ExecReply reply;
+      reply.exit_code = 1;
+      reply.stdout_data = kNotUtf8 + "\n";
+      reply.stderr_data = "error: " + kNotUtf8 + "\n";
+      return agent_protocol::EncodeExecReply(in.id, reply);
+    }
+    auto* resource = std::get_if<agent_protocol::ResourceRequest>(&in.request);
+    if (!resource) return {};
+    agent_protocol::ResourceResult failed;
+    failed.Fail("echo: " + kNotUtf8);
+    return agent_protocol::EncodeResourceReply(in.id, failed);
+  };
+  fleet.node("node02").refusal = "SSH-2.0-" + kNotUtf8 + ": banner exchange failed";
+}
+
+// Sessions whose fan-out throws: first a std::exception whose message is not
+// UTF-8, then something that is no std::exception at all. Nothing in the
+// engine catches the second; the job's barrier must.
+class ThrowingSessions final : public SessionFactory {
+ public:
+  Task<OpenedSession> Open(const Host&, const CancelToken*) override { throw std::runtime_error("not reached"); }
+  void ForEach(size_t, const std::function<Task<void>(size_t)>&) override {
+    if (calls_++ == 0) throw std::runtime_error("fan-out broke: " + kNotUtf8);
+    throw 42;
+  }
+
+ private:
+  std::atomic<int> calls_{0};
 };
 
 TEST_CASE("daemon API: the token guards every route but the liveness probe and the page") {
@@ -157,6 +235,66 @@ TEST_CASE("daemon API: metrics are in the exposition format") {
     CHECK(line.rfind("clusterctl_", 0) == 0);
     CHECK(line.find(' ') != std::string::npos);
   }
+}
+
+TEST_CASE("daemon: node text that is not UTF-8 goes through jobs, the log, status and events; the daemon serves on") {
+  testing::FakeFleet fleet;
+  MakeNodesSpeakNonUtf8(fleet);
+  TestDaemon t(&fleet, kEchoRole);
+  const std::string auth = "Bearer " + t.token;
+
+  // A validation: node02's banner is in the summary's failures.
+  REQUIRE(StatusOf(t.Post("/api/v1/validate", R"({"checks":["reachable","clock.offset"]})")) == 202);
+  const nlohmann::json validated = t.WaitForJob(1);
+  REQUIRE(validated.is_object());
+  CHECK(validated["status"] == "failed");
+  CHECK(JsonText(validated["summary"]).find("SSH-2.0-caf" + kReplaced) != std::string::npos);
+  t.daemon->Tick();  // logs the finished job (the strict dump() threw here: issue 31)
+  CHECK(t.log.str().find("job 1: validate failed") != std::string::npos);
+  CHECK(t.log.str().find("SSH-2.0-caf" + kReplaced) != std::string::npos);
+
+  // A deploy: node01's step fails with its text, node02 is unreachable with its banner.
+  REQUIRE(StatusOf(t.Post("/api/v1/deploy", R"({"roles":["echo"]})")) == 202);
+  const nlohmann::json deployed = t.WaitForJob(2);
+  REQUIRE(deployed.is_object());
+  CHECK(deployed["status"] == "failed");
+  t.daemon->Tick();
+  CHECK(t.log.str().find("job 2: deploy failed") != std::string::npos);
+  CHECK(fleet.node("node03").applied.size() == 1);
+
+  const std::string events = t.Get("/api/v1/events?job=2", auth);
+  CHECK(StatusOf(events) == 200);
+  CHECK(events.find("echo: caf" + kReplaced) != std::string::npos);
+  CHECK(events.find("new host key caf" + kReplaced) != std::string::npos);
+  CHECK(events.find("job_finished") != std::string::npos);
+  for (const char* path : {"/api/v1/status", "/api/v1/hosts/node01", "/api/v1/hosts/node02", "/api/v1/jobs"}) {
+    CAPTURE(path);
+    const std::string response = t.Get(path, auth);
+    REQUIRE(StatusOf(response) == 200);
+    CHECK_FALSE(nlohmann::json::parse(BodyOf(response), nullptr, false).is_discarded());
+  }
+  CHECK(StatusOf(t.Get("/metrics", auth)) == 200);
+  CHECK(t.Get("/api/v1/hosts/node02", auth).find("SSH-2.0-caf" + kReplaced) != std::string::npos);
+}
+
+TEST_CASE("daemon: a job that throws fails with the message, releases the state, and the daemon serves on") {
+  ThrowingSessions sessions;
+  TestDaemon t(&sessions, kEchoRole);
+  REQUIRE(StatusOf(t.Post("/api/v1/deploy", "{}")) == 202);
+  const nlohmann::json first = t.WaitForJob(1);
+  REQUIRE(first.is_object());
+  CHECK(first["status"] == "failed");
+  CHECK(first["summary"]["error"] == "internal error: fan-out broke: caf" + kReplaced + " " + kReplaced + kReplaced);
+  t.daemon->Tick();
+  CHECK(t.log.str().find("job 1: deploy failed") != std::string::npos);
+
+  REQUIRE(StatusOf(t.Post("/api/v1/deploy", "{}")) == 202);  // the first released the state's lock
+  const nlohmann::json second = t.WaitForJob(2);
+  REQUIRE(second.is_object());
+  CHECK(second["summary"]["error"] == "internal error: an exception of unknown type");
+  t.daemon->Tick();
+  CHECK(t.log.str().find("job 2: deploy failed") != std::string::npos);
+  CHECK(StatusOf(t.Exchange(Request("GET", "/healthz", "Connection: close\r\n"))) == 200);
 }
 
 TEST_CASE("request bodies: types, lists and depth") {

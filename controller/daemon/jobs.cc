@@ -29,6 +29,15 @@ nlohmann::json PlanJson(const std::vector<HostReport>& reports, int64_t now_ms) 
   return {{"at", now_ms}, {"changes", changes}, {"hosts", hosts}};
 }
 
+// The run record of a job that ended by an exception: failed, with its
+// message. Best effort: the state itself may be what failed.
+void RecordFailedRun(RunSession& session, const nlohmann::json& summary) noexcept {
+  try {
+    session.Finish({}, RunStatus::kFailed, summary);
+  } catch (...) {
+  }
+}
+
 }  // namespace
 
 const char* ToString(JobRequest::Kind kind) {
@@ -130,12 +139,21 @@ void JobRunner::Work(std::shared_ptr<const Site> site, JobRequest request, std::
                      std::unique_ptr<RunSession> session, int64_t job) {
   std::string status = "ok";
   nlohmann::json summary;
+  // The job's barrier: whatever escapes the engine fails this job with a
+  // message, and the daemon goes on serving.
+  std::string internal_error;
   try {
     summary = request.kind == JobRequest::Kind::kValidate ? RunValidateJob(*site, request, *prepared, *session, status)
                                                           : RunDeployJob(*site, request, *prepared, *session, status);
   } catch (const std::exception& e) {
+    internal_error = std::string("internal error: ") + e.what();
+  } catch (...) {
+    internal_error = "internal error: an exception of unknown type";
+  }
+  if (!internal_error.empty()) {
     status = "failed";
-    summary = {{"error", std::string("internal error: ") + e.what()}};
+    summary = {{"error", internal_error}};
+    RecordFailedRun(*session, summary);
   }
   session.reset();  // releases the writer lock before anyone hears the job ended
   Finished(job, status, summary);
@@ -151,7 +169,7 @@ nlohmann::json JobRunner::RunDeployJob(const Site& site, const JobRequest& reque
   inputs.options.roles = request.roles;
   inputs.options.batch_size = prepared.batch_size;
   inputs.options.max_fail_percent = request.max_fail_percent;
-  DeploymentResult result = RunDeployment(inputs, session.runner(), hub_, *cancel_);
+  DeploymentResult result = RunDeployment(inputs, SessionsOf(session), hub_, *cancel_);
   const int64_t now = env_.clock->NowMs();
   if (result.ending != DeploymentResult::Ending::kCompleted) {
     status = "failed";
@@ -190,7 +208,7 @@ nlohmann::json JobRunner::RunValidateJob(const Site& site, const JobRequest& req
   inputs.checks = *prepared.checks;
   inputs.deadline = std::chrono::seconds(request.deadline_s);
   inputs.run_on = [&](const std::vector<const Host*>& hosts, const RemoteRunner::HostBody& body) {
-    return session.runner().Run(hosts, body);
+    return RunOnHosts(SessionsOf(session), hosts, body);
   };
   ValidationOutcome outcome = RunValidation(inputs);
   std::map<std::string, int> counts = CountOutcomes(outcome.results);

@@ -61,6 +61,7 @@ struct JobEnvironment {
   const FilesystemProbe* filesystem = nullptr;
   FanoutOptions fanout;
   RemoteOptions remote;  // the sudo password, if the daemon was given one
+  SessionFactory* sessions = nullptr;  // tests: a fleet of fake nodes in place of SSH
 };
 
 class JobRunner {
@@ -90,6 +91,7 @@ class JobRunner {
                               RunSession& session, std::string& status);
   nlohmann::json RunValidateJob(const Site& site, const JobRequest& request, const Prepared& prepared,
                                 RunSession& session, std::string& status);
+  SessionFactory& SessionsOf(RunSession& session) const { return env_.sessions ? *env_.sessions : session.runner(); }
   void Finished(int64_t job, const std::string& status, const nlohmann::json& summary);
 
   JobEnvironment env_;

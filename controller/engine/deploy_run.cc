@@ -5,6 +5,7 @@
 
 #include "common/strings.h"
 #include "controller/catalog/variable_check.h"
+#include "controller/engine/facts_check.h"
 #include "controller/engine/planner.h"
 #include "controller/engine/role_board.h"
 #include "controller/engine/state_writer.h"
@@ -46,6 +47,7 @@ class Deployment {
                                       in_.options.verify});
     if (LoadState() && PrepareSecrets()) {
       GatherFacts();
+      SetAsideBadFacts();
       if (!cancel_.cancelled() && Plan()) {
         Execute();
         FinishRemovals();
@@ -94,12 +96,13 @@ class Deployment {
     return true;
   }
 
-  // Phase 2: the hosts without stored facts (all with verify). Their
-  // sessions stay open for their steps.
+  // Phase 2: the hosts without stored facts the roles can read (all with
+  // verify). Their sessions stay open for their steps.
   void GatherFacts() {
     std::vector<size_t> need;
     for (size_t i = 0; i < in_.hosts.size(); ++i) {
-      if (in_.options.verify || !facts_.count(in_.hosts[i]->name)) need.push_back(i);
+      auto stored = facts_.find(in_.hosts[i]->name);
+      if (in_.options.verify || stored == facts_.end() || !FactsProblems(stored->second).empty()) need.push_back(i);
     }
     if (need.empty()) return;
     std::vector<std::optional<nlohmann::json>> gathered(in_.hosts.size());
@@ -139,6 +142,25 @@ class Deployment {
     open_[i] = std::move(opened.session);
     opened_at_[i] = Clock::now();
     co_return std::move(facts).value();
+  }
+
+  // Facts the roles cannot read (facts_check.h) fail their host, with the
+  // facts named, and are kept out of every other host's plan.
+  void SetAsideBadFacts() {
+    std::map<std::string, std::string> bad;
+    for (auto it = facts_.begin(); it != facts_.end();) {
+      const std::vector<std::string> problems = FactsProblems(it->second);
+      if (problems.empty()) {
+        ++it;
+        continue;
+      }
+      bad[it->first] = "the node's facts cannot be used: " + Join(problems, "; ");
+      it = facts_.erase(it);
+    }
+    for (size_t i = 0; i < in_.hosts.size(); ++i) {
+      auto found = bad.find(in_.hosts[i]->name);
+      if (found != bad.end() && !reports_[i]) reports_[i] = EndedReport(found->first, "failed", found->second);
+    }
   }
 
   // Phase 1: the secrets of the roles in use. A host's roles follow from its

@@ -9,9 +9,10 @@
 //  2. Gather the facts of selected hosts that have none stored (all of them
 //     with verify), over the session each host's steps will then use: one
 //     SSH session per host per run.
-//  3. Plan every reachable host with the whole cluster's stored facts. Any
-//     problem (an undefined variable, a bad `when`) ends the run before
-//     anything changes.
+//  3. Set aside the facts the roles cannot read (facts_check.h): their host
+//     fails, named, and no other host's plan sees them. Plan every other
+//     reachable host with the whole cluster's stored facts. Any problem (an
+//     undefined variable, a bad `when`) ends the run before anything changes.
 //  4. Execute: hosts concurrently, in batches, no new host started once the
 //     failure budget is spent or the run was asked to stop.
 //  5. Hosts that left the inventory are marked removed once every other

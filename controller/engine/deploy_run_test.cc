@@ -10,8 +10,10 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <future>
 
+#include "common/json_text.h"
 #include "controller/engine/fake_fleet.h"
 #include "controller/state/test_util.h"
 #include "inventory/loader.h"
@@ -367,7 +369,7 @@ steps:
   bool masked = false;
   for (const StepReport& s : node.steps) masked = masked || s.output.find("IDENTIFIED BY '[secret db_password]'") != std::string::npos;
   CHECK(masked);
-  for (const auto& event : h.events->events()) CHECK(event.dump().find(echoed) == std::string::npos);
+  for (const auto& event : h.events->events()) CHECK(JsonText(event).find(echoed) == std::string::npos);
 }
 
 TEST_CASE("a secret the state knows that is gone stops the deploy before any node; --rotate-secret replaces it") {
@@ -698,6 +700,76 @@ steps:
   CHECK(refused.ending == DeploymentResult::Ending::kInvalidInput);
   CHECK_MESSAGE(refused.error.find("when of role fabric for node02") != std::string::npos, refused.error);
   CHECK(typo.fleet.node("node02").applied.empty());
+}
+
+}  // namespace clusterctl
+
+namespace clusterctl {
+namespace {
+
+// A role that reads each node's own facts, and one that reads every node's
+// (as monitoring does for its GPU targets).
+const char* kOwnFactsRole = R"(description: reads the node's own facts
+applies_to: [all]
+when: facts.pci.gpu_count >= 0
+steps:
+  - name: gpus
+    file: {path: /etc/gpus, content: "{{facts.pci.gpu_count}}\n"}
+)";
+const char* kEveryNodesFactsRole = R"(description: reads every node's facts
+applies_to: [controller]
+steps:
+  - name: target
+    loop: cluster.hosts
+    when: defined(item.facts.pci.gpu_count) and item.facts.pci.gpu_count > 0
+    file: {path: "/etc/targets/{{item.name}}", content: "gpu\n"}
+)";
+
+struct HostileFacts {
+  const char* what;
+  std::function<void(nlohmann::json&)> spoil;
+  const char* named;  // what the failure must name
+};
+
+}  // namespace
+
+TEST_CASE("a node's facts the roles cannot read fail that node alone, naming the fact; the others converge") {
+  const std::vector<HostileFacts> cases = {
+      {"no pci", [](nlohmann::json& f) { f.erase("pci"); }, "pci is missing"},
+      {"a word for a count", [](nlohmann::json& f) { f["pci"]["gpu_count"] = "many"; }, "pci.gpu_count is \"many\""},
+      {"a negative count", [](nlohmann::json& f) { f["pci"]["gpu_count"] = -1; }, "pci.gpu_count is -1"},
+      {"pci a string", [](nlohmann::json& f) { f["pci"] = "\xff"; }, "pci is \""},
+      {"a list for a flag", [](nlohmann::json& f) { f["systemd"] = nlohmann::json::array(); }, "systemd is []"},
+      {"a line break in a line", [](nlohmann::json& f) { f["os"]["id"] = "debian\nX=1"; }, "os.id is"},
+  };
+  for (const HostileFacts& hostile : cases) {
+    CAPTURE(hostile.what);
+    // Given node03 with GPUs, and node02 whose facts are broken,
+    DeployHarness h(Roles{{"own", kOwnFactsRole}, {"targets", kEveryNodesFactsRole}});
+    h.fleet.node("node03").facts = testing::FakeFacts("node03", 2);
+    hostile.spoil(h.fleet.node("node02").facts);
+    // when the cluster is deployed,
+    DeploymentResult result = h.Deploy();
+    // then node02 fails with the fact named, and nothing is done on it,
+    REQUIRE(result.ending == DeploymentResult::Ending::kCompleted);
+    const HostReport& bad = ReportOf(result, "node02");
+    CHECK(bad.outcome == "failed");
+    CHECK_MESSAGE(bad.error.find(hostile.named) != std::string::npos, bad.error);
+    CHECK(h.fleet.node("node02").files.empty());
+    // while the others converge, node01 without node02's facts in its plan.
+    CHECK(ReportOf(result, "node01").outcome == "ok");
+    CHECK(ReportOf(result, "node03").outcome == "ok");
+    CHECK(h.fleet.node("node03").files.at("/etc/gpus") == "2\n");
+    CHECK(h.fleet.node("node01").files.count("/etc/targets/node03") == 1);
+    CHECK(h.fleet.node("node01").files.count("/etc/targets/node02") == 0);
+
+    // Once the node is mended, the next deploy (no --verify) gathers its facts again.
+    h.fleet.node("node02").facts = testing::FakeFacts("node02", 1);
+    DeploymentResult mended = h.Deploy();
+    CHECK(ReportOf(mended, "node02").outcome == "ok");
+    CHECK(h.fleet.node("node02").files.at("/etc/gpus") == "1\n");
+    CHECK(h.fleet.node("node01").files.count("/etc/targets/node02") == 1);
+  }
 }
 
 }  // namespace clusterctl

@@ -181,8 +181,14 @@ Task<OpenedSession> FakeFleet::Open(const Host& host, const CancelToken* cancel)
   FakeNode& node = *it->second;
   std::lock_guard<std::mutex> lock(node.mutex());
   ++node.opens;
+  opened.notes = node.open_notes;
   if (node.unreachable || !node.ConnectDuringReboot()) {
     opened.status = Status::Unavailable(host.name + ": connection refused");
+    opened.unreachable = true;
+    co_return opened;
+  }
+  if (!node.refusal.empty()) {
+    opened.status = Status::Unavailable(node.refusal);
     opened.unreachable = true;
     co_return opened;
   }

@@ -23,6 +23,7 @@
 #include <optional>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include <boost/asio/thread_pool.hpp>
 
@@ -71,6 +72,8 @@ class FakeNode {
   int stale_opens_after_reboot = 0;
   int down_after_reboot = 2;
   bool unreachable = false;
+  std::string refusal;                  // set: every connection fails with this message (a banner, an SSH error)
+  std::vector<std::string> open_notes;  // what each connection reports (a host key accepted, the agent installed)
   bool asserts_need_reboot = false;  // an assert fails until the node has rebooted once
   bool asserts_fail = false;         // every assert fails
   int opens = 0;  // connection attempts

@@ -53,7 +53,7 @@ Status CheckPartition(const nlohmann::json& p) {
   }
   if (p.contains("max_time")) {
     const nlohmann::json& t = p["max_time"];
-    const std::string text = t.is_string() ? t.get<std::string>() : t.is_number_unsigned() ? t.dump() : "";
+    const std::string text = t.is_string() ? t.get<std::string>() : t.is_number_unsigned() ? JsonText(t) : "";
     if (!(text == "INFINITE" || text == "UNLIMITED" || IsAlnumOr(text, "-:"))) {
       return Status::InvalidArgument(shown + ": max_time must be minutes, [days-]hours:minutes:seconds or INFINITE");
     }

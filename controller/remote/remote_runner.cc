@@ -103,14 +103,15 @@ Task<OpenedSession> RemoteRunner::Open(const Host& host, const CancelToken* canc
   co_return opened;
 }
 
-std::vector<HostResult> RemoteRunner::Run(const std::vector<const Host*>& hosts, const HostBody& body) {
+std::vector<HostResult> RunOnHosts(SessionFactory& sessions, const std::vector<const Host*>& hosts,
+                                   const HostBody& body) {
   std::vector<HostResult> results(hosts.size());
-  RunConcurrently(pool_, hosts.size(), fanout_, [&](size_t i) -> Task<void> {
+  sessions.ForEach(hosts.size(), [&](size_t i) -> Task<void> {
     HostResult& result = results[i];
     result.host = hosts[i];
     const auto start = std::chrono::steady_clock::now();
     try {
-      OpenedSession opened = co_await Open(*hosts[i], nullptr);
+      OpenedSession opened = co_await sessions.Open(*hosts[i], nullptr);
       result.notes = opened.notes;
       if (!opened.session) {
         result.state = opened.unreachable ? HostResult::State::kUnreachable : HostResult::State::kFailed;

@@ -46,17 +46,26 @@ struct HostResult {
 
 const char* ToString(HostResult::State state);
 
+using HostBody = std::function<Task<void>(AgentSession& agent, HostResult& result)>;
+
+// Connects to every host through `sessions`, runs `body` with its agent,
+// closes. Results are in the order of `hosts`; an exception in `body` fails
+// its host with the exception's message.
+std::vector<HostResult> RunOnHosts(SessionFactory& sessions, const std::vector<const Host*>& hosts,
+                                   const HostBody& body);
+
 class RemoteRunner final : public SessionFactory {
  public:
-  using HostBody = std::function<Task<void>(AgentSession& agent, HostResult& result)>;
+  using HostBody = clusterctl::HostBody;
 
   RemoteRunner(std::map<std::string, RecordedHostKey> known_keys, AgentBinaries agents, RemoteOptions remote,
                FanoutOptions fanout);
   ~RemoteRunner() override;
 
-  // Connects to every host, runs `body` with its agent, closes. Results are
-  // in the order of `hosts`.
-  std::vector<HostResult> Run(const std::vector<const Host*>& hosts, const HostBody& body);
+  // RunOnHosts over this runner's SSH sessions.
+  std::vector<HostResult> Run(const std::vector<const Host*>& hosts, const HostBody& body) {
+    return RunOnHosts(*this, hosts, body);
+  }
 
   // SessionFactory, for callers that drive sessions themselves (the deploy).
   Task<OpenedSession> Open(const Host& host, const CancelToken* cancel) override;
