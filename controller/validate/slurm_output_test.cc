@@ -201,7 +201,7 @@ TEST_CASE("slurm json: hostile or foreign bytes are an error, never an exception
       R"({"nodes": [{"name": 5, "state": "idle"}]})",
       R"({"nodes": [{"name": "a"}]})",
       R"({"nodes": [{"name": "a", "state": [1]}]})",
-      R"({"nodes": [{"name": "a", "state": ["CLOUD"]}]})",
+      R"({"nodes": [{"name": "a", "state": ["NOT_RESPONDING"]}]})",
       R"({"nodes": [{"name": "a", "state": {"x": 1}}]})",
       R"({"nodes": [{"name": "a", "state": "SLEEPY"}]})",
       R"({"errors": [{"description": "x"}], "nodes": [{"name": "a", "state": "idle"}]})",
