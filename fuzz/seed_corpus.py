@@ -81,8 +81,8 @@ for name, data in files("tests", "fixtures", "captured"):
 
 VALIDATE = [("nvidia-smi-q-x", 1), ("nvidia-smi-query-gpu", 2), ("nvidia-smi-q-", 0), ("nvidia-smi--", 3),
             ("ibstat", 5), ("ibv_devinfo", 6), ("ib_write_bw", 7), ("all_reduce_perf", 8), ("all_gather_perf", 8),
-            ("scontrol-show-node", 9), ("sinfo-N-o", 10), ("sinfo-N-O", 10), ("sinfo-json", 11),
-            ("nvidia-smi-nvlink", 16), ("dcgmi-diag", 17)]
+            ("scontrol-show-node-json", 11), ("scontrol-show-node", 9), ("sinfo-N-o", 10), ("sinfo-N-O", 10),
+            ("sinfo-json", 11), ("nvidia-smi-nvlink", 16), ("dcgmi-diag", 17)]
 for name, data in files("tests", "fixtures", "captured"):
     for prefix, selector in VALIDATE:
         if name.startswith(prefix):

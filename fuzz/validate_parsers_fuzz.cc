@@ -38,7 +38,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     case 9: (void)ParseScontrolShowNode(text); break;
     case 10: (void)ParseSinfoNodes(text); break;
-    case 11: (void)ParseSinfoJson(text); break;
+    case 11: (void)ParseSlurmNodesJson(text); break;
     case 12: (void)ParseScontrolPing(text); break;
     case 13: (void)ParseChronyTracking(text); break;
     case 14: (void)ReadNvrmLog(text); break;

@@ -313,11 +313,14 @@ CheckResult EvaluateSlurmNode(const std::string& host, const SlurmNodeState* sta
     return Fail(check, kNode, host, host + " is not registered with slurmctld (scontrol show node does not list it)", {},
                 "not registered", "idle/mixed/allocated");
   }
+  std::string from = state->read_from.empty() ? "" : "read from " + state->read_from;
   if (!state->usable) {
+    std::vector<std::string> evidence = {state->line};
+    if (!from.empty()) evidence.push_back(from);
     return Fail(check, kNode, host, host + " is " + state->why_not + (state->reason.empty() ? "" : ": " + state->reason),
-                {state->line}, state->state, "idle/mixed/allocated");
+                evidence, state->state, "idle/mixed/allocated");
   }
-  return Pass(check, kNode, host, state->state, "idle/mixed/allocated");
+  return Pass(check, kNode, host, state->state, "idle/mixed/allocated", from);
 }
 
 CheckResult EvaluateGres(const std::string& host, const SlurmNodeState& state, int detected_gpus) {

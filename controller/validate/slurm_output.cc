@@ -68,6 +68,52 @@ Status ClassifyStateText(std::string_view text, SlurmNodeState& node) {
   return ClassifySlurmState(base, flags, suffixes, node);
 }
 
+// The member `key` of `object`, or nullptr when `object` is not an object or lacks it.
+const nlohmann::json* Member(const nlohmann::json& object, const char* key) {
+  if (!object.is_object()) return nullptr;
+  auto it = object.find(key);
+  return it == object.end() ? nullptr : &*it;
+}
+
+// The text at `key`, "" when absent or not text.
+std::string StringAt(const nlohmann::json& object, const char* key) {
+  const nlohmann::json* value = Member(object, key);
+  return value != nullptr && value->is_string() ? value->get<std::string>() : std::string();
+}
+
+// One element of the "nodes" array: name, state words (base first, then
+// flags, from "state" and "state_flags"), reason and Gres.
+Status ReadJsonNode(const nlohmann::json& n, SlurmNodeState& node) {
+  node.name = StringAt(n, "name");
+  std::vector<std::string> words;
+  const nlohmann::json* state = Member(n, "state");
+  if (state != nullptr && state->is_string()) words.push_back(state->get<std::string>());
+  if (state != nullptr && state->is_array()) {
+    for (const nlohmann::json& w : *state) {
+      if (!w.is_string()) return Status::InvalidArgument("Slurm JSON: node " + Printable(node.name) + ": a state that is not text");
+      words.push_back(w.get<std::string>());
+    }
+  }
+  if (const nlohmann::json* flags = Member(n, "state_flags"); flags != nullptr && flags->is_array()) {
+    for (const nlohmann::json& f : *flags) {
+      if (f.is_string()) words.push_back(f.get<std::string>());
+    }
+  }
+  if (node.name.empty() || words.empty()) return Status::InvalidArgument("Slurm JSON: a node without a name or a state");
+  std::vector<std::string> flags;
+  for (size_t i = 1; i < words.size(); ++i) flags.push_back(AsciiUpper(words[i]));
+  node.state = words[0] + (flags.empty() ? "" : "+" + Join(flags, "+"));
+  CLUSTERCTL_RETURN_IF_ERROR(
+      ClassifySlurmState(words[0], flags, "", node).WithContext("Slurm JSON node " + Printable(node.name)));
+  node.reason = StringAt(n, "reason");
+  if (const nlohmann::json* gres = Member(n, "gres"); gres != nullptr && gres->is_string()) {
+    node.gpus = GresGpuCount(gres->get<std::string>());
+  }
+  node.line = "\"name\": \"" + node.name + "\", \"state\": \"" + node.state + "\"" +
+              (node.reason.empty() ? "" : ", \"reason\": \"" + node.reason + "\"");
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status ClassifySlurmState(std::string_view base, const std::vector<std::string>& flags, std::string_view suffixes,
@@ -103,14 +149,14 @@ int GresGpuCount(std::string_view gres) {
 Result<std::vector<SlurmNodeState>> ParseScontrolShowNode(std::string_view text) {
   std::vector<SlurmNodeState> nodes;
   std::map<std::string, std::string> fields;
-  std::vector<std::string> lines;
+  std::string first_line;
   auto flush = [&]() -> Status {
     if (fields.empty()) return Status::Ok();
     SlurmNodeState node;
     node.name = fields["NodeName"];
     if (node.name.empty() || !fields.count("State")) {
-      return Status::InvalidArgument("scontrol show node: a block without NodeName= and State=: " +
-                                     Printable(lines.empty() ? "" : lines.front(), 200));
+      return Status::InvalidArgument("scontrol show node: a record without NodeName= and State=: " +
+                                     Printable(first_line, 200));
     }
     CLUSTERCTL_RETURN_IF_ERROR(ClassifyStateText(fields["State"], node).WithContext("scontrol show node " + node.name));
     node.reason = fields.count("Reason") ? fields["Reason"] : "";
@@ -119,17 +165,17 @@ Result<std::vector<SlurmNodeState>> ParseScontrolShowNode(std::string_view text)
                 (node.reason.empty() ? "" : " Reason=" + node.reason) + (fields.count("Gres") ? " Gres=" + fields["Gres"] : "");
     nodes.push_back(std::move(node));
     fields.clear();
-    lines.clear();
     return Status::Ok();
   };
   for (const std::string& raw : Split(text, '\n')) {
     std::string_view line = Trim(raw);
-    if (line.empty()) {
+    if (line.empty()) continue;  // Slurm 23.x/24.x print a whitespace-only line inside a record, before Reason=
+    if (line.rfind("NodeName=", 0) == 0) {
       CLUSTERCTL_RETURN_IF_ERROR(flush());
-      continue;
+      first_line = std::string(line);
+    } else if (first_line.empty()) {
+      return Status::InvalidArgument("not scontrol show node output: " + Printable(line, 200));
     }
-    if (line.rfind("NodeName=", 0) == 0) CLUSTERCTL_RETURN_IF_ERROR(flush());
-    lines.emplace_back(line);
     // Tokens are key=value; a token without '=' continues the previous value
     // ("OS=Linux 4.14 #1 SMP", "Reason=memory issues? [root@...]").
     std::string last;
@@ -185,37 +231,34 @@ Result<std::vector<SlurmNodeState>> ParseSinfoNodes(std::string_view text) {
   return nodes;
 }
 
-Result<std::vector<SlurmNodeState>> ParseSinfoJson(std::string_view text) {
-  nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object() || !doc.contains("nodes") || !doc["nodes"].is_array()) {
-    return Status::InvalidArgument("not sinfo --json output (no \"nodes\" array)");
+Result<SlurmNodesJson> ParseSlurmNodesJson(std::string_view text) {
+  const nlohmann::json doc = nlohmann::json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.is_object()) {
+    std::string_view trimmed = Trim(text);
+    return Status::InvalidArgument("not JSON: " + Printable(trimmed.substr(0, trimmed.find('\n')), 200));
   }
-  std::vector<SlurmNodeState> nodes;
-  for (const nlohmann::json& n : doc["nodes"]) {
+  const nlohmann::json* errors = Member(doc, "errors");
+  if (errors != nullptr && errors->is_array() && !errors->empty()) {
+    const nlohmann::json& first = (*errors)[0];
+    std::string why = StringAt(first, "description");
+    if (why.empty()) why = StringAt(first, "error");
+    return Status::InvalidArgument("Slurm reported an error: " + Printable(why.empty() ? first.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) : why, 200));
+  }
+  const nlohmann::json* list = Member(doc, "nodes");
+  if (list == nullptr || !list->is_array()) return Status::InvalidArgument("Slurm JSON without a \"nodes\" array");
+  SlurmNodesJson result;
+  if (const nlohmann::json* meta = Member(doc, "meta")) {
+    const nlohmann::json* slurm = Member(*meta, "slurm");  // 23.11 on; "Slurm" before
+    if (slurm == nullptr) slurm = Member(*meta, "Slurm");
+    if (slurm != nullptr) result.release = StringAt(*slurm, "release");
+  }
+  for (const nlohmann::json& n : *list) {
     SlurmNodeState node;
-    node.name = n.value("name", "");
-    // Slurm 21-22: "state": "mixed", "state_flags": [...]; 23+: "state": ["IDLE", "DRAIN"].
-    std::string base;
-    std::vector<std::string> flags;
-    if (n.contains("state") && n["state"].is_string()) {
-      base = n["state"].get<std::string>();
-    } else if (n.contains("state") && n["state"].is_array() && !n["state"].empty()) {
-      base = n["state"][0].get<std::string>();
-      for (size_t i = 1; i < n["state"].size(); ++i) flags.push_back(AsciiUpper(n["state"][i].get<std::string>()));
-    }
-    if (n.contains("state_flags") && n["state_flags"].is_array()) {
-      for (const auto& f : n["state_flags"]) flags.push_back(AsciiUpper(f.get<std::string>()));
-    }
-    if (node.name.empty() || base.empty()) return Status::InvalidArgument("sinfo --json: a node without name or state");
-    node.state = base + (flags.empty() ? "" : "+" + Join(flags, "+"));
-    CLUSTERCTL_RETURN_IF_ERROR(ClassifySlurmState(base, flags, "", node).WithContext("sinfo --json " + node.name));
-    node.reason = n.contains("reason") && n["reason"].is_string() ? n["reason"].get<std::string>() : "";
-    if (n.contains("gres") && n["gres"].is_string()) node.gpus = GresGpuCount(n["gres"].get<std::string>());
-    node.line = "\"name\": \"" + node.name + "\", \"state\": \"" + node.state + "\"" +
-                (node.reason.empty() ? "" : ", \"reason\": \"" + node.reason + "\"");
-    nodes.push_back(std::move(node));
+    CLUSTERCTL_RETURN_IF_ERROR(ReadJsonNode(n, node));
+    result.nodes.push_back(std::move(node));
   }
-  return nodes;
+  if (result.nodes.empty()) return Status::InvalidArgument("Slurm JSON lists no nodes");
+  return result;
 }
 
 Result<std::vector<std::pair<std::string, bool>>> ParseScontrolPing(std::string_view text) {

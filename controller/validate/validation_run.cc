@@ -4,6 +4,7 @@
 
 #include "common/strings.h"
 #include "controller/validate/remote_exec.h"
+#include "controller/validate/scontrol_nodes.h"
 #include "controller/validate/system_tools.h"
 #include "controller/validate/validator.h"
 
@@ -248,7 +249,8 @@ void Validator::CrossCheck() {
   for (const Host* h : slurm_hosts_) {
     if (probes_.at(h->name).reached) hosts.push_back(h);
   }
-  ToolOutput ping, show;
+  ToolOutput ping;
+  Result<std::vector<SlurmNodeState>> nodes = Status::Unavailable("scontrol show node was not run");
   std::map<std::string, ToolOutput> decoded_on_controller;
   for (const auto& [name, credential] : credentials) decoded_on_controller[name];
   in_.run_on(hosts, [&, this](AgentSession& agent, HostResult& result) -> Task<void> {
@@ -259,8 +261,13 @@ void Validator::CrossCheck() {
                              "nccl.cluster"})) {
         std::vector<std::string> ping_argv = {"scontrol", "ping"};
         ping = co_await ExecOnNode(agent, ping_argv, none, Limit(30));
-        std::vector<std::string> show_argv = {"scontrol", "show", "node"};
-        show = co_await ExecOnNode(agent, show_argv, none, Limit(30));
+        ToolOutput json_run = co_await ExecOnNode(agent, ScontrolShowNodeJsonArgv(), none, Limit(30));
+        nodes = ReadScontrolNodesJson(json_run);
+        if (!nodes.ok()) {
+          std::string json_problem = nodes.status().message();
+          ToolOutput text_run = co_await ExecOnNode(agent, ScontrolShowNodeTextArgv(), none, Limit(30));
+          nodes = ReadScontrolNodesText(text_run, json_problem);
+        }
       }
       std::vector<std::string> unmunge = {"unmunge"};
       // Indexes, not structured bindings: g++ 12 mishandles those across co_await.
@@ -291,12 +298,11 @@ void Validator::CrossCheck() {
       controller_problem_ = "slurmctld on " + controller_->name + " is not responding (slurm.controller failed)";
       controller_problem_check_ = "slurm.controller";
     }
-    auto nodes = ParseScontrolShowNode(show.out);
     if (up && nodes.ok()) {
       for (SlurmNodeState& n : *nodes) slurm_nodes_[n.name] = std::move(n);
     } else if (up) {
       // No reading of the nodes' states: slurm.node fails on each compute node (node_verdicts.cc).
-      controller_problem_ = "no reading of the nodes' states: scontrol show node: " + nodes.status().message();
+      controller_problem_ = "no reading of the nodes' states: " + nodes.status().message();
       controller_problem_check_ = "slurm.node";
     }
   }

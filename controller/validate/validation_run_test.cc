@@ -2,7 +2,8 @@
 // fake_fleet.h): no choice of --limit and --checks crashes it, and a run that
 // could read nothing never passes (docs/validation.md, "No reading, no pass").
 // The fake nodes answer every command with exit 0 and no output, which no
-// parser accepts: every check that runs has output it does not understand.
+// parser accepts: every check that runs has output it does not understand,
+// except the commands a test scripts with real captures (Answer).
 #include "controller/validate/validation_run.h"
 
 #include <doctest/doctest.h>
@@ -12,9 +13,12 @@
 #include "common/strings.h"
 #include "controller/engine/fake_fleet.h"
 #include "controller/state/test_util.h"
+#include "controller/validate/check_test_util.h"
 #include "controller/validate/checks.h"
+#include "controller/validate/scontrol_nodes.h"
 #include "inventory/host_selection.h"
 #include "inventory/loader.h"
+#include "tests/unit/fixture.h"
 
 namespace clusterctl {
 namespace {
@@ -55,6 +59,16 @@ class ValidationHarness {
                                    {"link_layer", "InfiniBand"}}};
       }
     }
+  }
+
+  // `host` answers each command of `replies` with its reply instead of exit 0 and no output.
+  void Answer(const std::string& host, std::map<std::vector<std::string>, agent_protocol::ExecReply> replies) {
+    fleet_.node(host).intercept = [replies = std::move(replies)](const agent_protocol::IncomingRequest& in) {
+      const auto* exec = std::get_if<agent_protocol::ExecRequest>(&in.request);
+      auto it = exec == nullptr ? replies.end() : replies.find(exec->argv);
+      if (it == replies.end()) return testing::Interception{};
+      return testing::Interception{agent_protocol::EncodeExecReply(in.id, it->second)};
+    };
   }
 
   void AllUnreachable() {
@@ -105,6 +119,28 @@ class ValidationHarness {
   std::optional<Inventory> inventory_;
   testing::FakeFleet fleet_;
 };
+
+agent_protocol::ExecReply Reply(const std::string& out, int exit_code = 0) {
+  agent_protocol::ExecReply reply;
+  reply.exit_code = exit_code;
+  reply.stdout_data = out;
+  return reply;
+}
+
+// `text` with its one occurrence of `from` replaced by `to`.
+std::string Edited(std::string text, const std::string& from, const std::string& to) {
+  size_t at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  REQUIRE(text.find(from, at + 1) == std::string::npos);
+  return text.replace(at, from.size(), to);
+}
+
+const CheckResult* Find(const ValidationOutcome& outcome, const std::string& check, const std::string& subject) {
+  for (const CheckResult& r : outcome.results) {
+    if (r.check == check && r.subject == subject) return &r;
+  }
+  return nullptr;
+}
 
 int Count(const ValidationOutcome& outcome, CheckOutcome which) {
   int n = 0;
@@ -175,6 +211,63 @@ TEST_CASE("validate: every host unreachable fails the run whatever --checks sele
     }
   }
   CHECK(named);
+}
+
+TEST_CASE("validate: slurm.node reads a node drained behind Slurm 24.x's blank line before Reason= (issue 30, 3)") {
+  ValidationHarness harness;
+  for (const char* node : {"dgx01", "dgx02"}) {
+    harness.Answer(node, {{{"systemctl", "is-active", "slurmd"}, Reply("active\n")}});
+  }
+  const std::vector<std::string> ping = {"scontrol", "ping"};
+  const std::string up = "Slurmctld(primary) at head is UP\n";
+  // Text: the 24.11 capture (DOWN+CLOUD+POWERED_DOWN, a whitespace-only line before Reason=) with one
+  // edit, NodeName=gpu-st-ml-1 -> NodeName=dgx01. JSON: the 24.11.5 capture with one edit, cn4 -> dgx01.
+  const std::string text =
+      Edited(testing::CapturedFixture("scontrol-show-node--24.11-g7e-DOWN-CLOUD-POWERED_DOWN--1.txt"),
+             "NodeName=gpu-st-ml-1 ", "NodeName=dgx01 ");
+  const std::string json = Edited(
+      testing::CapturedFixture("scontrol-show-node-json--slurmrestd-24.11.5-v0.0.42-IDLE-DRAIN--1.json"),
+      "\"name\": \"cn4\"", "\"name\": \"dgx01\"");
+
+  SUBCASE("a Slurm without --json: the text form is read") {
+    harness.Answer("head", {{ping, Reply(up)},
+                            {ScontrolShowNodeJsonArgv(), Reply("", 1)},
+                            {ScontrolShowNodeTextArgv(), Reply(text)}});
+    ValidationOutcome outcome = harness.Validate("all", {"slurm.node"});
+    const CheckResult* r = Find(outcome, "slurm.node", "dgx01");
+    REQUIRE(r != nullptr);
+    CHECK(r->outcome == CheckOutcome::kFail);
+    CHECK(r->detail == "dgx01 is down, powered down: Static node maintenance: unhealthy node is being replaced "
+                       "[root@2026-03-13T04:18:07]");
+    CHECK(testing::EvidenceHas(*r, "read from scontrol show node, text (scontrol show node --json: exit 1)"));
+    const CheckResult* other = Find(outcome, "slurm.node", "dgx02");
+    REQUIRE(other != nullptr);
+    CHECK(other->detail == "dgx02 is not registered with slurmctld (scontrol show node does not list it)");
+  }
+  SUBCASE("the --json form where Slurm has it; the text form is not read") {
+    harness.Answer("head", {{ping, Reply(up)},
+                            {ScontrolShowNodeJsonArgv(), Reply(json)},
+                            {ScontrolShowNodeTextArgv(), Reply(text)}});
+    ValidationOutcome outcome = harness.Validate("all", {"slurm.node"});
+    const CheckResult* r = Find(outcome, "slurm.node", "dgx01");
+    REQUIRE(r != nullptr);
+    CHECK(r->outcome == CheckOutcome::kFail);
+    CHECK(r->detail == "dgx01 is drained: ECC memory error");
+    CHECK(testing::EvidenceHas(*r, "read from scontrol show node --json (Slurm 24.11.5)"));
+  }
+  SUBCASE("neither form understood: slurm.node fails on every compute node, naming both") {
+    harness.Answer("head", {{ping, Reply(up)},
+                            {ScontrolShowNodeJsonArgv(), Reply("", 1)},
+                            {ScontrolShowNodeTextArgv(), Reply(json)}});
+    ValidationOutcome outcome = harness.Validate("all", {"slurm.node"});
+    for (const char* node : {"dgx01", "dgx02"}) {
+      const CheckResult* r = Find(outcome, "slurm.node", node);
+      REQUIRE(r != nullptr);
+      CHECK(r->outcome == CheckOutcome::kFail);
+      CHECK(r->detail.find("no reading of the nodes' states: scontrol show node: not scontrol show node output") == 0);
+      CHECK(r->detail.find("(and scontrol show node --json: exit 1)") != std::string::npos);
+    }
+  }
 }
 
 }  // namespace clusterctl
