@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/json_text.h"
 #include "common/strings.h"
 
 namespace clusterctl {
@@ -242,7 +243,7 @@ Result<SlurmNodesJson> ParseSlurmNodesJson(std::string_view text) {
     const nlohmann::json& first = (*errors)[0];
     std::string why = StringAt(first, "description");
     if (why.empty()) why = StringAt(first, "error");
-    return Status::InvalidArgument("Slurm reported an error: " + Printable(why.empty() ? first.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) : why, 200));
+    return Status::InvalidArgument("Slurm reported an error: " + Printable(why.empty() ? JsonText(first) : why, 200));
   }
   const nlohmann::json* list = Member(doc, "nodes");
   if (list == nullptr || !list->is_array()) return Status::InvalidArgument("Slurm JSON without a \"nodes\" array");
