@@ -66,7 +66,7 @@ struct TestDaemon {
   std::string Exchange(const std::string& request) {
     RawClient client(daemon->port());
     client.Send(request);
-    return client.Receive(3s);
+    return client.Receive(30s);  // a POST that starts a job may answer slowly under the sanitizers
   }
   // Every request asks for the connection to close, so Exchange reads to the
   // server's close instead of waiting out its own timeout.
