@@ -5,7 +5,10 @@
 
 #include <string>
 
+#include <doctest/doctest.h>
+
 #include "controller/validate/check_result.h"
+#include "controller/validate/checks.h"
 #include "controller/validate/tool_output.h"
 
 namespace clusterctl::testing {
@@ -16,6 +19,17 @@ inline ToolOutput Output(const std::string& text, int exit_code = 0, int signal 
   o.exit_code = exit_code;
   o.signal = signal;
   return o;
+}
+
+// gpu.ecc's verdict on an nvidia-smi -q capture (rigor_test.cc, gpu_findings_test.cc).
+inline CheckResult EccResult(const std::string& text, const Thresholds& t) {
+  auto report = ParseNvidiaSmiQuery(text);
+  REQUIRE(report.ok());
+  for (const CheckResult& r : EvaluateGpuHealth("n", report, text, report->GpuCount(), t)) {
+    if (r.check == "gpu.ecc") return r;
+  }
+  FAIL("no gpu.ecc result");
+  return {};
 }
 
 inline bool EvidenceHas(const CheckResult& r, const std::string& needle) {

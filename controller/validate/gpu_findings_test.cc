@@ -42,16 +42,6 @@ std::string EditedEverywhere(std::string text, const std::string& from, const st
   return text;
 }
 
-CheckResult Ecc(const std::string& text, const Thresholds& t) {
-  auto report = ParseNvidiaSmiQuery(text);
-  REQUIRE(report.ok());
-  for (const CheckResult& r : EvaluateGpuHealth("n", report, text, report->GpuCount(), t)) {
-    if (r.check == "gpu.ecc") return r;
-  }
-  FAIL("no gpu.ecc result");
-  return {};
-}
-
 }  // namespace
 
 // ---- 4. gpu.xid: every NVRM line ----
@@ -198,14 +188,14 @@ TEST_CASE("gpu.ecc: ECC disabled does not hide an aggregate uncorrectable error 
   size_t mode = text.find("Enabled", text.find("ECC Mode"));
   REQUIRE(mode != std::string::npos);
   text.replace(mode, 7, "Disabled");
-  CheckResult r = Ecc(text, Thresholds{});
+  CheckResult r = testing::EccResult(text, Thresholds{});
   CHECK(r.outcome == CheckOutcome::kFail);
   CHECK(Has(r.detail, "ECC is disabled (ECC Mode: Disabled)"));
   CHECK(Has(r.detail, "1 aggregate uncorrectable ECC errors"));
   // A site that does not require ECC still hears of the error: a failure, not a skip.
   Thresholds optional;
   optional.gpu_ecc_required = false;
-  CheckResult lenient = Ecc(text, optional);
+  CheckResult lenient = testing::EccResult(text, optional);
   CHECK(lenient.outcome == CheckOutcome::kFail);
   CHECK_FALSE(Has(lenient.detail, "ECC is disabled"));
   CHECK(Has(lenient.detail, "1 aggregate uncorrectable ECC errors"));

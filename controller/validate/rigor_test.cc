@@ -25,15 +25,7 @@ using testing::Output;
 
 bool Has(const std::string& text, const std::string& needle) { return text.find(needle) != std::string::npos; }
 
-CheckResult Ecc(const std::string& text, const Thresholds& t = Thresholds{}) {
-  auto report = ParseNvidiaSmiQuery(text);
-  REQUIRE(report.ok());
-  for (const CheckResult& r : EvaluateGpuHealth("n", report, text, report->GpuCount(), t)) {
-    if (r.check == "gpu.ecc") return r;
-  }
-  FAIL("no gpu.ecc result");
-  return {};
-}
+CheckResult Ecc(const std::string& text, const Thresholds& t = Thresholds{}) { return testing::EccResult(text, t); }
 
 // Replaces the first occurrence of `from` after `anchor` (a real capture, edited once).
 std::string Edited(std::string text, const std::string& anchor, const std::string& from, const std::string& to) {

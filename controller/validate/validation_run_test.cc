@@ -91,35 +91,12 @@ class ValidationHarness {
     // from seconds to over four minutes.
     inputs.deadline = std::chrono::seconds(25);
     inputs.run_on = [this](const std::vector<const Host*>& hosts, const RemoteRunner::HostBody& body) {
-      return RunOn(hosts, body);
+      return RunOnHosts(fleet_, hosts, body);
     };
     return RunValidation(inputs);
   }
 
  private:
-  // As RemoteRunner::Run does, on the fake fleet.
-  std::vector<HostResult> RunOn(const std::vector<const Host*>& hosts, const RemoteRunner::HostBody& body) {
-    std::vector<HostResult> results(hosts.size());
-    fleet_.ForEach(hosts.size(), [&](size_t i) -> Task<void> {
-      HostResult& result = results[i];
-      result.host = hosts[i];
-      try {
-        OpenedSession opened = co_await fleet_.Open(*hosts[i], nullptr);
-        if (!opened.session) {
-          result.state = opened.unreachable ? HostResult::State::kUnreachable : HostResult::State::kFailed;
-          result.error = opened.status.message();
-          co_return;
-        }
-        co_await body(*opened.session, result);
-        co_await opened.session->Close(std::chrono::steady_clock::now() + std::chrono::seconds(5));
-      } catch (const std::exception& e) {
-        result.state = HostResult::State::kFailed;
-        result.error = std::string("internal error: ") + e.what();
-      }
-    });
-    return results;
-  }
-
   testing::TempDir dir_;
   std::optional<Inventory> inventory_;
   testing::FakeFleet fleet_;
