@@ -94,6 +94,22 @@ TEST_CASE("systemd-networkd: one .network per interface, the mode only on an Inf
   CHECK(Has(head, "Address=10.10.0.1/16\n"));
 }
 
+TEST_CASE("networkd's wait-online is turned off where networkd manages only the fabric links") {
+  // Seen on the testbed: with wait-online on, munged's first start waited its
+  // full two minutes for network-online.target on every node.
+  RoleHarness h;
+  const std::string step = "ipoib/networkd wait-online off";
+  Planned none = h.Plan("gpu01", Facts("none", 1));
+  REQUIRE(none.params.count(step) == 1);
+  CHECK(none.params.at(step)["name"] == "systemd-networkd-wait-online");
+  CHECK(none.params.at(step)["enabled"] == false);
+  CHECK(none.params.at(step)["state"] == "stopped");
+  // networkd configures the management network too: its wait-online is the
+  // node's own, and stays as it is.
+  CHECK(h.Plan("gpu01", Facts("systemd-networkd", 1)).params.count(step) == 0);
+  CHECK(h.Plan("gpu01", Facts("ifupdown", 1)).params.count(step) == 0);
+}
+
 TEST_CASE("netplan, ifupdown and NetworkManager get their own files, the mode and the P_Key child in their words") {
   RoleHarness h;
   Planned netplan = h.Plan("gpu01", Facts("netplan", 1));

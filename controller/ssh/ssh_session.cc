@@ -259,6 +259,12 @@ Task<Status> SshChannel::Read(std::string& out, std::string* err, bool& eof, Dea
       eof = true;
       co_return Status::Ok();
     }
+    // Reading one stream makes libssh take every packet the socket holds,
+    // the other stream's included: the stderr read above can leave stdout
+    // bytes in libssh's buffer with nothing left on the socket to wake the
+    // wait below (seen: a reply held until the next keepalive, 5 s, on one
+    // deploy step in ten). Buffered bytes are read now, not waited for.
+    if (ssh_channel_poll(channel_, 0) > 0 || ssh_channel_poll(channel_, 1) > 0) continue;
     Status waited = co_await session_.WaitForIo(deadline);
     if (!waited.ok()) co_return waited;
   }

@@ -49,6 +49,8 @@ for n in node01 node02 node03; do
   check "$n: ib0 MTU is 4092 (got $(ib_mtu "$n"))" test "$(ib_mtu "$n")" = 4092
   check "$n: ib0 has its inventory address" sh -c "$TESTBED exec $n ip -o -4 addr show dev ib0 | grep -q 'inet 10.213.178.1[123]/24'"
 done
+check "node02: networkd's wait-online is off (networkd manages only ib0 here: it would hold network-online.target for 2 minutes)" \
+  sh -c "! $TESTBED exec node02 systemctl is-enabled -q systemd-networkd-wait-online"
 check "node02's management interface was not touched" test "$(eth0_state node02)" = "$eth0_before"
 "$CLUSTERCTL" facts "$inventory" --json >"$WORK/facts.json" 2>/dev/null
 check "facts: node02's RDMA stack is inbox rdma-core, ib0 link type ether (the simulated fabric)" python3 -c '
