@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The README's full stack (--gpus 2 --hcas 1 --services) deployed on NODES
+# fresh testbed nodes, against the package manager's limit for the same
+# nodes: every package the deploy leaves installed, installed on fresh nodes
+# by one `apt-get update && apt-get install` per node, all nodes in
+# parallel, from the same sources (the apt proxy, and the testbed's local
+# repository the roles add). Both sides run with the proxy cache warm (a
+# warm-up deploy first, not measured), each on its own fresh testbed.
+# Prints deploy seconds, limit seconds and their ratio (issue 39's target:
+# at most 1.2x); with BENCH_RESULTS=FILE also appends the row there.
+# Run as root:
+#   sudo bench/first-deploy-limit.sh [NODES]
+# What the limit leaves out by design: configuration, services, the GPU
+# nodes' reboot (the testbed's simulated driver needs one), validation.
+set -u
+cd "$(dirname "$0")/.."
+NODES=${1:-3}
+source bench/ansible/lib.sh
+STACK=(--gpus 2 --hcas 1 --services)
+APT_FILES=(/etc/apt/sources.list.d /etc/apt/preferences.d /etc/apt/keyrings /etc/apt/trusted.gpg.d)
+
+nodes() { for i in $(seq "$NODES"); do printf 'node%02d\n' "$i"; done; }
+seconds() { awk -v ms="$1" 'BEGIN { printf "%.1f", ms / 1000 }'; }
+
+# 0. Warm-up: fills the proxy cache; records what a fresh node has marked
+#    manual, and what each deployed node has, and the apt sources the roles added.
+fresh_testbed "${STACK[@]}"
+$TB exec node02 apt-mark showmanual | sort >"$WORK/fresh.manual"
+timeout 1800 "$CLUSTERCTL" deploy "$INV" >"$WORK/warmup.out" 2>&1 || { echo "warm-up deploy failed"; tail -20 "$WORK/warmup.out"; exit 1; }
+for n in $(nodes); do
+  $TB exec "$n" apt-mark showmanual | sort | comm -13 "$WORK/fresh.manual" - >"$WORK/$n.packages"
+  $TB exec "$n" tar -cf - --ignore-failed-read "${APT_FILES[@]}" 2>/dev/null >"$WORK/$n.apt.tar"
+  [ -s "$WORK/$n.packages" ] || { echo "$n: the deploy left no package installed?"; exit 1; }
+done
+
+# 1. The deploy.
+fresh_testbed "${STACK[@]}"
+read -r deploy_ms rc < <(timed timeout 1800 "$CLUSTERCTL" deploy "$INV")
+[ "$rc" = 0 ] || { echo "the measured deploy failed"; tail -20 "$WORK/last.out"; exit 1; }
+
+# 2. The limit: the same packages, one transaction per node, all nodes at once.
+fresh_testbed "${STACK[@]}"
+for n in $(nodes); do $TB exec "$n" tar -xf - -C / <"$WORK/$n.apt.tar"; done
+install_all() {
+  local n pids=() failed=0
+  for n in $(nodes); do
+    # shellcheck disable=SC2046  # one package name per word
+    $TB exec "$n" env DEBIAN_FRONTEND=noninteractive sh -c 'apt-get update -q && apt-get install -y -q "$@"' sh \
+      $(cat "$WORK/$n.packages") >"$WORK/$n.limit.out" 2>&1 &
+    pids+=($!)
+  done
+  for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
+  return $failed
+}
+read -r limit_ms rc < <(timed install_all)
+[ "$rc" = 0 ] || { echo "the one-transaction install failed"; tail -5 "$WORK"/node*.limit.out; exit 1; }
+
+ratio=$(awk -v a="$deploy_ms" -v b="$limit_ms" 'BEGIN { printf "%.2fx", a / b }')
+{
+  printf '%-5s %-44s %10s %10s %7s\n' NODES MEASURE "DEPLOY s" "LIMIT s" RATIO
+  printf '%-5s %-44s %10s %10s %7s\n' "$NODES" "full-stack first deploy vs one apt per node" \
+    "$(seconds "$deploy_ms")" "$(seconds "$limit_ms")" "$ratio"
+  printf '%-5s packages per node (explicit): %s\n' "$NODES" "$(for n in $(nodes); do printf '%s=%s ' "$n" "$(wc -l <"$WORK/$n.packages")"; done)"
+} | tee -a "${BENCH_RESULTS:-/dev/null}"
