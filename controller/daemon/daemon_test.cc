@@ -297,6 +297,42 @@ TEST_CASE("daemon: a job that throws fails with the message, releases the state,
   CHECK(StatusOf(t.Exchange(Request("GET", "/healthz", "Connection: close\r\n"))) == 200);
 }
 
+TEST_CASE("daemon status: cluster-scope failures are listed beside the nodes' (issue 30, item 8)") {
+  TestDaemon t;
+  {
+    FakeClock clock;
+    auto store = StateStore::OpenForWriting(t.paths, {&clock, &t.filesystem, "test"});
+    REQUIRE(store.ok());
+    const int64_t run = *(*store)->BeginRun("validate", "validate");
+    StoredValidation controller;
+    controller.check = "slurm.controller";
+    controller.scope = "cluster";
+    controller.subject = "node01";
+    controller.result = "fail";
+    controller.detail = "slurmctld does not answer";
+    StoredValidation clock_check = controller;
+    clock_check.check = "clock.offset";
+    clock_check.scope = "node";
+    clock_check.subject = "node02";
+    clock_check.detail = "offset 2.1 s";
+    REQUIRE((*store)->SaveValidations(run, {controller, clock_check}).ok());
+  }
+  const std::string response = t.Get("/api/v1/status", "Bearer " + t.token);
+  REQUIRE(StatusOf(response) == 200);
+  const nlohmann::json status = nlohmann::json::parse(BodyOf(response));
+  REQUIRE(status["failed_checks"].size() == 2);
+  const nlohmann::json& node = status["failed_checks"][0];
+  CHECK(node["host"] == "node02");
+  CHECK(node["check"] == "clock.offset");
+  const nlohmann::json& cluster = status["failed_checks"][1];
+  CHECK(cluster["host"].is_null());
+  CHECK(cluster["scope"] == "cluster");
+  CHECK(cluster["check"] == "slurm.controller");
+  CHECK(cluster["detail"] == "slurmctld does not answer");
+  CHECK(status["cluster_validation"]["result"] == "fail");
+  CHECK(status["cluster_validation"]["fail"] == 1);
+}
+
 TEST_CASE("request bodies: types, lists and depth") {
   HttpRequest request;
   request.content_type = "application/json; charset=utf-8";

@@ -83,7 +83,7 @@ function render(s) {
   }
   const checks = clear($("checks"));
   row(checks, ["host", "check", "subject", "measured", "threshold", "detail", "evidence"], true);
-  for (const c of s.failed_checks) row(checks, [c.host, c.check, c.subject, c.measured, c.threshold, c.detail, el("span", (c.evidence || []).join("\n"), "mono")]);
+  for (const c of s.failed_checks) row(checks, [c.host === null ? "(cluster)" : c.host, c.check, c.subject, c.measured, c.threshold, c.detail, el("span", (c.evidence || []).join("\n"), "mono")]);
   if (!s.failed_checks.length) row(checks, ["none"]);
   const d = s.drift;
   $("drift").textContent = d.checks + " checks since the daemon started; last " + when(d.last_check) + ", next " + when(d.next_check) +

@@ -70,9 +70,11 @@ std::shared_ptr<const StateSnapshot> StateView::Read() const {
   snapshot->has_state = true;
   auto hosts = (*store)->ListHosts();
   auto validations = (*store)->LatestValidationPerNode();
+  auto cluster_validations = (*store)->LatestClusterValidations();
   auto facts = (*store)->LoadFacts();
   auto runs = (*store)->ListRuns(kRecentRuns);
-  for (const Status* s : {&hosts.status(), &validations.status(), &facts.status(), &runs.status()}) {
+  for (const Status* s : {&hosts.status(), &validations.status(), &cluster_validations.status(), &facts.status(),
+                          &runs.status()}) {
     if (!s->ok()) {
       snapshot->error = "reading " + paths_.database() + ": " + s->message();
       return snapshot;
@@ -80,6 +82,7 @@ std::shared_ptr<const StateSnapshot> StateView::Read() const {
   }
   snapshot->hosts = std::move(hosts).value();
   snapshot->validations = std::move(validations).value();
+  snapshot->cluster_validations = std::move(cluster_validations).value();
   for (const auto& [host, stored] : *facts) snapshot->facts[host] = SummarizeFacts(stored.facts);
   snapshot->runs = std::move(runs).value();
   return snapshot;

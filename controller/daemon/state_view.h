@@ -29,6 +29,7 @@ struct StateSnapshot {
   std::string error;       // reading the state failed: what, where
   std::vector<HostRecord> hosts;
   std::map<std::string, std::vector<StoredValidation>> validations;  // latest per node
+  std::vector<StoredValidation> cluster_validations;                 // latest per check and subject
   std::map<std::string, nlohmann::json> facts;                      // a summary per host
   std::vector<RunRecord> runs;                                      // newest first
 };

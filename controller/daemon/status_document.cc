@@ -1,5 +1,7 @@
 #include "controller/daemon/status_document.h"
 
+#include <algorithm>
+
 #include "inventory/hostlist.h"
 
 namespace clusterctl {
@@ -10,19 +12,29 @@ std::string HealthOf(const HostStatusRow& row, bool drifted) {
   return row.state;
 }
 
+nlohmann::json FailedCheckToJson(const StoredValidation& v) {
+  return {{"check", v.check},         {"scope", v.scope},   {"subject", v.subject},   {"run", v.run_id},
+          {"measured", v.measured},   {"threshold", v.threshold}, {"detail", v.detail}, {"evidence", v.evidence}};
+}
+
+// A summary of results: counts, and every failure. `run` and `at` are the
+// newest run's (cluster-scope results can come from several runs: each
+// check's latest).
 nlohmann::json ValidationToJson(const std::vector<StoredValidation>& results) {
   nlohmann::json failed = nlohmann::json::array();
   int pass = 0, fail = 0, skip = 0;
+  int64_t run = 0, at = 0;
   for (const StoredValidation& v : results) {
+    run = std::max(run, v.run_id);
+    at = std::max(at, v.at);
     if (v.result == "pass") ++pass;
     if (v.result == "skip") ++skip;
     if (v.result != "fail") continue;
     ++fail;
-    failed.push_back({{"check", v.check}, {"subject", v.subject}, {"measured", v.measured},
-                      {"threshold", v.threshold}, {"detail", v.detail}, {"evidence", v.evidence}});
+    failed.push_back(FailedCheckToJson(v));
   }
-  return {{"run", results.empty() ? 0 : results.front().run_id},
-          {"at", results.empty() ? 0 : results.front().at},
+  return {{"run", run},
+          {"at", at},
           {"result", fail > 0 ? "fail" : "pass"},
           {"pass", pass}, {"fail", fail}, {"skip", skip}, {"failed", failed}};
 }
@@ -111,6 +123,14 @@ nlohmann::json BuildStatusDocument(const Site& site, const StateSnapshot& state,
     }
     hosts.push_back(std::move(host));
   }
+  // Cluster-scope failures (slurm.controller, slurm.srun, nccl.cluster,
+  // monitoring.targets) belong to no host: listed with host null.
+  for (const StoredValidation& v : state.cluster_validations) {
+    if (v.result != "fail") continue;
+    nlohmann::json check = FailedCheckToJson(v);
+    check["host"] = nullptr;
+    failed_checks.push_back(std::move(check));
+  }
   nlohmann::json runs = nlohmann::json::array();
   for (const RunRecord& r : state.runs) runs.push_back(RunToJson(r));
   nlohmann::json recent = nlohmann::json::array();
@@ -126,6 +146,8 @@ nlohmann::json BuildStatusDocument(const Site& site, const StateSnapshot& state,
           {"summary", summary},
           {"groups", GroupsToJson(*site.inventory, views)},
           {"hosts", hosts},
+          {"cluster_validation",
+           state.cluster_validations.empty() ? nlohmann::json(nullptr) : ValidationToJson(state.cluster_validations)},
           {"failed_checks", failed_checks},
           {"drift", {{"checks", drift.checks()}, {"last_check", drift.last_check_ms()},
                      {"next_check", daemon.next_drift_check_ms}, {"interval_s", daemon.verify_interval_s},

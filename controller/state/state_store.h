@@ -198,6 +198,9 @@ class StateStore {
   Result<std::vector<StoredValidation>> ValidationsOfRun(int64_t run_id);
   // For each node subject, the results of the latest validate run that checked it.
   Result<std::map<std::string, std::vector<StoredValidation>>> LatestValidationPerNode();
+  // For each check and subject of a wider scope than one node (the cluster,
+  // the monitoring host's targets), the result of the latest run that checked it.
+  Result<std::vector<StoredValidation>> LatestClusterValidations();
 
   SqliteDb& db() { return *db_; }
   int64_t NowMs() const;

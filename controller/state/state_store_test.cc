@@ -155,4 +155,48 @@ TEST_CASE("runs left running by a dead process are marked interrupted by the nex
   CHECK(runs->at(0).finished_at.value() == clock.NowMs());
 }
 
+
+namespace {
+StoredValidation Stored(const std::string& check, const std::string& scope, const std::string& subject,
+                        const std::string& result) {
+  StoredValidation v;
+  v.check = check;
+  v.scope = scope;
+  v.subject = subject;
+  v.result = result;
+  return v;
+}
+}  // namespace
+
+TEST_CASE("latest validations: per node, and per check and subject for the cluster scope") {
+  testing::TempDir dir;
+  FakeClock clock;
+  LocalProbe probe;
+  auto store = StateStore::OpenForWriting(StatePaths{dir.path() + "/state"}, {&clock, &probe, "test"});
+  REQUIRE(store.ok());
+  StateStore& s = **store;
+  const int64_t first = *s.BeginRun("validate", "validate");
+  REQUIRE(s.SaveValidations(first, {Stored("slurm.controller", "cluster", "node01", "fail"),
+                                    Stored("monitoring.targets", "cluster", "node01", "fail"),
+                                    Stored("gpu.count", "node", "node02", "pass")})
+              .ok());
+  // A later run checked the controller again (now passing) and nothing else of the cluster's.
+  const int64_t second = *s.BeginRun("validate", "validate --checks slurm.controller");
+  REQUIRE(s.SaveValidations(second, {Stored("slurm.controller", "cluster", "node01", "pass")}).ok());
+
+  auto cluster = s.LatestClusterValidations();
+  REQUIRE(cluster.ok());
+  REQUIRE(cluster->size() == 2);
+  CHECK((*cluster)[0].check == "monitoring.targets");  // still the first run's: never checked since
+  CHECK((*cluster)[0].result == "fail");
+  CHECK((*cluster)[0].run_id == first);
+  CHECK((*cluster)[1].check == "slurm.controller");
+  CHECK((*cluster)[1].result == "pass");
+  CHECK((*cluster)[1].run_id == second);
+  auto nodes = s.LatestValidationPerNode();
+  REQUIRE(nodes.ok());
+  CHECK(nodes->size() == 1);
+  CHECK(nodes->at("node02").front().check == "gpu.count");
+}
+
 }  // namespace clusterctl

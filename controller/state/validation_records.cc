@@ -72,4 +72,16 @@ Result<std::map<std::string, std::vector<StoredValidation>>> StateStore::LatestV
   return out;
 }
 
+Result<std::vector<StoredValidation>> StateStore::LatestClusterValidations() {
+  auto query = db_->Prepare(std::string("SELECT ") + kColumns +
+                            " FROM validations v WHERE scope != 'node' AND run_id = "
+                            "(SELECT MAX(run_id) FROM validations w WHERE w.check_name = v.check_name "
+                            "AND w.subject = v.subject AND w.scope = v.scope) ORDER BY run_id, id");
+  if (!query.ok()) return query.status();
+  std::vector<StoredValidation> out;
+  Status read = query->ForEachRow([&] { out.push_back(ReadValidation(*query)); });
+  if (!read.ok()) return read;
+  return out;
+}
+
 }  // namespace clusterctl
