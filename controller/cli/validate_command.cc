@@ -27,10 +27,39 @@ std::string ReplaceAll(std::string text, const std::string& from, const std::str
 }
 
 struct Row {
-  std::string check, outcome, threshold, detail;
+  std::vector<std::string> checks;
+  std::string outcome, threshold, detail;
   std::vector<std::string> subjects;
   std::vector<std::string> measured;
 };
+
+// "a, b, c" for up to three, else the first two and how many in all.
+std::string ListShort(const std::vector<std::string>& items, const char* noun) {
+  if (items.size() <= 3) return Join(items, ", ");
+  return Join({items[0], items[1]}, ", ") + ", ... (" + std::to_string(items.size()) + " " + noun + ")";
+}
+
+// Skips with one cause (the same detail on the same hosts: "no NVIDIA GPUs
+// on the PCI bus of node[02-25]" for every GPU check) become one row naming
+// every check they skipped, instead of a row per check.
+std::vector<Row> CollapseSkipsOfOneCause(std::vector<Row> rows) {
+  std::vector<Row> out;
+  std::map<std::string, size_t> cause;
+  for (Row& row : rows) {
+    if (row.outcome != "skip" || !row.measured.empty()) {
+      out.push_back(std::move(row));
+      continue;
+    }
+    const std::string key = row.threshold + "\n" + row.detail + "\n" + Join(row.subjects, ",");
+    auto [it, added] = cause.emplace(key, out.size());
+    if (added) {
+      out.push_back(std::move(row));
+    } else {
+      out[it->second].checks.push_back(row.checks.front());
+    }
+  }
+  return out;
+}
 
 
 }  // namespace
@@ -48,7 +77,7 @@ void PrintValidationTable(const std::vector<CheckResult>& results, std::ostream&
     std::string key = r.check + "\n" + ToString(r.outcome) + "\n" + r.threshold + "\n" + detail +
                       (node ? "" : "\n" + r.subject);
     auto [it, added] = index.emplace(key, rows.size());
-    if (added) rows.push_back({r.check, ToString(r.outcome), r.threshold, detail, {}, {}});
+    if (added) rows.push_back({{r.check}, ToString(r.outcome), r.threshold, detail, {}, {}});
     Row& row = rows[it->second];
     row.subjects.push_back(r.subject);
     if (!r.measured.empty() && std::find(row.measured.begin(), row.measured.end(), r.measured) == row.measured.end()) {
@@ -56,13 +85,10 @@ void PrintValidationTable(const std::vector<CheckResult>& results, std::ostream&
     }
   }
   TextTable table({"CHECK", "RESULT", "ON", "MEASURED", "THRESHOLD", "DETAIL"});
-  for (const Row& row : rows) {
+  for (const Row& row : CollapseSkipsOfOneCause(std::move(rows))) {
     std::string subjects = CollapseHostList(row.subjects);
-    std::string measured = row.measured.size() <= 3
-                               ? Join(row.measured, ", ")
-                               : Join({row.measured[0], row.measured[1]}, ", ") + ", ... (" +
-                                     std::to_string(row.measured.size()) + " values)";
-    table.AddRow({row.check, row.outcome, subjects, measured, row.threshold, ReplaceAll(row.detail, kSubjectMark, subjects)});
+    table.AddRow({ListShort(row.checks, "checks"), row.outcome, subjects, ListShort(row.measured, "values"),
+                  row.threshold, ReplaceAll(row.detail, kSubjectMark, subjects)});
   }
   table.Print(out);
   bool header = false;

@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "controller/cli/status_command.h"
@@ -22,6 +23,37 @@ TEST_CASE("validate report: one row per check and outcome with hosts in range no
   CHECK(text.find("no NVIDIA GPUs on the PCI bus of node[02-03]") != std::string::npos);
   CHECK(text.find("Failures:\n  slurm.node on node04: slurmd is not running on node04\n      systemctl is-active slurmd: inactive") !=
         std::string::npos);
+}
+
+TEST_CASE("validate report: skips with one cause on the same hosts are one row naming the checks") {
+  std::vector<CheckResult> results;
+  for (const char* check : {"gpu.count", "gpu.driver", "gpu.xid", "gpu.ecc"}) {
+    for (const char* node : {"node02", "node03"}) {
+      results.push_back(Skip(check, CheckScope::kNode, node, std::string("no NVIDIA GPUs on the PCI bus of ") + node));
+    }
+  }
+  results.push_back(Skip("gpu.nvlink", CheckScope::kNode, "node02", "no NVIDIA GPUs on the PCI bus of node02"));
+  results.push_back(Skip("gpu.nvlink", CheckScope::kNode, "node03", "no NVIDIA GPUs on the PCI bus of node03"));
+  std::ostringstream out;
+  PrintValidationTable(results, out);
+  const std::string collapsed = out.str();
+  CAPTURE(collapsed);
+  CHECK(collapsed.find("gpu.count, gpu.driver, ... (5 checks)  skip    node[02-03]") != std::string::npos);
+  CHECK(collapsed.find("no NVIDIA GPUs on the PCI bus of node[02-03]") != std::string::npos);
+  CHECK(std::count(collapsed.begin(), collapsed.end(), '\n') == 2);  // the header and one row
+
+  // The same cause on more hosts for one check, and another cause: rows of their own.
+  results.push_back(Skip("gpu.count", CheckScope::kNode, "node04", "no NVIDIA GPUs on the PCI bus of node04"));
+  results.push_back(Skip("ib.ports", CheckScope::kNode, "node02", "no InfiniBand adapter on node02"));
+  out.str("");
+  PrintValidationTable(results, out);
+  const std::string text = out.str();
+  CAPTURE(text);
+  CHECK(text.find("gpu.count  ") != std::string::npos);
+  CHECK(text.find("no NVIDIA GPUs on the PCI bus of node[02-04]") != std::string::npos);
+  CHECK(text.find("gpu.driver, gpu.xid, ... (4 checks)") != std::string::npos);
+  CHECK(text.find("no InfiniBand adapter on node02") != std::string::npos);
+  CHECK(std::count(text.begin(), text.end(), '\n') == 4);  // the header and three rows
 }
 
 TEST_CASE("stored validation rows round-trip, and status sums a node's last run up") {
