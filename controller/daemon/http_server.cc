@@ -6,6 +6,7 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
@@ -68,14 +69,16 @@ std::string UrlDecode(std::string_view text) {
   return out;
 }
 
-std::string Serialize(const HttpResponse& response, bool keep_alive) {
+// The response's bytes; a HEAD's (`with_body` false) keep the Content-Length
+// of the body they leave out.
+std::string Serialize(const HttpResponse& response, bool keep_alive, bool with_body = true) {
   std::string out = "HTTP/1.1 " + std::to_string(response.status) + " " + Reason(response.status) + "\r\n";
   out += "Content-Type: " + response.content_type + "\r\n";
   out += "Content-Length: " + std::to_string(response.body.size()) + "\r\n";
   out += "Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n";
   for (const auto& [name, value] : response.headers) out += name + ": " + value + "\r\n";
   out += keep_alive ? "Connection: keep-alive\r\n\r\n" : "Connection: close\r\n\r\n";
-  return out + response.body;
+  return with_body ? out + response.body : out;
 }
 
 HttpResponse Error(int status, const std::string& message) {
@@ -110,15 +113,33 @@ struct HttpServer::Impl {
   std::thread thread;
   std::atomic<size_t> connections{0};
 
+  void Log(const std::string& line) const {
+    if (options.log) options.log(line);
+  }
+
+  // A failed accept (EMFILE, ENFILE, ENOBUFS) fails again at once while its
+  // cause lasts: wait `accept_retry` before the next try instead of spinning,
+  // and log the first failure and the recovery, not each try.
   asio::awaitable<void> Accept() {
+    asio::steady_timer pause(io);
+    size_t failures = 0;
     while (acceptor.is_open()) {
       tcp::socket socket(io);
-      try {
-        co_await acceptor.async_accept(socket, asio::use_awaitable);
-      } catch (const boost::system::system_error&) {
-        if (!acceptor.is_open()) co_return;
+      boost::system::error_code error;
+      co_await acceptor.async_accept(socket, asio::redirect_error(asio::use_awaitable, error));
+      if (!acceptor.is_open()) co_return;
+      if (error == asio::error::connection_aborted) continue;  // that client gave up; nothing is short
+      if (error) {
+        if (failures++ == 0) {
+          Log("cannot accept a connection (" + error.message() + "); trying again every " +
+              std::to_string(options.accept_retry.count()) + " ms");
+        }
+        pause.expires_after(options.accept_retry);
+        co_await pause.async_wait(asio::redirect_error(asio::use_awaitable, error));
         continue;
       }
+      if (failures > 0) Log("accepting connections again (" + std::to_string(failures) + " accepts failed)");
+      failures = 0;
       asio::co_spawn(io, Session(std::move(socket)), asio::detached);
     }
   }
@@ -164,11 +185,13 @@ struct HttpServer::Impl {
     co_return Convert(parser.get(), peer);
   }
 
-  asio::awaitable<void> Stream(beast::tcp_stream& stream, const EventSource& source) {
+  // Sends the stream's headers, then (unless `head_only`) its events.
+  asio::awaitable<void> Stream(beast::tcp_stream& stream, const EventSource& source, bool head_only) {
     const std::string head =
         "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n";
     stream.expires_never();
     co_await asio::async_write(stream.socket(), asio::buffer(head), asio::use_awaitable);
+    if (head_only) co_return;
     auto last_write = std::chrono::steady_clock::now();
     asio::steady_timer timer(io);
     while (true) {
@@ -211,12 +234,13 @@ struct HttpServer::Impl {
           break;
         }
         const bool keep_alive = std::get<HttpRequest>(read).keep_alive;
+        const bool head = std::get<HttpRequest>(read).method == "HEAD";
         HttpReply reply = handler(std::get<HttpRequest>(read));
         if (auto* events = std::get_if<EventSource>(&reply)) {
-          co_await Stream(stream, *events);
+          co_await Stream(stream, *events, head);
           break;
         }
-        const std::string text = Serialize(std::get<HttpResponse>(reply), keep_alive);
+        const std::string text = Serialize(std::get<HttpResponse>(reply), keep_alive, !head);
         stream.expires_after(options.body_timeout);
         co_await asio::async_write(stream.socket(), asio::buffer(text), asio::use_awaitable);
         if (!keep_alive) break;

@@ -7,6 +7,9 @@
 // `body_timeout` for its body (a slowloris connection is closed); at most
 // `max_connections` are open (more are answered 503 and closed); a client
 // that goes away in the middle of an event stream only ends its stream.
+// When accepting fails (out of file descriptors), the server says so once in
+// its log, tries again every `accept_retry`, and says when it accepts again.
+// A HEAD request gets the headers of its GET and no body.
 //
 // Threads: one I/O thread runs every connection. Handlers run on it and must
 // be quick (read a cache, hand work to another thread); an event stream's
@@ -72,6 +75,9 @@ struct HttpServerOptions {
   size_t max_connections = 256;
   std::chrono::milliseconds stream_poll{200};
   std::chrono::seconds stream_heartbeat{15};
+  std::chrono::milliseconds accept_retry{100};
+  // The server's own troubles (accepting fails), one line each; may be empty.
+  std::function<void(const std::string&)> log;
 };
 
 class HttpServer {

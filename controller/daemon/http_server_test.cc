@@ -12,6 +12,7 @@ namespace {
 using namespace std::chrono_literals;
 using testing::RawClient;
 using testing::Request;
+using testing::BodyOf;
 using testing::StatusOf;
 
 // A server whose handler echoes the request, or streams three events then
@@ -154,6 +155,24 @@ TEST_CASE("http server: an event stream sends its events; a client that goes awa
   RawClient after(echo.port());
   after.Send(Request("GET", "/x"));
   CHECK(StatusOf(after.Receive(2s, "body=0")) == 200);
+}
+
+TEST_CASE("http server: HEAD gets the headers and no body, of a response and of an event stream") {
+  EchoServer echo;
+  RawClient client(echo.port());
+  client.Send(Request("HEAD", "/x") + Request("GET", "/y"));
+  const std::string both = client.Receive(2s, "body=0");
+  CHECK(both.find("HEAD /x") == std::string::npos);
+  CHECK(StatusOf(both.substr(both.find("\r\n\r\n") + 4)) == 200);  // the GET's answer follows the HEAD's headers
+  CHECK(both.find("GET /y q= body=0") != std::string::npos);
+
+  RawClient stream(echo.port());
+  stream.Send(Request("HEAD", "/stream"));
+  bool closed = false;
+  const std::string head = stream.Receive(2s, "", &closed);
+  CHECK(head.find("Content-Type: text/event-stream") != std::string::npos);
+  CHECK(BodyOf(head).empty());
+  CHECK(closed);
 }
 
 TEST_CASE("http server: listening on a bad address names it") {
