@@ -71,6 +71,10 @@ void Api::Invalidate() {
   status_body_.clear();
 }
 
+bool Api::MayUseReserve(const HttpRequest& request) const {
+  return request.path == "/healthz" || BearerMatches(request.authorization, parts_.token);
+}
+
 HttpReply Api::Handle(const HttpRequest& request) {
   std::string route = "other";
   HttpReply reply = Route(request, route);

@@ -45,6 +45,10 @@ class Api {
   explicit Api(ApiParts parts) : parts_(std::move(parts)) {}
 
   HttpReply Handle(const HttpRequest& request);
+  // Whether `request` may use the server's reserved connections: one with
+  // the token, or the liveness probe (an admin and a supervisor get through
+  // while others hold every ordinary connection).
+  bool MayUseReserve(const HttpRequest& request) const;
   // The next status read builds the document anew (a job started or ended).
   void Invalidate();
 

@@ -31,6 +31,30 @@ size_t Occurrences(const std::string& text, const std::string& word) {
   return n;
 }
 
+TEST_CASE("daemon: 260 clients that pipeline GET / and never read leave /healthz and the API to others (issue 31, item 3)") {
+  TestDaemon t;
+  std::string pipelined;
+  for (int i = 0; i < 32; ++i) pipelined += Request("GET", "/");
+  std::vector<std::unique_ptr<RawClient>> flood;
+  for (int i = 0; i < 260; ++i) {
+    flood.push_back(std::make_unique<RawClient>(t.daemon->port(), RawClientOptions{nullptr, 4096}));
+    REQUIRE(flood.back()->connected());
+    flood.back()->Send(pipelined);
+  }
+  std::this_thread::sleep_for(500ms);
+  CHECK(StatusOf(t.Get("/healthz", "")) == 200);
+  CHECK(StatusOf(t.Get("/api/v1/status", "Bearer " + t.token)) == 200);
+  CHECK(StatusOf(t.Get("/", "")) == 503);  // the flooding address has used its share
+  CHECK(StatusOf(t.Get("/api/v1/status", "", "127.0.0.2")) == 401);  // another address has its own
+
+  // Clients that connect and say nothing cannot hold the reserve either.
+  std::vector<std::unique_ptr<RawClient>> silent;
+  for (int i = 0; i < 40; ++i) silent.push_back(std::make_unique<RawClient>(t.daemon->port()));
+  std::this_thread::sleep_for(200ms);
+  CHECK(StatusOf(t.Get("/healthz", "")) == 200);
+  CHECK(StatusOf(t.Get("/api/v1/jobs", "Bearer " + t.token)) == 200);
+}
+
 TEST_CASE("daemon: HEAD answers the headers of GET and no body (issue 31, item 12)") {
   TestDaemon t;
   const std::string get = t.Get("/", "");

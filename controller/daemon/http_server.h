@@ -4,9 +4,15 @@
 //
 // Hostile clients are expected: headers are limited to 8 KiB and bodies to
 // `max_body_bytes`; a client gets `header_timeout` to send its headers and
-// `body_timeout` for its body (a slowloris connection is closed); at most
-// `max_connections` are open (more are answered 503 and closed); a client
-// that goes away in the middle of an event stream only ends its stream.
+// `body_timeout` for its body (a slowloris connection is closed); a write
+// that makes no progress for `write_timeout` closes its connection (a client
+// that pipelines requests and never reads the answers); a client that goes
+// away in the middle of an event stream only ends its stream. Connections
+// are admitted by ConnectionLimits (connection_limits.h): `max_connections`
+// ordinary slots, at most `max_connections_per_address` of them for one
+// client address, and `reserved_connections` more on which only requests
+// that `may_use_reserve` accepts are served; others are answered 503 and
+// closed.
 // When accepting fails (out of file descriptors), the server says so once in
 // its log, tries again every `accept_retry`, and says when it accepts again.
 // A HEAD request gets the headers of its GET and no body.
@@ -72,7 +78,12 @@ struct HttpServerOptions {
   size_t max_body_bytes = 64 * 1024;
   std::chrono::seconds header_timeout{10};
   std::chrono::seconds body_timeout{10};
+  std::chrono::seconds write_timeout{10};
   size_t max_connections = 256;
+  size_t max_connections_per_address = 32;
+  size_t reserved_connections = 16;
+  // Whether a request may be served on a reserved slot; none is when empty.
+  std::function<bool(const HttpRequest&)> may_use_reserve;
   std::chrono::milliseconds stream_poll{200};
   std::chrono::seconds stream_heartbeat{15};
   std::chrono::milliseconds accept_retry{100};

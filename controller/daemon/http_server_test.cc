@@ -15,14 +15,15 @@ using testing::Request;
 using testing::BodyOf;
 using testing::StatusOf;
 
-// A server whose handler echoes the request, or streams three events then
-// waits forever on /stream.
+// A server whose handler echoes the request, answers 1 MiB on /big, or
+// streams three events then waits forever on /stream.
 struct EchoServer {
   std::atomic<int> stream_polls{0};
   std::unique_ptr<HttpServer> server;
 
   explicit EchoServer(HttpServerOptions options = Quick()) {
     auto listening = HttpServer::Listen(options, [this](const HttpRequest& r) -> HttpReply {
+      if (r.path == "/big") return HttpResponse{200, "text/plain", std::string(1024 * 1024, 'b'), {}};
       if (r.path == "/stream") {
         auto sent = std::make_shared<int>(0);
         return EventSource([this, sent] {
@@ -47,6 +48,8 @@ struct EchoServer {
     options.body_timeout = 1s;
     options.max_body_bytes = 1024;
     options.max_connections = 8;
+    options.max_connections_per_address = 8;
+    options.reserved_connections = 0;
     options.stream_poll = 20ms;
     return options;
   }
@@ -135,6 +138,66 @@ TEST_CASE("http server: connections over the limit are answered 503") {
   RawClient later(echo.port());
   later.Send(Request("GET", "/"));
   CHECK(StatusOf(later.Receive(2s, "body=0")) == 200);
+}
+
+TEST_CASE("http server: a client that pipelines requests and never reads is closed once writes make no progress") {
+  HttpServerOptions options = EchoServer::Quick();
+  options.header_timeout = 30s;
+  options.write_timeout = 1s;
+  options.max_connections = 2;
+  EchoServer echo(options);
+  std::string pipelined;
+  for (int i = 0; i < 16; ++i) pipelined += Request("GET", "/big");
+  std::vector<std::unique_ptr<RawClient>> stuck;
+  for (int i = 0; i < 2; ++i) {
+    stuck.push_back(std::make_unique<RawClient>(echo.port(), testing::RawClientOptions{nullptr, 4096}));
+    stuck.back()->Send(pipelined);
+  }
+  std::this_thread::sleep_for(300ms);
+  RawClient during(echo.port());
+  CHECK(StatusOf(during.Receive(2s, "\r\n\r\n")) == 503);  // both slots are held, for now
+  std::this_thread::sleep_for(1500ms);
+  RawClient after(echo.port());
+  after.Send(Request("GET", "/x"));
+  CHECK(StatusOf(after.Receive(2s, "body=0")) == 200);
+}
+
+TEST_CASE("http server: one address holds its share; past it only privileged requests get the reserve") {
+  HttpServerOptions options = EchoServer::Quick();
+  options.header_timeout = 30s;
+  options.max_connections = 4;
+  options.max_connections_per_address = 2;
+  options.reserved_connections = 1;
+  options.may_use_reserve = [](const HttpRequest& r) { return r.path == "/privileged"; };
+  EchoServer echo(options);
+  RawClient first(echo.port()), second(echo.port());  // 127.0.0.1's share, held silently
+  std::this_thread::sleep_for(100ms);
+  SUBCASE("an ordinary request past the share is 503") {
+    RawClient third(echo.port());
+    third.Send(Request("GET", "/x"));
+    CHECK(StatusOf(third.Receive(2s, "\r\n\r\n")) == 503);
+  }
+  SUBCASE("a privileged request past the share is served") {
+    RawClient third(echo.port());
+    third.Send(Request("GET", "/privileged") + Request("GET", "/privileged", "Connection: close\r\n"));
+    const std::string both = third.Receive(2s);
+    CHECK(both.find("GET /privileged q= body=0") != both.rfind("GET /privileged q= body=0"));  // two answers
+  }
+  SUBCASE("another address has its own share") {
+    RawClient other(echo.port(), {"127.0.0.2"});
+    other.Send(Request("GET", "/x"));
+    CHECK(StatusOf(other.Receive(2s, "body=0")) == 200);
+  }
+  SUBCASE("a silent connection on the reserve gives way to a new one") {
+    RawClient silent(echo.port());
+    std::this_thread::sleep_for(100ms);
+    RawClient admin(echo.port());
+    admin.Send(Request("GET", "/privileged"));
+    CHECK(StatusOf(admin.Receive(2s, "body=0")) == 200);
+    bool closed = false;
+    silent.Receive(2s, "", &closed);
+    CHECK(closed);
+  }
 }
 
 TEST_CASE("http server: an event stream sends its events; a client that goes away ends only its stream") {
