@@ -203,9 +203,14 @@ HttpReply Api::Events(const HttpRequest& request) {
     job = *id;
   }
   if (job == 0) return ErrorResponse(404, "no job has run yet");
-  auto cursor = std::make_shared<size_t>(0);
+  auto cursor = std::make_shared<uint64_t>(0);
+  if (!request.last_event_id.empty()) {  // a client resuming: the events after the one it saw
+    std::optional<int64_t> seen = ParseId(request.last_event_id);
+    if (!seen) return ErrorResponse(400, "Last-Event-ID: an event id");
+    *cursor = static_cast<uint64_t>(*seen);
+  }
   EventHub* hub = parts_.events;
-  return EventSource([hub, job, cursor] { return hub->Since(job, *cursor); });
+  return EventSource([hub, job, cursor](size_t max_bytes) { return hub->Since(job, *cursor, max_bytes); });
 }
 
 HttpResponse Api::StartJob(const HttpRequest& request, JobRequest::Kind kind) {

@@ -55,6 +55,62 @@ TEST_CASE("daemon: 260 clients that pipeline GET / and never read leave /healthz
   CHECK(StatusOf(t.Get("/api/v1/jobs", "Bearer " + t.token)) == 200);
 }
 
+// The `data:` payloads of an event stream's response, parsed.
+std::vector<nlohmann::json> EventsOf(const std::string& response) {
+  std::vector<nlohmann::json> events;
+  const std::string body = BodyOf(response);
+  for (size_t at = body.find("data: "); at != std::string::npos; at = body.find("data: ", at + 1)) {
+    events.push_back(nlohmann::json::parse(body.substr(at + 6, body.find('\n', at) - at - 6), nullptr, false));
+  }
+  return events;
+}
+
+TEST_CASE("daemon: a node's 15 MiB step output is cut at a character in the job's events, saying how much; a dropped client resumes (issue 31, item 4)") {
+  testing::FakeFleet fleet;
+  for (const char* name : {"node01", "node02", "node03"}) fleet.Add(name);
+  std::string huge;
+  while (huge.size() < 15 * 1024 * 1024) huge += "x\xc3\xa9";  // "xé": a cut can fall inside a character
+  fleet.node("node01").intercept = [&huge](const agent_protocol::IncomingRequest& in) -> testing::Interception {
+    if (!std::holds_alternative<agent_protocol::ResourceRequest>(in.request)) return {};
+    agent_protocol::ResourceResult failed;
+    failed.Fail("echo failed");
+    failed.output = huge;
+    return agent_protocol::EncodeResourceReply(in.id, failed);
+  };
+  TestDaemon t(&fleet, testing::kEchoRole);
+  REQUIRE(StatusOf(t.Post("/api/v1/deploy", R"({"roles":["echo"]})")) == 202);
+  REQUIRE(t.WaitForJob(1).is_object());
+
+  const std::string stream = t.Get("/api/v1/events?job=1", "Bearer " + t.token);
+  REQUIRE(StatusOf(stream) == 200);
+  CHECK(stream.size() < 256 * 1024);
+  std::string output;
+  for (const nlohmann::json& event : EventsOf(stream)) {
+    if (event.value("event", "") == "step" && event.value("host", "") == "node01") output = event.value("output", "");
+  }
+  REQUIRE_FALSE(output.empty());
+  CHECK_FALSE(FindInvalidUtf8(output));
+  CHECK(output.find("\xef\xbf\xbd") == std::string::npos);  // no character was split (JSON would show U+FFFD)
+  std::smatch marker;
+  REQUIRE(std::regex_search(output, marker, std::regex(R"(\n\[(\d+) more bytes cut\]$)")));
+  const size_t kept = static_cast<size_t>(marker.position(0));
+  CHECK(output.substr(0, kept) == huge.substr(0, kept));
+  CHECK(std::stoull(marker[1].str()) == huge.size() - kept);
+
+  // A client dropped on the way resumes after the last event it saw.
+  const size_t last_id = stream.rfind("id: ");
+  REQUIRE(last_id != std::string::npos);
+  const uint64_t last = std::stoull(stream.substr(last_id + 4));
+  const auto resume_after = [&t](const std::string& id) {
+    return t.Exchange(Request("GET", "/api/v1/events?job=1", "Authorization: Bearer " + t.token +
+                                                               "\r\nLast-Event-ID: " + id + "\r\nConnection: close\r\n"));
+  };
+  const std::vector<nlohmann::json> rest = EventsOf(resume_after(std::to_string(last - 1)));
+  REQUIRE(rest.size() == 1);
+  CHECK(rest[0]["event"] == "job_finished");
+  CHECK(StatusOf(resume_after("x")) == 400);
+}
+
 TEST_CASE("daemon: HEAD answers the headers of GET and no body (issue 31, item 12)") {
   TestDaemon t;
   const std::string get = t.Get("/", "");

@@ -157,6 +157,7 @@ struct HttpServer::Impl {
     if (question != std::string::npos) request.query = ParseQuery(std::string_view(target).substr(question + 1));
     request.authorization = std::string(in[http::field::authorization]);
     request.content_type = std::string(in[http::field::content_type]);
+    request.last_event_id = std::string(in["Last-Event-ID"]);
     request.body = in.body();
     request.from_loopback = peer.address().is_loopback();
     request.peer = peer.address().to_string() + ":" + std::to_string(peer.port());
@@ -190,7 +191,9 @@ struct HttpServer::Impl {
     co_return Convert(parser.get(), peer);
   }
 
-  // Sends the stream's headers, then (unless `head_only`) its events.
+  // Sends the stream's headers, then (unless `head_only`) its events until
+  // the source ends or the client goes; a comment line when it was idle for
+  // `stream_heartbeat`.
   asio::awaitable<void> Stream(beast::tcp_stream& stream, const EventSource& source, bool head_only) {
     const std::string head =
         "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n";
@@ -199,18 +202,36 @@ struct HttpServer::Impl {
     auto last_write = std::chrono::steady_clock::now();
     asio::steady_timer timer(io);
     while (true) {
-      EventBatch batch = source();
-      std::string chunk;
-      for (const std::string& event : batch.events) chunk += "data: " + event + "\n\n";
-      if (chunk.empty() && std::chrono::steady_clock::now() - last_write > options.stream_heartbeat) chunk = ": alive\n\n";
-      if (!chunk.empty()) {
-        co_await WriteAll(stream, asio::buffer(chunk));
+      const EventBatch batch = source(options.stream_batch_bytes);
+      if (!batch.events.empty()) {
+        co_await WriteEvents(stream, batch.events);
+        last_write = std::chrono::steady_clock::now();
+      } else if (std::chrono::steady_clock::now() - last_write > options.stream_heartbeat) {
+        static const std::string kAlive = ": alive\n\n";
+        co_await WriteAll(stream, asio::buffer(kAlive));
         last_write = std::chrono::steady_clock::now();
       }
       if (batch.ended || PeerClosed(stream.socket())) co_return;
+      if (!batch.events.empty()) continue;  // more may be waiting
       timer.expires_after(options.stream_poll);
       co_await timer.async_wait(asio::use_awaitable);
     }
+  }
+
+  // Writes `events` in their framing; the payloads are written from the
+  // shared strings themselves.
+  asio::awaitable<void> WriteEvents(beast::tcp_stream& stream, const std::vector<StreamEvent>& events) {
+    static const std::string kEnd = "\n\n";
+    std::vector<std::string> heads;
+    heads.reserve(events.size());
+    std::vector<asio::const_buffer> buffers;
+    for (const StreamEvent& event : events) {
+      heads.push_back((event.id ? "id: " + std::to_string(event.id) + "\n" : std::string()) + "data: ");
+      buffers.push_back(asio::buffer(heads.back()));
+      buffers.push_back(asio::buffer(*event.data));
+      buffers.push_back(asio::buffer(kEnd));
+    }
+    co_await WriteAll(stream, buffers);
   }
 
   // Writes every byte of `buffers`. A write that makes no progress within

@@ -43,6 +43,7 @@ struct HttpRequest {
   std::map<std::string, std::string> query;
   std::string authorization;  // the Authorization header, as sent
   std::string content_type;
+  std::string last_event_id;  // the Last-Event-ID header: a stream's client resuming
   std::string body;
   bool from_loopback = false;
   std::string peer;  // "address:port"
@@ -59,13 +60,22 @@ struct HttpResponse {
   std::vector<std::pair<std::string, std::string>> headers;
 };
 
-// What an event stream's source says when polled: new events (each one
-// `data:` payload), and whether the stream has ended.
+// One server-sent event: its `data:` payload, shared with the source and
+// every other stream that sends it (a stream holds no copy of its own).
+struct StreamEvent {
+  uint64_t id = 0;  // sent as `id:` (a client resumes after it with Last-Event-ID); 0: none
+  std::shared_ptr<const std::string> data;  // one line of JSON, no line break
+};
+
+// What an event stream's source says when polled: new events, and whether
+// the stream has ended.
 struct EventBatch {
-  std::vector<std::string> events;
+  std::vector<StreamEvent> events;
   bool ended = false;
 };
-using EventSource = std::function<EventBatch()>;
+// Polled with the most bytes of payload the stream takes at a time: the
+// source returns no more (but at least one event, when it has any).
+using EventSource = std::function<EventBatch(size_t max_bytes)>;
 
 // A handler answers with a response, or with an event stream: the server
 // sends the headers, then polls the source until it ends or the client goes.
@@ -86,6 +96,10 @@ struct HttpServerOptions {
   std::function<bool(const HttpRequest&)> may_use_reserve;
   std::chrono::milliseconds stream_poll{200};
   std::chrono::seconds stream_heartbeat{15};
+  // A stream takes at most this much of its source's events at a time, and
+  // holds it (shared with the source) until written: a reader that stops
+  // reading holds no more, and is dropped after `write_timeout`.
+  size_t stream_batch_bytes = 64 * 1024;
   std::chrono::milliseconds accept_retry{100};
   // The server's own troubles (accepting fails), one line each; may be empty.
   std::function<void(const std::string&)> log;

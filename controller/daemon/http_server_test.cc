@@ -15,8 +15,9 @@ using testing::Request;
 using testing::BodyOf;
 using testing::StatusOf;
 
-// A server whose handler echoes the request, answers 1 MiB on /big, or
-// streams three events then waits forever on /stream.
+// A server whose handler echoes the request, answers 1 MiB on /big,
+// streams three events then waits forever on /stream, or streams 64 KiB
+// events without end on /flood.
 struct EchoServer {
   std::atomic<int> stream_polls{0};
   std::unique_ptr<HttpServer> server;
@@ -26,10 +27,19 @@ struct EchoServer {
       if (r.path == "/big") return HttpResponse{200, "text/plain", std::string(1024 * 1024, 'b'), {}};
       if (r.path == "/stream") {
         auto sent = std::make_shared<int>(0);
-        return EventSource([this, sent] {
+        return EventSource([this, sent](size_t) {
           ++stream_polls;
           EventBatch batch;
-          if (*sent < 3) batch.events.push_back("{\"n\":" + std::to_string((*sent)++) + "}");
+          if (*sent < 3) batch.events.push_back({0, std::make_shared<const std::string>("{\"n\":" + std::to_string((*sent)++) + "}")});
+          return batch;
+        });
+      }
+      if (r.path == "/flood") {  // 64 KiB events, as many as the stream takes
+        auto event = std::make_shared<const std::string>(std::string(64 * 1024, 'e'));
+        return EventSource([this, event](size_t max_bytes) {
+          ++stream_polls;
+          EventBatch batch;
+          for (size_t bytes = 0; bytes + event->size() <= max_bytes; bytes += event->size()) batch.events.push_back({1, event});
           return batch;
         });
       }
@@ -236,6 +246,21 @@ TEST_CASE("http server: HEAD gets the headers and no body, of a response and of 
   CHECK(head.find("Content-Type: text/event-stream") != std::string::npos);
   CHECK(BodyOf(head).empty());
   CHECK(closed);
+}
+
+TEST_CASE("http server: an event stream's reader that stops reading is dropped after the write timeout") {
+  HttpServerOptions options = EchoServer::Quick();
+  options.write_timeout = 1s;
+  EchoServer echo(options);
+  RawClient reader(echo.port(), testing::RawClientOptions{nullptr, 4096});
+  reader.Send(Request("GET", "/flood"));
+  std::this_thread::sleep_for(2500ms);
+  const int polls = echo.stream_polls;
+  CHECK(polls > 0);
+  bool closed = false;
+  reader.Receive(5s, "", &closed);
+  CHECK(closed);  // what the server had written, then the end
+  CHECK(echo.stream_polls == polls);
 }
 
 TEST_CASE("http server: listening on a bad address names it") {

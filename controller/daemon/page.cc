@@ -124,8 +124,9 @@ async function follow(job) {
       let end;
       while ((end = buffered.indexOf("\n\n")) >= 0) {
         const chunk = buffered.slice(0, end); buffered = buffered.slice(end + 2);
-        if (!chunk.startsWith("data: ")) continue;
-        const e = JSON.parse(chunk.slice(6));
+        const data = chunk.split("\n").find((line) => line.startsWith("data: "));
+        if (!data) continue;
+        const e = JSON.parse(data.slice(6));
         if (e.event === "step") { hosts[e.host] = (hosts[e.host] || 0) + 1; }
         if (e.event === "host_finished") log.appendChild(el("div", e.host + ": " + e.outcome + " (" + e.changed + " changed, " + e.failed + " failed)"));
         if (e.event === "recap") log.appendChild(el("div", "recap: " + e.ok + " ok, " + e.changed + " changed, " + e.failed + " failed" + (e.stopped ? ", stopped" : "")));
