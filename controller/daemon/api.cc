@@ -59,6 +59,17 @@ std::variant<JobRequest, BodyError> ReadJobRequest(const HttpRequest& request, J
   return job;
 }
 
+// The status page and its script and style: code, no data, no token.
+std::optional<HttpResponse> PageResource(const std::string& path) {
+  if (path == "/" || path == "/index.html") {
+    return HttpResponse{200, "text/html; charset=utf-8", kStatusPageHtml,
+                        {{"Content-Security-Policy", kStatusPagePolicy}}};
+  }
+  if (path == "/app.js") return HttpResponse{200, "text/javascript; charset=utf-8", kStatusPageScript, {}};
+  if (path == "/app.css") return HttpResponse{200, "text/css; charset=utf-8", kStatusPageStyle, {}};
+  return std::nullopt;
+}
+
 }  // namespace
 
 HttpResponse JsonResponse(int status, const nlohmann::json& body) {
@@ -90,12 +101,10 @@ HttpReply Api::Route(const HttpRequest& request, std::string& route) {
     route = path;
     return JsonResponse(200, {{"ok", true}});
   }
-  if (path == "/" || path == "/index.html") {
-    route = "/";
+  if (auto page = PageResource(path)) {
+    route = path == "/index.html" ? "/" : path;
     if (!get) return MethodNotAllowed("GET");
-    return HttpResponse{200, "text/html; charset=utf-8", kStatusPageHtml,
-                        {{"Content-Security-Policy", "default-src 'self'; script-src 'unsafe-inline'; "
-                                                     "style-src 'unsafe-inline'; img-src data:"}}};
+    return *page;
   }
   if (!BearerMatches(request.authorization, parts_.token)) {
     route = "unauthorized";

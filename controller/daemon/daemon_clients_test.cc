@@ -163,5 +163,31 @@ TEST_CASE("daemon: out of file descriptors, the accept loop waits, says so once,
   CHECK(std::stoul(again[1].str()) <= 50);  // about one try per 100 ms for 1 s, not a spin
 }
 
+TEST_CASE("daemon: the page keeps its script and style in their own resources under a strict policy (issue 31, item 13)") {
+  TestDaemon t;
+  const std::string page = t.Get("/", "");
+  REQUIRE(StatusOf(page) == 200);
+  const std::string policy = HeaderOf(page, "Content-Security-Policy");
+  CAPTURE(policy);
+  for (const char* directive : {"default-src 'none'", "script-src 'self'", "style-src 'self'", "connect-src 'self'",
+                                "frame-ancestors 'none'", "base-uri 'none'", "form-action 'none'"}) {
+    CHECK(policy.find(directive) != std::string::npos);
+  }
+  CHECK(policy.find("unsafe") == std::string::npos);
+  const std::string html = BodyOf(page);
+  CHECK(Occurrences(html, "<script") == 1);
+  CHECK(html.find("<script src=\"/app.js\"></script>") != std::string::npos);
+  CHECK(html.find("<style") == std::string::npos);
+  CHECK_FALSE(std::regex_search(html, std::regex(R"(\s(on[a-z]+|style)\s*=)", std::regex::icase)));
+
+  const std::string script = t.Get("/app.js", "");  // code, no data: no token needed
+  REQUIRE(StatusOf(script) == 200);
+  CHECK(HeaderOf(script, "Content-Type") == "text/javascript; charset=utf-8");
+  CHECK(BodyOf(script).find("history.replaceState") != std::string::npos);  // the token leaves the address bar
+  const std::string style = t.Get("/app.css", "");
+  REQUIRE(StatusOf(style) == 200);
+  CHECK(HeaderOf(style, "Content-Type") == "text/css; charset=utf-8");
+}
+
 }  // namespace
 }  // namespace clusterctl
