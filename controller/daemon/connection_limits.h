@@ -2,8 +2,8 @@
 //
 // The server has `ordinary` slots, of which one client address may hold at
 // most `per_address`. A connection past either limit gets one of `reserved`
-// slots instead, on which the server serves only privileged requests (the
-// daemon: a valid token, or the liveness probe), so an admin reaches the API
+// slots instead, on which the server serves one privileged request (the
+// daemon: one with the token, or the liveness probe), so an admin reaches the API
 // while others hold every ordinary slot. A reserved connection that has not
 // yet sent its first request gives way, oldest first, to a new connection
 // when the reserve is full: clients that connect and say nothing cannot hold

@@ -287,7 +287,8 @@ struct HttpServer::Impl {
   }
 
   // Reads and answers requests until the connection should end. On a
-  // reserved slot only privileged requests are answered.
+  // reserved slot only a privileged request is answered, and only one: a
+  // client without the token cannot keep the slot with /healthz requests.
   asio::awaitable<void> Serve(beast::tcp_stream& stream, const tcp::endpoint& peer,
                               const ConnectionLimits::Admission& admission) {
     const bool reserved = admission.slot == ConnectionLimits::Slot::kReserved;
@@ -302,11 +303,12 @@ struct HttpServer::Impl {
         co_await WriteAll(stream, asio::buffer(text));
         co_return;
       }
-      const HttpRequest& request = std::get<HttpRequest>(read);
+      HttpRequest& request = std::get<HttpRequest>(read);
       if (reserved && !(options.may_use_reserve && options.may_use_reserve(request))) {
         co_await Refuse(stream);
         co_return;
       }
+      if (reserved) request.keep_alive = false;
       if (!co_await Answer(stream, request)) co_return;
     }
   }

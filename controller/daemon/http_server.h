@@ -10,9 +10,9 @@
 // away in the middle of an event stream only ends its stream. Connections
 // are admitted by ConnectionLimits (connection_limits.h): `max_connections`
 // ordinary slots, at most `max_connections_per_address` of them for one
-// client address, and `reserved_connections` more on which only requests
-// that `may_use_reserve` accepts are served; others are answered 503 and
-// closed.
+// client address, and `reserved_connections` more on which one request
+// that `may_use_reserve` accepts is served; others are answered 503. Either
+// way a reserved connection closes after its answer.
 // When accepting fails (out of file descriptors), the server says so once in
 // its log, tries again every `accept_retry`, and says when it accepts again.
 // A HEAD request gets the headers of its GET and no body.
