@@ -30,14 +30,15 @@ nlohmann::json ScalarFields(const nlohmann::json& event, size_t bytes) {
   return kept;
 }
 
-}  // namespace
-
+// The event's JSON text within the hub's bounds (event_hub.h).
 std::string BoundedEventText(nlohmann::json event) {
   CutLongStrings(event);
   std::string text = JsonText(event);
   if (text.size() <= EventHub::kMaxEventBytes || !event.is_object()) return text;
   return JsonText(ScalarFields(event, text.size()));
 }
+
+}  // namespace
 
 void EventHub::BeginJob(int64_t job, nlohmann::json description) {
   description["event"] = "job_started";

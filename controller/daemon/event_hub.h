@@ -69,7 +69,4 @@ class EventHub final : public DeployListener {
   std::map<int64_t, JobEvents> jobs_;    // the newest kKeptJobs jobs
 };
 
-// The event's JSON text within the hub's bounds (above).
-std::string BoundedEventText(nlohmann::json event);
-
 }  // namespace clusterctl
