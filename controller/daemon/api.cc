@@ -59,6 +59,17 @@ std::variant<JobRequest, BodyError> ReadJobRequest(const HttpRequest& request, J
   return job;
 }
 
+// The status page and its script and style: code, no data, no token.
+std::optional<HttpResponse> PageResource(const std::string& path) {
+  if (path == "/" || path == "/index.html") {
+    return HttpResponse{200, "text/html; charset=utf-8", kStatusPageHtml,
+                        {{"Content-Security-Policy", kStatusPagePolicy}}};
+  }
+  if (path == "/app.js") return HttpResponse{200, "text/javascript; charset=utf-8", kStatusPageScript, {}};
+  if (path == "/app.css") return HttpResponse{200, "text/css; charset=utf-8", kStatusPageStyle, {}};
+  return std::nullopt;
+}
+
 }  // namespace
 
 HttpResponse JsonResponse(int status, const nlohmann::json& body) {
@@ -69,6 +80,10 @@ void Api::Invalidate() {
   parts_.state->Invalidate();
   std::lock_guard<std::mutex> lock(cache_mutex_);
   status_body_.clear();
+}
+
+bool Api::MayUseReserve(const HttpRequest& request) const {
+  return request.path == "/healthz" || BearerMatches(request.authorization, parts_.token);
 }
 
 HttpReply Api::Handle(const HttpRequest& request) {
@@ -86,12 +101,10 @@ HttpReply Api::Route(const HttpRequest& request, std::string& route) {
     route = path;
     return JsonResponse(200, {{"ok", true}});
   }
-  if (path == "/" || path == "/index.html") {
-    route = "/";
+  if (auto page = PageResource(path)) {
+    route = path == "/index.html" ? "/" : path;
     if (!get) return MethodNotAllowed("GET");
-    return HttpResponse{200, "text/html; charset=utf-8", kStatusPageHtml,
-                        {{"Content-Security-Policy", "default-src 'self'; script-src 'unsafe-inline'; "
-                                                     "style-src 'unsafe-inline'; img-src data:"}}};
+    return *page;
   }
   if (!BearerMatches(request.authorization, parts_.token)) {
     route = "unauthorized";
@@ -199,9 +212,14 @@ HttpReply Api::Events(const HttpRequest& request) {
     job = *id;
   }
   if (job == 0) return ErrorResponse(404, "no job has run yet");
-  auto cursor = std::make_shared<size_t>(0);
+  auto cursor = std::make_shared<uint64_t>(0);
+  if (!request.last_event_id.empty()) {  // a client resuming: the events after the one it saw
+    std::optional<int64_t> seen = ParseId(request.last_event_id);
+    if (!seen) return ErrorResponse(400, "Last-Event-ID: an event id");
+    *cursor = static_cast<uint64_t>(*seen);
+  }
   EventHub* hub = parts_.events;
-  return EventSource([hub, job, cursor] { return hub->Since(job, *cursor); });
+  return EventSource([hub, job, cursor](size_t max_bytes) { return hub->Since(job, *cursor, max_bytes); });
 }
 
 HttpResponse Api::StartJob(const HttpRequest& request, JobRequest::Kind kind) {

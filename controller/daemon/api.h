@@ -2,8 +2,9 @@
 // request to a response from the daemon's views, or hands a job to the
 // daemon; it never runs anything long itself (it runs on the I/O thread).
 //
-// Every route but the liveness probe (/healthz) and the page's HTML (which
-// holds no data) needs `Authorization: Bearer <token>`, from loopback too;
+// Every route but the liveness probe (/healthz) and the page's HTML, script
+// and style (which hold no data) needs `Authorization: Bearer <token>`, from
+// loopback too;
 // a missing or wrong token is 401 with the same body either way, before the
 // route is even looked at (no hint which paths exist).
 #pragma once
@@ -45,6 +46,10 @@ class Api {
   explicit Api(ApiParts parts) : parts_(std::move(parts)) {}
 
   HttpReply Handle(const HttpRequest& request);
+  // Whether `request` may use the server's reserved connections: one with
+  // the token, or the liveness probe (an admin and a supervisor get through
+  // while others hold every ordinary connection).
+  bool MayUseReserve(const HttpRequest& request) const;
   // The next status read builds the document anew (a job started or ended).
   void Invalidate();
 

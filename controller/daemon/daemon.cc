@@ -60,6 +60,8 @@ Result<std::unique_ptr<Daemon>> Daemon::Create(DaemonOptions options, const Cloc
   HttpServerOptions http;
   http.address = daemon->options_.address;
   http.port = daemon->options_.port;
+  http.log = [self](const std::string& line) { self->Log("http: " + line); };
+  http.may_use_reserve = [self](const HttpRequest& request) { return self->api_->MayUseReserve(request); };
   auto server = HttpServer::Listen(http, [self](const HttpRequest& request) { return self->api_->Handle(request); });
   if (!server.ok()) return server.status();
   daemon->server_ = std::move(server).value();

@@ -10,11 +10,9 @@
 #include <thread>
 
 #include "common/json_text.h"
-#include "controller/daemon/http_test_client.h"
 #include "controller/daemon/request_body.h"
-#include "controller/daemon/token.h"
+#include "controller/daemon/test_daemon.h"
 #include "controller/engine/fake_fleet.h"
-#include "controller/state/test_util.h"
 
 namespace clusterctl {
 namespace {
@@ -23,85 +21,14 @@ using namespace std::chrono_literals;
 using testing::BodyOf;
 using testing::RawClient;
 using testing::Request;
+using testing::kEchoRole;
 using testing::StatusOf;
-
-// A daemon on a free loopback port over three hosts nobody listens for
-// (port 1 on 127.0.0.x: connection refused at once), with its own state.
-struct TestDaemon {
-  testing::TempDir dir;
-  SystemClock clock;
-  SystemFilesystemProbe filesystem;
-  std::ostringstream log;
-  std::unique_ptr<Daemon> daemon;
-  std::string token;
-  StatePaths paths;
-
-  // `sessions`: a fleet of fake nodes in place of SSH; `role`: the text of
-  // the site's one role, "echo".
-  explicit TestDaemon(SessionFactory* sessions = nullptr, const std::string& role = "") {
-    const std::string inventory = dir.path() + "/cluster.yaml";
-    std::ofstream(inventory) << "version: 1\ncluster: t\nconnection:\n  user: root\n  port: 1\n"
-                                "hosts:\n  node[01-03]:\n    address: 127.0.0.[21-23]\n";
-    if (!role.empty()) {
-      std::filesystem::create_directories(dir.path() + "/roles");
-      std::ofstream(dir.path() + "/roles/echo.yaml") << role;
-    }
-    paths.dir = dir.path() + "/state";
-    DaemonOptions options;
-    options.inventory_path = inventory;
-    options.port = 0;
-    options.paths = paths;
-    options.command_line = "clusterctl serve (test)";
-    options.sessions = sessions;
-    // A job's RunSession finds the agent's builds (the fake nodes never use them).
-    if (sessions) ::setenv("CLUSTERCTL_AGENT_DIR", CLUSTERCTL_BUILD_DIR, 1);
-    auto created = Daemon::Create(options, clock, filesystem, log);
-    REQUIRE(created.ok());
-    daemon = std::move(created).value();
-    daemon->Start();
-    std::ifstream in(paths.secrets() + "/" + kDaemonTokenSecret);
-    std::getline(in, token);
-  }
-
-  std::string Exchange(const std::string& request) {
-    RawClient client(daemon->port());
-    client.Send(request);
-    return client.Receive(30s);  // a POST that starts a job may answer slowly under the sanitizers
-  }
-  // Every request asks for the connection to close, so Exchange reads to the
-  // server's close instead of waiting out its own timeout.
-  std::string Get(const std::string& path, const std::string& auth) {
-    const std::string authorization = auth.empty() ? "" : "Authorization: " + auth + "\r\n";
-    return Exchange(Request("GET", path, authorization + "Connection: close\r\n"));
-  }
-  std::string Post(const std::string& path, const std::string& body, const std::string& type = "application/json") {
-    return Exchange(Request("POST", path, "Authorization: Bearer " + token + "\r\nContent-Type: " + type +
-                                              "\r\nConnection: close\r\n", body));
-  }
-  // The job as /api/v1/jobs shows it once it has ended (null after 60 s).
-  nlohmann::json WaitForJob(int64_t job) {
-    for (int i = 0; i < 600; ++i) {
-      const nlohmann::json jobs = nlohmann::json::parse(BodyOf(Get("/api/v1/jobs", "Bearer " + token)));
-      for (const auto& j : jobs["recent"]) {
-        if (j["job"] == job) return j;
-      }
-      std::this_thread::sleep_for(100ms);
-    }
-    return nullptr;
-  }
-};
+using testing::TestDaemon;
 
 // Bytes a node may send that are not UTF-8, and what JSON output shows for
 // each (U+FFFD).
 const std::string kNotUtf8 = "caf\xe9 \xff\xfe";
 const std::string kReplaced = "\xef\xbf\xbd";
-
-const char* kEchoRole = R"(description: one command on every node
-applies_to: [all]
-steps:
-  - name: echo
-    command: {argv: [echo, hi]}
-)";
 
 // node01 puts bytes that are not UTF-8 in its facts, its connection notes,
 // every command's output and every step's failure; node02's connection

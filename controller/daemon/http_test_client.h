@@ -14,15 +14,30 @@
 
 namespace clusterctl::testing {
 
+struct RawClientOptions {
+  const char* source = nullptr;  // the loopback address to connect from ("127.0.0.2"); any when null
+  int receive_buffer = 0;        // SO_RCVBUF in bytes (a reader that holds little); the system's when 0
+};
+
 class RawClient {
  public:
-  explicit RawClient(int port) {
+  explicit RawClient(int port, RawClientOptions options = {}) {
     fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd_ < 0) return;
+    if (options.receive_buffer > 0) {
+      ::setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &options.receive_buffer, sizeof options.receive_buffer);
+    }
+    if (options.source) {
+      sockaddr_in local{};
+      local.sin_family = AF_INET;
+      ::inet_pton(AF_INET, options.source, &local.sin_addr);
+      if (::bind(fd_, reinterpret_cast<sockaddr*>(&local), sizeof local) != 0) Close();
+    }
     sockaddr_in address{};
     address.sin_family = AF_INET;
     address.sin_port = htons(static_cast<uint16_t>(port));
     address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (::connect(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) Close();
+    if (fd_ >= 0 && ::connect(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) Close();
   }
   ~RawClient() { Close(); }
   bool connected() const { return fd_ >= 0; }
@@ -72,6 +87,15 @@ inline std::string Request(const std::string& method, const std::string& path, c
 inline int StatusOf(const std::string& response) {
   if (response.rfind("HTTP/1.1 ", 0) != 0 || response.size() < 12) return 0;
   return std::stoi(response.substr(9, 3));
+}
+
+// The value of the first header `name` (as the server spells it), "" when absent.
+inline std::string HeaderOf(const std::string& response, const std::string& name) {
+  const size_t end = response.find("\r\n\r\n");
+  const size_t at = response.find("\r\n" + name + ": ");
+  if (at == std::string::npos || at > end) return "";
+  const size_t value = at + 4 + name.size();
+  return response.substr(value, response.find("\r\n", value) - value);
 }
 
 inline std::string BodyOf(const std::string& response) {

@@ -2,11 +2,32 @@
 
 namespace clusterctl {
 
+const char* const kStatusPagePolicy =
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
+    "frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+
 const char* const kStatusPageHtml = R"HTML(<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>clusterctl</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<style>
-body{font:14px/1.4 system-ui,sans-serif;margin:0;background:#f6f7f9;color:#1d2330}
+<link rel="stylesheet" href="/app.css"></head><body>
+<header><h1>clusterctl <span id="cluster"></span></h1><span id="summary"></span><span id="updated" class="muted"></span></header>
+<div id="banner"></div>
+<div id="login">This page needs the daemon's token
+(<span class="mono">clusterctl serve INVENTORY --print-token</span>):
+<input id="token" type="password" size="50"> <button id="use">Show</button></div>
+<main id="main">
+<section><h2>Groups</h2><table id="groups"></table></section>
+<section><h2>Hosts</h2><table id="hosts"></table></section>
+<section><h2>Current job</h2><div id="job" class="muted">none</div><div id="progress" class="mono"></div><div id="log" class="mono"></div></section>
+<section><h2>Failed checks</h2><table id="checks"></table></section>
+<section><h2>Drift</h2><div id="drift"></div></section>
+<section><h2>Plan</h2><div id="plan" class="muted">no plan yet (the daemon plans when the inventory changes)</div><table id="plansteps"></table></section>
+<section><h2>Recent runs</h2><table id="runs"></table></section>
+</main>
+<script src="/app.js"></script></body></html>
+)HTML";
+
+const char* const kStatusPageStyle = R"CSS(body{font:14px/1.4 system-ui,sans-serif;margin:0;background:#f6f7f9;color:#1d2330}
 header{background:#1d2330;color:#fff;padding:10px 20px;display:flex;gap:24px;align-items:baseline}
 header h1{font-size:18px;margin:0}
 main{padding:12px 20px;display:grid;gap:14px}
@@ -23,24 +44,19 @@ th{font-weight:600;color:#555}
 .muted{color:#777}.mono{font-family:ui-monospace,monospace;font-size:12px}
 #banner{display:none;background:#ffd9d9;color:#8a1010;padding:8px 20px}
 #log{max-height:220px;overflow:auto;white-space:pre-wrap}
-</style></head><body>
-<header><h1>clusterctl <span id="cluster"></span></h1><span id="summary"></span><span id="updated" class="muted"></span></header>
-<div id="banner"></div>
-<div id="login" style="display:none;padding:20px">This page needs the daemon's token
-(<span class="mono">clusterctl serve INVENTORY --print-token</span>):
-<input id="token" type="password" size="50"> <button id="use">Show</button></div>
-<main id="main" style="display:none">
-<section><h2>Groups</h2><table id="groups"></table></section>
-<section><h2>Hosts</h2><table id="hosts"></table></section>
-<section><h2>Current job</h2><div id="job" class="muted">none</div><div id="progress" class="mono"></div><div id="log" class="mono"></div></section>
-<section><h2>Failed checks</h2><table id="checks"></table></section>
-<section><h2>Drift</h2><div id="drift"></div></section>
-<section><h2>Plan</h2><div id="plan" class="muted">no plan yet (the daemon plans when the inventory changes)</div><table id="plansteps"></table></section>
-<section><h2>Recent runs</h2><table id="runs"></table></section>
-</main>
-<script>
-"use strict";
-let token = new URLSearchParams(location.hash.slice(1)).get("token") || sessionStorage.getItem("clusterctl-token") || "";
+#login,#main{display:none}
+#login{padding:20px}
+)CSS";
+
+const char* const kStatusPageScript = R"JS("use strict";
+// A token in the fragment (#token=...) moves to the tab's session storage and
+// leaves the address bar and the history at once.
+const given = new URLSearchParams(location.hash.slice(1)).get("token");
+if (given) {
+  sessionStorage.setItem("clusterctl-token", given);
+  history.replaceState(null, "", location.pathname + location.search);
+}
+let token = given || sessionStorage.getItem("clusterctl-token") || "";
 let streaming = 0;
 const $ = (id) => document.getElementById(id);
 function el(tag, text, cls) { const e = document.createElement(tag); if (text !== undefined && text !== null) e.textContent = String(text); if (cls) e.className = cls; return e; }
@@ -124,8 +140,9 @@ async function follow(job) {
       let end;
       while ((end = buffered.indexOf("\n\n")) >= 0) {
         const chunk = buffered.slice(0, end); buffered = buffered.slice(end + 2);
-        if (!chunk.startsWith("data: ")) continue;
-        const e = JSON.parse(chunk.slice(6));
+        const data = chunk.split("\n").find((line) => line.startsWith("data: "));
+        if (!data) continue;
+        const e = JSON.parse(data.slice(6));
         if (e.event === "step") { hosts[e.host] = (hosts[e.host] || 0) + 1; }
         if (e.event === "host_finished") log.appendChild(el("div", e.host + ": " + e.outcome + " (" + e.changed + " changed, " + e.failed + " failed)"));
         if (e.event === "recap") log.appendChild(el("div", "recap: " + e.ok + " ok, " + e.changed + " changed, " + e.failed + " failed" + (e.stopped ? ", stopped" : "")));
@@ -140,9 +157,7 @@ async function refresh() {
   try { render(await api("/api/v1/status")); } catch (err) { if (err.message !== "unauthorized") banner(err.message); }
 }
 $("use").onclick = () => { token = $("token").value.trim(); sessionStorage.setItem("clusterctl-token", token); refresh(); };
-if (token) sessionStorage.setItem("clusterctl-token", token);
 refresh(); setInterval(refresh, 3000);
-</script></body></html>
-)HTML";
+)JS";
 
 }  // namespace clusterctl
