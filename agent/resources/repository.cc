@@ -17,8 +17,10 @@ ResourceOutcome RepositoryResource(const ResourceRequest& request, ResourceHost&
   ResourceOutcome outcome;
   const nlohmann::json& p = request.params;
   const std::string name = p["name"].get<std::string>();
-  if (name.find('/') != std::string::npos || name.empty() || name[0] == '.') {
-    return outcome.Fail("repository name '" + name + "' must be a plain file name");
+  // A file name, and a line of a .repo file: nothing else.
+  if (!IsAlnumOr(name, "_.+-") || name[0] == '.' || name[0] == '-') {
+    return outcome.Fail("repository name '" + Printable(name) +
+                        "' must be a plain file name (letters, digits, '_', '.', '+', '-'; not first '.' or '-')");
   }
   const bool absent = p.value("state", std::string("present")) == "absent";
   // Each value is one word of the source line: a space or line break would

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -20,6 +21,9 @@ struct ParamSpec {
   std::vector<std::string> choices;  // allowed values for strings
   bool controller_side = false;      // consumed by the controller (content, template, source), not sent
   bool internal = false;             // filled in by the controller; not allowed in role files
+  // Why a string (or each string of a list) is refused, "" when it is not:
+  // the syntax of a name the agent passes to a command (names.h). Null: any.
+  std::string (*refuses)(std::string_view value) = nullptr;
 };
 
 struct ResourceSpec {
@@ -38,6 +42,11 @@ inline ParamSpec ControllerSide(std::string name, ParamType type) {
   return {std::move(name), type, false, {}, true, false};
 }
 inline ParamSpec Internal(std::string name, ParamType type) { return {std::move(name), type, false, {}, false, true}; }
+// `spec` whose values must pass `refuses` (a names.h syntax).
+inline ParamSpec Refusing(ParamSpec spec, std::string (*refuses)(std::string_view)) {
+  spec.refuses = refuses;
+  return spec;
+}
 
 // Every registered kind's table, by kind name (registry.cc).
 const std::vector<ResourceSpec>& ResourceSpecs();
@@ -46,7 +55,8 @@ std::vector<std::string> ResourceKinds();
 const char* ParamTypeName(ParamType type);
 
 // Checks `params` against the spec of `kind`: unknown names, missing required
-// ones, wrong types, values outside the choices. Returns one message per
+// ones, wrong types, values outside the choices, values a parameter's
+// `refuses` refuses. Returns one message per
 // problem (empty when valid); `param_of_message[i]` names the parameter the
 // i-th message is about ("" for the whole resource).
 std::vector<std::string> ValidateParams(const ResourceSpec& spec, const nlohmann::json& params,

@@ -5,7 +5,10 @@
 //    string, a list a list, a map a map, a boolean a boolean;
 //  - formats: a value a template inserts must not break out of the file it
 //    lands in (Template::UnsafeFor): a newline in a slurm.conf value, SQL
-//    syntax in a database name.
+//    syntax in a database name;
+//  - names: a value that is a step parameter of a declared syntax (a package
+//    or unit name, agent/resources/names.h) must have it: `-oDPkg::...` is
+//    no package name.
 // Each problem is reported once, at the file:line where the value is written.
 #pragma once
 

@@ -114,6 +114,8 @@ hostile state_dir '  slurm_state_dir: "/var/spool/slurmctld\nSlurmUser=root"' "s
 sed 's/^    - name: gpu$/    - name: "gpu\\nNodeName=evil"/' "$SRC/inventory/examples/small.yaml" >"$WORK/values/partition.yaml"
 expect "inventory check refuses a partition name with a line break" 2 "cluster.slurm: slurm partition 'gpu\\x0aNodeName=evil': a name is letters, digits, '_', '-' and '.'" -- "$CLUSTERCTL" inventory check "$WORK/values/partition.yaml"
 hostile ports '  ntp_servers: "pool.ntp.org"' "variable 'ntp_servers' must be a list (role chrony's default is [])"
+hostile package '  munge_package: "-oDPkg::Pre-Invoke::=touch /tmp/owned"' "package.yaml:12:18: error: variable 'munge_package': '-oDPkg::Pre-Invoke::=touch /tmp/owned' is not a package name (it would be read as an option)"
+hostile packages '  slurm_packages: [slurm-client, "--root=/tmp"]' "variable 'slurm_packages': '--root=/tmp' is not a package name (it would be read as an option)"
 cp "$WORK/values/sql.yaml" "$WORK/values/deploy.yaml"
 expect "deploy refuses a hostile value before touching anything" 2 "nothing was changed" -- "$CLUSTERCTL" deploy "$WORK/values/deploy.yaml"
 if [ -e "$WORK/values/.clusterctl" ]; then fail "a refused deploy created a state"; else pass "a refused deploy created nothing"; fi
