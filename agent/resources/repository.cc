@@ -85,13 +85,14 @@ ResourceOutcome RepositoryResource(const ResourceRequest& request, ResourceHost&
 // The kind this file implements, registered with its parameters.
 namespace {
 using resources::ControllerSide;
+using resources::InventoryFile;
 using resources::P;
 using T = resources::ParamType;
 
 const ResourceKindRegistration kRepositoryKind(
     {"repository", "a package repository (apt source + key, or dnf .repo)",
      {P("name", T::kString, true), P("uri", T::kString, true), P("suite", T::kString),
-      P("components", T::kStringList), ControllerSide("key", T::kString), ControllerSide("key_file", T::kString),
+      P("components", T::kStringList), ControllerSide("key", T::kString), InventoryFile("key_file"),
       P("trusted", T::kBool), P("keyring", T::kString),
       P("state", T::kString, false, {"present", "absent"})},
      {}},

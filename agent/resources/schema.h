@@ -24,6 +24,9 @@ struct ParamSpec {
   // Why a string (or each string of a list) is refused, "" when it is not:
   // the syntax of a name the agent passes to a command (names.h). Null: any.
   std::string (*refuses)(std::string_view value) = nullptr;
+  // A controller-side path of a file the controller reads and sends to the
+  // node: it must lie inside the inventory's directory (inventory_file.h).
+  bool inventory_file = false;
 };
 
 struct ResourceSpec {
@@ -42,6 +45,11 @@ inline ParamSpec ControllerSide(std::string name, ParamType type) {
   return {std::move(name), type, false, {}, true, false};
 }
 inline ParamSpec Internal(std::string name, ParamType type) { return {std::move(name), type, false, {}, false, true}; }
+inline ParamSpec InventoryFile(std::string name) {
+  ParamSpec spec = ControllerSide(std::move(name), ParamType::kString);
+  spec.inventory_file = true;
+  return spec;
+}
 // `spec` whose values must pass `refuses` (a names.h syntax).
 inline ParamSpec Refusing(ParamSpec spec, std::string (*refuses)(std::string_view)) {
   spec.refuses = refuses;

@@ -8,6 +8,7 @@
 #include "agent/resources/schema.h"
 #include "common/json_text.h"
 #include "common/strings.h"
+#include "inventory/inventory_file.h"
 
 namespace clusterctl {
 namespace {
@@ -39,6 +40,7 @@ struct Use {
   enum class Kind {
     kTemplate,       // inserted as text into a template of `format`
     kName,           // the whole value of a parameter whose syntax `refuses` checks (a package name)
+    kInventoryFile,  // the whole value of a parameter naming a file sent to nodes
   };
   Kind kind = Kind::kTemplate;
   Template::Format format = Template::Format::kLines;
@@ -47,28 +49,33 @@ struct Use {
 };
 
 // Why `text` may not be where `use` puts it ("" when it may).
-std::string Refusal(const Use& use, const std::string& text) {
+std::string Refusal(const Use& use, const std::string& text, const Inventory& inventory) {
   switch (use.kind) {
     case Use::Kind::kTemplate: return Template::UnsafeFor(use.format, text);
     case Use::Kind::kName: return use.refuses(text);
+    case Use::Kind::kInventoryFile: {
+      auto resolved = ResolveInventoryFile(inventory.base_dir, text);
+      return resolved.ok() || resolved.status().code() != Status::Code::kInvalidArgument ? ""
+                                                                                         : resolved.status().message();
+    }
   }
   return "";
 }
 
-// The uses of a step parameter that is one tag: "{{munge_package}}",
+// The uses of a step parameter that is one tag: "{{grafana_repository_key_file}}",
 // ["{{mariadb_package}}", slurmdbd].
 void AddWholeValueUses(const RoleStep& step, const std::string& where, std::map<std::string, std::vector<Use>>& uses) {
   const resources::ResourceSpec* spec = resources::FindResourceSpec(step.kind);
   if (!spec || !step.params.is_object()) return;
   for (const resources::ParamSpec& param : spec->params) {
-    if (!param.refuses) continue;
+    if (!param.refuses && !param.inventory_file) continue;
     auto value = step.params.find(param.name);
     if (value == step.params.end()) continue;
     for (const json& item : value->is_array() ? *value : json::array({*value})) {
       auto name = item.is_string() ? SingleTagName(item.get<std::string>()) : std::nullopt;
       if (!name) continue;
       Use use;
-      use.kind = Use::Kind::kName;
+      use.kind = param.inventory_file ? Use::Kind::kInventoryFile : Use::Kind::kName;
       use.refuses = param.refuses;
       use.where = step.kind + " parameter '" + param.name + "' of " + where;
       uses[name->substr(0, name->find('.'))].push_back(use);
@@ -136,7 +143,7 @@ void CheckInventoryVariables(const Catalog& catalog, const Inventory& inventory,
           for (const json& item : value.is_array() ? value : json::array({value})) {
             if (item.is_object() || item.is_array() || item.is_null()) continue;
             const std::string text = item.is_string() ? item.get<std::string>() : JsonText(item);
-            const std::string unsafe = Refusal(use, text);
+            const std::string unsafe = Refusal(use, text, inventory);
             if (unsafe.empty()) continue;
             report(name, at, use.where,
                    use.kind == Use::Kind::kTemplate

@@ -8,7 +8,10 @@
 //    syntax in a database name;
 //  - names: a value that is a step parameter of a declared syntax (a package
 //    or unit name, agent/resources/names.h) must have it: `-oDPkg::...` is
-//    no package name.
+//    no package name;
+//  - files: a value naming a file the controller sends to nodes (a
+//    repository key, a bundle) must lie inside the inventory's directory
+//    (inventory/inventory_file.h).
 // Each problem is reported once, at the file:line where the value is written.
 #pragma once
 
