@@ -64,9 +64,9 @@ const char* ParamTypeName(ParamType type);
 
 // Checks `params` against the spec of `kind`: unknown names, missing required
 // ones, wrong types, values outside the choices, values a parameter's
-// `refuses` refuses. Returns one message per
-// problem (empty when valid); `param_of_message[i]` names the parameter the
-// i-th message is about ("" for the whole resource).
+// `refuses` refuses. Returns one message per problem (empty when valid);
+// `param_of_message[i]` names the parameter the i-th message is about (""
+// for the whole resource).
 std::vector<std::string> ValidateParams(const ResourceSpec& spec, const nlohmann::json& params,
                                         std::vector<std::string>* param_of_message = nullptr);
 
