@@ -23,6 +23,16 @@ ino_t InodeOf(int fd) {
   return fd >= 0 && ::fstat(fd, &st) == 0 ? st.st_ino : 0;
 }
 
+// kill(2) with a pid <= 0 names this agent's own process group (0), every
+// process the agent may signal (-1) or a group by its id: only a process or
+// group the agent started, known by its positive pid, is ever signalled.
+void SignalProcess(pid_t pid, int signal_number) {
+  if (pid > 0) ::kill(pid, signal_number);
+}
+void SignalGroup(pid_t group, int signal_number) {
+  if (group > 0) ::kill(-group, signal_number);
+}
+
 // Kills every process (but this one) that holds one of the pipes: the
 // descendants that left the command's process group (setsid, a double
 // fork) and still hold its stdout or stderr.
@@ -45,7 +55,7 @@ void KillPipeHolders(const std::vector<ino_t>& pipes) {
       for (ino_t inode : pipes) holds = holds || (inode != 0 && st.st_ino == inode);
     }
     ::closedir(fds);
-    if (holds) ::kill(static_cast<pid_t>(pid), SIGKILL);
+    if (holds) SignalProcess(static_cast<pid_t>(pid), SIGKILL);
   }
   ::closedir(proc);
 }
@@ -68,12 +78,12 @@ class Deadline {
     if (now < next_ || phase_ == Phase::kAbandoned) return phase_;
     switch (phase_) {
       case Phase::kRunning:
-        ::kill(-group_, SIGTERM);
+        SignalGroup(group_, SIGTERM);
         phase_ = Phase::kTermSent;
         next_ = now + kill_grace_;
         break;
       case Phase::kTermSent:
-        ::kill(-group_, SIGKILL);
+        SignalGroup(group_, SIGKILL);
         phase_ = Phase::kKillSent;
         next_ = now + std::chrono::seconds(1);
         break;
@@ -106,11 +116,37 @@ class Deadline {
 struct ChildPipes {
   int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1}, exec[2] = {-1, -1};
 
+  // All four pipes, or none (and errno set).
   bool Open() {
-    return ::pipe2(in, O_CLOEXEC) == 0 && ::pipe2(out, O_CLOEXEC) == 0 && ::pipe2(err, O_CLOEXEC) == 0 &&
-           ::pipe2(exec, O_CLOEXEC) == 0;
+    if (::pipe2(in, O_CLOEXEC) == 0 && ::pipe2(out, O_CLOEXEC) == 0 && ::pipe2(err, O_CLOEXEC) == 0 &&
+        ::pipe2(exec, O_CLOEXEC) == 0) {
+      return true;
+    }
+    CloseAll();
+    return false;
+  }
+  // Closes every end still open; keeps errno.
+  void CloseAll() {
+    const int saved = errno;
+    for (int* pair : {in, out, err, exec}) {
+      for (int i = 0; i < 2; ++i) {
+        if (pair[i] >= 0) ::close(pair[i]);
+        pair[i] = -1;
+      }
+    }
+    errno = saved;
   }
 };
+
+// A command that never ran: exit 127 (the shell's "cannot execute"),
+// `reason` on stderr.
+CommandResult NotStarted(std::string reason) {
+  CommandResult result;
+  result.started = false;
+  result.exit_code = 127;
+  result.stderr_data = std::move(reason);
+  return result;
+}
 
 [[noreturn]] void ExecChild(const CommandSpec& spec, const ChildPipes& p, std::vector<char*>& argv,
                             std::vector<char*>& envp) {
@@ -188,7 +224,7 @@ int Reap(pid_t pid, Deadline& deadline, CommandResult& result) {
     if (r == pid) return status;
     if (r < 0 && errno != EINTR) return status;
     if (deadline.Advance({}) == Deadline::Phase::kAbandoned) {
-      ::kill(pid, SIGKILL);  // cannot be ignored: the wait below ends
+      SignalProcess(pid, SIGKILL);  // cannot be ignored: the wait below ends
       ::waitpid(pid, &status, 0);
       return status;
     }
@@ -206,16 +242,12 @@ std::map<std::string, std::string> BaseEnvironment() {
           {"DEBIAN_FRONTEND", "noninteractive"}};
 }
 
-CommandResult RunCommand(const CommandSpec& spec) {
+CommandResult RunCommand(const CommandSpec& spec, ForkFunction fork_process) {
   CommandResult result;
   const auto start = Clock::now();
   ChildPipes p;
-  if (spec.argv.empty() || !p.Open()) {
-    result.started = false;
-    result.exit_code = 127;
-    result.stderr_data = spec.argv.empty() ? "empty command" : std::string("pipe: ") + std::strerror(errno);
-    return result;
-  }
+  if (spec.argv.empty()) return NotStarted("empty command");
+  if (!p.Open()) return NotStarted(spec.argv[0] + " could not be started: pipe: " + std::strerror(errno));
   std::map<std::string, std::string> env = BaseEnvironment();
   for (const auto& [k, v] : spec.env) env[k] = v;
   std::vector<std::string> env_strings;
@@ -227,8 +259,15 @@ CommandResult RunCommand(const CommandSpec& spec) {
   for (auto& s : args) argv.push_back(s.data());
   argv.push_back(nullptr);
 
-  pid_t pid = ::fork();
+  pid_t pid = fork_process();
   if (pid == 0) ExecChild(spec, p, argv, envp);
+  if (pid < 0) {
+    // Without a process there is nothing to wait for or to signal (a pid of
+    // -1 given to kill() would reach every process on the node).
+    const std::string reason = spec.argv[0] + " could not be started: fork: " + std::strerror(errno);
+    p.CloseAll();
+    return NotStarted(reason);
+  }
   ::close(p.in[0]);
   ::close(p.out[1]);
   ::close(p.err[1]);

@@ -1,6 +1,8 @@
 // Running a program on the node: an argument vector, never a shell string.
 #pragma once
 
+#include <unistd.h>
+
 #include <chrono>
 #include <map>
 #include <string>
@@ -27,7 +29,10 @@ struct CommandResult {
   int signal = 0;
   bool timed_out = false;
   bool truncated = false;
-  bool started = true;  // false when the program could not be executed (exit_code 127)
+  // false when the program could not be executed: no pipes, no process
+  // (fork failed), or exec failed; exit_code is then 127 and stderr_data
+  // says why, with the error number's text.
+  bool started = true;
   std::string stdout_data;
   std::string stderr_data;
   std::chrono::milliseconds duration{0};
@@ -37,6 +42,10 @@ struct CommandResult {
 // DEBIAN_FRONTEND=noninteractive; nothing inherited from the SSH session.
 std::map<std::string, std::string> BaseEnvironment();
 
-CommandResult RunCommand(const CommandSpec& spec);
+// How a process is created: fork(2) itself, or a test's stand-in that fails
+// the way fork does (returns -1 with errno set).
+using ForkFunction = pid_t (*)();
+
+CommandResult RunCommand(const CommandSpec& spec, ForkFunction fork_process = ::fork);
 
 }  // namespace clusterctl::agent

@@ -1,5 +1,10 @@
 #include "agent/exec/run_command.h"
 
+#include <dirent.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include <doctest/doctest.h>
 
 namespace clusterctl::agent {
@@ -65,6 +70,38 @@ TEST_CASE("RunCommand reports a missing program as not started, exit 127") {
   CHECK_FALSE(r.started);
   CHECK(r.exit_code == 127);
   CHECK(r.stderr_data.find("No such file") != std::string::npos);
+}
+
+namespace {
+
+int OpenDescriptors() {
+  int count = 0;
+  DIR* fds = ::opendir("/proc/self/fd");
+  while (fds && ::readdir(fds)) ++count;
+  if (fds) ::closedir(fds);
+  return count;
+}
+
+}  // namespace
+
+TEST_CASE("RunCommand reports a fork that fails as a command not started, with the error (issue 31)") {
+  // Given a node that cannot create another process (fork returns -1, EAGAIN)
+  CommandSpec spec;
+  spec.argv = {"true"};
+  const int descriptors_before = OpenDescriptors();
+  // When a command is run
+  CommandResult r = RunCommand(spec, []() -> pid_t {
+    errno = EAGAIN;
+    return -1;
+  });
+  // Then it failed, says why, and left no pipe open (nothing was waited for
+  // or signalled: there is no process).
+  CHECK_FALSE(r.started);
+  CHECK(r.exit_code == 127);
+  CHECK(r.stdout_data.empty());
+  CHECK(r.stderr_data == std::string("true could not be started: fork: ") + std::strerror(EAGAIN));
+  CHECK_FALSE(r.timed_out);
+  CHECK(OpenDescriptors() == descriptors_before);
 }
 
 TEST_CASE("RunCommand caps output and flags the truncation") {

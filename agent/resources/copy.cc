@@ -122,14 +122,14 @@ Status WriteUploadChunk(const std::string& path, uint64_t offset, const std::str
 
 // The kind this file implements, registered with its parameters.
 namespace {
-using resources::ControllerSide;
+using resources::InventoryFile;
 using resources::Internal;
 using resources::P;
 using T = resources::ParamType;
 
 const ResourceKindRegistration kCopyKind(
     {"copy", "a (large) file from the controller: streamed, checksum-verified, resumable",
-     {P("path", T::kString, true), ControllerSide("source", T::kString), P("owner", T::kString),
+     {P("path", T::kString, true), InventoryFile("source"), P("owner", T::kString),
       P("group", T::kString), P("mode", T::kMode), Internal("sha256", T::kString), Internal("size", T::kInt)},
      {"source"}},
     CopyResource);

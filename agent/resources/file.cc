@@ -87,13 +87,14 @@ ResourceOutcome FileResource(const ResourceRequest& request, ResourceHost& host)
 // The kind this file implements, registered with its parameters.
 namespace {
 using resources::ControllerSide;
+using resources::InventoryFile;
 using resources::P;
 using T = resources::ParamType;
 
 const ResourceKindRegistration kFileKind(
     {"file", "a file's content, owner, group and mode (atomic replace; old content kept in the state)",
      {P("path", T::kString, true), ControllerSide("content", T::kString), ControllerSide("template", T::kString),
-      ControllerSide("source", T::kString), ControllerSide("secret_content", T::kString), P("owner", T::kString),
+      InventoryFile("source"), ControllerSide("secret_content", T::kString), P("owner", T::kString),
       P("group", T::kString), P("mode", T::kMode), P("state", T::kString, false, {"present", "absent"}),
       P("secret", T::kBool), P("validate", T::kStringList)},
      {"content", "template", "source", "secret_content"}},

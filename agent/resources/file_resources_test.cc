@@ -234,5 +234,33 @@ TEST_CASE("a repository whose uri, suite, component or keyring is not one word i
   }
 }
 
+TEST_CASE("a repository name that is not a plain file name is refused before any file is written (issue 31)") {
+  for (const char* name : {"x\ngpgcheck=0", "../x", "-x", ".x", "a b", ""}) {
+    CAPTURE(name);
+    ResourceHost host;
+    ResourceOutcome outcome = Run("repository", {{"name", name}, {"uri", "http://mirror.example/"}}, false, host);
+    CHECK(outcome.failed);
+    CHECK(outcome.error.find("must be a plain file name") != std::string::npos);
+    CHECK_FALSE(outcome.changed);
+  }
+}
+
+TEST_CASE("a mount whose source, type or options is not one word of fstab is refused before fstab is read (issue 31)") {
+  for (const nlohmann::json& params : {
+           nlohmann::json{{"path", "/mnt/x"}, {"source", "server:/x /root none bind 0 0\n#"}, {"fstype", "nfs"}},
+           nlohmann::json{{"path", "/mnt/x"}, {"source", "server:/x"}, {"fstype", "nfs rw"}},
+           nlohmann::json{{"path", "/mnt/x"}, {"source", "server:/x"}, {"fstype", "nfs"}, {"options", "ro\tsuid"}},
+           nlohmann::json{{"path", "/mnt/x"}, {"source", ""}, {"fstype", "nfs"}}}) {
+    CAPTURE(JsonText(params));
+    ResourceHost host;
+    nlohmann::json present = params;
+    present["state"] = "present";
+    ResourceOutcome outcome = Run("mount", present, false, host);
+    CHECK(outcome.failed);
+    CHECK(outcome.error.find("is not one word of an fstab line") != std::string::npos);
+    CHECK(outcome.diff.empty());
+  }
+}
+
 }  // namespace
 }  // namespace clusterctl::agent

@@ -1,6 +1,7 @@
 // kernel_module and sysctl.
 #include <sys/stat.h>
 
+#include "agent/resources/names.h"
 #include "agent/resources/registry.h"
 #include "agent/resources/node_files.h"
 #include "common/json_text.h"
@@ -9,6 +10,7 @@
 namespace clusterctl::agent {
 namespace {
 
+// A sysctl name (modules' names are checked by their parameter table).
 bool ValidName(const std::string& name) {
   return !name.empty() && name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") ==
                               std::string::npos && name[0] != '.';
@@ -32,7 +34,6 @@ ResourceOutcome KernelModuleResource(const ResourceRequest& request, ResourceHos
   ResourceOutcome outcome;
   const nlohmann::json& p = request.params;
   const std::string name = p["name"].get<std::string>();
-  if (!ValidName(name)) return outcome.Fail("invalid module name '" + name + "'");
   const std::string state = p.value("state", std::string("loaded"));
   std::string sys_name = name;
   for (char& c : sys_name) c = c == '-' ? '_' : c;
@@ -53,7 +54,7 @@ ResourceOutcome KernelModuleResource(const ResourceRequest& request, ResourceHos
     EnsureFileContent(boot_file, std::nullopt, 0644, request.apply, outcome);
     if (loaded) {
       outcome.Differs("module " + name + " loaded");
-      if (request.apply) RunOrFail(host, outcome, {"modprobe", "-r", name}, true);
+      if (request.apply) RunOrFail(host, outcome, {"modprobe", "-r", "--", name}, true);
     }
     return outcome;
   }
@@ -68,7 +69,7 @@ ResourceOutcome KernelModuleResource(const ResourceRequest& request, ResourceHos
   if (outcome.failed) return outcome;
   if (!loaded) {
     outcome.Differs("module " + name + " not loaded");
-    if (request.apply) RunOrFail(host, outcome, {"modprobe", name}, true);
+    if (request.apply) RunOrFail(host, outcome, {"modprobe", "--", name}, true);
   }
   return outcome;
 }
@@ -104,11 +105,13 @@ ResourceOutcome SysctlResource(const ResourceRequest& request, ResourceHost&) {
 // The kinds this file implements, registered with its parameters.
 namespace {
 using resources::P;
+using resources::Refusing;
 using T = resources::ParamType;
 
 const ResourceKindRegistration kKernelModuleKind(
     {"kernel_module", "a kernel module: loaded, blacklisted, loaded at boot, options",
-     {P("name", T::kString, true), P("state", T::kString, false, {"loaded", "absent", "blacklisted"}),
+     {Refusing(P("name", T::kString, true), ModuleNameRefusal),
+      P("state", T::kString, false, {"loaded", "absent", "blacklisted"}),
       P("at_boot", T::kBool), P("options", T::kString)},
      {}},
     KernelModuleResource);

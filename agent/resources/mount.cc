@@ -1,6 +1,7 @@
 // mount: the /etc/fstab entry for a mount point and the mount itself.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "agent/resources/registry.h"
@@ -35,6 +36,15 @@ ResourceOutcome MountResource(const ResourceRequest& request, ResourceHost& host
   const bool wants_entry = state == "mounted" || state == "present";
   if (wants_entry && (!p.contains("source") || !p.contains("fstype"))) {
     return outcome.Fail("mount needs 'source' and 'fstype' for state " + state);
+  }
+  // Each is one field of the fstab line: a space or line break would add
+  // fields or entries of the value's choosing to /etc/fstab.
+  for (const char* field : {"source", "fstype", "options"}) {
+    const std::string value = p.value(field, std::string("x"));
+    const bool one_word = !value.empty() && std::none_of(value.begin(), value.end(), [](char c) {
+      return static_cast<unsigned char>(c) <= ' ' || c == 0x7f;
+    });
+    if (!one_word) return outcome.Fail("mount " + std::string(field) + " '" + Printable(value) + "' is not one word of an fstab line");
   }
   // fstab: replace the entry for `path`, keep everything else byte for byte.
   std::string fstab = ReadWholeFile("/etc/fstab").value_or("");

@@ -10,6 +10,7 @@
 #include <map>
 
 #include "agent/resources/apt.h"
+#include "agent/resources/names.h"
 #include "agent/resources/registry.h"
 #include "agent/resources/node_files.h"
 #include "common/json_text.h"
@@ -109,7 +110,7 @@ std::vector<std::string> Names(const nlohmann::json& name) {
 std::map<std::string, Installed> QueryApt(const std::vector<std::string>& names, ResourceHost& host) {
   std::map<std::string, Installed> out;
   CommandSpec query;
-  query.argv = {"dpkg-query", "-W", "-f=${Package}\\t${db:Status-Abbrev}\\t${Version}\\n"};
+  query.argv = {"dpkg-query", "-W", "-f=${Package}\\t${db:Status-Abbrev}\\t${Version}\\n", "--"};
   for (const auto& n : names) query.argv.push_back(n);
   CommandResult r = host.Run(query, false);
   for (const std::string& line : Split(r.stdout_data, '\n')) {
@@ -124,7 +125,7 @@ std::map<std::string, Installed> QueryApt(const std::vector<std::string>& names,
 std::map<std::string, Installed> QueryRpm(const std::vector<std::string>& names, ResourceHost& host) {
   std::map<std::string, Installed> out;
   CommandSpec query;
-  query.argv = {"rpm", "-q", "--qf", "%{NAME}\\t%{VERSION}-%{RELEASE}\\n"};
+  query.argv = {"rpm", "-q", "--qf", "%{NAME}\\t%{VERSION}-%{RELEASE}\\n", "--"};
   for (const auto& n : names) query.argv.push_back(n);
   CommandResult r = host.Run(query, false);
   for (const std::string& line : Split(r.stdout_data, '\n')) {
@@ -159,6 +160,12 @@ ResourceOutcome PackageResource(const ResourceRequest& request, ResourceHost& ho
   const bool absent = p.value("state", std::string("present")) == "absent";
   const std::string version = p.value("version", std::string());
   const bool apt = UsesApt();
+  // The registered table refused what is no package name of either family
+  // (an option above all); an apt node takes Debian's names only.
+  for (const std::string& name : names) {
+    const std::string refused = PackageNameRefusal(name, apt ? PackageFamily::kDebian : PackageFamily::kRpm);
+    if (!refused.empty()) return outcome.Fail("package: " + refused);
+  }
   std::map<std::string, Installed> installed = apt ? QueryApt(names, host) : QueryRpm(names, host);
 
   std::vector<std::string> to_install, to_remove, to_hold, to_unhold;
@@ -203,27 +210,28 @@ ResourceOutcome PackageResource(const ResourceRequest& request, ResourceHost& ho
       if (!AptCacheFresh() && !AptUpdate(host, outcome)) return outcome;
       std::vector<std::string> argv = {"apt-get", "install", "-y", "-q", "--no-install-recommends",
                                        "-o", "Dpkg::Options::=--force-confold", "--allow-downgrades",
-                                       "--allow-change-held-packages"};
+                                       "--allow-change-held-packages", "--"};
       argv.insert(argv.end(), to_install.begin(), to_install.end());
       if (!RunApt(host, outcome, argv)) return outcome;
     }
     if (!to_remove.empty()) {
-      std::vector<std::string> argv = {"apt-get", "remove", "-y", "-q"};
+      std::vector<std::string> argv = {"apt-get", "remove", "-y", "-q", "--"};
       argv.insert(argv.end(), to_remove.begin(), to_remove.end());
       if (!RunApt(host, outcome, argv)) return outcome;
     }
     if (!to_hold.empty()) {
-      std::vector<std::string> argv = {"apt-mark", "hold"};
+      std::vector<std::string> argv = {"apt-mark", "hold", "--"};
       argv.insert(argv.end(), to_hold.begin(), to_hold.end());
       if (!RunOrFail(host, outcome, argv, true)) return outcome;
     }
     if (!to_unhold.empty()) {
-      std::vector<std::string> argv = {"apt-mark", "unhold"};
+      std::vector<std::string> argv = {"apt-mark", "unhold", "--"};
       argv.insert(argv.end(), to_unhold.begin(), to_unhold.end());
       RunOrFail(host, outcome, argv, true);
     }
     return outcome;
   }
+  // No "--" for dnf: dnf5 before 5.4.3 refuses it; the names were checked.
   if (!to_install.empty()) {
     std::vector<std::string> argv = {"dnf", "install", "-y", "-q"};
     argv.insert(argv.end(), to_install.begin(), to_install.end());
@@ -249,12 +257,14 @@ ResourceOutcome PackageResource(const ResourceRequest& request, ResourceHost& ho
 // The kind this file implements, registered with its parameters.
 namespace {
 using resources::P;
+using resources::Refusing;
 using T = resources::ParamType;
 
 const ResourceKindRegistration kPackageKind(
     {"package", "distribution packages (apt or dnf): present, absent, pinned version, held",
-     {P("name", T::kStringList, true), P("state", T::kString, false, {"present", "absent"}),
-      P("version", T::kString), P("hold", T::kBool)},
+     {Refusing(P("name", T::kStringList, true), AnyPackageNameRefusal),
+      P("state", T::kString, false, {"present", "absent"}), Refusing(P("version", T::kString), PackageVersionRefusal),
+      P("hold", T::kBool)},
      {}},
     PackageResource);
 

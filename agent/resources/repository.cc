@@ -17,8 +17,10 @@ ResourceOutcome RepositoryResource(const ResourceRequest& request, ResourceHost&
   ResourceOutcome outcome;
   const nlohmann::json& p = request.params;
   const std::string name = p["name"].get<std::string>();
-  if (name.find('/') != std::string::npos || name.empty() || name[0] == '.') {
-    return outcome.Fail("repository name '" + name + "' must be a plain file name");
+  // A file name, and a line of a .repo file: nothing else.
+  if (!IsAlnumOr(name, "_.+-") || name[0] == '.' || name[0] == '-') {
+    return outcome.Fail("repository name '" + Printable(name) +
+                        "' must be a plain file name (letters, digits, '_', '.', '+', '-'; not first '.' or '-')");
   }
   const bool absent = p.value("state", std::string("present")) == "absent";
   // Each value is one word of the source line: a space or line break would
@@ -83,13 +85,14 @@ ResourceOutcome RepositoryResource(const ResourceRequest& request, ResourceHost&
 // The kind this file implements, registered with its parameters.
 namespace {
 using resources::ControllerSide;
+using resources::InventoryFile;
 using resources::P;
 using T = resources::ParamType;
 
 const ResourceKindRegistration kRepositoryKind(
     {"repository", "a package repository (apt source + key, or dnf .repo)",
      {P("name", T::kString, true), P("uri", T::kString, true), P("suite", T::kString),
-      P("components", T::kStringList), ControllerSide("key", T::kString), ControllerSide("key_file", T::kString),
+      P("components", T::kStringList), ControllerSide("key", T::kString), InventoryFile("key_file"),
       P("trusted", T::kBool), P("keyring", T::kString),
       P("state", T::kString, false, {"present", "absent"})},
      {}},

@@ -24,6 +24,16 @@ std::deque<std::string> Components(const std::string& path) {
   return parts;
 }
 
+// ".." walks up from where a path seems to lead: /etc/prometheus/jobs/{{job}}
+// with the job "../../../../root" is /root. Only the targets of root's own
+// links may hold one (/etc/localtime -> ../usr/share/zoneinfo/...).
+bool HasParentComponent(const std::string& path) {
+  for (const std::string& part : Split(path, '/')) {
+    if (part == "..") return true;
+  }
+  return false;
+}
+
 // Only root could have made or changed a link inside this directory.
 bool WritableOnlyByRoot(int dir_fd) {
   struct stat st {};
@@ -36,8 +46,12 @@ std::string Errno(const std::string& what) { return what + ": " + std::strerror(
 
 Result<ParentDirectory> ParentDirectory::Open(const std::string& path) {
   if (path.empty() || path[0] != '/') return Status::InvalidArgument("'" + path + "' is not an absolute path");
+  if (HasParentComponent(path)) {
+    return Status::InvalidArgument("'" + Printable(path, 200) +
+                                   "' has a '..' component: a path must name its file without walking up");
+  }
   std::deque<std::string> pending = Components(path);
-  if (pending.empty() || pending.back() == "..") return Status::InvalidArgument("'" + path + "' names no file");
+  if (pending.empty()) return Status::InvalidArgument("'" + path + "' names no file");
   const std::string name = pending.back();
   pending.pop_back();
   int fd = ::open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);

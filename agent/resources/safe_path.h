@@ -23,9 +23,11 @@ namespace clusterctl::agent {
 
 class ParentDirectory {
  public:
-  // Opens the directory that holds `path` (absolute). FailedPrecondition
-  // naming the link when the way there crosses one that is not trusted;
-  // NotFound when a directory on the way is missing.
+  // Opens the directory that holds `path` (absolute). InvalidArgument when
+  // the path is relative or has a ".." component (only a trusted link's
+  // target may walk up); FailedPrecondition naming the link when the way
+  // there crosses one that is not trusted; NotFound when a directory on the
+  // way is missing.
   static Result<ParentDirectory> Open(const std::string& path);
 
   ParentDirectory(ParentDirectory&& other) noexcept;

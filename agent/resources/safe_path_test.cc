@@ -69,4 +69,45 @@ TEST_CASE("the file itself being a link: replaced by the new file, never written
   CHECK(ParentDirectory::Open("relative/path").status().code() == Status::Code::kInvalidArgument);
 }
 
+TEST_CASE("a path with a '..' component is refused by every write, before anything changes (issue 31)") {
+  // Given a directory a role writes into, and a file beside it
+  testing::TempDir dir;
+  const std::string jobs = dir.path() + "/etc/prometheus/jobs";
+  std::filesystem::create_directories(jobs);
+  const std::string outside = dir.path() + "/root";
+  std::filesystem::create_directories(outside);
+  REQUIRE(::chmod(outside.c_str(), 0700) == 0);
+  std::ofstream(outside + "/secret") << "root's\n";
+  // When a job name walks up out of it (monitoring_jobs: ["../../../root"])
+  const std::string walked = jobs + "/../../../root";
+  // Then no operation reaches the file it names
+  Status chmod = ChangeAttributes(walked, static_cast<uid_t>(-1), static_cast<gid_t>(-1), 0755);
+  CHECK(chmod.code() == Status::Code::kInvalidArgument);
+  CHECK(chmod.message().find("has a '..' component") != std::string::npos);
+  CHECK_FALSE(WriteNodeFile(jobs + "/../../passwd", "x\n", 0644, ::geteuid(), ::getegid()).ok());
+  CHECK_FALSE(MakeNodeDirectory(jobs + "/../new", 0755).ok());
+  CHECK_FALSE(RemoveNodeFile(jobs + "/..").ok());
+  CHECK_FALSE(ReadNodeFile(jobs + "/../../../root/secret"));
+  struct stat st {};
+  REQUIRE(::stat(outside.c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 0700);
+  CHECK_FALSE(std::filesystem::exists(dir.path() + "/etc/passwd"));
+  CHECK_FALSE(std::filesystem::exists(dir.path() + "/etc/prometheus/new"));
+  // A name that only contains dots is a name like any other.
+  CHECK(WriteNodeFile(jobs + "/..job...", "x\n", 0644, ::geteuid(), ::getegid()).ok());
+}
+
+TEST_CASE("a trusted link's target may walk up: /etc/localtime -> ../usr/share/zoneinfo/UTC") {
+  if (::geteuid() != 0) return;  // the links followed are root's
+  testing::TempDir dir;
+  const std::string sys = dir.path() + "/sys";
+  std::filesystem::create_directories(sys + "/usr/lib");
+  std::filesystem::create_directories(sys + "/etc");
+  REQUIRE(::chmod(sys.c_str(), 0755) == 0);
+  REQUIRE(::chmod((sys + "/etc").c_str(), 0755) == 0);
+  REQUIRE(::symlink("../usr/lib", (sys + "/etc/lib").c_str()) == 0);
+  REQUIRE(WriteNodeFile(sys + "/etc/lib/unit.service", "[Unit]\n", 0644, 0, 0).ok());
+  CHECK(Slurp(sys + "/usr/lib/unit.service") == "[Unit]\n");
+}
+
 }  // namespace clusterctl::agent

@@ -74,6 +74,12 @@ std::vector<std::string> ValidateParams(const ResourceSpec& spec, const nlohmann
                        JsonText(value));
       continue;
     }
+    if (found->refuses) {
+      for (const auto& item : value.is_array() ? value : nlohmann::json::array({value})) {
+        const std::string refused = item.is_string() ? found->refuses(item.get_ref<const std::string&>()) : "";
+        if (!refused.empty()) report(name, spec.kind + " parameter '" + name + "': " + refused);
+      }
+    }
     if (!found->choices.empty() && value.is_string()) {
       const std::string text = value.get<std::string>();
       if (std::find(found->choices.begin(), found->choices.end(), text) == found->choices.end()) {

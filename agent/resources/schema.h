@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -20,6 +21,12 @@ struct ParamSpec {
   std::vector<std::string> choices;  // allowed values for strings
   bool controller_side = false;      // consumed by the controller (content, template, source), not sent
   bool internal = false;             // filled in by the controller; not allowed in role files
+  // Why a string (or each string of a list) is refused, "" when it is not:
+  // the syntax of a name the agent passes to a command (names.h). Null: any.
+  std::string (*refuses)(std::string_view value) = nullptr;
+  // A controller-side path of a file the controller reads and sends to the
+  // node: it must lie inside the inventory's directory (inventory_file.h).
+  bool inventory_file = false;
 };
 
 struct ResourceSpec {
@@ -38,6 +45,16 @@ inline ParamSpec ControllerSide(std::string name, ParamType type) {
   return {std::move(name), type, false, {}, true, false};
 }
 inline ParamSpec Internal(std::string name, ParamType type) { return {std::move(name), type, false, {}, false, true}; }
+inline ParamSpec InventoryFile(std::string name) {
+  ParamSpec spec = ControllerSide(std::move(name), ParamType::kString);
+  spec.inventory_file = true;
+  return spec;
+}
+// `spec` whose values must pass `refuses` (a names.h syntax).
+inline ParamSpec Refusing(ParamSpec spec, std::string (*refuses)(std::string_view)) {
+  spec.refuses = refuses;
+  return spec;
+}
 
 // Every registered kind's table, by kind name (registry.cc).
 const std::vector<ResourceSpec>& ResourceSpecs();
@@ -46,9 +63,10 @@ std::vector<std::string> ResourceKinds();
 const char* ParamTypeName(ParamType type);
 
 // Checks `params` against the spec of `kind`: unknown names, missing required
-// ones, wrong types, values outside the choices. Returns one message per
-// problem (empty when valid); `param_of_message[i]` names the parameter the
-// i-th message is about ("" for the whole resource).
+// ones, wrong types, values outside the choices, values a parameter's
+// `refuses` refuses. Returns one message per problem (empty when valid);
+// `param_of_message[i]` names the parameter the i-th message is about (""
+// for the whole resource).
 std::vector<std::string> ValidateParams(const ResourceSpec& spec, const nlohmann::json& params,
                                         std::vector<std::string>* param_of_message = nullptr);
 

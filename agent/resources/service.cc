@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 
+#include "agent/resources/names.h"
 #include "agent/resources/registry.h"
 #include "agent/resources/node_files.h"
 #include "common/strings.h"
@@ -14,9 +15,9 @@ namespace {
 
 std::map<std::string, std::string> ShowUnit(const std::string& name, ResourceHost& host) {
   CommandSpec show;
-  show.argv = {"systemctl", "show", name, "-p", "LoadState", "-p", "ActiveState", "-p", "UnitFileState",
+  show.argv = {"systemctl", "show", "-p", "LoadState", "-p", "ActiveState", "-p", "UnitFileState",
                "-p", "InvocationID", "-p", "NeedDaemonReload", "-p", "DropInPaths", "-p", "Id",
-               "-p", "ConditionResult", "-p", "Result"};
+               "-p", "ConditionResult", "-p", "Result", "--", name};
   CommandResult r = host.Run(show, false);
   std::map<std::string, std::string> properties;
   for (const std::string& line : Split(r.stdout_data, '\n')) {
@@ -54,7 +55,7 @@ void VerifyActive(const std::string& name, ResourceHost& host, ResourceOutcome& 
   const std::string active = after["ActiveState"];
   if (active == "active" || active == "activating" || active == "reloading") return;
   CommandSpec status;
-  status.argv = {"systemctl", "status", "--no-pager", "-n", "20", name};
+  status.argv = {"systemctl", "status", "--no-pager", "-n", "20", "--", name};
   CommandResult r = host.Run(status, false);
   outcome.Fail(after["ConditionResult"] == "no" ? "unit " + name + " did not start: a start condition is not met"
                                                : "unit " + name + " is " + active + " after starting (" + after["Result"] + ")");
@@ -93,7 +94,7 @@ ResourceOutcome ServiceResource(const ResourceRequest& request, ResourceHost& ho
     bool is = IsEnabled(unit["UnitFileState"]);
     if (want != is) {
       outcome.Differs(std::string(want ? "not enabled" : "enabled") + " (" + unit["UnitFileState"] + ")");
-      if (request.apply && !RunOrFail(host, outcome, {"systemctl", want ? "enable" : "disable", name}, true)) {
+      if (request.apply && !RunOrFail(host, outcome, {"systemctl", want ? "enable" : "disable", "--", name}, true)) {
         return outcome;
       }
     }
@@ -104,24 +105,24 @@ ResourceOutcome ServiceResource(const ResourceRequest& request, ResourceHost& ho
   // reset-failed; a deploy asking for it to run means to start it anyway.
   const bool wants_start = state == "running" || state == "restarted" || state == "reloaded";
   if (request.apply && wants_start && unit["Result"] == "start-limit-hit" &&
-      !RunOrFail(host, outcome, {"systemctl", "reset-failed", name}, true)) {
+      !RunOrFail(host, outcome, {"systemctl", "reset-failed", "--", name}, true)) {
     return outcome;
   }
   const bool running = active == "active" || active == "activating" || active == "reloading";
   if (state == "running" && !running) {
     outcome.Differs("not running (" + active + ")");
-    if (request.apply && !RunOrFail(host, outcome, {"systemctl", "start", name}, true)) return outcome;
+    if (request.apply && !RunOrFail(host, outcome, {"systemctl", "start", "--", name}, true)) return outcome;
     if (request.apply) VerifyActive(name, host, outcome);
   } else if (state == "stopped" && running) {
     outcome.Differs("running");
-    if (request.apply && !RunOrFail(host, outcome, {"systemctl", "stop", name}, true)) return outcome;
+    if (request.apply && !RunOrFail(host, outcome, {"systemctl", "stop", "--", name}, true)) return outcome;
   } else if (state == "restarted") {
     outcome.Differs("restart");
-    if (request.apply && !RunOrFail(host, outcome, {"systemctl", "restart", name}, true)) return outcome;
+    if (request.apply && !RunOrFail(host, outcome, {"systemctl", "restart", "--", name}, true)) return outcome;
     if (request.apply) VerifyActive(name, host, outcome);
   } else if (state == "reloaded") {
     outcome.Differs("reload");
-    if (request.apply && !RunOrFail(host, outcome, {"systemctl", "reload-or-restart", name}, true)) return outcome;
+    if (request.apply && !RunOrFail(host, outcome, {"systemctl", "reload-or-restart", "--", name}, true)) return outcome;
   }
   if (request.apply && outcome.changed) outcome.extra["invocation_after"] = ShowUnit(name, host)["InvocationID"];
   return outcome;
@@ -130,11 +131,14 @@ ResourceOutcome ServiceResource(const ResourceRequest& request, ResourceHost& ho
 // The kind this file implements, registered with its parameters.
 namespace {
 using resources::P;
+using resources::Refusing;
 using T = resources::ParamType;
 
+// The name's syntax is checked before any command (RunResource), and "--"
+// ends systemctl's options before it all the same.
 const ResourceKindRegistration kServiceKind(
     {"service", "a systemd unit: running/stopped, enabled/disabled, restarted/reloaded (handlers)",
-     {P("name", T::kString, true), P("state", T::kString, false, {"running", "stopped", "restarted", "reloaded"}),
+     {Refusing(P("name", T::kString, true), UnitNameRefusal), P("state", T::kString, false, {"running", "stopped", "restarted", "reloaded"}),
       P("enabled", T::kBool), P("daemon_reload", T::kBool)},
      {}},
     ServiceResource);

@@ -190,8 +190,14 @@ class RoleParser {
     // A quoted mode stays a string; an unquoted 0644 keeps its octal digits.
     if (const YamlNode* mode = node.Find("mode"); mode && mode->is_scalar()) step.params["mode"] = mode->scalar;
     // Values that are templates are checked once rendered (by the planner);
-    // here they stand in as a valid value of their parameter's type.
+    // here they stand in as a valid value of their parameter's type, and
+    // their syntax (a package name: `name: ["{{db_package}}", slurmdbd]`)
+    // is not checked.
     nlohmann::json checkable = step.params;
+    resources::ResourceSpec checkable_spec = spec;
+    for (auto& p : checkable_spec.params) {
+      if (checkable.contains(p.name) && JsonText(checkable[p.name]).find("{{") != std::string::npos) p.refuses = nullptr;
+    }
     for (const auto& p : spec.params) {
       if (!checkable.contains(p.name) || !checkable[p.name].is_string()) continue;
       if (checkable[p.name].get<std::string>().find("{{") == std::string::npos) continue;
@@ -207,7 +213,7 @@ class RoleParser {
       }
     }
     std::vector<std::string> about;
-    std::vector<std::string> problems = resources::ValidateParams(spec, checkable, &about);
+    std::vector<std::string> problems = resources::ValidateParams(checkable_spec, checkable, &about);
     for (size_t i = 0; i < problems.size(); ++i) {
       SourceLocation where = node.location;
       for (size_t k = 0; k < node.entries.size(); ++k) {

@@ -397,6 +397,11 @@ nlohmann::json RenderValue(const nlohmann::json& value, const std::vector<const 
 
 bool IsSingleTag(const std::string& text) { return SingleTag(text).has_value(); }
 
+std::optional<std::string> SingleTagName(const std::string& text) {
+  auto tag = SingleTag(text);
+  return tag ? std::optional<std::string>(tag->first) : std::nullopt;
+}
+
 nlohmann::json RenderStrings(const nlohmann::json& value, const std::vector<const nlohmann::json*>& stack,
                              const SourceLocation& where, Diagnostics& diagnostics) {
   nlohmann::json rendered = RenderValue(value, stack, where, diagnostics);

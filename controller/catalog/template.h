@@ -100,6 +100,8 @@ nlohmann::json RenderStrings(const nlohmann::json& value, const std::vector<cons
 // Whether `text` is exactly one tag ("{{name}}" or "{{name?}}"): such a
 // parameter takes the value's own type and is not checked as text.
 bool IsSingleTag(const std::string& text);
+// The (dotted) name of such a tag, without '?'; nullopt for other text.
+std::optional<std::string> SingleTagName(const std::string& text);
 
 // Looks a dotted name up in a stack of contexts (innermost last). Returns
 // nullptr when not found.

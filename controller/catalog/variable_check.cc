@@ -5,8 +5,10 @@
 #include <set>
 #include <tuple>
 
+#include "agent/resources/schema.h"
 #include "common/json_text.h"
 #include "common/strings.h"
+#include "inventory/inventory_file.h"
 
 namespace clusterctl {
 namespace {
@@ -33,18 +35,62 @@ bool SameKind(const json& default_value, const json& value) {
 
 std::string Shown(const json& value) { return Printable(value.is_string() ? value.get<std::string>() : JsonText(value), 40); }
 
-// Where a template inserts a variable checked against its format.
+// Where a role puts a variable, and what its value must be there.
 struct Use {
-  Template::Format format;
+  enum class Kind {
+    kTemplate,       // inserted as text into a template of `format`
+    kName,           // the whole value of a parameter whose syntax `refuses` checks (a package name)
+    kInventoryFile,  // the whole value of a parameter naming a file sent to nodes
+  };
+  Kind kind = Kind::kTemplate;
+  Template::Format format = Template::Format::kLines;
+  std::string (*refuses)(std::string_view) = nullptr;
   std::string where;  // the template or step, for messages
 };
+
+// Why `text` may not be where `use` puts it ("" when it may).
+std::string Refusal(const Use& use, const std::string& text, const Inventory& inventory) {
+  switch (use.kind) {
+    case Use::Kind::kTemplate: return Template::UnsafeFor(use.format, text);
+    case Use::Kind::kName: return use.refuses(text);
+    case Use::Kind::kInventoryFile: {
+      auto resolved = ResolveInventoryFile(inventory.base_dir, text);
+      return resolved.ok() || resolved.status().code() != Status::Code::kInvalidArgument ? ""
+                                                                                         : resolved.status().message();
+    }
+  }
+  return "";
+}
+
+// The uses of a step parameter that is one tag: "{{grafana_repository_key_file}}",
+// ["{{mariadb_package}}", slurmdbd].
+void AddWholeValueUses(const RoleStep& step, const std::string& where, std::map<std::string, std::vector<Use>>& uses) {
+  const resources::ResourceSpec* spec = resources::FindResourceSpec(step.kind);
+  if (!spec || !step.params.is_object()) return;
+  for (const resources::ParamSpec& param : spec->params) {
+    if (!param.refuses && !param.inventory_file) continue;
+    auto value = step.params.find(param.name);
+    if (value == step.params.end()) continue;
+    for (const json& item : value->is_array() ? *value : json::array({*value})) {
+      auto name = item.is_string() ? SingleTagName(item.get<std::string>()) : std::nullopt;
+      if (!name) continue;
+      Use use;
+      use.kind = param.inventory_file ? Use::Kind::kInventoryFile : Use::Kind::kName;
+      use.refuses = param.refuses;
+      use.where = step.kind + " parameter '" + param.name + "' of " + where;
+      uses[name->substr(0, name->find('.'))].push_back(use);
+    }
+  }
+}
 
 // Every checked use in a role, by the variable's top-level name. Templates
 // are parsed once per role, not once per host.
 std::map<std::string, std::vector<Use>> UsesOf(const Role& role) {
   std::map<std::string, std::vector<Use>> uses;
   auto add = [&](const Template& t, const std::string& where) {
-    for (const std::string& name : t.CheckedNames()) uses[name].push_back({t.format(), where});
+    for (const std::string& name : t.CheckedNames()) {
+      uses[name].push_back({Use::Kind::kTemplate, t.format(), nullptr, where});
+    }
   };
   std::function<void(const json&, const RoleStep&)> params = [&](const json& value, const RoleStep& step) {
     if (value.is_string() && value.get_ref<const std::string&>().find("{{") != std::string::npos &&
@@ -61,6 +107,7 @@ std::map<std::string, std::vector<Use>> UsesOf(const Role& role) {
     for (const RoleStep& step : *steps) {
       if (step.content_template) add(*step.content_template, step.template_name);
       params(step.params, step);
+      AddWholeValueUses(step, "step '" + step.name + "' of role " + role.name, uses);
     }
   }
   return uses;
@@ -89,13 +136,19 @@ void CheckInventoryVariables(const Catalog& catalog, const Inventory& inventory,
                      "'s default is " + Shown(*default_value) + "), not " + KindOf(value) + " (" + Shown(value) + ")");
         }
         auto used = uses[role].find(name);
-        if (used == uses[role].end() || value.is_array() || value.is_object() || value.is_null()) continue;
-        const std::string text = value.is_string() ? value.get<std::string>() : JsonText(value);
+        if (used == uses[role].end() || value.is_object() || value.is_null()) continue;
         for (const Use& use : used->second) {
-          const std::string unsafe = Template::UnsafeFor(use.format, text);
-          if (!unsafe.empty()) {
+          // A list is a whole value (a list of packages), not text for a template.
+          if (value.is_array() && use.kind == Use::Kind::kTemplate) continue;
+          for (const json& item : value.is_array() ? value : json::array({value})) {
+            if (item.is_object() || item.is_array() || item.is_null()) continue;
+            const std::string text = item.is_string() ? item.get<std::string>() : JsonText(item);
+            const std::string unsafe = Refusal(use, text, inventory);
+            if (unsafe.empty()) continue;
             report(name, at, use.where,
-                   "variable '" + name + "' (" + Printable(text, 40) + ") " + unsafe + " (" + use.where + ")");
+                   use.kind == Use::Kind::kTemplate
+                       ? "variable '" + name + "' (" + Printable(text, 40) + ") " + unsafe + " (" + use.where + ")"
+                       : "variable '" + name + "': " + unsafe + " (" + use.where + ")");
           }
         }
       }

@@ -5,7 +5,13 @@
 //    string, a list a list, a map a map, a boolean a boolean;
 //  - formats: a value a template inserts must not break out of the file it
 //    lands in (Template::UnsafeFor): a newline in a slurm.conf value, SQL
-//    syntax in a database name.
+//    syntax in a database name;
+//  - names: a value that is a step parameter of a declared syntax (a package
+//    or unit name, agent/resources/names.h) must have it: `-oDPkg::...` is
+//    no package name;
+//  - files: a value naming a file the controller sends to nodes (a
+//    repository key, a bundle) must lie inside the inventory's directory
+//    (inventory/inventory_file.h).
 // Each problem is reported once, at the file:line where the value is written.
 #pragma once
 

@@ -142,6 +142,12 @@ std::vector<std::string> FactsRow(const std::string& host, const nlohmann::json&
           DriverText(f), HcasText(f),                       IbText(f)};
 }
 
+void PrintFactsTable(const std::vector<std::pair<std::string, nlohmann::json>>& facts, std::ostream& out) {
+  TextTable table({"HOST", "OS", "KERNEL", "CPUS", "MEMORY", "GPUS", "DRIVER", "HCAS", "IB PORTS"});
+  for (const auto& [host, f] : facts) table.AddRow(FactsRow(host, f));
+  if (!table.empty()) table.Print(out);
+}
+
 int RunFacts(const RemoteCommandOptions& options, const GlobalOptions& global, const Services& services) {
   int exit_code = 0;
   auto command = RemoteCommand::Prepare("facts", options, global, services, exit_code);
@@ -164,11 +170,7 @@ int RunFacts(const RemoteCommandOptions& options, const GlobalOptions& global, c
     }
     out << JsonText(nlohmann::json{{"cluster", command->inventory().cluster_name}, {"hosts", hosts}}, 2) << "\n";
   } else {
-    TextTable table({"HOST", "OS", "KERNEL", "CPUS", "MEMORY", "GPUS", "DRIVER", "HCAS", "IB PORTS"});
-    for (const HostResult& r : results) {
-      if (r.state == HostResult::State::kOk) table.AddRow(FactsRow(r.host->name, r.data));
-    }
-    if (!table.empty()) table.Print(out);
+    PrintFactsTable(gathered, out);
   }
   size_t ok = gathered.size();
   nlohmann::json summary = {{"hosts", results.size()}, {"ok", ok}, {"not_ok", results.size() - ok}};

@@ -3,6 +3,9 @@
 // per host (or one JSON document). Unreachable hosts are listed; exit 1 if any.
 #pragma once
 
+#include <ostream>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -15,5 +18,9 @@ int RunFacts(const RemoteCommandOptions& options, const GlobalOptions& global, c
 
 // One table row summarising a host's facts (pure; tested).
 std::vector<std::string> FactsRow(const std::string& host, const nlohmann::json& facts);
+
+// The table of hosts' facts (the human form; node text is shown as
+// TerminalText, its control characters visible); nothing for no hosts.
+void PrintFactsTable(const std::vector<std::pair<std::string, nlohmann::json>>& facts, std::ostream& out);
 
 }  // namespace clusterctl

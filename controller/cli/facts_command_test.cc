@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include <sstream>
+
 #include "common/json_text.h"
 
 namespace clusterctl {
@@ -36,6 +38,17 @@ void CollectPointers(const nlohmann::json& value, const nlohmann::json::json_poi
 }
 
 }  // namespace
+
+TEST_CASE("the facts table shows a node's escape sequences, never sends them (issue 31)") {
+  nlohmann::json facts = FullFacts();
+  facts["os"]["id"] = "debian\x1b]0;owned\x07";
+  facts["kernel"]["release"] = "\x1b[2J6.1.0";
+  std::ostringstream out;
+  PrintFactsTable({{"node01", facts}}, out);
+  CHECK(out.str().find('\x1b') == std::string::npos);
+  CHECK(out.str().find("debian\\x1b]0;owned\\x07 12") != std::string::npos);
+  CHECK(out.str().find("\\x1b[2J6.1.0 x86_64") != std::string::npos);
+}
 
 TEST_CASE("a facts row shows any facts: every field missing or of every type, nothing throws or aborts") {
   const std::vector<nlohmann::json> hostile = {nullptr, true, -1, 1.5, 18446744073709551615ULL, "many", "caf\xe9 \xff",

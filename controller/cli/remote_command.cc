@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "controller/cli/exit_codes.h"
+#include "controller/output/terminal_text.h"
 #include "inventory/host_selection.h"
 
 namespace clusterctl {
@@ -101,11 +102,11 @@ int RemoteCommand::Finish(const std::vector<HostResult>& results, const nlohmann
   if (!ending.recorded.ok()) err << "clusterctl: recording the run: " << ending.recorded.message() << "\n";
   for (const std::string& note : ending.notes) err << "note: " << note << "\n";
   for (const HostResult& r : results) {
-    for (const std::string& note : r.notes) err << r.host->name << ": note: " << note << "\n";
+    for (const std::string& note : r.notes) err << r.host->name << ": note: " << TerminalText(note, TextShape::kOneLine) << "\n";
   }
   for (const HostResult& r : results) {
     if (r.state != HostResult::State::kOk && print_failures) {
-      err << r.host->name << ": " << ToString(r.state) << ": " << r.error << "\n";
+      err << r.host->name << ": " << ToString(r.state) << ": " << TerminalText(r.error, TextShape::kOneLine) << "\n";
     }
   }
   return all_ok ? kExitOk : kExitFailed;

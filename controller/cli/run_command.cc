@@ -5,6 +5,7 @@
 
 #include "common/json_text.h"
 #include "controller/cli/exit_codes.h"
+#include "controller/output/terminal_text.h"
 #include "inventory/hostlist.h"
 
 namespace clusterctl {
@@ -22,6 +23,17 @@ std::vector<OutputGroup> GroupOutputs(const std::vector<std::pair<std::string, s
   std::stable_sort(ordered.begin(), ordered.end(),
                    [](const OutputGroup& a, const OutputGroup& b) { return a.hosts.size() > b.hosts.size(); });
   return ordered;
+}
+
+void PrintOutputGroups(const std::vector<OutputGroup>& groups, std::ostream& out) {
+  for (const OutputGroup& g : groups) {
+    std::string header = CollapseHostList(g.hosts) + " (" + std::to_string(g.hosts.size()) + " host" +
+                         (g.hosts.size() == 1 ? "" : "s") + ", exit " + std::to_string(g.exit_code) + ")";
+    std::string rule(std::min<size_t>(header.size(), 72), '-');
+    const std::string output = TerminalText(g.output, TextShape::kLines);
+    out << rule << "\n" << header << "\n" << rule << "\n" << output;
+    if (!output.empty() && output.back() != '\n') out << "\n";
+  }
 }
 
 int RunAdHoc(const RemoteCommandOptions& options, const std::vector<std::string>& argv, int timeout_s,
@@ -73,15 +85,8 @@ int RunAdHoc(const RemoteCommandOptions& options, const std::vector<std::string>
     }
     out << JsonText(nlohmann::json{{"command", argv}, {"hosts", hosts}}, 2) << "\n";
   }
-  for (const OutputGroup& g : groups) {
-    any_nonzero = any_nonzero || g.exit_code != 0;
-    if (global.json) continue;
-    std::string header = CollapseHostList(g.hosts) + " (" + std::to_string(g.hosts.size()) + " host" +
-                         (g.hosts.size() == 1 ? "" : "s") + ", exit " + std::to_string(g.exit_code) + ")";
-    std::string rule(std::min<size_t>(header.size(), 72), '-');
-    out << rule << "\n" << header << "\n" << rule << "\n" << g.output;
-    if (!g.output.empty() && g.output.back() != '\n') out << "\n";
-  }
+  for (const OutputGroup& g : groups) any_nonzero = any_nonzero || g.exit_code != 0;
+  if (!global.json) PrintOutputGroups(groups, out);
   int finished = command->Finish(results, {{"hosts", results.size()}, {"groups", groups.size()}});
   return (finished != kExitOk || any_nonzero) ? kExitFailed : kExitOk;
 }

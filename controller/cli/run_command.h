@@ -4,6 +4,7 @@
 // with the hosts in range notation (like clush -b / dshbak -c).
 #pragma once
 
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -23,5 +24,9 @@ struct OutputGroup {
 
 // Groups hosts by identical (output, exit code); largest groups first.
 std::vector<OutputGroup> GroupOutputs(const std::vector<std::pair<std::string, std::pair<std::string, int>>>& outputs);
+
+// The human form: a header per group (hosts, exit code), then its output as
+// TerminalText lines (a node's escape sequences shown, not obeyed).
+void PrintOutputGroups(const std::vector<OutputGroup>& groups, std::ostream& out);
 
 }  // namespace clusterctl

@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include <sstream>
+
 namespace clusterctl {
 
 TEST_CASE("identical outputs collapse into one group; exit codes split groups") {
@@ -15,6 +17,18 @@ TEST_CASE("identical outputs collapse into one group; exit codes split groups") 
   CHECK(groups[0].exit_code == 0);
   CHECK(groups[1].hosts.size() == 1);
   CHECK(groups[2].hosts.size() == 1);
+}
+
+TEST_CASE("run's output shows a node's escape sequences and keeps its lines (issue 31)") {
+  std::ostringstream out;
+  PrintOutputGroups({{{"node01"}, "\x1b]0;owned\x07\x1b[2Jline 1\n\tline 2", 3}}, out);
+  const std::string rule(23, '-');
+  CHECK(out.str() ==
+        rule + "\n"
+        "node01 (1 host, exit 3)\n" +
+        rule + "\n"
+        "\\x1b]0;owned\\x07\\x1b[2Jline 1\n\tline 2\n");
+  CHECK(out.str().find('\x1b') == std::string::npos);
 }
 
 }  // namespace clusterctl

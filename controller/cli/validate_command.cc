@@ -7,6 +7,7 @@
 #include "common/strings.h"
 #include "controller/cli/exit_codes.h"
 #include "controller/output/table.h"
+#include "controller/output/terminal_text.h"
 #include "controller/validate/checks.h"
 #include "controller/validate/validation_record.h"
 #include "controller/validate/validation_run.h"
@@ -96,8 +97,8 @@ void PrintValidationTable(const std::vector<CheckResult>& results, std::ostream&
     if (r.outcome != CheckOutcome::kFail) continue;
     if (!header) out << "\nFailures:\n";
     header = true;
-    out << "  " << r.check << " on " << r.subject << ": " << r.detail << "\n";
-    for (const std::string& line : r.evidence) out << "      " << line << "\n";
+    out << "  " << r.check << " on " << r.subject << ": " << TerminalText(r.detail, TextShape::kOneLine) << "\n";
+    for (const std::string& line : r.evidence) out << "      " << TerminalText(line, TextShape::kOneLine) << "\n";
   }
 }
 

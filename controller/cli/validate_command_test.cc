@@ -56,6 +56,19 @@ TEST_CASE("validate report: skips with one cause on the same hosts are one row n
   CHECK(std::count(text.begin(), text.end(), '\n') == 4);  // the header and three rows
 }
 
+TEST_CASE("validate's table and failures show a node's escape sequences, never send them (issue 31)") {
+  std::vector<CheckResult> results = {
+      Fail("slurm.node", CheckScope::kNode, "node04", "state \x1b[2JDOWN", {"reason: \x1b]0;owned\x07", "\x9b"}),
+      Pass("slurm.node", CheckScope::kNode, "node05", "\x1b[31mIDLE", "idle/mixed/allocated")};
+  std::ostringstream out;
+  PrintValidationTable(results, out);
+  const std::string text = out.str();
+  CHECK(text.find('\x1b') == std::string::npos);
+  CHECK(text.find("\\x1b[31mIDLE") != std::string::npos);
+  CHECK(text.find("slurm.node on node04: state \\x1b[2JDOWN\n      reason: \\x1b]0;owned\\x07\n      \\x9b\n") !=
+        std::string::npos);
+}
+
 TEST_CASE("stored validation rows round-trip, and status sums a node's last run up") {
   CheckResult fail = Fail("ib.write_bw", CheckScope::kPair, "a+b", "below", {"line"}, "9000 MB/s", ">= 11000 MB/s");
   CheckResult back = FromStoredValidation(ToStoredValidation(fail));

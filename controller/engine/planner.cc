@@ -12,6 +12,7 @@
 #include "common/strings.h"
 #include "controller/engine/cluster_views.h"
 #include "inventory/address.h"
+#include "inventory/inventory_file.h"
 #include "inventory/inventory_json.h"
 
 namespace clusterctl {
@@ -67,6 +68,24 @@ nlohmann::json HostContext(const Host& host, const nlohmann::json& facts, const 
           {"in_group", in_group},
           {"interfaces", interfaces},
           {"facts", facts}};
+}
+
+// The file a step's parameter (`source`, `key_file`) names in the inventory's
+// directory (inventory_file.h); nullopt after reporting, at the step, the
+// variable the path came from, the path and why it is refused.
+std::optional<std::string> InventoryFileOf(const RoleStep& step, const std::string& param, const nlohmann::json& params,
+                                           const std::string& base_dir, const std::string& host,
+                                           Diagnostics& diagnostics) {
+  const nlohmann::json& value = params[param];
+  auto resolved = ResolveInventoryFile(base_dir, value.is_string() ? value.get<std::string>() : JsonText(value));
+  if (resolved.ok()) return *resolved;
+  std::string origin;
+  if (auto raw = step.params.find(param); raw != step.params.end() && raw->is_string()) {
+    if (auto name = SingleTagName(raw->get<std::string>())) origin = " (variable " + *name + ")";
+  }
+  diagnostics.Error(step.where, "'" + step.name + "' for " + host + ": " + step.kind + " " + param + origin + " " +
+                                    resolved.status().message());
+  return std::nullopt;
 }
 
 std::string ReadFileOrEmpty(const std::string& path, bool& ok) {
@@ -234,7 +253,9 @@ void Planner::PlanOne(const Role& role, const RoleStep& step, bool handler,
     } else if (step.content_template) {
       planned.body = step.content_template->Render(stack, diagnostics);
     } else if (params.contains("source")) {
-      const std::string path = std::filesystem::path(inputs_.inventory->base_dir) / params["source"].get<std::string>();
+      const auto source = InventoryFileOf(step, "source", params, inputs_.inventory->base_dir, plan.host->name, diagnostics);
+      if (!source) return;
+      const std::string& path = *source;
       bool ok = false;
       planned.body = ReadFileOrEmpty(path, ok);
       if (!ok) diagnostics.Error(step.where, "file source '" + path + "' cannot be read");
@@ -255,13 +276,17 @@ void Planner::PlanOne(const Role& role, const RoleStep& step, bool handler,
     if (params.contains("key")) {
       planned.body = params["key"].get<std::string>();
     } else if (params.contains("key_file")) {
-      const std::string path = std::filesystem::path(inputs_.inventory->base_dir) / params["key_file"].get<std::string>();
+      const auto key_file = InventoryFileOf(step, "key_file", params, inputs_.inventory->base_dir, plan.host->name, diagnostics);
+      if (!key_file) return;
+      const std::string& path = *key_file;
       bool ok = false;
       planned.body = ReadFileOrEmpty(path, ok);
       if (!ok) diagnostics.Error(step.where, "repository key file '" + path + "' cannot be read");
     }
   } else if (step.kind == "copy") {
-    planned.copy_source = std::filesystem::path(inputs_.inventory->base_dir) / params["source"].get<std::string>();
+    const auto source = InventoryFileOf(step, "source", params, inputs_.inventory->base_dir, plan.host->name, diagnostics);
+    if (!source) return;
+    planned.copy_source = *source;
     auto cached = source_digests_.find(planned.copy_source);
     if (cached == source_digests_.end()) {
       struct stat st;

@@ -44,6 +44,15 @@ class RoleHarness {
     return Plan(host, all);
   }
 
+  // The planner's errors for `host` ("" when it plans).
+  std::string PlanErrors(const std::string& host, const nlohmann::json& facts) {
+    std::map<std::string, nlohmann::json> all = {{host, facts}};
+    Planner planner(PlanInputs{&*inventory_, &*catalog_, &all, nullptr, roles_});
+    Diagnostics diagnostics;
+    planner.Plan(*inventory_->FindHost(host), diagnostics);
+    return diagnostics.error_count() == 0 ? "" : diagnostics.ToString();
+  }
+
   // With every host's facts (cluster-wide views and loops read them all).
   Planned Plan(const std::string& host, const std::map<std::string, nlohmann::json>& all) {
     Planner planner(PlanInputs{&*inventory_, &*catalog_, &all, nullptr, roles_});

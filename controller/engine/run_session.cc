@@ -28,7 +28,7 @@ Result<std::unique_ptr<RunSession>> RunSession::Open(const Inventory& inventory,
       std::make_unique<RemoteRunner>(std::move(known), std::move(agents).value(), options.remote, options.fanout);
   HostKeyJournal* host_keys = session->host_keys_.get();
   session->runner_->OnHostKeyAccepted([host_keys](const std::string& host, const RecordedHostKey& key) {
-    host_keys->Record(host, StoredHostKey{key.type, key.sha256});
+    return host_keys->Record(host, StoredHostKey{key.type, key.sha256});
   });
   return session;
 }

@@ -6,6 +6,10 @@
 // targets).
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <tuple>
+
 #include "controller/engine/role_harness.h"
 
 namespace clusterctl {
@@ -133,6 +137,42 @@ TEST_CASE("monitoring: a target file per host and exporter, DCGM only on GPU hos
   CHECK_FALSE(Has(ServiceRoles().PlanAll("gpu02").roles, "dcgm-exporter"));
   CHECK(ServiceRoles().PlanAll("gpu01").files.at("/etc/default/prometheus-node-exporter").find(
             "--web.listen-address=10.0.0.11:9100") != std::string::npos);
+}
+
+TEST_CASE("grafana: a repository key file outside the inventory's directory is never read (issue 31)") {
+  auto plan_errors = [](const std::string& key_file, const std::string& link_target = "") {
+    testing::RoleHarness harness(R"(cluster: lab
+connection: {user: root}
+vars:
+  grafana_repository: https://apt.grafana.com
+  grafana_repository_key_file: ")" + key_file + R"("
+hosts:
+  head: {address: 10.0.0.1}
+groups:
+  monitoring: {hosts: [head]}
+)",
+                                 {"monitoring", "grafana"});
+    std::ofstream(harness.dir() + "/grafana.asc") << "-----BEGIN PGP PUBLIC KEY BLOCK-----\n";
+    if (!link_target.empty()) std::filesystem::create_symlink(link_target, harness.dir() + "/" + key_file);
+    return harness.PlanErrors("head", Facts(true));
+  };
+  // The controller's own SSH key (the issue's example), a path up, a link out.
+  for (const auto& [key_file, link, why] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"/root/.ssh/id_ed25519", "", "(an absolute path outside it)"},
+           {"../../root/.ssh/id_ed25519", "", "('..' leads out of it)"},
+           {"linked.asc", "/etc/passwd", "(a symbolic link leads out of it)"}}) {
+    CAPTURE(key_file);
+    const std::string errors = plan_errors(key_file, link);
+    CHECK(errors.find("'signed repository' for head: repository key_file (variable grafana_repository_key_file) '" +
+                      key_file + "' resolves to ") != std::string::npos);
+    CHECK(errors.find(", outside the inventory's directory ") != std::string::npos);
+    CHECK(errors.find(why + ": only files inside it are sent to nodes") != std::string::npos);
+  }
+  // A key beside the inventory is read as before (any error about it would name it).
+  const std::string beside = plan_errors("grafana.asc");
+  CHECK(beside.find("grafana.asc") == std::string::npos);
+  CHECK(beside.find("key_file") == std::string::npos);
 }
 
 }  // namespace clusterctl

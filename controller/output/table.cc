@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "controller/output/terminal_text.h"
+
 namespace clusterctl {
 
 size_t DisplayWidth(const std::string& text) {
@@ -14,6 +16,7 @@ size_t DisplayWidth(const std::string& text) {
 
 void TextTable::AddRow(std::vector<std::string> cells) {
   cells.resize(headers_.size());
+  for (std::string& cell : cells) cell = TerminalText(cell, TextShape::kOneLine);
   rows_.push_back(std::move(cells));
 }
 

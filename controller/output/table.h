@@ -11,6 +11,7 @@ class TextTable {
  public:
   explicit TextTable(std::vector<std::string> headers) : headers_(std::move(headers)) {}
 
+  // Cells are shown as TerminalText one-liners (text from nodes fills them).
   void AddRow(std::vector<std::string> cells);
   bool empty() const { return rows_.empty(); }
   // Writes the header, then the rows; the last column is never padded.

@@ -18,6 +18,16 @@ TEST_CASE("TextTable pads columns to the widest cell and trims trailing space") 
         "head          never deployed\n");
 }
 
+TEST_CASE("TextTable shows control characters in cells, so a node's text cannot drive the terminal (issue 31)") {
+  TextTable table({"HOST", "OS"});
+  table.AddRow({"node01", "debian\x1b]0;owned\x07\n12"});
+  std::ostringstream out;
+  table.Print(out);
+  CHECK(out.str() ==
+        "HOST    OS\n"
+        "node01  debian\\x1b]0;owned\\x07\\x0a12\n");
+}
+
 TEST_CASE("DisplayWidth counts code points") { CHECK(DisplayWidth("µs→") == 3); }
 
 }  // namespace clusterctl

@@ -200,7 +200,12 @@ Task<HostConnection> ConnectHost(const Host& host, RemoteContext& context, const
     co_return out;
   }
   if (decision.kind == HostKeyDecision::Kind::kAcceptAndRecord) {
-    context.host_keys.RecordAccepted(host.name, *key);
+    // Durable before the first byte of authentication, sudo password or request.
+    Status recorded = context.host_keys.RecordAccepted(host.name, *key);
+    if (!recorded.ok()) {
+      out.status = recorded;
+      co_return out;
+    }
     out.notes.push_back(decision.message);
   }
 

@@ -120,7 +120,7 @@ class JumpRelay {
     HostKeyDecision decision = DecideHostKey("jump host " + jump_.ToString(), policy_, host_keys_.Lookup(name), presented, known);
     if (decision.kind == HostKeyDecision::Kind::kRefuse) return Status::PermissionDenied(decision.message);
     if (decision.kind == HostKeyDecision::Kind::kAcceptAndRecord) {
-      host_keys_.RecordAccepted(name, presented);
+      if (Status recorded = host_keys_.RecordAccepted(name, presented); !recorded.ok()) return recorded;
       std::lock_guard<std::mutex> lock(mutex_);
       notes_.push_back(decision.message);
     }

@@ -39,14 +39,20 @@ std::optional<RecordedHostKey> HostKeyRegistry::Lookup(const std::string& host) 
   return it->second;
 }
 
-void HostKeyRegistry::RecordAccepted(const std::string& host, const HostKey& key) {
+Status HostKeyRegistry::RecordAccepted(const std::string& host, const HostKey& key) {
   RecordedHostKey record{key.type, key.sha256};
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    recorded_[host] = record;
-    accepted_.emplace_back(host, record);
+  if (on_accepted_) {
+    Status durable = on_accepted_(host, record);
+    if (!durable.ok()) {
+      return Status::FailedPrecondition("the new host key of " + host + " (" + key.type + " " + key.sha256 +
+                                        ") could not be recorded in the state, so it is not used: " +
+                                        durable.message());
+    }
   }
-  if (on_accepted_) on_accepted_(host, record);
+  std::lock_guard<std::mutex> lock(mutex_);
+  recorded_[host] = record;
+  accepted_.emplace_back(host, record);
+  return Status::Ok();
 }
 
 std::vector<std::pair<std::string, RecordedHostKey>> HostKeyRegistry::Accepted() {

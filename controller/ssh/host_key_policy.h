@@ -42,10 +42,14 @@ class HostKeyRegistry {
   explicit HostKeyRegistry(std::map<std::string, RecordedHostKey> recorded) : recorded_(std::move(recorded)) {}
 
   std::optional<RecordedHostKey> Lookup(const std::string& host);
-  void RecordAccepted(const std::string& host, const HostKey& key);
+  // Records a key accepted for `host` once the callback has made it durable.
+  // Returns the callback's error otherwise: the key stays unknown, and the
+  // caller must not use the connection (no authentication, no request).
+  Status RecordAccepted(const std::string& host, const HostKey& key);
   // Called (from the accepting host's thread) for every key accepted from
-  // now on, so it can be made durable at once. Set before any host runs.
-  using AcceptedCallback = std::function<void(const std::string& host, const RecordedHostKey& key)>;
+  // now on; returns once the key is durable (in the state), or why it
+  // cannot be. Set before any host runs.
+  using AcceptedCallback = std::function<Status(const std::string& host, const RecordedHostKey& key)>;
   void OnAccepted(AcceptedCallback callback) { on_accepted_ = std::move(callback); }
   // Keys accepted during this run (to be written to the state store).
   std::vector<std::pair<std::string, RecordedHostKey>> Accepted();

@@ -49,4 +49,24 @@ TEST_CASE("the registry remembers keys accepted during the run") {
   CHECK(registry.Accepted()[0].first == "b");
 }
 
+TEST_CASE("a key accepted but not made durable is not trusted (issue 31)") {
+  // Given a run whose state cannot record keys
+  HostKeyRegistry registry({});
+  int calls = 0;
+  registry.OnAccepted([&](const std::string&, const RecordedHostKey&) {
+    ++calls;
+    return Status::IoError("disk I/O error");
+  });
+  // When a host's new key is accepted
+  Status recorded = registry.RecordAccepted("node03", HostKey{"ssh-ed25519", "SHA256:c"});
+  // Then the host is refused with the reason, and the key stays unknown
+  CHECK(calls == 1);
+  CHECK_FALSE(recorded.ok());
+  CHECK(recorded.message() ==
+        "the new host key of node03 (ssh-ed25519 SHA256:c) could not be recorded in the state, so it is not used: "
+        "disk I/O error");
+  CHECK_FALSE(registry.Lookup("node03"));
+  CHECK(registry.Accepted().empty());
+}
+
 }  // namespace clusterctl

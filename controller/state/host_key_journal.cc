@@ -22,12 +22,16 @@ HostKeyJournal::~HostKeyJournal() {
   thread_.join();
 }
 
-void HostKeyJournal::Record(const std::string& name, const StoredHostKey& key) {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    queue_.emplace_back(name, key);
-  }
+Status HostKeyJournal::Record(const std::string& name, const StoredHostKey& key) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  queue_.emplace_back(name, key);
+  const uint64_t ticket = ++queued_;
   wake_.notify_all();
+  drained_.wait(lock, [&] { return written_ >= ticket; });
+  for (const auto& [first, last, error] : failures_) {
+    if (first <= ticket && ticket <= last) return error;
+  }
+  return Status::Ok();
 }
 
 Status HostKeyJournal::Flush() {
@@ -48,7 +52,11 @@ void HostKeyJournal::Loop() {
     Status written = store_->RecordHostKeys(batch);
     lock.lock();
     writing_ = false;
-    if (!written.ok() && first_error_.ok()) first_error_ = written;
+    if (!written.ok()) {
+      failures_.emplace_back(written_ + 1, written_ + batch.size(), written);
+      if (first_error_.ok()) first_error_ = written;
+    }
+    written_ += batch.size();
     drained_.notify_all();
   }
 }

@@ -3,11 +3,14 @@
 // killed after trusting a new key must still know that key next time, or a
 // key swapped between the two runs would be accepted as new.
 //
-// Record() only queues (it is called from the hosts' threads in the middle
-// of a handshake); one thread writes what has queued in one transaction on
-// its own connection to the database (WAL lets it write beside the run's
-// main connection; SQLite's busy timeout orders the two). Flush() waits
-// until everything recorded so far is committed; the destructor flushes.
+// Record() returns once its key is committed (a host's first request waits
+// for it: a key the state may have lost must not be trusted with a sudo
+// password or a secret). Hosts record concurrently; one thread writes what
+// has queued in one transaction on its own connection to the database (WAL
+// lets it write beside the run's main connection; SQLite's busy timeout
+// orders the two), so hosts that accept keys together share a commit.
+// Flush() waits until everything recorded so far is committed; the
+// destructor flushes.
 #pragma once
 
 #include <condition_variable>
@@ -16,7 +19,9 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <utility>
+#include <vector>
 
 #include "controller/state/state_store.h"
 
@@ -28,7 +33,8 @@ class HostKeyJournal {
   static Result<std::unique_ptr<HostKeyJournal>> Open(const StateStore& main);
   ~HostKeyJournal();
 
-  void Record(const std::string& name, const StoredHostKey& key);
+  // Blocks until the transaction holding this key is committed; returns its status.
+  Status Record(const std::string& name, const StoredHostKey& key);
   // The first error of a write since the journal opened, once all queued writes are done.
   Status Flush();
 
@@ -40,6 +46,10 @@ class HostKeyJournal {
   std::mutex mutex_;
   std::condition_variable wake_, drained_;
   std::deque<std::pair<std::string, StoredHostKey>> queue_;
+  uint64_t queued_ = 0;   // keys ever queued; a key's ticket is its number
+  uint64_t written_ = 0;  // keys whose transaction has ended (committed or failed)
+  // Tickets [first, last] of the transactions that failed, with the error.
+  std::vector<std::tuple<uint64_t, uint64_t, Status>> failures_;
   bool writing_ = false;
   bool stopping_ = false;
   Status first_error_;

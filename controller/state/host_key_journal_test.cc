@@ -32,4 +32,23 @@ TEST_CASE("host keys accepted during a run are in the state before the run ends"
   CHECK(keys->at("jump:bastion:22").sha256 == "SHA256:two");
 }
 
+TEST_CASE("a host key is committed when Record returns: before the host's first request (issue 31)") {
+  testing::TempDir dir;
+  FakeClock clock;
+  LocalProbe probe;
+  auto store = StateStore::OpenForWriting(StatePaths{dir.path()}, {&clock, &probe, "test"});
+  REQUIRE(store.ok());
+  auto journal = HostKeyJournal::Open(**store);
+  REQUIRE(journal.ok());
+  for (int i = 0; i < 20; ++i) {
+    const std::string host = "node" + std::to_string(i);
+    REQUIRE((*journal)->Record(host, {"ssh-ed25519", "SHA256:" + host}).ok());
+    // No Flush: what a host does next (authenticate, send requests) may rely on it.
+    auto keys = (*store)->LoadHostKeys();
+    REQUIRE(keys.ok());
+    REQUIRE(keys->count(host) == 1);
+    CHECK(keys->at(host).sha256 == "SHA256:" + host);
+  }
+}
+
 }  // namespace clusterctl

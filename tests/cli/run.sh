@@ -114,6 +114,12 @@ hostile state_dir '  slurm_state_dir: "/var/spool/slurmctld\nSlurmUser=root"' "s
 sed 's/^    - name: gpu$/    - name: "gpu\\nNodeName=evil"/' "$SRC/inventory/examples/small.yaml" >"$WORK/values/partition.yaml"
 expect "inventory check refuses a partition name with a line break" 2 "cluster.slurm: slurm partition 'gpu\\x0aNodeName=evil': a name is letters, digits, '_', '-' and '.'" -- "$CLUSTERCTL" inventory check "$WORK/values/partition.yaml"
 hostile ports '  ntp_servers: "pool.ntp.org"' "variable 'ntp_servers' must be a list (role chrony's default is [])"
+hostile package '  munge_package: "-oDPkg::Pre-Invoke::=touch /tmp/owned"' "package.yaml:12:18: error: variable 'munge_package': '-oDPkg::Pre-Invoke::=touch /tmp/owned' is not a package name (it would be read as an option)"
+hostile packages '  slurm_packages: [slurm-client, "--root=/tmp"]' "variable 'slurm_packages': '--root=/tmp' is not a package name (it would be read as an option)"
+hostile key_file '  grafana_repository: https://apt.grafana.com
+  grafana_repository_key_file: /root/.ssh/id_ed25519' "error: variable 'grafana_repository_key_file': '/root/.ssh/id_ed25519' resolves to /root/.ssh/id_ed25519, outside the inventory's directory"
+hostile bundle '  rdma_stack: mlnx_ofed
+  rdma_ofed_bundle: ../../etc/shadow' "variable 'rdma_ofed_bundle': '../../etc/shadow' resolves to"
 cp "$WORK/values/sql.yaml" "$WORK/values/deploy.yaml"
 expect "deploy refuses a hostile value before touching anything" 2 "nothing was changed" -- "$CLUSTERCTL" deploy "$WORK/values/deploy.yaml"
 if [ -e "$WORK/values/.clusterctl" ]; then fail "a refused deploy created a state"; else pass "a refused deploy created nothing"; fi
