@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include "tests/unit/test_paths.h"
 
 namespace clusterctl {
 namespace {
@@ -12,7 +13,7 @@ namespace {
 // Every C++ file under `folder` of the source tree.
 std::vector<std::filesystem::path> SourcesUnder(const std::string& folder) {
   std::vector<std::filesystem::path> files;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(std::string(CLUSTERCTL_SOURCE_DIR) + "/" + folder)) {
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(testing::SourceDir() + "/" + folder)) {
     const std::string ext = entry.path().extension().string();
     if (entry.is_regular_file() && (ext == ".cc" || ext == ".h")) files.push_back(entry.path());
   }

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "inventory/loader.h"
+#include "tests/unit/test_paths.h"
 
 namespace clusterctl {
 namespace {
@@ -27,7 +28,7 @@ bool HasNoteContaining(const IniImport& import, const std::string& text) {
 }  // namespace
 
 TEST_CASE("a DeepOps inventory imports into a valid inventory with the well-known groups") {
-  std::string ini = ReadFile(std::string(CLUSTERCTL_SOURCE_DIR) + "/inventory/examples/deepops-inventory.ini");
+  std::string ini = ReadFile(testing::SourceDir() + "/inventory/examples/deepops-inventory.ini");
   Diagnostics d;
   std::optional<IniImport> import = ImportAnsibleIni(ini, "deepops.ini", "lab", d);
   INFO(d.ToString());

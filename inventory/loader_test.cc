@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "inventory/hostlist.h"
+#include "tests/unit/test_paths.h"
 
 namespace clusterctl {
 namespace {
@@ -314,7 +315,7 @@ TEST_CASE("the bundled example inventories load without errors") {
   for (const char* name : {"small.yaml", "superpod.yaml"}) {
     CAPTURE(name);
     Diagnostics d;
-    auto inventory = LoadInventory(std::string(CLUSTERCTL_SOURCE_DIR) + "/inventory/examples/" + name, d);
+    auto inventory = LoadInventory(testing::SourceDir() + "/inventory/examples/" + name, d);
     INFO(d.ToString());
     CHECK(inventory.has_value());
   }
@@ -322,7 +323,7 @@ TEST_CASE("the bundled example inventories load without errors") {
 
 TEST_CASE("the superpod example resolves rack-level overrides") {
   Diagnostics d;
-  auto inventory = LoadInventory(std::string(CLUSTERCTL_SOURCE_DIR) + "/inventory/examples/superpod.yaml", d);
+  auto inventory = LoadInventory(testing::SourceDir() + "/inventory/examples/superpod.yaml", d);
   REQUIRE(inventory);
   const Host* gpu100 = inventory->FindHost("gpu100");
   REQUIRE(gpu100);

@@ -7,6 +7,7 @@
 #include "agent/facts/gather.h"
 #include "controller/state/test_util.h"
 #include "tests/unit/fixture.h"
+#include "tests/unit/test_paths.h"
 
 namespace clusterctl::facts {
 namespace {
@@ -131,7 +132,7 @@ TEST_CASE("GatherFacts nvidia: open kernel modules from /proc; no driver loaded 
   testing::TempDir dir;
   const std::string root = dir.path();
   testing::WriteFileLine(root + "/proc/driver/nvidia/version",
-                         testing::ReadFixture(std::string(CLUSTERCTL_FIXTURES_DIR) + "/facts/nvidia-version--open-550.txt"));
+                         testing::ReadFixture(testing::FixturesDir() + "/facts/nvidia-version--open-550.txt"));
   const nlohmann::json open = GatherFacts({root, {}, false})["nvidia"];
   CHECK(open["loaded_version"] == "550.54.15");
   CHECK(open["kernel_modules"] == "open");

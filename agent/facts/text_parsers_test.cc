@@ -3,12 +3,13 @@
 #include <doctest/doctest.h>
 
 #include "tests/unit/fixture.h"
+#include "tests/unit/test_paths.h"
 
 namespace clusterctl::facts {
 namespace {
 
 std::string Fixture(const std::string& name) {
-  return testing::ReadFixture(std::string(CLUSTERCTL_FIXTURES_DIR) + "/facts/" + name);
+  return testing::ReadFixture(testing::FixturesDir() + "/facts/" + name);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <sstream>
+#include "tests/unit/test_paths.h"
 
 namespace clusterctl::agent {
 
@@ -33,7 +34,7 @@ TEST_CASE("the agent refuses a reboot request as a resource: the controller carr
 }
 
 TEST_CASE("docs/roles.md documents every registered resource kind and each of its parameters") {
-  std::ifstream in(std::string(CLUSTERCTL_SOURCE_DIR) + "/docs/roles.md");
+  std::ifstream in(testing::SourceDir() + "/docs/roles.md");
   std::stringstream text;
   text << in.rdbuf();
   const std::string doc = text.str();

@@ -1,13 +1,14 @@
 #include <doctest/doctest.h>
 
 #include "controller/catalog/role.h"
+#include "tests/unit/test_paths.h"
 
 namespace clusterctl {
 namespace {
 
 TEST_CASE("a file step whose template is not a string is an error, not a crash (a fuzz find)") {
   Diagnostics diagnostics;
-  Catalog::Sources sources{{}, {CLUSTERCTL_SOURCE_DIR "/templates"}};
+  Catalog::Sources sources{{}, {testing::SourceDir() + "/templates"}};
   auto role = Catalog::ParseRole("version: 1\ndescription: x\nsteps:\n  - name: f\n    file:\n      path: /etc/x\n"
                                  "      template: [a, b]\n",
                                  "/t/roles/t.yaml", "t", sources, diagnostics);

@@ -14,6 +14,7 @@
 #include "controller/daemon/http_test_client.h"
 #include "controller/daemon/token.h"
 #include "controller/state/test_util.h"
+#include "tests/unit/test_paths.h"
 
 namespace clusterctl::testing {
 
@@ -54,7 +55,7 @@ struct TestDaemon {
     options.command_line = "clusterctl serve (test)";
     options.sessions = sessions;
     // A job's RunSession finds the agent's builds (the fake nodes never use them).
-    if (sessions) ::setenv("CLUSTERCTL_AGENT_DIR", CLUSTERCTL_BUILD_DIR, 1);
+    if (sessions) ::setenv("CLUSTERCTL_AGENT_DIR", testing::BuildDir().c_str(), 1);
     auto created = Daemon::Create(options, clock, filesystem, log);
     REQUIRE(created.ok());
     daemon = std::move(created).value();

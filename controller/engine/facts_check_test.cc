@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "controller/engine/fake_fleet.h"
+#include "tests/unit/test_paths.h"
 
 namespace clusterctl {
 namespace {
@@ -19,7 +20,7 @@ std::set<std::string> FactPathsReadByRoles() {
   std::set<std::string> paths;
   const std::regex read(R"(facts((\.[A-Za-z_][A-Za-z0-9_]*)+))");
   for (const char* folder : {"/roles", "/templates"}) {
-    for (const auto& entry : std::filesystem::recursive_directory_iterator(std::string(CLUSTERCTL_SOURCE_DIR) + folder)) {
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(testing::SourceDir() + folder)) {
       if (!entry.is_regular_file()) continue;
       std::ifstream in(entry.path());
       std::stringstream text;

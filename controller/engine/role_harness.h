@@ -14,6 +14,7 @@
 #include "controller/engine/planner.h"
 #include "controller/state/test_util.h"
 #include "inventory/loader.h"
+#include "tests/unit/test_paths.h"
 
 namespace clusterctl::testing {
 
@@ -33,7 +34,7 @@ class RoleHarness {
     Diagnostics diagnostics;
     inventory_ = LoadInventory(dir_.path() + "/inventory.yaml", diagnostics);
     REQUIRE_MESSAGE(inventory_, diagnostics.ToString());
-    catalog_ = Catalog::Load({{CLUSTERCTL_SOURCE_DIR "/roles"}, {CLUSTERCTL_SOURCE_DIR "/templates"}}, diagnostics);
+    catalog_ = Catalog::Load({{testing::SourceDir() + "/roles"}, {testing::SourceDir() + "/templates"}}, diagnostics);
     REQUIRE_MESSAGE(catalog_, diagnostics.ToString());
   }
 

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "common/shell_quote.h"
+#include "tests/unit/test_paths.h"
 
 namespace clusterctl {
 namespace {
@@ -37,7 +38,7 @@ TEST_CASE("agent commands parse as shell and name the per-build path") {
 }
 
 TEST_CASE("the start command runs the agent for the node's architecture, via sudo when asked") {
-  auto binaries = AgentBinaries::Discover(CLUSTERCTL_BUILD_DIR);
+  auto binaries = AgentBinaries::Discover(testing::BuildDir());
   REQUIRE(binaries.ok());
   std::string plain = AgentStartCommand(*binaries, SudoMode::kNone);
   std::string sudo = AgentStartCommand(*binaries, SudoMode::kNoPassword);

@@ -18,6 +18,7 @@
 #include "controller/validate/system_tools.h"
 #include "controller/validate/check_test_util.h"
 #include "tests/unit/fixture.h"
+#include "tests/unit/test_paths.h"
 
 namespace clusterctl {
 namespace {
@@ -556,7 +557,7 @@ TEST_CASE("every parser refuses every captured output that is not its own") {
       {"nvidia-smi-nvlink-", [](const std::string& t) { return ParseNvlinkStatus(t).ok(); }},
       {"dcgmi-diag-", [](const std::string& t) { return ParseDcgmDiag(t).ok(); }}};
   int files = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(CLUSTERCTL_SHARED_FIXTURES_DIR)) {
+  for (const auto& entry : std::filesystem::directory_iterator(testing::SharedFixturesDir())) {
     std::string name = entry.path().filename().string();
     if (name == "SOURCES.md") continue;
     ++files;

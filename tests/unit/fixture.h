@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include "tests/unit/test_paths.h"
 
 namespace clusterctl::testing {
 
@@ -20,7 +21,7 @@ inline std::string ReadFixture(const std::string& path) {
 
 // A real captured tool output from tests/fixtures/captured (SOURCES.md there).
 inline std::string CapturedFixture(const std::string& name) {
-  return ReadFixture(std::string(CLUSTERCTL_SHARED_FIXTURES_DIR) + "/" + name);
+  return ReadFixture(testing::SharedFixturesDir() + "/" + name);
 }
 
 }  // namespace clusterctl::testing
