@@ -12,15 +12,27 @@ class LocalProbe final : public FilesystemProbe {
   Result<FilesystemInfo> Probe(const std::string&) const override { return FilesystemInfo{0xEF53, "", "/"}; }
 };
 
-}  // namespace
-
-TEST_CASE("host keys accepted during a run are in the state before the run ends") {
+// A state store for writing with its host-key journal open.
+struct JournalOnState {
   testing::TempDir dir;
   FakeClock clock;
   LocalProbe probe;
-  auto store = StateStore::OpenForWriting(StatePaths{dir.path()}, {&clock, &probe, "test"});
-  REQUIRE(store.ok());
-  auto journal = HostKeyJournal::Open(**store);
+  Result<std::unique_ptr<StateStore>> store =
+      StateStore::OpenForWriting(StatePaths{dir.path()}, {&clock, &probe, "test"});
+  Result<std::unique_ptr<HostKeyJournal>> journal = Opened(store);
+
+  static Result<std::unique_ptr<HostKeyJournal>> Opened(Result<std::unique_ptr<StateStore>>& store) {
+    REQUIRE(store.ok());
+    return HostKeyJournal::Open(**store);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("host keys accepted during a run are in the state before the run ends") {
+  JournalOnState state;
+  auto& store = state.store;
+  auto& journal = state.journal;
   REQUIRE(journal.ok());
   (*journal)->Record("node01", {"ssh-ed25519", "SHA256:one"});
   (*journal)->Record("jump:bastion:22", {"ssh-ed25519", "SHA256:two"});
@@ -33,12 +45,9 @@ TEST_CASE("host keys accepted during a run are in the state before the run ends"
 }
 
 TEST_CASE("a host key is committed when Record returns: before the host's first request (issue 31)") {
-  testing::TempDir dir;
-  FakeClock clock;
-  LocalProbe probe;
-  auto store = StateStore::OpenForWriting(StatePaths{dir.path()}, {&clock, &probe, "test"});
-  REQUIRE(store.ok());
-  auto journal = HostKeyJournal::Open(**store);
+  JournalOnState state;
+  auto& store = state.store;
+  auto& journal = state.journal;
   REQUIRE(journal.ok());
   for (int i = 0; i < 20; ++i) {
     const std::string host = "node" + std::to_string(i);
