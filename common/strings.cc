@@ -70,16 +70,43 @@ size_t EditDistance(std::string_view a, std::string_view b) {
   return previous[b.size()];
 }
 
+namespace {
+
+// Levenshtein distance when it is at most `limit`, else limit + 1. Stops as
+// soon as a whole row exceeds the limit, so a long word against a long
+// candidate costs one row or two, not the full product of their lengths.
+size_t BoundedEditDistance(std::string_view a, std::string_view b, size_t limit) {
+  const size_t length_gap = a.size() > b.size() ? a.size() - b.size() : b.size() - a.size();
+  if (length_gap > limit) return limit + 1;
+  std::vector<size_t> previous(b.size() + 1), current(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) previous[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    current[0] = i;
+    size_t row_minimum = current[0];
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      current[j] = std::min({previous[j] + 1, current[j - 1] + 1, substitution});
+      row_minimum = std::min(row_minimum, current[j]);
+    }
+    if (row_minimum > limit) return limit + 1;
+    std::swap(previous, current);
+  }
+  return std::min(previous[b.size()], limit + 1);
+}
+
+}  // namespace
+
 std::optional<std::string> ClosestMatch(std::string_view word,
                                         const std::vector<std::string>& candidates) {
   const size_t limit = word.size() <= 4 ? 1 : 2;
   std::optional<std::string> best;
   size_t best_distance = limit + 1;
   for (const std::string& candidate : candidates) {
-    size_t d = EditDistance(word, candidate);
+    size_t d = BoundedEditDistance(word, candidate, best_distance - 1);
     if (d < best_distance) {
       best_distance = d;
       best = candidate;
+      if (d == 0) break;
     }
   }
   return best;

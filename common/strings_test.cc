@@ -24,6 +24,35 @@ TEST_CASE("DidYouMean suggests a close key and nothing for an unrelated word") {
   CHECK(DidYouMean("var", keys) == " (did you mean 'vars'?)");
 }
 
+TEST_CASE("ClosestMatch agrees with EditDistance and picks the first closest candidate") {
+  const std::vector<std::string> names = {"node01", "node10", "gpu001", "head", "nodeX1"};
+  for (std::string word : {"node1", "node01", "noed01", "gpu01", "hed", "heads", "xx", "node011", "nodeX"}) {
+    const size_t limit = word.size() <= 4 ? 1 : 2;
+    std::optional<std::string> expected;
+    size_t best = limit + 1;
+    for (const std::string& name : names) {
+      if (EditDistance(word, name) < best) {
+        best = EditDistance(word, name);
+        expected = name;
+      }
+    }
+    CAPTURE(word);
+    CHECK(ClosestMatch(word, names) == expected);
+  }
+}
+
+TEST_CASE("ClosestMatch of a long word against many long candidates stays within the typo limit") {
+  // Every candidate but one differs from the word in each character (the
+  // bounded distance gives up after three rows) or in length beyond the
+  // limit (not compared at all); the one left differs by one substitution.
+  std::vector<std::string> candidates(20000, std::string(4000, 'x'));
+  for (size_t i = 0; i < 1000; ++i) candidates[i] = std::string(4003 + i, 'a');
+  candidates.push_back(std::string(3999, 'a') + "b");
+  const std::string word = std::string(3999, 'a') + "c";
+  CHECK(ClosestMatch(word, candidates) == std::string(3999, 'a') + "b");
+  CHECK_FALSE(ClosestMatch(std::string(4000, 'z'), candidates).has_value());
+}
+
 TEST_CASE("FindInvalidUtf8 finds the first bad byte") {
   CHECK_FALSE(FindInvalidUtf8("plain ascii").has_value());
   CHECK_FALSE(FindInvalidUtf8("gr\xc3\xbc\xc3\x9f \xe2\x82\xac \xf0\x9f\x98\x80").has_value());

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <functional>
 #include <set>
+#include <tuple>
 
 #include "common/strings.h"
 #include "inventory/hostlist.h"
@@ -19,11 +20,20 @@ bool IsGroupName(const std::string& name) {
   });
 }
 
-// A list of names in which each item may be a range pattern; locations kept per expanded name.
-void ParseNameList(const YamlNode& node, const std::string& what, bool expand_ranges,
+// How many (group, name) pairs the groups may list in all, and how many they
+// have listed so far: bounds the expansion of ranges in group host lists.
+struct ListedNames {
+  size_t limit;
+  size_t used = 0;
+};
+
+// A list of names in which each item may be a range pattern; locations kept
+// per expanded name. False (with an error) once the groups list more names
+// than `listed` allows: the caller stops reading groups.
+bool ParseNameList(const YamlNode& node, const std::string& what, bool expand_ranges,
                    std::vector<std::string>& names, std::vector<SourceLocation>& locations,
-                   YamlFields& fields) {
-  if (node.is_null()) return;
+                   ListedNames& listed, YamlFields& fields) {
+  if (node.is_null()) return true;
   std::vector<const YamlNode*> items;
   if (node.is_scalar()) {
     items.push_back(&node);
@@ -38,21 +48,72 @@ void ParseNameList(const YamlNode& node, const std::string& what, bool expand_ra
         fields.Error(item->location, what + ": empty name in '" + *text + "'");
         continue;
       }
-      if (!expand_ranges) {
-        names.push_back(pattern);
-        locations.push_back(item->location);
-        continue;
+      std::vector<std::string> expanded = {pattern};
+      if (expand_ranges) {
+        auto expansion = ExpandHostPattern(pattern);
+        if (!expansion.ok()) {
+          fields.Error(item->location, what + ": " + expansion.status().message());
+          continue;
+        }
+        expanded = std::move(expansion).value();
       }
-      auto expanded = ExpandHostPattern(pattern);
-      if (!expanded.ok()) {
-        fields.Error(item->location, what + ": " + expanded.status().message());
-        continue;
+      listed.used += expanded.size();
+      if (listed.used > listed.limit) {
+        fields.Error(item->location, what + ": '" + pattern + "' takes the groups past " +
+                                         std::to_string(listed.limit) +
+                                         " listed names in all; the groups after it were not read");
+        return false;
       }
-      for (std::string& name : *expanded) {
+      for (std::string& name : expanded) {
         names.push_back(std::move(name));
         locations.push_back(item->location);
       }
     }
+  }
+  return true;
+}
+
+// "Did you mean" costs a pass over every host; a file naming thousands of
+// unknown hosts gets it for the first few only.
+constexpr int kUndefinedNameHints = 20;
+
+struct NameIndex {
+  const std::map<std::string, size_t>& host_order;
+  const std::map<std::string, GroupDraft*>& groups;
+  const std::vector<std::string>& host_names;
+  int hints_left = kUndefinedNameHints;
+};
+
+// Reports the names in `g`'s host list that are not hosts: one error per list
+// item, so a range of undefined names ("b[1-5000]") is one line, not 5000.
+void ReportUndefinedHosts(const GroupDraft& g, NameIndex& index, Diagnostics& diagnostics) {
+  const std::vector<std::string>& names = g.group.hosts;
+  for (size_t i = 0; i < names.size();) {
+    const SourceLocation& where = g.host_locations[i];
+    std::vector<std::string> unknown;
+    size_t end = i;
+    for (; end < names.size() && g.host_locations[end].line == where.line &&
+           g.host_locations[end].column == where.column;
+         ++end) {
+      if (!index.host_order.count(names[end])) unknown.push_back(names[end]);
+    }
+    i = end;
+    if (unknown.empty()) continue;
+    if (unknown.size() > 1) {
+      diagnostics.Error(where, "group '" + g.group.name + "' names " + std::to_string(unknown.size()) + " hosts (" +
+                                   CollapseHostList(unknown) + ") that are not defined under 'hosts'");
+      continue;
+    }
+    const std::string& name = unknown.front();
+    std::string hint;
+    if (index.groups.count(name) || name == kGroupAll) {
+      hint = " ('" + name + "' is a group; list it under 'children')";
+    } else if (index.hints_left > 0) {
+      --index.hints_left;
+      hint = DidYouMean(name, index.host_names);
+    }
+    diagnostics.Error(where, "group '" + g.group.name + "' names host '" + name +
+                                 "', which is not defined under 'hosts'" + hint);
   }
 }
 
@@ -61,6 +122,7 @@ void ParseNameList(const YamlNode& node, const std::string& what, bool expand_ra
 void ParseGroups(const YamlNode& node, InventoryDraft& draft, const InventoryLoadOptions& options,
                  YamlFields& fields) {
   if (!fields.ExpectMap(node, "'groups'")) return;
+  ListedNames listed{options.size.max_group_memberships};
   for (size_t i = 0; i < node.entries.size(); ++i) {
     const auto& [name, body] = node.entries[i];
     const SourceLocation& where = node.key_locations[i];
@@ -78,12 +140,15 @@ void ParseGroups(const YamlNode& node, InventoryDraft& draft, const InventoryLoa
     draft_group.group.defined_at = where;
     if (!fields.ExpectMap(body, context)) continue;
     fields.CheckKnownKeys(body, kGroupKeys, context);
-    if (const YamlNode* hosts = body.Find("hosts")) {
-      ParseNameList(*hosts, "'hosts' of " + context, true, draft_group.group.hosts, draft_group.host_locations, fields);
+    const YamlNode* hosts = body.Find("hosts");
+    if (hosts && !ParseNameList(*hosts, "'hosts' of " + context, true, draft_group.group.hosts,
+                                draft_group.host_locations, listed, fields)) {
+      return;
     }
-    if (const YamlNode* children = body.Find("children")) {
-      ParseNameList(*children, "'children' of " + context, false, draft_group.group.children,
-                    draft_group.child_locations, fields);
+    const YamlNode* children = body.Find("children");
+    if (children && !ParseNameList(*children, "'children' of " + context, false, draft_group.group.children,
+                                   draft_group.child_locations, listed, fields)) {
+      return;
     }
     if (const YamlNode* roles = body.Find("roles")) {
       if (auto list = fields.StringList(*roles, "'roles' of " + context)) draft_group.group.roles = *list;
@@ -100,7 +165,7 @@ void ParseGroups(const YamlNode& node, InventoryDraft& draft, const InventoryLoa
   }
 }
 
-bool ResolveGroups(InventoryDraft& draft, Diagnostics& diagnostics) {
+bool ResolveGroups(InventoryDraft& draft, size_t max_memberships, Diagnostics& diagnostics) {
   const int errors_before = diagnostics.error_count();
   std::map<std::string, size_t> host_order;
   std::vector<std::string> host_names;
@@ -119,21 +184,19 @@ bool ResolveGroups(InventoryDraft& draft, Diagnostics& diagnostics) {
     }
   }
 
+  NameIndex known{host_order, by_name, host_names};
   for (GroupDraft& g : draft.groups) {
-    for (size_t i = 0; i < g.group.hosts.size(); ++i) {
-      const std::string& name = g.group.hosts[i];
-      if (host_order.count(name)) continue;
-      std::string hint = by_name.count(name) || name == kGroupAll
-                             ? " ('" + name + "' is a group; list it under 'children')"
-                             : DidYouMean(name, host_names);
-      diagnostics.Error(g.host_locations[i], "group '" + g.group.name + "' names host '" + name +
-                                                 "', which is not defined under 'hosts'" + hint);
-    }
+    ReportUndefinedHosts(g, known, diagnostics);
     for (size_t i = 0; i < g.group.children.size(); ++i) {
       const std::string& name = g.group.children[i];
       if (by_name.count(name)) continue;
-      std::string hint = host_order.count(name) ? " ('" + name + "' is a host; list it under 'hosts')"
-                                                : DidYouMean(name, group_names);
+      std::string hint;
+      if (host_order.count(name)) {
+        hint = " ('" + name + "' is a host; list it under 'hosts')";
+      } else if (known.hints_left > 0) {
+        --known.hints_left;
+        hint = DidYouMean(name, group_names);
+      }
       diagnostics.Error(g.child_locations[i], "group '" + g.group.name + "' names child group '" + name +
                                                   "', which is not defined under 'groups'" + hint);
     }
@@ -181,17 +244,33 @@ bool ResolveGroups(InventoryDraft& draft, Diagnostics& diagnostics) {
   };
 
   // Members: direct hosts plus every child's members, in inventory order.
+  // `memberships` counts every (group, host) pair gathered, inherited ones
+  // included, so nested groups cannot multiply the work past the limit.
   std::map<std::string, std::set<size_t>> members_memo;
+  size_t memberships = 0;
   std::function<const std::set<size_t>&(GroupDraft&)> members = [&](GroupDraft& g) -> const std::set<size_t>& {
     if (auto it = members_memo.find(g.group.name); it != members_memo.end()) return it->second;
     std::set<size_t> result;
     for (const std::string& host : g.group.hosts) result.insert(host_order[host]);
+    memberships += g.group.hosts.size();
     for (const std::string& child : g.group.children) {
+      if (memberships > max_memberships) break;
       const std::set<size_t>& child_members = members(*by_name[child]);
+      memberships += child_members.size();
       result.insert(child_members.begin(), child_members.end());
     }
     return members_memo[g.group.name] = std::move(result);
   };
+  for (GroupDraft& g : draft.groups) {
+    if (memberships <= max_memberships) members(g);
+  }
+  if (memberships > max_memberships) {
+    diagnostics.Error({draft.inventory.source_file, 0, 0},
+                      "the groups hold more than " + std::to_string(max_memberships) +
+                          " (group, host) memberships once groups of groups are expanded; "
+                          "clusterctl reads at most that many");
+    return false;
+  }
 
   for (GroupDraft& g : draft.groups) {
     g.group.depth = depth(g.group.name);
@@ -202,6 +281,19 @@ bool ResolveGroups(InventoryDraft& draft, Diagnostics& diagnostics) {
   }
   for (HostDraft& h : draft.hosts) std::sort(h.host.groups.begin(), h.host.groups.end());
   return true;
+}
+
+std::vector<const Group*> GroupsInApplicationOrder(const Inventory& inventory, const Host& host) {
+  std::vector<const Group*> ordered;
+  for (const std::string& name : host.groups) {
+    if (auto it = inventory.group_index.find(name); it != inventory.group_index.end()) {
+      ordered.push_back(&inventory.groups[it->second]);
+    }
+  }
+  std::sort(ordered.begin(), ordered.end(), [](const Group* a, const Group* b) {
+    return std::tie(a->depth, a->name) < std::tie(b->depth, b->name);
+  });
+  return ordered;
 }
 
 }  // namespace clusterctl::inventory_internal

@@ -79,6 +79,7 @@ void ParseHosts(const YamlNode& node, InventoryDraft& draft, const InventoryLoad
                 YamlFields& fields) {
   if (!fields.ExpectMap(node, "'hosts'", false)) return;
   std::map<std::string, std::pair<std::string, SourceLocation>> defined;  // name -> pattern, where
+  size_t expanded_names = 0;  // bounds the work below, valid patterns or not
 
   for (size_t i = 0; i < node.entries.size(); ++i) {
     const auto& [pattern, body] = node.entries[i];
@@ -87,6 +88,13 @@ void ParseHosts(const YamlNode& node, InventoryDraft& draft, const InventoryLoad
     if (!names.ok()) {
       fields.Error(where, "host " + names.status().message());
       continue;
+    }
+    expanded_names += names->size();
+    if (expanded_names > options.size.max_hosts) {
+      fields.Error(where, "host '" + pattern + "' takes the inventory past " +
+                              std::to_string(options.size.max_hosts) +
+                              " hosts, the most one inventory may define; the hosts after it were not read");
+      return;
     }
     bool names_ok = true;
     for (const std::string& name : *names) {
@@ -141,12 +149,10 @@ void ParseHosts(const YamlNode& node, InventoryDraft& draft, const InventoryLoad
       }
     }
     if (const YamlNode* vars = body.Find("vars")) {
-      std::map<std::string, SourceLocation> locations;
-      if (auto v = ParseVars(*vars, context, fields, locations)) {
-        for (HostDraft& h : hosts) {
-          h.host.vars = *v;
-          h.host.var_origins = locations;
-        }
+      auto own = std::make_shared<PatternVars>();
+      if (auto v = ParseVars(*vars, context, fields, own->locations)) {
+        own->values = std::move(*v);
+        for (HostDraft& h : hosts) h.own_vars = own;
       }
     }
     for (HostDraft& h : hosts) draft.hosts.push_back(std::move(h));

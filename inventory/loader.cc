@@ -42,16 +42,11 @@ void FillDefaults(InventoryLoadOptions& options) {
 // Connection: cluster defaults, then groups shallow-to-deep (name order within
 // a depth), then the host's own settings.
 void ResolveConnections(InventoryDraft& draft) {
-  std::vector<const Group*> ordered;
-  for (const Group& g : draft.inventory.groups) ordered.push_back(&g);
-  std::sort(ordered.begin(), ordered.end(), [](const Group* a, const Group* b) {
-    return std::tie(a->depth, a->name) < std::tie(b->depth, b->name);
-  });
   for (HostDraft& h : draft.hosts) {
     ConnectionSettings settings;
     draft.cluster_connection.ApplyTo(settings);
-    for (const Group* g : ordered) {
-      if (std::binary_search(h.host.groups.begin(), h.host.groups.end(), g->name)) g->connection.ApplyTo(settings);
+    for (const Group* g : inventory_internal::GroupsInApplicationOrder(draft.inventory, h.host)) {
+      g->connection.ApplyTo(settings);
     }
     h.connection.ApplyTo(settings);
     h.host.connection = settings;
@@ -145,14 +140,14 @@ std::optional<Inventory> ParseInventory(std::string_view text, const std::string
   if (diagnostics.has_errors()) return std::nullopt;
 
   for (auto& g : draft.groups) inventory.groups.push_back(g.group);
-  if (!inventory_internal::ResolveGroups(draft, diagnostics)) return std::nullopt;
+  if (!inventory_internal::ResolveGroups(draft, options.size.max_group_memberships, diagnostics)) return std::nullopt;
   inventory.groups.clear();
   for (size_t i = 0; i < draft.groups.size(); ++i) {
     inventory.groups.push_back(draft.groups[i].group);
     inventory.group_index[draft.groups[i].group.name] = i;
   }
   ResolveConnections(draft);
-  inventory_internal::ResolveVariables(draft, diagnostics);
+  inventory_internal::ResolveVariables(draft, options.size.max_variable_bytes, diagnostics);
   CheckDuplicateEndpoints(draft, diagnostics);
   if (diagnostics.has_errors()) return std::nullopt;
 

@@ -17,8 +17,18 @@
 
 namespace clusterctl {
 
+// How large an inventory may grow once its ranges, groups and variables are
+// expanded. Each bound is checked before the work it bounds, so a hostile or
+// mistyped file is refused in bounded time and memory (docs/inventory.md).
+struct InventorySizeLimits {
+  size_t max_hosts = 100'000;              // hosts, summed over every host pattern
+  size_t max_group_memberships = 1'000'000;  // (group, host) pairs, listed or inherited
+  size_t max_variable_bytes = 256u << 20;  // every host's resolved variables, added up
+};
+
 struct InventoryLoadOptions {
   YamlLimits limits;
+  InventorySizeLimits size;
   // Expands a leading "~/" in key file paths; defaults to $HOME.
   std::string home_dir;
   // Whether a path names a readable regular file; replaced in unit tests.

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,8 +16,16 @@
 
 namespace clusterctl::inventory_internal {
 
+// The `vars` written under one host pattern, shared by every host it
+// expands to: resolution makes each host's own copy, within the size limit.
+struct PatternVars {
+  nlohmann::json values = nlohmann::json::object();
+  std::map<std::string, SourceLocation> locations;
+};
+
 struct HostDraft {
-  Host host;
+  Host host;  // host.vars is empty until ResolveVariables
+  std::shared_ptr<const PatternVars> own_vars;  // null when the pattern has none
   ConnectionOverrides connection;
   std::string pattern;  // the hosts key it was expanded from
 };
@@ -44,7 +53,9 @@ std::optional<ConnectionOverrides> ParseConnection(const YamlNode& node, const s
 std::optional<nlohmann::json> ParseVars(const YamlNode& node, const std::string& context, YamlFields& fields,
                                         std::map<std::string, SourceLocation>& locations);
 // Resolves every host's vars: cluster < groups (shallow to deep, then by name) < host.
-void ResolveVariables(InventoryDraft& draft, Diagnostics& diagnostics);
+// Refuses (an error, nothing resolved) when the hosts' resolved variables
+// would add up to more than `max_bytes`: each host holds its own copy.
+void ResolveVariables(InventoryDraft& draft, size_t max_bytes, Diagnostics& diagnostics);
 
 // hosts_section.cc
 void ParseHosts(const YamlNode& node, InventoryDraft& draft, const InventoryLoadOptions& options,
@@ -53,7 +64,11 @@ void ParseHosts(const YamlNode& node, InventoryDraft& draft, const InventoryLoad
 // groups_section.cc
 void ParseGroups(const YamlNode& node, InventoryDraft& draft, const InventoryLoadOptions& options,
                  YamlFields& fields);
-// Checks references and cycles, computes depth and members. False on error.
-bool ResolveGroups(InventoryDraft& draft, Diagnostics& diagnostics);
+// Checks references and cycles, computes depth and members. False on error,
+// and when the groups expand to more than `max_memberships` (group, host) pairs.
+bool ResolveGroups(InventoryDraft& draft, size_t max_memberships, Diagnostics& diagnostics);
+// The groups `host` belongs to, in the order their settings apply: shallow
+// to deep, then by name. Needs inventory.groups and group_index filled.
+std::vector<const Group*> GroupsInApplicationOrder(const Inventory& inventory, const Host& host);
 
 }  // namespace clusterctl::inventory_internal

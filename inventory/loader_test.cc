@@ -311,6 +311,81 @@ TEST_CASE("hostile input is rejected in bounded time") {
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
 }
 
+TEST_CASE("an inventory that expands past its size limits is refused before the work it would take") {
+  // The limits are lowered so that each case is small; the defaults
+  // (100,000 hosts, 1,000,000 memberships, 256 MiB of variables) are the
+  // same code path with larger numbers.
+  InventoryLoadOptions options = TestOptions();
+  options.size = {/*max_hosts=*/100, /*max_group_memberships=*/300, /*max_variable_bytes=*/64 * 1024};
+  auto parse = [&](const std::string& text, Diagnostics& d) {
+    return ParseInventory(text, "inv.yaml", "/inv", d, options);
+  };
+  SUBCASE("hosts: the pattern that crosses the limit is named, and nothing after it is expanded") {
+    Diagnostics d;
+    CHECK_FALSE(parse(std::string(kHeader) + "hosts:\n  a[1-60]: {}\n  b[1-60]: {}\n  c[1-99999]: {}\n", d));
+    CHECK(d.error_count() == 1);
+    CHECK(FirstError(d) == "inv.yaml:4:3: error: host 'b[1-60]' takes the inventory past 100 hosts, the most one "
+                           "inventory may define; the hosts after it were not read");
+  }
+  SUBCASE("exactly at the host limit is fine") {
+    Diagnostics d;
+    auto inventory = parse(std::string(kHeader) + "hosts:\n  a[1-60]: {}\n  b[1-40]: {}\n", d);
+    INFO(d.ToString());
+    REQUIRE(inventory);
+    CHECK(inventory->hosts.size() == 100);
+  }
+  SUBCASE("group lists: names listed across all groups are counted together") {
+    Diagnostics d;
+    std::string text = std::string(kHeader) + "hosts:\n  a[1-100]: {}\ngroups:\n";
+    for (int g = 0; g < 5; ++g) text += "  g" + std::to_string(g) + ":\n    hosts: a[1-100]\n";
+    CHECK_FALSE(parse(text, d));
+    CHECK(d.error_count() == 1);
+    CHECK(FirstError(d) == "inv.yaml:12:12: error: 'hosts' of group 'g3': 'a[1-100]' takes the groups past 300 "
+                           "listed names in all; the groups after it were not read");
+  }
+  SUBCASE("groups of groups: inherited memberships count too") {
+    // Each group lists one child: 8 names listed, but every group holds all
+    // 100 hosts once the children are expanded.
+    Diagnostics d;
+    std::string text = std::string(kHeader) + "hosts:\n  a[1-100]: {}\ngroups:\n  g0:\n    hosts: a[1-100]\n";
+    for (int g = 1; g < 8; ++g) {
+      text += "  g" + std::to_string(g) + ":\n    children: [g" + std::to_string(g - 1) + "]\n";
+    }
+    CHECK_FALSE(parse(text, d));
+    CHECK(FirstError(d) == "inv.yaml: error: the groups hold more than 300 (group, host) memberships once groups "
+                           "of groups are expanded; clusterctl reads at most that many");
+  }
+  SUBCASE("variables: every host's copy is counted before any is made") {
+    Diagnostics d;
+    const std::string big(2000, 'x');
+    CHECK_FALSE(parse(std::string(kHeader) + "vars:\n  motd: " + big + "\nhosts:\n  a[1-40]: {}\n", d));
+    CHECK(FirstError(d) == "inv.yaml: error: the variables come to about 0 MiB once every host has its own copy "
+                           "(40 hosts), past the limit of 0 MiB; keep large values in files beside the inventory");
+  }
+  SUBCASE("a host pattern's own variables are counted once per host") {
+    Diagnostics d;
+    const std::string big(1000, 'x');
+    auto inventory = parse(std::string(kHeader) + "hosts:\n  a[1-40]:\n    vars: {motd: " + big + "}\n", d);
+    REQUIRE(inventory);
+    CHECK(inventory->hosts[39].vars["motd"] == big);
+    Diagnostics over;
+    CHECK_FALSE(parse(std::string(kHeader) + "hosts:\n  a[1-70]:\n    vars: {motd: " + big + "}\n", over));
+    CHECK(FirstError(over).find("once every host has its own copy (70 hosts)") != std::string::npos);
+  }
+}
+
+TEST_CASE("a range of undefined hosts in a group is one error, not one per name") {
+  Diagnostics d;
+  CHECK_FALSE(Parse(std::string(kHeader) + "hosts:\n  node[1-4]: {}\ngroups:\n  compute:\n    hosts:\n"
+                                           "      - nod1\n      - gpu[01-50,52]\n      - node[1-4]\n",
+                    d));
+  CHECK(d.error_count() == 2);
+  CHECK(d.ToString() ==
+        "inv.yaml:7:9: error: group 'compute' names host 'nod1', which is not defined under 'hosts' "
+        "(did you mean 'node1'?)\n"
+        "inv.yaml:8:9: error: group 'compute' names 51 hosts (gpu[01-50,52]) that are not defined under 'hosts'\n");
+}
+
 TEST_CASE("the bundled example inventories load without errors") {
   for (const char* name : {"small.yaml", "superpod.yaml"}) {
     CAPTURE(name);

@@ -21,6 +21,40 @@ bool IsVariableName(const std::string& name) {
                      [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
+// Roughly the bytes a JSON value occupies: its text, plus a fixed cost per
+// value. Used only to bound the copies that resolution makes.
+size_t ApproximateBytes(const nlohmann::json& value) {
+  constexpr size_t kPerValue = 16;
+  if (value.is_string()) return kPerValue + value.get_ref<const std::string&>().size();
+  size_t bytes = kPerValue;
+  if (value.is_object()) {
+    for (const auto& [key, item] : value.items()) bytes += key.size() + ApproximateBytes(item);
+  } else if (value.is_array()) {
+    for (const auto& item : value) bytes += ApproximateBytes(item);
+  }
+  return bytes;
+}
+
+// What every host's resolved variables would add up to, at most: each host
+// gets the cluster's, its groups' and its own.
+size_t ResolvedVariableBytes(const InventoryDraft& draft) {
+  std::map<std::string, size_t> group_bytes;
+  for (const Group& g : draft.inventory.groups) group_bytes[g.name] = ApproximateBytes(g.vars);
+  const size_t cluster_bytes = ApproximateBytes(draft.inventory.cluster_vars);
+  std::map<const PatternVars*, size_t> pattern_bytes;
+  size_t total = 0;
+  for (const HostDraft& h : draft.hosts) {
+    total += cluster_bytes;
+    if (h.own_vars) {
+      auto [it, inserted] = pattern_bytes.try_emplace(h.own_vars.get(), 0);
+      if (inserted) it->second = ApproximateBytes(h.own_vars->values);
+      total += it->second;
+    }
+    for (const std::string& group : h.host.groups) total += group_bytes[group];
+  }
+  return total;
+}
+
 }  // namespace
 
 std::optional<nlohmann::json> ParseVars(const YamlNode& node, const std::string& context, YamlFields& fields,
@@ -40,14 +74,15 @@ std::optional<nlohmann::json> ParseVars(const YamlNode& node, const std::string&
   return YamlToJson(node);
 }
 
-void ResolveVariables(InventoryDraft& draft, Diagnostics& diagnostics) {
+void ResolveVariables(InventoryDraft& draft, size_t max_bytes, Diagnostics& diagnostics) {
   Inventory& inventory = draft.inventory;
-  // Groups in application order: shallow first, then by name.
-  std::vector<const Group*> ordered;
-  for (const Group& g : inventory.groups) ordered.push_back(&g);
-  std::sort(ordered.begin(), ordered.end(), [](const Group* a, const Group* b) {
-    return std::tie(a->depth, a->name) < std::tie(b->depth, b->name);
-  });
+  if (size_t bytes = ResolvedVariableBytes(draft); bytes > max_bytes) {
+    diagnostics.Error({inventory.source_file, 0, 0},
+                      "the variables come to about " + std::to_string(bytes >> 20) + " MiB once every host has " +
+                          "its own copy (" + std::to_string(draft.hosts.size()) + " hosts), past the limit of " +
+                          std::to_string(max_bytes >> 20) + " MiB; keep large values in files beside the inventory");
+    return;
+  }
 
   std::set<std::tuple<std::string, std::string, std::string>> warned;  // var, group a, group b
   for (HostDraft& draft_host : draft.hosts) {
@@ -55,8 +90,7 @@ void ResolveVariables(InventoryDraft& draft, Diagnostics& diagnostics) {
     nlohmann::json vars = inventory.cluster_vars;
     std::map<std::string, SourceLocation> origins = inventory.cluster_var_locations;
     std::map<std::string, const Group*> set_by;  // variable -> group that set it last
-    for (const Group* g : ordered) {
-      if (!std::binary_search(host.groups.begin(), host.groups.end(), g->name)) continue;
+    for (const Group* g : GroupsInApplicationOrder(inventory, host)) {
       for (const auto& [key, value] : g->vars.items()) {
         auto previous = set_by.find(key);
         if (previous != set_by.end() && previous->second->depth == g->depth && vars[key] != value &&
@@ -71,9 +105,12 @@ void ResolveVariables(InventoryDraft& draft, Diagnostics& diagnostics) {
         set_by[key] = g;
       }
     }
-    for (const auto& [key, value] : host.vars.items()) {
-      vars[key] = value;
-      origins[key] = host.var_origins.count(key) ? host.var_origins.at(key) : host.defined_at;
+    if (draft_host.own_vars) {
+      const PatternVars& own = *draft_host.own_vars;
+      for (const auto& [key, value] : own.values.items()) {
+        vars[key] = value;
+        origins[key] = own.locations.count(key) ? own.locations.at(key) : host.defined_at;
+      }
     }
     host.vars = std::move(vars);
     host.var_origins = std::move(origins);
