@@ -6,7 +6,7 @@ namespace clusterctl {
 
 Result<std::string> LoadOrCreateDaemonToken(const std::string& secrets_dir) {
   SecretVault vault(secrets_dir, /*persist=*/true);
-  CLUSTERCTL_RETURN_IF_ERROR(vault.Prepare({{kDaemonTokenSecret, SecretSpec{SecretSpec::Kind::kPassword, 43}}}));
+  CLUSTERCTL_RETURN_IF_ERROR(vault.Prepare({{kDaemonTokenSecret, kDaemonTokenSpec}}));
   return vault.values().at(kDaemonTokenSecret);
 }
 

@@ -7,10 +7,14 @@
 #include <string>
 
 #include "common/status.h"
+#include "controller/state/secret_vault.h"
 
 namespace clusterctl {
 
 inline constexpr char kDaemonTokenSecret[] = "daemon_token";
+// The role monitoring declares the same secret (its Prometheus job reads the
+// token): services_roles_test keeps the two declarations equal.
+inline const SecretSpec kDaemonTokenSpec{SecretSpec::Kind::kPassword, 43};
 
 // The stored token, generated and stored first when there is none.
 Result<std::string> LoadOrCreateDaemonToken(const std::string& secrets_dir);

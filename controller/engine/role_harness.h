@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "controller/engine/planner.h"
+#include "controller/state/secret_vault.h"
 #include "controller/state/test_util.h"
 #include "inventory/loader.h"
 #include "tests/unit/test_paths.h"
@@ -40,6 +41,17 @@ class RoleHarness {
 
   std::string dir() const { return dir_.path(); }
 
+  // Plans from now on get the secrets every role of the harness declares,
+  // generated in memory (a plan's vault), so secret_content steps render.
+  const SecretVault& UseSecrets() {
+    std::vector<const Role*> roles;
+    for (const std::string& name : roles_) roles.push_back(catalog_->Find(name));
+    vault_.emplace(dir_.path() + "/secrets", /*persist=*/false);
+    Status prepared = vault_->Prepare(Catalog::SecretsOf(roles));
+    REQUIRE_MESSAGE(prepared.ok(), prepared.message());
+    return *vault_;
+  }
+
   Planned Plan(const std::string& host, const nlohmann::json& facts) {
     std::map<std::string, nlohmann::json> all = {{host, facts}};
     return Plan(host, all);
@@ -56,7 +68,7 @@ class RoleHarness {
 
   // With every host's facts (cluster-wide views and loops read them all).
   Planned Plan(const std::string& host, const std::map<std::string, nlohmann::json>& all) {
-    Planner planner(PlanInputs{&*inventory_, &*catalog_, &all, nullptr, roles_});
+    Planner planner(PlanInputs{&*inventory_, &*catalog_, &all, vault_ ? &*vault_ : nullptr, roles_});
     Diagnostics diagnostics;
     HostPlan plan = planner.Plan(*inventory_->FindHost(host), diagnostics);
     REQUIRE_MESSAGE(diagnostics.error_count() == 0, diagnostics.ToString());
@@ -82,6 +94,7 @@ class RoleHarness {
   testing::TempDir dir_;
   std::optional<Inventory> inventory_;
   std::optional<Catalog> catalog_;
+  std::optional<SecretVault> vault_;
 };
 
 }  // namespace clusterctl::testing

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <tuple>
 
+#include "controller/daemon/token.h"
 #include "controller/engine/role_harness.h"
 
 namespace clusterctl {
@@ -17,7 +18,7 @@ namespace {
 
 using testing::Planned;
 
-std::string Inventory(const std::string& implementation) {
+std::string ServiceInventory(const std::string& implementation) {
   return R"(cluster: lab
 connection: {user: root}
 vars:
@@ -49,7 +50,7 @@ nlohmann::json Facts(bool kernel_nfs, int gpus = 0) {
 class ServiceRoles : public testing::RoleHarness {
  public:
   explicit ServiceRoles(const std::string& implementation = "kernel")
-      : testing::RoleHarness(Inventory(implementation),
+      : testing::RoleHarness(ServiceInventory(implementation),
                              {"nfs-server", "nfs-client", "node-exporter", "slurm-exporter", "monitoring", "dcgm-exporter"}) {}
   Planned PlanAll(const std::string& host, bool kernel_nfs = true) {
     return Plan(host, std::map<std::string, nlohmann::json>{
@@ -137,6 +138,47 @@ TEST_CASE("monitoring: a target file per host and exporter, DCGM only on GPU hos
   CHECK_FALSE(Has(ServiceRoles().PlanAll("gpu02").roles, "dcgm-exporter"));
   CHECK(ServiceRoles().PlanAll("gpu01").files.at("/etc/default/prometheus-node-exporter").find(
             "--web.listen-address=10.0.0.11:9100") != std::string::npos);
+}
+
+TEST_CASE("monitoring: the clusterctl job scrapes the daemon with its token, written only where a daemon is named") {
+  // Without clusterctl_metrics_targets the token never leaves the controller.
+  Planned none = ServiceRoles().PlanAll("head");
+  CHECK(Has(none.steps, "monitoring/no clusterctl token"));
+  CHECK_FALSE(Has(none.steps, "monitoring/clusterctl token"));
+  const std::string config = none.files.at("/etc/prometheus/prometheus.yml");
+  CHECK(config.find("  - job_name: clusterctl\n    authorization:\n      credentials_file: /etc/prometheus/clusterctl.token\n"
+                    "    file_sd_configs:\n      - files: ['/etc/prometheus/file_sd/clusterctl/*.yml']\n") !=
+        std::string::npos);
+  CHECK_MESSAGE(config.find("job_name: clusterctl") == config.rfind("job_name: clusterctl"), "one clusterctl job");
+
+  std::string inventory = ServiceInventory("kernel");
+  inventory.replace(inventory.find("vars:\n"), 6, "vars:\n  clusterctl_metrics_targets: ['10.0.0.1:9420']\n");
+  testing::RoleHarness harness(inventory, {"monitoring"});
+  const SecretVault& vault = harness.UseSecrets();
+  Planned with = harness.Plan("head", std::map<std::string, nlohmann::json>{{"head", Facts(true)}});
+  CHECK(Has(with.steps, "monitoring/clusterctl token"));
+  CHECK_FALSE(Has(with.steps, "monitoring/no clusterctl token"));
+  const nlohmann::json& token = with.params.at("monitoring/clusterctl token");
+  CHECK(token.at("secret") == true);
+  CHECK(token.at("owner") == "root");
+  CHECK(token.at("group") == "prometheus");
+  CHECK(token.at("mode") == "0640");
+  CHECK(with.files.at("/etc/prometheus/clusterctl.token") == vault.values().at(kDaemonTokenSecret));
+  CHECK(with.files.at("/etc/prometheus/file_sd/clusterctl/clusterctl.yml").find("- targets: ['10.0.0.1:9420']") !=
+        std::string::npos);
+}
+
+TEST_CASE("monitoring declares the daemon's token secret exactly as clusterctl serve does") {
+  // One secret, two declarations: the daemon's (controller/daemon/token.cc)
+  // and the role's. Unequal, the vault would refuse the stored token as the
+  // wrong size, or the two would be different secrets.
+  Diagnostics diagnostics;
+  auto catalog = Catalog::Load({{testing::SourceDir() + "/roles"}, {testing::SourceDir() + "/templates"}}, diagnostics);
+  REQUIRE_MESSAGE(catalog, diagnostics.ToString());
+  const Role* monitoring = catalog->Find("monitoring");
+  REQUIRE(monitoring);
+  REQUIRE(monitoring->secrets.count(kDaemonTokenSecret));
+  CHECK(monitoring->secrets.at(kDaemonTokenSecret) == kDaemonTokenSpec);
 }
 
 TEST_CASE("grafana: a repository key file outside the inventory's directory is never read (issue 31)") {
