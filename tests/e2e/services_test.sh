@@ -15,7 +15,8 @@
 # entry, touching no other client, restarting neither ganesha nor
 # Prometheus. Removing an export's client network reloads ganesha (its
 # exportfs -ra) and restarts nothing. A stopped node exporter fails
-# monitoring.targets naming its node. The kernel implementation's files
+# monitoring.targets naming its node. Prometheus gets clusterctl serve's token
+# (0640 root:prometheus) for its clusterctl job. The kernel implementation's files
 # are checked on the node by exportfs, and its missing nfsd stops it.
 source "$(dirname "$0")/lib.sh"
 require_root_or_skip
@@ -32,6 +33,8 @@ for r in json.load(open(sys.argv[1]))["results"]:
 take_inventory() {
   cp "$1" "$WORK/inventory.yaml"
   sed -i "s|    - {path: /export/home, clients: \[compute\]}|    - {path: /export/home, clients: [compute$2]}|" "$WORK/inventory.yaml"
+  # A clusterctl serve for Prometheus to scrape (none runs: the token file and the job are checked).
+  sed -i "/^vars:/a\\  clusterctl_metrics_targets: ['10.213.78.1:9420']" "$WORK/inventory.yaml"
 }
 deploy() {  # deploy NAME: deploy --json into $WORK/NAME.json, returns its exit status
   "$CLUSTERCTL" deploy "$WORK/inventory.yaml" --json >"$WORK/$1.json" 2>"$WORK/$1.err"
@@ -76,6 +79,14 @@ check "node01: the data source is this Prometheus" \
   tb exec node01 grep -qx "    url: http://10.213.78.11:9090" /etc/grafana/provisioning/datasources/clusterctl.yaml
 check "node01: three dashboards provisioned" \
   test "$(tb exec node01 ls /var/lib/grafana/dashboards/clusterctl | paste -sd,)" = "gpus.json,nodes.json,slurm.json"
+token=$(cat "$WORK/.clusterctl/secrets/daemon_token")
+check "node01: the daemon's token for Prometheus is 0640 root:prometheus and the state's daemon_token" \
+  sh -c "test \"\$($TESTBED exec node01 stat -c '%a %U:%G' /etc/prometheus/clusterctl.token)\" = '640 root:prometheus' && \
+         test \"\$($TESTBED exec node01 cat /etc/prometheus/clusterctl.token)\" = '$token'"
+check "the token is nowhere in the deploy's output" sh -c "! grep -q '$token' $WORK/first.json $WORK/first.err"
+check "node01: the clusterctl job reads it and targets the daemon" \
+  sh -c "$TESTBED exec node01 grep -q 'credentials_file: /etc/prometheus/clusterctl.token' /etc/prometheus/prometheus.yml && \
+         $TESTBED exec node01 grep -q \"'10.213.78.1:9420'\" /etc/prometheus/file_sd/clusterctl/clusterctl.yml"
 ganesha_pid=$(main_pid node01 nfs-ganesha)
 prometheus_pid=$(main_pid node01 prometheus)
 
