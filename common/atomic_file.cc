@@ -28,7 +28,11 @@ Status WriteFileAtomic(const std::string& path, const std::string& content, int 
     }
     offset += static_cast<size_t>(n);
   }
-  bool ok = ::fchown(fd, uid, gid) == 0 && ::fchmod(fd, static_cast<mode_t>(mode)) == 0 && ::fsync(fd) == 0;
+  // fchown only when the owner must change: a daemon without privilege (its
+  // unit forbids the chown calls outright) writes files it already owns.
+  struct stat st;
+  bool ok = ::fstat(fd, &st) == 0 && ((st.st_uid == uid && st.st_gid == gid) || ::fchown(fd, uid, gid) == 0) &&
+            ::fchmod(fd, static_cast<mode_t>(mode)) == 0 && ::fsync(fd) == 0;
   int error = errno;
   ::close(fd);
   if (!ok || ::rename(temp.c_str(), path.c_str()) != 0) {

@@ -9,7 +9,9 @@
 # planned, not deployed; SIGTERM stops the daemon;
 # with --remediate the drift is repaired and an inventory change deployed;
 # kill -9 of the daemon while a restart is owed, then a restart of the
-# daemon, honours that restart exactly once.
+# daemon, honours that restart exactly once. Last, the daemon under its own
+# systemd unit on node01, as the unprivileged user clusterctl: READY, no
+# capability, SSH out works, a bad inventory does not restart it in a loop.
 source "$(dirname "$0")/lib.sh"
 require_root_or_skip
 for tool in curl chromium promtool prometheus; do
@@ -228,5 +230,61 @@ check "each probe restarted exactly once for the change (node02 $before2 -> $(st
   test "$(starts node02) $(starts node03)" = "$((before2 + 1)) $((before3 + 1))"
 check "the token never reached the daemon's log" bash -c "! grep -qF '$TOKEN' '$WORK/serve.log'"
 kill -TERM "$daemon_pid"; wait "$daemon_pid" 2>/dev/null; daemon_pid=""
+
+# 7. The daemon under its own unit (packaging/systemd), as the user
+# clusterctl, on node01: installed as the unit's header says, node02 and
+# node03 its cluster. It reaches READY with no capability, keeps its state in
+# /var/lib/clusterctl/e2e and writes nothing beside the inventory, connects
+# out over SSH (a validation passes), and a bad inventory stops it for good.
+UNIT=clusterctl-serve@e2e
+on1() { tb exec node01 "$@"; }
+strip -o "$WORK/clusterctl.stripped" "$CLUSTERCTL"
+on1 sh -c 'apt-get update -q >/dev/null && apt-get install -y -q libyaml-cpp0.7 libssh-4 curl >/dev/null' </dev/null
+on1 sh -c 'cat >/usr/local/bin/clusterctl && chmod 0755 /usr/local/bin/clusterctl' <"$WORK/clusterctl.stripped"
+on1 sh -c 'cat >/usr/local/bin/clusterctl-agent && chmod 0755 /usr/local/bin/clusterctl-agent' <"$E2E_ROOT/build/clusterctl-agent"
+tar -C "$E2E_ROOT" -cf - roles templates | on1 sh -c 'mkdir -p /usr/local/share/clusterctl && tar -C /usr/local/share/clusterctl -xf -'
+on1 sh -c 'id clusterctl >/dev/null 2>&1 || useradd --system --home-dir /var/lib/clusterctl --shell /usr/sbin/nologin clusterctl'
+on1 mkdir -p /etc/clusterctl/e2e
+on1 sh -c 'f=/etc/clusterctl/e2e/id_ed25519; cat >$f && chown clusterctl: $f && chmod 0600 $f' <"$TESTBED_STATE/ssh/id_ed25519"
+unit_inventory() {
+  printf 'cluster: e2e-unit\nconnection: {key_file: id_ed25519, connect_timeout: 5}\nhosts:\n  node[02-03]:\n    address: %s.[12-13]\n' \
+    "$TESTBED_SUBNET" | on1 sh -c 'cat >/etc/clusterctl/e2e/inventory.yaml'
+}
+unit_inventory
+on1 sh -c 'cat >/etc/systemd/system/clusterctl-serve@.service && systemctl daemon-reload' <"$E2E_ROOT/packaging/systemd/clusterctl-serve@.service"
+on1 timeout 60 systemctl start "$UNIT"
+check "the unit reaches READY (Type=notify)" on1 systemctl is-active -q "$UNIT"
+unit_pid=$(on1 systemctl show -p MainPID --value "$UNIT")
+on1 cat "/proc/$unit_pid/status" >"$WORK/unit-status.txt"
+uid=$(on1 id -u clusterctl)
+check "it runs as the user clusterctl (uid $uid), not root" grep -qE "^Uid:\s+$uid\s+$uid\s+$uid\s+$uid$" "$WORK/unit-status.txt"
+check "with no capability, none to gain, none bounded" \
+  bash -c "grep -q '^CapEff:\s*0000000000000000$' '$WORK/unit-status.txt' && grep -q '^CapBnd:\s*0000000000000000$' '$WORK/unit-status.txt' && grep -q '^NoNewPrivs:\s*1$' '$WORK/unit-status.txt'"
+check "its state is /var/lib/clusterctl/e2e, 0700 clusterctl" test "$(on1 stat -c '%a %U' /var/lib/clusterctl/e2e)" = "700 clusterctl"
+check "nothing is written beside the read-only inventory" bash -c "! $TESTBED exec node01 test -e /etc/clusterctl/e2e/.clusterctl"
+exposure=$(on1 systemd-analyze security "$UNIT" 2>/dev/null | grep -o 'Overall exposure level for [^:]*: [0-9.]*' | awk '{print $NF}')
+echo "# systemd-analyze security $UNIT: $exposure (8.0 before the hardening)"
+check "systemd-analyze rates its exposure at most 2.0 ($exposure)" python3 -c "import sys; sys.exit(not float('${exposure:-99}') <= 2.0)"
+unit_token=$(on1 cat /var/lib/clusterctl/e2e/secrets/daemon_token)
+unit_api() { on1 curl -s -H "Authorization: Bearer $unit_token" "$@"; }
+validate_started() {
+  [ "$(unit_api -o /dev/null -w '%{http_code}' -H 'Content-Type: application/json' -d '{"checks":"reachable"}' \
+        http://127.0.0.1:9420/api/v1/validate)" = 202 ]
+}
+unit_job_done() {
+  unit_api http://127.0.0.1:9420/api/v1/jobs >"$WORK/unit-jobs.json" &&
+    [ "$(json "$WORK/unit-jobs.json" "next((j['status'] for j in d['recent'] if j['kind'] == 'validate'), 'none')")" != none ] &&
+    [ "$(json "$WORK/unit-jobs.json" "d['running'] is None")" = True ]
+}
+wait_for 60 validate_started
+wait_for 90 unit_job_done
+unit_validation=$(json "$WORK/unit-jobs.json" "next('%s pass=%s fail=%s' % (j['status'], j['summary']['pass'], j['summary']['fail']) for j in d['recent'] if j['kind'] == 'validate')")
+check "it connects out over SSH: node02 and node03 reachable ($unit_validation)" test "$unit_validation" = "ok pass=2 fail=0"
+echo 'cluster: [' | on1 sh -c 'cat >/etc/clusterctl/e2e/inventory.yaml'
+on1 systemctl restart "$UNIT" 2>/dev/null
+sleep 7  # past RestartSec=5: a restart loop would show by now
+unit_state=$(for p in ActiveState ExecMainStatus NRestarts; do on1 systemctl show -p "$p" --value "$UNIT"; done | paste -sd' ')
+check "a bad inventory stops it for good: failed, exit 2, no restart ($unit_state)" test "$unit_state" = "failed 2 0"
+unit_inventory
 [ "$failures" -eq 0 ] || tail -40 "$WORK/serve.log"
 finish
