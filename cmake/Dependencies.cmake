@@ -11,10 +11,6 @@ find_package(doctest REQUIRED)
 find_package(Boost 1.74 REQUIRED)
 find_package(libssh REQUIRED)
 
-find_path(MUSTACHE_INCLUDE_DIR kainjow/mustache.hpp REQUIRED)
-add_library(kainjow_mustache INTERFACE)
-target_include_directories(kainjow_mustache SYSTEM INTERFACE ${MUSTACHE_INCLUDE_DIR})
-
 # Unit tests live beside the code as *_test.cc and link into one doctest binary;
 # each library appends its test sources to this global list.
 set_property(GLOBAL PROPERTY CLUSTERCTL_UNIT_TEST_SOURCES "")

@@ -10,7 +10,7 @@ BUILD_PACKAGES=(
   g++ cmake make pkg-config
   ccache  # every build compiles through it (cmake/Ccache.cmake)
   libssh-dev libssl-dev libyaml-cpp-dev libsqlite3-dev libboost-dev libspdlog-dev libfmt-dev
-  doctest-dev nlohmann-json3-dev libkainjow-mustache-dev libcli11-dev
+  doctest-dev nlohmann-json3-dev libcli11-dev
   python3  # tests/exporters: the Slurm exporter is a Python script
 )
 # The testbed (tests/testbed): nspawn containers on a bridge, an apt proxy.
@@ -19,9 +19,10 @@ TESTBED_PACKAGES=(
 )
 
 # The daemon's tests (tests/e2e/serve_test.sh) and benchmark (bench/serve-load.sh):
-# a real browser for the status page, promtool for /metrics, an HTTP client
-# and an HTTP load generator.
-DAEMON_PACKAGES=(chromium prometheus curl wrk)
+# a real browser for the status page, promtool for /metrics, an HTTP client,
+# an HTTP load generator, and dpkg-dev for the package the daemon's unit is
+# tested from (scripts/package.sh: dpkg-shlibdeps).
+DAEMON_PACKAGES=(chromium prometheus curl wrk dpkg-dev)
 
 # The fuzz targets (fuzz/, scripts/fuzz.sh): clang with libFuzzer and the sanitizers' runtimes.
 FUZZ_PACKAGES=(clang libclang-rt-14-dev)

@@ -84,6 +84,10 @@ class Catalog {
   struct Sources {
     std::vector<std::string> role_dirs;      // later directories override earlier ones
     std::vector<std::string> template_dirs;  // searched in order (the first match wins)
+    // DefaultSources only: where it looked for the built-in catalog (a
+    // directory holding roles/ and templates/), and whether it found one.
+    std::vector<std::string> data_dirs_searched;
+    bool data_dir_found = false;
   };
 
   // Loads every role, its templates, and checks references and cycles.

@@ -302,22 +302,24 @@ const RoleStep* Role::FindHandler(const std::string& handler) const {
 }
 
 Catalog::Sources Catalog::DefaultSources(const std::string& inventory_dir) {
-  std::string data;
+  Sources sources;
+  std::vector<std::string> candidates;
   if (const char* env = std::getenv("CLUSTERCTL_DATA_DIR")) {
-    data = env;
+    candidates.push_back(env);
   } else {
     const std::string exe = ExecutableDirectory();
-    for (const std::string& candidate : {exe + "/../share/clusterctl", exe + "/.."}) {
-      if (std::filesystem::is_directory(candidate + "/roles")) {
-        data = std::filesystem::weakly_canonical(candidate).string();
-        break;
-      }
-    }
+    candidates = {exe + "/../share/clusterctl", exe + "/.."};  // installed, then the build tree
   }
-  Sources sources;
-  if (!data.empty()) {
-    sources.role_dirs.push_back(data + "/roles");
-    sources.template_dirs.push_back(data + "/templates");
+  for (const std::string& candidate : candidates) {
+    std::error_code ec;
+    const std::string dir = std::filesystem::weakly_canonical(candidate, ec).string();
+    sources.data_dirs_searched.push_back(ec ? candidate : dir);
+    if (std::filesystem::is_directory(candidate + "/roles", ec)) {
+      sources.role_dirs.push_back(sources.data_dirs_searched.back() + "/roles");
+      sources.template_dirs.push_back(sources.data_dirs_searched.back() + "/templates");
+      sources.data_dir_found = true;
+      break;
+    }
   }
   sources.role_dirs.push_back(inventory_dir + "/roles");
   sources.template_dirs.insert(sources.template_dirs.begin(), inventory_dir + "/templates");

@@ -1,6 +1,7 @@
 #include "controller/engine/deploy_run.h"
 
 #include <atomic>
+#include <cstdlib>
 #include <set>
 
 #include "common/strings.h"
@@ -381,7 +382,15 @@ DeploymentResult RunDeployment(const DeploymentInputs& inputs, SessionFactory& s
 
 std::optional<Catalog> LoadCatalogFor(const Inventory& inventory, const std::vector<std::string>& only_roles,
                                       Diagnostics& diagnostics) {
-  std::optional<Catalog> catalog = Catalog::Load(Catalog::DefaultSources(inventory.base_dir), diagnostics);
+  const Catalog::Sources sources = Catalog::DefaultSources(inventory.base_dir);
+  if (!sources.data_dir_found) {
+    diagnostics.Warning({"clusterctl", 0, 0},
+                        "no built-in roles found: looked for roles/ in " + Join(sources.data_dirs_searched, " and ") +
+                            (std::getenv("CLUSTERCTL_DATA_DIR") ? " (CLUSTERCTL_DATA_DIR)" : "") +
+                            "; set CLUSTERCTL_DATA_DIR to the directory that holds roles/ and templates/ "
+                            "(installed: /usr/share/clusterctl)");
+  }
+  std::optional<Catalog> catalog = Catalog::Load(sources, diagnostics);
   if (!catalog) return std::nullopt;
   catalog->CheckInventoryRoles(inventory, diagnostics);
   CheckInventoryVariables(*catalog, inventory, diagnostics);

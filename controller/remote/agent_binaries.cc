@@ -34,7 +34,12 @@ Result<AgentBinaries> AgentBinaries::Discover(std::string directory) {
     ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
     if (n <= 0) return Status::NotFound("cannot find the clusterctl executable's directory");
     self[n] = '\0';
-    directory = std::filesystem::path(self).parent_path().string();
+    const std::filesystem::path exe_dir = std::filesystem::path(self).parent_path();
+    // Installed: the node agents in <prefix>/lib/clusterctl beside <prefix>/bin.
+    // The build tree: beside clusterctl.
+    std::error_code ec;
+    const std::filesystem::path installed = exe_dir.parent_path() / "lib" / "clusterctl";
+    directory = std::filesystem::is_directory(installed, ec) ? installed.string() : exe_dir.string();
   }
   AgentBinaries binaries;
   std::error_code ec;

@@ -26,8 +26,9 @@ struct AgentBinary {
 
 class AgentBinaries {
  public:
-  // Looks in `directory` (default: the directory of /proc/self/exe, or
-  // $CLUSTERCTL_AGENT_DIR when set).
+  // Looks in `directory`; by default $CLUSTERCTL_AGENT_DIR when set, else
+  // <prefix>/lib/clusterctl when clusterctl runs from <prefix>/bin (the
+  // installed layout), else the directory of clusterctl itself (the build tree).
   static Result<AgentBinaries> Discover(std::string directory = "");
 
   const AgentBinary* ForArch(const std::string& arch) const;

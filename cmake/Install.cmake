@@ -1,0 +1,62 @@
+# Where `cmake --install` puts clusterctl (FHS), and the Debian package built
+# from the same rules (scripts/package.sh runs CPack):
+#
+#   bin/clusterctl                               the controller
+#   lib/clusterctl/clusterctl-agent*             the node agents (shipped to nodes, never run here)
+#   share/clusterctl/{roles,templates}           the built-in catalog (found as <exe>/../share/clusterctl)
+#   share/doc/clusterctl/                        README, docs/*.md, example inventories
+#   share/man/man1/clusterctl.1                  generated from the command definitions
+#   share/bash-completion/completions/clusterctl, share/zsh/vendor-completions/_clusterctl
+#   lib/systemd/system/clusterctl-serve@.service the daemon's unit, its paths for this prefix
+#
+# The package installs under /usr, strips the binaries and puts their debug
+# symbols in clusterctl-dbgsym; its postinst creates the user clusterctl.
+include(GNUInstallDirs)
+
+install(TARGETS clusterctl RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS clusterctl-agent RUNTIME DESTINATION lib/clusterctl)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/roles ${PROJECT_SOURCE_DIR}/templates
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/clusterctl)
+install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR} FILES_MATCHING PATTERN "*.md")
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/inventory/examples/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)
+
+# Generated from the command definitions when clusterctl is built.
+set(_generated ${PROJECT_BINARY_DIR}/generated)
+install(FILES ${_generated}/clusterctl.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1 OPTIONAL)
+install(FILES ${_generated}/clusterctl.bash-completion RENAME clusterctl
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions OPTIONAL)
+install(FILES ${_generated}/_clusterctl DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/vendor-completions OPTIONAL)
+
+# The unit names the installed binary and docs: filled in at install time,
+# when the prefix is known (CPack installs with /usr, `cmake --install` with
+# CMAKE_INSTALL_PREFIX, both possibly under DESTDIR).
+install(CODE "
+  set(bindir \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_BINDIR}\")
+  set(docdir \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_DOCDIR}\")
+  configure_file(\"${PROJECT_SOURCE_DIR}/packaging/systemd/clusterctl-serve@.service.in\"
+                 \"${PROJECT_BINARY_DIR}/packaging/clusterctl-serve@.service\" @ONLY)
+  file(INSTALL \"${PROJECT_BINARY_DIR}/packaging/clusterctl-serve@.service\"
+       DESTINATION \"\${CMAKE_INSTALL_PREFIX}/lib/systemd/system\")
+")
+
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME clusterctl)
+set(CPACK_PACKAGE_VENDOR clusterctl)
+set(CPACK_PACKAGE_CONTACT "clusterctl maintainers <clusterctl@localhost>")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "provision and validate GPU clusters over SSH (Slurm, drivers, RDMA, NFS, monitoring)")
+set(CPACK_PACKAGE_DESCRIPTION
+    "clusterctl reads an inventory, pushes idempotent roles over SSH, records every node's state in SQLite so an interrupted run resumes, and proves the result with a validation run. clusterctl serve is its daemon (HTTP API, metrics, drift checks).")
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SECTION admin)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)  # Depends: from the libraries linked (dpkg-shlibdeps)
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "passwd")
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS "man-db, bash-completion")
+# The generator moves each binary's debug information into the .ddeb and
+# strips it in the .deb (with CPACK_STRIP_FILES it would find nothing to move).
+set(CPACK_DEBIAN_DEBUGINFO_PACKAGE ON)
+set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA
+    "${PROJECT_SOURCE_DIR}/packaging/debian/postinst;${PROJECT_SOURCE_DIR}/packaging/debian/postrm")
+set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
+include(CPack)
