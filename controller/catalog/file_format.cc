@@ -72,6 +72,12 @@ std::string YamlPlain(ValuePlace place, std::string_view text) {
   if (text.front() == ' ' || text.front() == '\t' || text.back() == ' ' || text.back() == '\t') {
     return "starts or ends with a space, which YAML drops";
   }
+  if (place == ValuePlace::kWithin) {
+    if (text.back() == ':' || text.back() == ' ' || text.back() == '\t') return "ends with ':' or a space, which YAML reads as syntax";
+    if (text.find(": ") != std::string_view::npos) return "contains ': ': YAML would read a mapping";
+    if (text.find(" #") != std::string_view::npos) return "contains ' #': YAML would read the rest as a comment";
+    return "";
+  }
   const char first = text.front();
   const bool indicator_then_space = Has(std::string_view(&first, 1), "-?:") && (text.size() == 1 || text[1] == ' ');
   if (Has(std::string_view(&first, 1), ",[]{}#&*!|>'\"%@`") || indicator_then_space) {
@@ -166,7 +172,15 @@ ValuePlace PlaceAfter(FileFormat format, std::string_view line_before) {
   }
   if (open_quote == '"') return ValuePlace::kDoubleQuoted;
   if (open_quote == '\'') return ValuePlace::kSingleQuoted;
-  return flow_depth > 0 ? ValuePlace::kFlow : ValuePlace::kBare;
+  if (flow_depth > 0) return ValuePlace::kFlow;
+  if (format == FileFormat::kYaml) {
+    // A plain scalar starts after indentation, "key: ", "- " or "? ".
+    const size_t last = line_before.find_last_not_of(" \t");
+    const bool starts = last == std::string_view::npos ||
+                        (last + 1 < line_before.size() && Has(line_before.substr(last, 1), ":-?"));
+    if (!starts) return ValuePlace::kWithin;
+  }
+  return ValuePlace::kBare;
 }
 
 std::string UnsafeValue(FileFormat format, ValuePlace place, std::string_view text) {

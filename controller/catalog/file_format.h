@@ -23,8 +23,10 @@ enum class FileFormat {
 };
 
 // Where a tag sits on its line. kFlow: bare inside a YAML flow collection
-// ([...] or {...}), where ',', brackets and braces end the value.
-enum class ValuePlace { kBare, kFlow, kDoubleQuoted, kSingleQuoted, kComment };
+// ([...] or {...}), where ',', brackets and braces end the value. kWithin:
+// bare in YAML after other text of the same plain scalar (`url: http://{{x}}`),
+// so its first character is not the scalar's.
+enum class ValuePlace { kBare, kFlow, kWithin, kDoubleQuoted, kSingleQuoted, kComment };
 
 // The format of a file by its name or path (a trailing ".mustache" ignored):
 // *.sql kSql; *.sh kShell; slurm.conf, slurmdbd.conf, cgroup.conf, gres.conf

@@ -32,6 +32,9 @@ TEST_CASE("a tag's place is read from the text before it on its line") {
   CHECK(PlaceAfter(FileFormat::kYaml, "- targets: ['") == ValuePlace::kSingleQuoted);
   CHECK(PlaceAfter(FileFormat::kYaml, "labels: {severity: critical, mountpoint: ") == ValuePlace::kFlow);
   CHECK(PlaceAfter(FileFormat::kYaml, "scrape_interval: ") == ValuePlace::kBare);
+  CHECK(PlaceAfter(FileFormat::kYaml, "    ") == ValuePlace::kBare);
+  CHECK(PlaceAfter(FileFormat::kYaml, "  - ") == ValuePlace::kBare);
+  CHECK(PlaceAfter(FileFormat::kYaml, "    url: http://") == ValuePlace::kWithin);
   CHECK(PlaceAfter(FileFormat::kIni, "; comment ") == ValuePlace::kComment);
 }
 
@@ -66,6 +69,9 @@ TEST_CASE("YAML: plain scalars keep their syntax, quoted ones their quotes") {
     CHECK(Refused(FileFormat::kYaml, ValuePlace::kBare, bad));
   }
   CHECK(Refused(FileFormat::kYaml, ValuePlace::kFlow, "a,b"));
+  CHECK_FALSE(Refused(FileFormat::kYaml, ValuePlace::kWithin, "[fd00::1]:9090"));
+  CHECK(Refused(FileFormat::kYaml, ValuePlace::kWithin, "x: y"));
+  CHECK(Refused(FileFormat::kYaml, ValuePlace::kWithin, "x #y"));
   CHECK_FALSE(Refused(FileFormat::kYaml, ValuePlace::kSingleQuoted, "a: b, \"c\" #d"));
   CHECK(Refused(FileFormat::kYaml, ValuePlace::kSingleQuoted, "x'], evil: ['y"));
   CHECK(Refused(FileFormat::kYaml, ValuePlace::kDoubleQuoted, "x\""));
