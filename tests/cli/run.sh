@@ -124,7 +124,7 @@ hostile bundle '  rdma_stack: mlnx_ofed
 # the role declares one (issue 31, item 11): checked here, not on the nodes.
 hostile select '  slurm_select_parameters: "CR_Core_Memory Prolog=/tmp/evil.sh"' "select.yaml:12:28: error: variable 'slurm_select_parameters' (CR_Core_Memory Prolog=/tmp/evil.sh) contains a space: a slurm.conf value is one word, the rest would be read as more KEY=VALUE settings (slurm.conf.mustache)"
 hostile scrape '  prometheus_scrape_interval: "15s\nscrape_configs: []"' "scrape.yaml:12:31: error: variable 'prometheus_scrape_interval' (15s\\x0ascrape_configs: []) is not a duration"
-hostile dcgm_listen '  dcgm_exporter_listen: "0.0.0.0:9400 DCGM_EXPORTER_KUBERNETES=true"' "variable 'dcgm_exporter_listen' (0.0.0.0:9400 DCGM_EXPORTER_KUBERNETES=true) is not ADDRESS:PORT"
+hostile dcgm_listen '  dcgm_exporter_listen: "0.0.0.0:9400 DCGM_EXPORTER_KUBERNETES=true"' "variable 'dcgm_exporter_listen' (0.0.0.0:9400 DCGM_EXPORTER_KUBERNETES=tr...) is not ADDRESS:PORT"
 hostile grafana_listen '  grafana_listen: "0.0.0.0 ;x"' "variable 'grafana_listen' (0.0.0.0 ;x) is not an address"
 hostile retention '  prometheus_retention: "15d --web.enable-admin-api"' "variable 'prometheus_retention' (15d --web.enable-admin-api) is not a duration"
 hostile textfile_dir '  node_exporter_textfile_dir: "/tmp --collector.disable-defaults"' "variable 'node_exporter_textfile_dir' (/tmp --collector.disable-defaults) is not an absolute path"
