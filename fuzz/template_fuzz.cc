@@ -19,7 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   clusterctl::Diagnostics diagnostics;
   if (auto t = clusterctl::Template::Parse(text, "fuzz.mustache", diagnostics, 1, 1, format)) {
     (void)t->Render(context, diagnostics);
-    (void)t->CheckedNames();
+    (void)t->CheckedSlots();
   }
   (void)clusterctl::RenderStrings(nlohmann::json(text), {&context}, {"fuzz", 1, 1}, diagnostics);
   if (auto when = clusterctl::WhenExpression::Parse(text); when.ok()) (void)when->Evaluate(context);

@@ -18,13 +18,15 @@
 
 #include "common/diagnostics.h"
 #include "controller/catalog/template.h"
+#include "controller/catalog/value_syntax.h"
 #include "controller/catalog/when.h"
 #include "controller/state/secret_vault.h"
 #include "inventory/model.h"
 
 namespace clusterctl {
 
-inline constexpr int kRoleFormatVersion = 1;
+// 2 added `syntax:` (value syntaxes of variables); version 1 files load unchanged.
+inline constexpr int kRoleFormatVersion = 2;
 
 struct RoleWait {
   std::string role;   // must be converged ...
@@ -71,6 +73,9 @@ struct Role {
   // not run the role at all.
   std::optional<WhenExpression> when;
   nlohmann::json vars = nlohmann::json::object();  // defaults
+  // Declared syntaxes of some of `vars` (an address:port, a duration): an
+  // inventory value must have it (CheckInventoryVariables).
+  std::map<std::string, const ValueSyntax*> syntax;
   std::map<std::string, SecretSpec> secrets;        // generated once, kept in the state
   std::vector<RoleStep> steps;
   std::vector<RoleStep> handlers;

@@ -18,7 +18,7 @@ namespace clusterctl {
 namespace {
 
 const std::vector<std::string> kRoleKeys = {"version", "description", "applies_to", "when", "tags", "depends_on",
-                                            "waits_for", "vars", "secrets", "steps", "handlers"};
+                                            "waits_for", "vars", "syntax", "secrets", "steps", "handlers"};
 const std::vector<std::string> kStepMetaKeys = {"name", "when", "notify", "tags", "loop", "waits_for"};
 
 bool IsRoleName(const std::string& name) {
@@ -40,8 +40,9 @@ class RoleParser {
     if (!fields_.ExpectMap(root, "role " + name, false)) return std::nullopt;
     fields_.CheckKnownKeys(root, kRoleKeys, "role '" + name + "'");
     if (const YamlNode* v = root.Find("version")) {
-      if (auto version = fields_.Integer(*v, "version", 1, 1000); version && *version != kRoleFormatVersion) {
-        fields_.Error(v->location, "role format version " + std::to_string(*version) + " is not supported (this clusterctl reads 1)");
+      if (auto version = fields_.Integer(*v, "version", 1, 1000); version && *version > kRoleFormatVersion) {
+        fields_.Error(v->location, "role format version " + std::to_string(*version) +
+                                       " is not supported (this clusterctl reads 1 to " + std::to_string(kRoleFormatVersion) + ")");
       }
     }
     if (const YamlNode* v = root.Find("description")) role.description = fields_.String(*v, "description").value_or("");
@@ -54,6 +55,7 @@ class RoleParser {
       if (fields_.ExpectMap(*v, "vars")) role.vars = YamlToJson(*v);
       if (role.vars.is_null()) role.vars = nlohmann::json::object();
     }
+    if (const YamlNode* v = root.Find("syntax")) ParseSyntax(*v, role);
     if (const YamlNode* v = root.Find("secrets")) ParseSecrets(*v, role);
     if (const YamlNode* v = root.Find("steps")) ParseSteps(*v, role.steps, "step");
     if (const YamlNode* v = root.Find("handlers")) ParseSteps(*v, role.handlers, "handler");
@@ -72,6 +74,39 @@ class RoleParser {
   }
 
  private:
+  // syntax: {prometheus_listen: address:port, prometheus_retention: duration}
+  // Each names a variable of `vars`; a default that is not null must have it.
+  void ParseSyntax(const YamlNode& node, Role& role) {
+    if (!fields_.ExpectMap(node, "syntax")) return;
+    for (size_t i = 0; i < node.entries.size(); ++i) {
+      const std::string& name = node.entries[i].first;
+      const YamlNode& value = node.entries[i].second;
+      if (!role.vars.contains(name)) {
+        fields_.Error(node.key_locations[i], "syntax of '" + name + "': not a variable of this role's vars");
+        continue;
+      }
+      auto syntax_name = fields_.String(value, "syntax of " + name);
+      if (!syntax_name) continue;
+      const ValueSyntax* syntax = FindValueSyntax(*syntax_name);
+      if (!syntax) {
+        fields_.Error(value.location, "unknown syntax '" + *syntax_name + "' (one of: " + Join(ValueSyntaxNames(), ", ") +
+                                          ")" + DidYouMean(*syntax_name, ValueSyntaxNames()));
+        continue;
+      }
+      const nlohmann::json& default_value = role.vars[name];
+      if (!default_value.is_null()) {
+        const std::string text = default_value.is_string() ? default_value.get<std::string>() : JsonText(default_value);
+        const std::string refused = default_value.is_object() || default_value.is_array()
+                                        ? "is not a single value"
+                                        : syntax->refuses(text);
+        if (!refused.empty()) {
+          fields_.Error(value.location, "the default of '" + name + "' (" + Printable(text, 40) + ") " + refused);
+        }
+      }
+      role.syntax[name] = syntax;
+    }
+  }
+
   // secrets: {munge_key: {bytes: 1024}, slurmdbd_password: {password: 32}}
   void ParseSecrets(const YamlNode& node, Role& role) {
     if (!fields_.ExpectMap(node, "secrets")) return;

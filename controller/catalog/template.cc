@@ -23,14 +23,35 @@ struct Parser {
   // A raw insertion is for configuration text an admin wrote on purpose;
   // SQL and shell templates have none.
   bool Raw(const std::string& name, const SourceLocation& where) {
-    if (format == Template::Format::kLines) return true;
+    if (format != Template::Format::kSql && format != Template::Format::kShell) return true;
     diagnostics.Error(where, "'" + name + "' is inserted raw ({{&...}} or {{{...}}}), which this " +
-                                 (format == Template::Format::kSql ? "SQL" : "shell") +
-                                 " template may not do; use {{" + name + "}}");
+                                 FileFormatName(format) + " template may not do; use {{" + name + "}}");
     return false;
   }
 
   SourceLocation Here() const { return {file, line, column}; }
+
+  // The place of a tag starting at `tag_start`: from the template's text on
+  // its line before it, tags left out.
+  ValuePlace PlaceOf(size_t tag_start) const {
+    const size_t newline = text.rfind('\n', tag_start == 0 ? 0 : tag_start - 1);
+    size_t at = (newline == std::string_view::npos || tag_start == 0) ? 0 : newline + 1;
+    if (tag_start > 0 && text[tag_start - 1] == '\n') at = tag_start;
+    std::string before;
+    while (at < tag_start) {
+      const size_t open = text.find("{{", at);
+      if (open == std::string_view::npos || open >= tag_start) {
+        before.append(text.substr(at, tag_start - at));
+        break;
+      }
+      before.append(text.substr(at, open - at));
+      const size_t close = text.find("}}", open + 2);
+      if (close == std::string_view::npos) break;
+      at = close + 2;
+      if (at < text.size() && text[at] == '}') ++at;  // {{{name}}}
+    }
+    return PlaceAfter(format, before);
+  }
 
   void Advance(size_t n) {
     for (size_t i = 0; i < n && pos < text.size(); ++i, ++pos) {
@@ -140,8 +161,11 @@ struct Parser {
           if (!Raw(name, tag_at)) return false;
           out.push_back({Node::kVariable, name, tag_at, {}, true});
           break;
-        default:
-          out.push_back({Node::kVariable, inner, tag_at, {}});
+        default: {
+          Node variable{Node::kVariable, inner, tag_at, {}};
+          variable.place = PlaceOf(open);
+          out.push_back(std::move(variable));
+        }
       }
     }
     if (!closing.empty()) {
@@ -195,7 +219,7 @@ void RenderNodes(const std::vector<Node>& nodes, Template::Format format, std::v
                                             "; iterate it with {{#" + name + "}}...{{/" + name + "}}");
         } else {
           const std::string text = ScalarText(*value);
-          const std::string unsafe = node.raw ? "" : Template::UnsafeFor(format, text);
+          const std::string unsafe = node.raw ? "" : Template::UnsafeFor(format, text, node.place);
           if (!unsafe.empty()) {
             diagnostics.Error(node.where, "the value of '" + name + "' (" + Printable(text) + ") " + unsafe);
           } else {
@@ -263,65 +287,27 @@ std::optional<Template> Template::Parse(std::string_view text, const std::string
   return t;
 }
 
-Template::Format Template::FormatOf(const std::string& file_name) {
-  auto ends = [&](const std::string& suffix) {
-    return file_name.size() >= suffix.size() && file_name.compare(file_name.size() - suffix.size(), suffix.size(), suffix) == 0;
-  };
-  if (ends(".sql") || ends(".sql.mustache")) return Format::kSql;
-  if (ends(".sh") || ends(".sh.mustache")) return Format::kShell;
-  return Format::kLines;
-}
-
-std::string Template::UnsafeFor(Format format, std::string_view text) {
-  switch (format) {
-    case Format::kLines:
-      for (char c : text) {
-        const auto u = static_cast<unsigned char>(c);
-        if (c == '\n' || c == '\r') return "contains a line break: it would add a line to the file";
-        if ((u < 0x20 && c != '\t') || u == 0x7f) return "contains a control character";
-      }
-      return "";
-    case Format::kSql:
-      if (text.empty()) return "is empty: an SQL name cannot be";
-      for (char c : text) {
-        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') {
-          return "is not plain letters, digits and '_': in SQL it could end the statement it is part of";
-        }
-      }
-      return "";
-    case Format::kShell:
-      if (text.empty() || text[0] == '-') return "would be read as an option or nothing by the shell script";
-      for (char c : text) {
-        if (!std::isalnum(static_cast<unsigned char>(c)) && std::string_view("_./:@%+=,-").find(c) == std::string_view::npos) {
-          return "has characters a shell script would interpret";
-        }
-      }
-      return "";
-  }
-  return "";
-}
-
 namespace {
 
-void CollectCheckedNames(const std::vector<Node>& nodes, std::vector<std::string>& names) {
+void CollectCheckedSlots(const std::vector<Node>& nodes, std::vector<Template::Slot>& slots) {
   for (const Node& node : nodes) {
     if (node.kind == Node::kVariable && !node.raw) {
       std::string name = node.text;
       if (!name.empty() && name.back() == '?') name.pop_back();
-      names.push_back(name.substr(0, name.find('.')));
+      slots.push_back({name.substr(0, name.find('.')), node.place});
     }
-    CollectCheckedNames(node.children, names);
+    CollectCheckedSlots(node.children, slots);
   }
 }
 
 }  // namespace
 
-std::vector<std::string> Template::CheckedNames() const {
-  std::vector<std::string> names;
-  CollectCheckedNames(nodes_, names);
-  std::sort(names.begin(), names.end());
-  names.erase(std::unique(names.begin(), names.end()), names.end());
-  return names;
+std::vector<Template::Slot> Template::CheckedSlots() const {
+  std::vector<Slot> slots;
+  CollectCheckedSlots(nodes_, slots);
+  std::sort(slots.begin(), slots.end());
+  slots.erase(std::unique(slots.begin(), slots.end()), slots.end());
+  return slots;
 }
 
 std::string Template::Render(const nlohmann::json& context, Diagnostics& diagnostics) const {

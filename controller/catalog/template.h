@@ -13,16 +13,13 @@
 //
 // Safe: a template has a format, and a value {{name}} inserts must not break
 // out of it (docs/security.md). Inventory values and facts are data; a
-// newline in slurm_def_mem_per_cpu must not add a line to slurm.conf, and a
-// database name must not end the SQL statement it is part of:
-//   kLines  (configuration files, the default): one line; no line break or
-//           other control character (tab allowed);
-//   kSql    (*.sql templates): letters, digits and '_' only, so a value is
-//           safe both as an identifier and inside quotes;
-//   kShell  (*.sh templates): a word that needs no quoting
-//           ([A-Za-z0-9_./:@%+=,-], not starting with '-').
+// newline in slurm_def_mem_per_cpu must not add a line to slurm.conf, a
+// space in slurm_select_parameters must not add a setting, and a database
+// name must not end the SQL statement it is part of. The format comes from
+// the file's name and each tag's place (bare, quoted, in a comment) from the
+// text before it on its line; file_format.h holds the syntaxes.
 // {{&name}} and {{{name}}} insert a value as it is (a block of extra
-// configuration lines an admin wrote on purpose); only in kLines templates.
+// configuration lines an admin wrote on purpose); not in SQL or shell templates.
 //
 // Why not kainjow::mustache (a Debian package): it renders a missing name as
 // an empty string without telling, HTML-escapes by default, and needs the
@@ -39,28 +36,37 @@
 #include <nlohmann/json.hpp>
 
 #include "common/diagnostics.h"
+#include "controller/catalog/file_format.h"
 
 namespace clusterctl {
 
 class Template {
  public:
-  enum class Format { kLines, kSql, kShell };
-  // The format of a template file by its name: *.sql[.mustache] is kSql,
-  // *.sh[.mustache] kShell, anything else kLines.
-  static Format FormatOf(const std::string& file_name);
+  using Format = FileFormat;
+  // The format of a template file by its name (FileFormatOf).
+  static Format FormatOf(const std::string& file_name) { return FileFormatOf(file_name); }
 
   // Parses `text`; on error returns nullopt with located diagnostics.
   // `first_line` offsets line numbers for templates embedded in a role file.
   static std::optional<Template> Parse(std::string_view text, const std::string& file, Diagnostics& diagnostics,
                                        int first_line = 1, int first_column = 1, Format format = Format::kLines);
 
-  // Why `text` may not be inserted by {{name}} in a template of `format`
-  // ("" when it may).
-  static std::string UnsafeFor(Format format, std::string_view text);
+  // Why `text` may not be inserted by {{name}} at `place` in a template of
+  // `format` ("" when it may).
+  static std::string UnsafeFor(Format format, std::string_view text, ValuePlace place = ValuePlace::kBare) {
+    return UnsafeValue(format, place, text);
+  }
   Format format() const { return format_; }
-  // Top-level names of the variables this template inserts with {{name}}
-  // (not raw), for checking inventory values before any rendering.
-  std::vector<std::string> CheckedNames() const;
+  // A variable this template inserts with {{name}} (not raw): its top-level
+  // name and its place, for checking inventory values before any rendering.
+  struct Slot {
+    std::string name;
+    ValuePlace place = ValuePlace::kBare;
+    bool operator<(const Slot& o) const { return name != o.name ? name < o.name : place < o.place; }
+    bool operator==(const Slot& o) const { return name == o.name && place == o.place; }
+  };
+  // Each (name, place) once, sorted.
+  std::vector<Slot> CheckedSlots() const;
 
   // Renders with `context`. Undefined names are reported (with the tag's
   // location) in `diagnostics` and render as nothing; callers treat any
@@ -81,6 +87,7 @@ class Template {
     SourceLocation where;
     std::vector<Node> children;  // sections
     bool raw = false;            // {{&name}} / {{{name}}}: inserted as it is
+    ValuePlace place = ValuePlace::kBare;  // kVariable: where on its line
   };
 
  private:

@@ -118,14 +118,43 @@ TEST_CASE("a value may not break out of the file it lands in (the review's slurm
   CHECK_FALSE(Template::UnsafeFor(Template::Format::kShell, "-rf").empty());
   CHECK_FALSE(Template::UnsafeFor(Template::Format::kShell, "$(id)").empty());
   CHECK_FALSE(Template::UnsafeFor(Template::Format::kShell, "a b").empty());
-  CHECK(Template::FormatOf("slurm.conf.mustache") == Template::Format::kLines);
+  CHECK(Template::FormatOf("slurm.conf.mustache") == Template::Format::kSlurm);
+  CHECK(Template::FormatOf("chrony.conf.mustache") == Template::Format::kLines);
 }
 
-TEST_CASE("CheckedNames lists what a template inserts as text, not raw or section names") {
+TEST_CASE("a value takes the syntax of its place in the file: bare, quoted or in a comment (issue 31)") {
+  // Given slurm.conf with a bare value, a quoted one and a comment,
+  // when a value with a space is rendered into each,
+  // then only the bare one is refused, with the tag's file:line.
   Diagnostics d;
-  auto t = Template::Parse("{{a}} {{b.c}} {{&raw}} {{#list}}{{item?}}{{/list}}", "t", d);
+  auto t = Template::Parse("# of {{a}}\nSelectTypeParameters={{a}}\nX=\"{{a}}\"\n", "slurm.conf.mustache", d, 1, 1,
+                           Template::FormatOf("slurm.conf.mustache"));
   REQUIRE(t);
-  CHECK(t->CheckedNames() == std::vector<std::string>{"a", "b", "item"});
+  const std::string evil = "CR_Core_Memory Prolog=/tmp/evil.sh";
+  t->Render({{"a", evil}}, d);
+  CHECK(d.ToString().find("slurm.conf.mustache:2:22: error: the value of 'a' (CR_Core_Memory Prolog=/tmp/evil.sh) "
+                          "contains a space") != std::string::npos);
+  CHECK(d.ToString().find(":1:") == std::string::npos);
+  CHECK(d.ToString().find(":3:") == std::string::npos);
+  Diagnostics fine;
+  CHECK(t->Render({{"a", "CR_Core_Memory"}}, fine) ==
+        "# of CR_Core_Memory\nSelectTypeParameters=CR_Core_Memory\nX=\"CR_Core_Memory\"\n");
+  CHECK_FALSE(fine.has_errors());
+  // Raw insertion stays for admin text in configuration formats.
+  CHECK(Template::Parse("{{&slurm_extra_config}}", "slurm.conf.mustache", d, 1, 1, Template::Format::kSlurm));
+}
+
+TEST_CASE("CheckedSlots lists what a template inserts as text, not raw or section names, with its place") {
+  Diagnostics d;
+  auto t = Template::Parse("{{a}} {{b.c}} {{&raw}} {{#list}}{{item?}}{{/list}} '{{a}}' \"{{{raw}}}{{a}}", "t.yml", d, 1, 1,
+                           Template::Format::kYaml);
+  REQUIRE(t);
+  using S = Template::Slot;
+  CHECK(t->CheckedSlots() == std::vector<S>{{"a", ValuePlace::kBare},
+                                            {"a", ValuePlace::kDoubleQuoted},
+                                            {"a", ValuePlace::kSingleQuoted},
+                                            {"b", ValuePlace::kBare},
+                                            {"item", ValuePlace::kBare}});
 }
 
 }  // namespace clusterctl

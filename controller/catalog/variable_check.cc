@@ -44,6 +44,7 @@ struct Use {
   };
   Kind kind = Kind::kTemplate;
   Template::Format format = Template::Format::kLines;
+  ValuePlace place = ValuePlace::kBare;
   std::string (*refuses)(std::string_view) = nullptr;
   std::string where;  // the template or step, for messages
 };
@@ -51,7 +52,7 @@ struct Use {
 // Why `text` may not be where `use` puts it ("" when it may).
 std::string Refusal(const Use& use, const std::string& text, const Inventory& inventory) {
   switch (use.kind) {
-    case Use::Kind::kTemplate: return Template::UnsafeFor(use.format, text);
+    case Use::Kind::kTemplate: return Template::UnsafeFor(use.format, text, use.place);
     case Use::Kind::kName: return use.refuses(text);
     case Use::Kind::kInventoryFile: {
       auto resolved = ResolveInventoryFile(inventory.base_dir, text);
@@ -88,25 +89,33 @@ void AddWholeValueUses(const RoleStep& step, const std::string& where, std::map<
 std::map<std::string, std::vector<Use>> UsesOf(const Role& role) {
   std::map<std::string, std::vector<Use>> uses;
   auto add = [&](const Template& t, const std::string& where) {
-    for (const std::string& name : t.CheckedNames()) {
-      uses[name].push_back({Use::Kind::kTemplate, t.format(), nullptr, where});
+    for (const Template::Slot& slot : t.CheckedSlots()) {
+      uses[slot.name].push_back({Use::Kind::kTemplate, t.format(), slot.place, nullptr, where});
     }
   };
-  std::function<void(const json&, const RoleStep&)> params = [&](const json& value, const RoleStep& step) {
+  // A file step's inline content has the format of the file it writes (its
+  // path's); every other parameter is one line.
+  std::function<void(const json&, const RoleStep&, Template::Format)> params = [&](const json& value, const RoleStep& step,
+                                                                                   Template::Format format) {
     if (value.is_string() && value.get_ref<const std::string&>().find("{{") != std::string::npos &&
         !IsSingleTag(value.get<std::string>())) {
       Diagnostics ignored;  // the role loader reported parse errors already
-      if (auto t = Template::Parse(value.get<std::string>(), step.where.file, ignored)) {
+      if (auto t = Template::Parse(value.get<std::string>(), step.where.file, ignored, 1, 1, format)) {
         add(*t, "step '" + step.name + "' of role " + role.name);
       }
-    } else if (value.is_array() || value.is_object()) {
-      for (const auto& item : value) params(item, step);
+    } else if (value.is_object()) {
+      for (const auto& [key, item] : value.items()) {
+        const bool content = step.kind == "file" && key == "content" && value.contains("path") && value["path"].is_string();
+        params(item, step, content ? Template::FormatOf(value["path"].get<std::string>()) : Template::Format::kLines);
+      }
+    } else if (value.is_array()) {
+      for (const auto& item : value) params(item, step, Template::Format::kLines);
     }
   };
   for (const auto* steps : {&role.steps, &role.handlers}) {
     for (const RoleStep& step : *steps) {
       if (step.content_template) add(*step.content_template, step.template_name);
-      params(step.params, step);
+      params(step.params, step, Template::Format::kLines);
       AddWholeValueUses(step, "step '" + step.name + "' of role " + role.name, uses);
     }
   }
@@ -134,6 +143,16 @@ void CheckInventoryVariables(const Catalog& catalog, const Inventory& inventory,
           report(name, at, "type",
                  "variable '" + name + "' must be " + KindOf(*default_value) + " (role " + role->name +
                      "'s default is " + Shown(*default_value) + "), not " + KindOf(value) + " (" + Shown(value) + ")");
+        }
+        if (auto syntax = role->syntax.find(name); syntax != role->syntax.end() && !value.is_null()) {
+          const std::string text = value.is_string() ? value.get<std::string>() : JsonText(value);
+          const std::string refused =
+              value.is_array() || value.is_object() ? "is " + KindOf(value) + ", not one value" : syntax->second->refuses(text);
+          if (!refused.empty()) {
+            report(name, at, "syntax",
+                   "variable '" + name + "' (" + Printable(text, 40) + ") " + refused + " (role " + role->name +
+                       " declares it " + syntax->second->name + ")");
+          }
         }
         auto used = uses[role].find(name);
         if (used == uses[role].end() || value.is_object() || value.is_null()) continue;

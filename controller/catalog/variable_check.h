@@ -4,8 +4,11 @@
 //    the inventory (an integer where the default is one), a string a
 //    string, a list a list, a map a map, a boolean a boolean;
 //  - formats: a value a template inserts must not break out of the file it
-//    lands in (Template::UnsafeFor): a newline in a slurm.conf value, SQL
-//    syntax in a database name;
+//    lands in, at its place there (file_format.h): a newline or a space in a
+//    bare slurm.conf value, a quote in a quoted YAML string, SQL syntax in a
+//    database name;
+//  - syntaxes: a variable a role declares a syntax for (`syntax:` in the role
+//    file, value_syntax.h) must have it: prometheus_listen is an address:port;
 //  - names: a value that is a step parameter of a declared syntax (a package
 //    or unit name, agent/resources/names.h) must have it: `-oDPkg::...` is
 //    no package name;

@@ -120,6 +120,15 @@ hostile key_file '  grafana_repository: https://apt.grafana.com
   grafana_repository_key_file: /root/.ssh/id_ed25519' "error: variable 'grafana_repository_key_file': '/root/.ssh/id_ed25519' resolves to /root/.ssh/id_ed25519, outside the inventory's directory"
 hostile bundle '  rdma_stack: mlnx_ofed
   rdma_ofed_bundle: ../../etc/shadow' "variable 'rdma_ofed_bundle': '../../etc/shadow' resolves to"
+# Values take the syntax of the file they land in, and of their variable where
+# the role declares one (issue 31, item 11): checked here, not on the nodes.
+hostile select '  slurm_select_parameters: "CR_Core_Memory Prolog=/tmp/evil.sh"' "select.yaml:12:28: error: variable 'slurm_select_parameters' (CR_Core_Memory Prolog=/tmp/evil.sh) contains a space: a slurm.conf value is one word, the rest would be read as more KEY=VALUE settings (slurm.conf.mustache)"
+hostile scrape '  prometheus_scrape_interval: "15s\nscrape_configs: []"' "scrape.yaml:12:31: error: variable 'prometheus_scrape_interval' (15s\\x0ascrape_configs: []) is not a duration"
+hostile dcgm_listen '  dcgm_exporter_listen: "0.0.0.0:9400 DCGM_EXPORTER_KUBERNETES=true"' "variable 'dcgm_exporter_listen' (0.0.0.0:9400 DCGM_EXPORTER_KUBERNETES=tr...) is not ADDRESS:PORT"
+hostile grafana_listen '  grafana_listen: "0.0.0.0 ;x"' "variable 'grafana_listen' (0.0.0.0 ;x) is not an address"
+hostile retention '  prometheus_retention: "15d --web.enable-admin-api"' "variable 'prometheus_retention' (15d --web.enable-admin-api) is not a duration"
+hostile textfile_dir '  node_exporter_textfile_dir: "/tmp --collector.disable-defaults"' "variable 'node_exporter_textfile_dir' (/tmp --collector.disable-defaults) is not an absolute path"
+hostile slurm_exporter_listen '  slurm_exporter_listen: "0.0.0.0:9341 --timeout 0"' "variable 'slurm_exporter_listen' (0.0.0.0:9341 --timeout 0) is not ADDRESS:PORT"
 cp "$WORK/values/sql.yaml" "$WORK/values/deploy.yaml"
 expect "deploy refuses a hostile value before touching anything" 2 "nothing was changed" -- "$CLUSTERCTL" deploy "$WORK/values/deploy.yaml"
 if [ -e "$WORK/values/.clusterctl" ]; then fail "a refused deploy created a state"; else pass "a refused deploy created nothing"; fi

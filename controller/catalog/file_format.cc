@@ -1,0 +1,232 @@
+#include "controller/catalog/file_format.h"
+
+#include <cctype>
+
+namespace clusterctl {
+namespace {
+
+bool EndsWith(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+bool Has(std::string_view text, std::string_view characters) {
+  return text.find_first_of(characters) != std::string_view::npos;
+}
+
+bool HasSpace(std::string_view text) { return Has(text, " \t"); }
+
+// What every configuration file refuses: a value that adds a line.
+std::string LineBreak(std::string_view text) {
+  for (char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\n' || c == '\r') return "contains a line break: it would add a line to the file";
+    if ((u < 0x20 && c != '\t') || u == 0x7f) return "contains a control character";
+  }
+  return "";
+}
+
+// The characters that open or close a quoted value in `format` (none: the
+// format has no quoting a template relies on).
+std::string_view QuotesOf(FileFormat format) {
+  switch (format) {
+    case FileFormat::kSlurm: return "\"";
+    case FileFormat::kYaml:
+    case FileFormat::kSystemd:
+    case FileFormat::kEnvironment: return "\"'";
+    default: return "";
+  }
+}
+
+std::string_view CommentStartsOf(FileFormat format) {
+  switch (format) {
+    case FileFormat::kSlurm:
+    case FileFormat::kYaml:
+    case FileFormat::kEnvironment: return "#";
+    case FileFormat::kIni:
+    case FileFormat::kSystemd: return "#;";
+    default: return "";
+  }
+}
+
+std::string Slurm(ValuePlace place, std::string_view text) {
+  if (Has(text, "#")) return "contains '#': slurm.conf would read the rest of the line as a comment";
+  if (Has(text, "\"")) return "contains '\"': it would open or close a quoted slurm.conf value";
+  if (place == ValuePlace::kBare && HasSpace(text)) {
+    return "contains a space: a slurm.conf value is one word, the rest would be read as more KEY=VALUE settings";
+  }
+  return "";
+}
+
+std::string Ini(std::string_view text) {
+  if (!text.empty() && (text.front() == ' ' || text.front() == '\t' || text.back() == ' ' || text.back() == '\t')) {
+    return "starts or ends with a space, which an INI file drops";
+  }
+  if (Has(text, ";#")) return "contains ';' or '#': an INI file would read the rest as a comment";
+  if (Has(text, "$")) return "contains '$': Grafana expands $__env{...}, $__file{...} and ${...} in INI values";
+  if (Has(text, "\"`\\")) return "contains a quote or '\\': an INI file would read it as quoting or an escape";
+  return "";
+}
+
+std::string YamlPlain(ValuePlace place, std::string_view text) {
+  if (text.empty()) return "";
+  if (text.front() == ' ' || text.front() == '\t' || text.back() == ' ' || text.back() == '\t') {
+    return "starts or ends with a space, which YAML drops";
+  }
+  if (place == ValuePlace::kWithin) {
+    if (text.back() == ':' || text.back() == ' ' || text.back() == '\t') return "ends with ':' or a space, which YAML reads as syntax";
+    if (text.find(": ") != std::string_view::npos) return "contains ': ': YAML would read a mapping";
+    if (text.find(" #") != std::string_view::npos) return "contains ' #': YAML would read the rest as a comment";
+    return "";
+  }
+  const char first = text.front();
+  const bool indicator_then_space = Has(std::string_view(&first, 1), "-?:") && (text.size() == 1 || text[1] == ' ');
+  if (Has(std::string_view(&first, 1), ",[]{}#&*!|>'\"%@`") || indicator_then_space) {
+    return std::string("starts with '") + first + "', which YAML reads as syntax, not text";
+  }
+  if (text.find(": ") != std::string_view::npos || text.back() == ':') {
+    return "contains ': ': YAML would read a mapping";
+  }
+  if (text.find(" #") != std::string_view::npos) return "contains ' #': YAML would read the rest as a comment";
+  if (place == ValuePlace::kFlow && Has(text, ",[]{}")) {
+    return "contains ',', a bracket or a brace: it would end the value in a YAML [...] or {...}";
+  }
+  return "";
+}
+
+std::string Yaml(ValuePlace place, std::string_view text) {
+  switch (place) {
+    case ValuePlace::kSingleQuoted:
+      return Has(text, "'") ? "contains \"'\": it would end the single-quoted YAML string" : "";
+    case ValuePlace::kDoubleQuoted:
+      return Has(text, "\"\\") ? "contains '\"' or '\\': it would end the double-quoted YAML string or start an escape" : "";
+    default: return YamlPlain(place, text);
+  }
+}
+
+std::string Systemd(ValuePlace place, std::string_view text) {
+  if (Has(text, "%")) return "contains '%': systemd reads %-specifiers";
+  if (Has(text, "$")) return "contains '$': systemd expands $VAR and ${VAR} in command lines";
+  if (Has(text, "\\")) return "contains '\\': systemd reads escapes";
+  if (place == ValuePlace::kDoubleQuoted && Has(text, "\"")) return "contains '\"': it would end the quoted systemd value";
+  if (place == ValuePlace::kSingleQuoted && Has(text, "'")) return "contains \"'\": it would end the quoted systemd value";
+  if (place == ValuePlace::kBare) {
+    if (HasSpace(text)) return "contains a space: systemd splits a command line or Environment= there";
+    if (Has(text, "\"'")) return "contains a quote: systemd would read a quoted word";
+    if (Has(text, ";")) return "contains ';': systemd reads it as the end of a command";
+  }
+  return "";
+}
+
+// /etc/default files are read by sh (init scripts) and by systemd's
+// EnvironmentFile=, and Debian's units pass $ARGS split at whitespace, so a
+// value is a word both read alike, whatever quotes the template puts around it.
+std::string Environment(std::string_view text) {
+  for (char c : text) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && std::string_view("_./:@%+=,[]-").find(c) == std::string_view::npos) {
+      return "has characters other than letters, digits and _ . / : @ % + = , [ ] -: an /etc/default value is one "
+             "word that sh and systemd read alike";
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+FileFormat FileFormatOf(std::string_view name) {
+  if (EndsWith(name, ".mustache")) name.remove_suffix(9);
+  const size_t slash = name.rfind('/');
+  const std::string_view base = slash == std::string_view::npos ? name : name.substr(slash + 1);
+  if (EndsWith(name, ".sql")) return FileFormat::kSql;
+  if (EndsWith(name, ".sh")) return FileFormat::kShell;
+  if (base == "slurm.conf" || base == "slurmdbd.conf" || base == "cgroup.conf" || base == "gres.conf") {
+    return FileFormat::kSlurm;
+  }
+  if (EndsWith(name, ".ini")) return FileFormat::kIni;
+  if (EndsWith(name, ".yml") || EndsWith(name, ".yaml")) return FileFormat::kYaml;
+  for (std::string_view suffix : {".service", ".socket", ".timer", ".mount", ".netdev", ".network"}) {
+    if (EndsWith(name, suffix)) return FileFormat::kSystemd;
+  }
+  if (name.find("/systemd/") != std::string_view::npos) return FileFormat::kSystemd;
+  if (EndsWith(name, ".default") || name.rfind("/etc/default/", 0) == 0) return FileFormat::kEnvironment;
+  return FileFormat::kLines;
+}
+
+ValuePlace PlaceAfter(FileFormat format, std::string_view line_before) {
+  const size_t first = line_before.find_first_not_of(" \t");
+  if (first != std::string_view::npos && Has(CommentStartsOf(format), line_before.substr(first, 1))) {
+    return ValuePlace::kComment;
+  }
+  const std::string_view quotes = QuotesOf(format);
+  char open_quote = 0;
+  int flow_depth = 0;
+  for (char c : line_before) {
+    if (open_quote) {
+      if (c == open_quote) open_quote = 0;
+    } else if (quotes.find(c) != std::string_view::npos) {
+      open_quote = c;
+    } else if (format == FileFormat::kYaml && (c == '[' || c == '{')) {
+      ++flow_depth;
+    } else if (format == FileFormat::kYaml && (c == ']' || c == '}') && flow_depth > 0) {
+      --flow_depth;
+    }
+  }
+  if (open_quote == '"') return ValuePlace::kDoubleQuoted;
+  if (open_quote == '\'') return ValuePlace::kSingleQuoted;
+  if (flow_depth > 0) return ValuePlace::kFlow;
+  if (format == FileFormat::kYaml) {
+    // A plain scalar starts after indentation, "key: ", "- " or "? ".
+    const size_t last = line_before.find_last_not_of(" \t");
+    const bool starts = last == std::string_view::npos ||
+                        (last + 1 < line_before.size() && Has(line_before.substr(last, 1), ":-?"));
+    if (!starts) return ValuePlace::kWithin;
+  }
+  return ValuePlace::kBare;
+}
+
+std::string UnsafeValue(FileFormat format, ValuePlace place, std::string_view text) {
+  switch (format) {
+    case FileFormat::kSql:
+      if (text.empty()) return "is empty: an SQL name cannot be";
+      for (char c : text) {
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') {
+          return "is not plain letters, digits and '_': in SQL it could end the statement it is part of";
+        }
+      }
+      return "";
+    case FileFormat::kShell:
+      if (text.empty() || text[0] == '-') return "would be read as an option or nothing by the shell script";
+      for (char c : text) {
+        if (!std::isalnum(static_cast<unsigned char>(c)) && std::string_view("_./:@%+=,-").find(c) == std::string_view::npos) {
+          return "has characters a shell script would interpret";
+        }
+      }
+      return "";
+    default: break;
+  }
+  if (std::string broken = LineBreak(text); !broken.empty()) return broken;
+  if (place == ValuePlace::kComment) return "";
+  switch (format) {
+    case FileFormat::kSlurm: return Slurm(place, text);
+    case FileFormat::kIni: return Ini(text);
+    case FileFormat::kYaml: return Yaml(place, text);
+    case FileFormat::kSystemd: return Systemd(place, text);
+    case FileFormat::kEnvironment: return Environment(text);
+    default: return "";
+  }
+}
+
+const char* FileFormatName(FileFormat format) {
+  switch (format) {
+    case FileFormat::kLines: return "configuration";
+    case FileFormat::kSlurm: return "slurm.conf";
+    case FileFormat::kIni: return "INI";
+    case FileFormat::kYaml: return "YAML";
+    case FileFormat::kSystemd: return "systemd";
+    case FileFormat::kEnvironment: return "/etc/default";
+    case FileFormat::kSql: return "SQL";
+    case FileFormat::kShell: return "shell";
+  }
+  return "configuration";
+}
+
+}  // namespace clusterctl

@@ -1,0 +1,102 @@
+#include "controller/catalog/value_syntax.h"
+
+#include <cctype>
+
+namespace clusterctl {
+namespace {
+
+bool AllOf(std::string_view text, std::string_view others) {
+  for (char c : text) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && others.find(c) == std::string_view::npos) return false;
+  }
+  return true;
+}
+
+bool Digits(std::string_view text) {
+  return !text.empty() && text.find_first_not_of("0123456789") == std::string_view::npos;
+}
+
+// One word: the character set the roles' node-side "single word" checks
+// allowed before these syntaxes replaced them.
+std::string Word(std::string_view text) {
+  if (text.empty() || !AllOf(text, "._:/[]-")) return "is not one word of letters, digits and . _ : / [ ] -";
+  return "";
+}
+
+std::string Port(std::string_view text) {
+  if (!Digits(text) || text.size() > 5 || std::stoul(std::string(text)) < 1 || std::stoul(std::string(text)) > 65535) {
+    return "is not a port (1-65535)";
+  }
+  return "";
+}
+
+// A host name, an IPv4 address, or an IPv6 address (bare or in brackets).
+std::string Address(std::string_view text) {
+  if (text.empty() || text.front() == '-' || !AllOf(text, "._:[]-")) {
+    return "is not an address (a host name or an IP address)";
+  }
+  if ((text.front() == '[') != (text.back() == ']') || text.find('[', 1) != std::string_view::npos ||
+      text.find(']') < text.size() - 1) {
+    return "is not an address (brackets go around a whole IPv6 address)";
+  }
+  return "";
+}
+
+// HOST:PORT, HOST being an address without ':' or [IPv6], or nothing (every address).
+std::string AddressPort(std::string_view text) {
+  const size_t colon = text.rfind(':');
+  const std::string_view host = colon == std::string_view::npos ? text : text.substr(0, colon);
+  const bool host_ok = host.empty() || (Address(host).empty() && (host.front() == '[' || host.find(':') == std::string_view::npos));
+  if (colon == std::string_view::npos || !host_ok || !Port(text.substr(colon + 1)).empty()) {
+    return "is not ADDRESS:PORT (a host name or IPv4 address, or an IPv6 address in brackets, then ':' and a port)";
+  }
+  return "";
+}
+
+// Prometheus's duration: 1d12h, 90s, 500ms.
+std::string Duration(std::string_view text) {
+  size_t at = 0;
+  while (at < text.size()) {
+    const size_t digits_end = text.find_first_not_of("0123456789", at);
+    if (digits_end == at || digits_end == std::string_view::npos) break;
+    const std::string_view rest = text.substr(digits_end);
+    size_t unit = 0;
+    if (rest.substr(0, 2) == "ms") unit = 2;
+    else if (!rest.empty() && std::string_view("ywdhms").find(rest[0]) != std::string_view::npos) unit = 1;
+    if (unit == 0) break;
+    at = digits_end + unit;
+    if (at == text.size()) return "";
+  }
+  return "is not a duration (a number and a unit, ms s m h d w y, repeated: 90s, 1d12h)";
+}
+
+// An absolute path of plain characters, without '..'.
+std::string Path(std::string_view text) {
+  if (text.empty() || text.front() != '/' || !AllOf(text, "._/@%+=,:-")) {
+    return "is not an absolute path of letters, digits and . _ / @ % + = , : -";
+  }
+  if (("/" + std::string(text) + "/").find("/../") != std::string::npos) return "is not a path without '..'";
+  return "";
+}
+
+const ValueSyntax kSyntaxes[] = {
+    {"word", Word},       {"address", Address}, {"port", Port},
+    {"address:port", AddressPort}, {"duration", Duration}, {"path", Path},
+};
+
+}  // namespace
+
+const ValueSyntax* FindValueSyntax(std::string_view name) {
+  for (const ValueSyntax& syntax : kSyntaxes) {
+    if (name == syntax.name) return &syntax;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> ValueSyntaxNames() {
+  std::vector<std::string> names;
+  for (const ValueSyntax& syntax : kSyntaxes) names.push_back(syntax.name);
+  return names;
+}
+
+}  // namespace clusterctl

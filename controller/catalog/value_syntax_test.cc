@@ -1,0 +1,51 @@
+#include "controller/catalog/value_syntax.h"
+
+#include <doctest/doctest.h>
+
+namespace clusterctl {
+namespace {
+
+bool Has(const char* syntax, const char* text) {
+  const ValueSyntax* s = FindValueSyntax(syntax);
+  REQUIRE(s);
+  return s->refuses(text).empty();
+}
+
+TEST_CASE("value syntaxes a role may declare for its variables") {
+  CHECK(FindValueSyntax("nonsense") == nullptr);
+  CHECK(Has("address:port", "10.0.0.1:9100"));
+  CHECK(Has("address:port", "head.example:9100"));
+  CHECK(Has("address:port", "[fd00::1]:9100"));
+  CHECK(Has("address:port", ":9100"));
+  for (const char* bad : {"10.0.0.1", "fd00::1:9100", "10.0.0.1:99999", "10.0.0.1:0", "a b:1", "x:1\n", "", "[::1:9"}) {
+    CAPTURE(bad);
+    CHECK_FALSE(Has("address:port", bad));
+  }
+  CHECK(Has("address", "10.0.0.1"));
+  CHECK(Has("address", "fd00::1"));
+  CHECK(Has("address", "[fd00::1]"));
+  CHECK_FALSE(Has("address", "0.0.0.0 ;x"));
+  CHECK_FALSE(Has("address", ""));
+  CHECK_FALSE(Has("address", "-x"));
+  CHECK(Has("port", "3000"));
+  CHECK_FALSE(Has("port", "65536"));
+  CHECK_FALSE(Has("port", "30x"));
+  CHECK(Has("duration", "15d"));
+  CHECK(Has("duration", "1d12h30m"));
+  CHECK(Has("duration", "500ms"));
+  for (const char* bad : {"", "15", "d", "15 d", "15d x", "15s\nfoo: bar", "-1s"}) {
+    CAPTURE(bad);
+    CHECK_FALSE(Has("duration", bad));
+  }
+  CHECK(Has("path", "/var/lib/prometheus/node-exporter"));
+  for (const char* bad : {"relative", "/a b", "/x/../etc", "/x$y", ""}) {
+    CAPTURE(bad);
+    CHECK_FALSE(Has("path", bad));
+  }
+  CHECK(Has("word", "a.b:c/d[0]-e_f"));
+  CHECK_FALSE(Has("word", "a b"));
+  CHECK_FALSE(Has("word", ""));
+}
+
+}  // namespace
+}  // namespace clusterctl
