@@ -125,15 +125,15 @@ _clusterctl_complete() {
 }
 
 _clusterctl() {
-  local cur=${COMP_WORDS[COMP_CWORD]} path='' inventory='' expecting='' dashdash='' word i npos=0
+  local cur=${COMP_WORDS[COMP_CWORD]} path='' inventory='' expecting='' word i npos=0 after=-1
   local subcommands options values positionals
   _clusterctl_spec ''
   for ((i = 1; i < COMP_CWORD; i++)); do
     word=${COMP_WORDS[i]}
     if [ -n "$expecting" ]; then expecting=''; continue; fi
-    if [ -n "$dashdash" ]; then npos=$((npos + 1)); continue; fi
+    if [ $after -ge 0 ]; then after=$((after + 1)); continue; fi
     case $word in
-      --) dashdash=1 ;;
+      --) after=0 ;;
       -*=*) ;;
       -*) case $values in *" $word:"*) expecting=${values#*" $word:"}; expecting=${expecting%% *} ;; esac ;;
       *)
@@ -149,8 +149,8 @@ _clusterctl() {
   case $inventory in '~/'*) inventory=$HOME/${inventory#'~/'} ;; esac
   COMPREPLY=()
   if [ -n "$expecting" ]; then _clusterctl_complete "$expecting" "$cur" "$inventory"; return 0; fi
-  if [ -n "$dashdash" ]; then
-    [ $npos -eq 0 ] && _clusterctl_complete command "$cur" || _clusterctl_complete file "$cur"
+  if [ $after -ge 0 ]; then  # after --: a command and its arguments
+    [ $after -eq 0 ] && _clusterctl_complete command "$cur" || _clusterctl_complete file "$cur"
     return 0
   fi
   if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "$options" -- "$cur")); return 0; fi
@@ -200,17 +200,17 @@ _clusterctl_complete() {
 }
 
 _clusterctl() {
-  local cmdpath='' inventory='' expecting='' dashdash='' word kind
-  local -i i npos=0
+  local cmdpath='' inventory='' expecting='' word kind
+  local -i i npos=0 after=-1
   local -a subcommands options positionals
   local -A values
   _clusterctl_spec ''
   for (( i = 2; i < CURRENT; i++ )); do
     word=${words[i]}
     if [[ -n $expecting ]]; then expecting=''; continue; fi
-    if [[ -n $dashdash ]]; then (( npos++ )); continue; fi
+    if (( after >= 0 )); then (( after++ )); continue; fi
     case $word in
-      --) dashdash=1 ;;
+      --) after=0 ;;
       -*=*) ;;
       -*) expecting=${values[$word]} ;;
       *)
@@ -224,8 +224,8 @@ _clusterctl() {
     esac
   done
   if [[ -n $expecting ]]; then _clusterctl_complete $expecting $inventory; return; fi
-  if [[ -n $dashdash ]]; then
-    (( npos == 0 )) && _clusterctl_complete command || _files
+  if (( after >= 0 )); then  # after --: a command and its arguments
+    (( after == 0 )) && _clusterctl_complete command || _files
     return
   fi
   if [[ $PREFIX == -* ]]; then _describe -t options option options; return; fi
