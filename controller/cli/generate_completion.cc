@@ -3,7 +3,6 @@
 // path ("inventory check"), its subcommands, options and what their values
 // and the positionals complete to (CompletionKindOf).
 #include <CLI/CLI.hpp>
-#include <functional>
 #include <sstream>
 
 #include "common/strings.h"
