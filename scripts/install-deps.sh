@@ -12,6 +12,7 @@ BUILD_PACKAGES=(
   libssh-dev libssl-dev libyaml-cpp-dev libsqlite3-dev libboost-dev libspdlog-dev libfmt-dev
   doctest-dev nlohmann-json3-dev libcli11-dev
   python3  # tests/exporters: the Slurm exporter is a Python script
+  man-db zsh  # tests/cli: the generated man page renders without warnings, the zsh completion parses
 )
 # The testbed (tests/testbed): nspawn containers on a bridge, an apt proxy.
 TESTBED_PACKAGES=(

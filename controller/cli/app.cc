@@ -5,8 +5,9 @@
 #include "common/strings.h"
 #include "controller/cli/deploy_command.h"
 #include "controller/cli/exit_codes.h"
-#include "controller/cli/history_command.h"
 #include "controller/cli/facts_command.h"
+#include "controller/cli/generate_docs.h"
+#include "controller/cli/history_command.h"
 #include "controller/cli/hold_command.h"
 #include "controller/cli/hostkey_command.h"
 #include "controller/cli/inventory_command.h"
@@ -20,179 +21,250 @@
 #endif
 
 namespace clusterctl {
+
+// Where the parsed options land: CLI11 binds each option to one of these
+// fields, and the callbacks read them. Lives as long as the App.
+struct CommandValues {
+  explicit CommandValues(const Services& s) : services(s) {}
+  const Services& services;
+  int exit_code = kExitOk;
+  GlobalOptions options;
+  std::string inventory_path;
+  std::string ini_path, cluster_name = "cluster", output_path;
+  bool force = false;
+  RemoteCommandOptions remote;
+  std::vector<std::string> run_argv;
+  int run_timeout = 600;
+  uint64_t run_max_output = 256 * 1024;
+  DeployOptions deploy;
+  ValidateOptions validate;
+  ServeOptions serve;
+  HistoryOptions history;
+  std::vector<std::string> forget_hosts;
+  std::vector<std::string> hold_command;
+  std::string reason;
+  std::string generate_format;
+};
+
 namespace {
 
-std::string CommandLine(int argc, char** argv) {
+std::string CommandLineText(int argc, char** argv) {
   std::vector<std::string> words;
   for (int i = 0; i < argc; ++i) words.emplace_back(i == 0 ? "clusterctl" : argv[i]);
   return Join(words, " ");
 }
 
-}  // namespace
+// Metavars matter beyond --help: the completions complete a PATTERN or HOST
+// with the inventory's names, a FILE or DIR with paths (generate_docs.h).
+void AddStateOption(CLI::App* command, CommandValues& v) {
+  command->add_option("--state", v.options.state_dir, "state directory (default: .clusterctl beside the inventory)")
+      ->type_name("DIR");
+}
 
-int RunCommandLine(int argc, char** argv, const Services& services) {
-  CLI::App app{"clusterctl: provision and configure GPU clusters over SSH"};
-  app.require_subcommand(1);
-  app.set_version_flag("--version", CLUSTERCTL_VERSION);
-  GlobalOptions options;
-  options.command_line = CommandLine(argc, argv);
-  int exit_code = kExitOk;
-
-  std::string inventory_path;
-  auto add_state_option = [&](CLI::App* command) {
-    command->add_option("--state", options.state_dir, "state directory (default: .clusterctl beside the inventory)");
-  };
-
+void AddInventoryCommands(CLI::App& app, CommandValues& v) {
   CLI::App* inventory = app.add_subcommand("inventory", "check, show or import an inventory");
   inventory->require_subcommand(1);
   CLI::App* check = inventory->add_subcommand("check", "validate an inventory: exit 0, or 2 with every problem");
-  check->add_option("INVENTORY", inventory_path, "inventory file")->required();
-  check->callback([&] { exit_code = RunInventoryCheck(inventory_path, services); });
+  check->add_option("INVENTORY", v.inventory_path, "inventory file")->required();
+  check->callback([&v] { v.exit_code = RunInventoryCheck(v.inventory_path, v.services); });
 
   CLI::App* show = inventory->add_subcommand("show", "print resolved hosts, groups and variables");
-  show->add_option("INVENTORY", inventory_path, "inventory file")->required();
-  show->add_flag("--json", options.json, "one JSON document");
-  show->callback([&] { exit_code = RunInventoryShow(inventory_path, options.json, services); });
+  show->add_option("INVENTORY", v.inventory_path, "inventory file")->required();
+  show->add_flag("--json", v.options.json, "one JSON document");
+  show->callback([&v] { v.exit_code = RunInventoryShow(v.inventory_path, v.options.json, v.services); });
 
-  std::string ini_path, cluster_name = "cluster", output_path;
-  bool force = false;
   CLI::App* import = inventory->add_subcommand("import", "convert a DeepOps/Ansible INI inventory");
-  import->add_option("FILE", ini_path, "Ansible INI inventory")->required();
-  import->add_option("--cluster", cluster_name, "cluster name for the new inventory")->capture_default_str();
-  import->add_option("-o,--output", output_path, "write here instead of stdout");
-  import->add_flag("--force", force, "overwrite the output file if it exists");
-  import->callback([&] { exit_code = RunInventoryImport(ini_path, cluster_name, output_path, force, services); });
+  import->add_option("FILE", v.ini_path, "Ansible INI inventory")->required();
+  import->add_option("--cluster", v.cluster_name, "cluster name for the new inventory")->capture_default_str();
+  import->add_option("-o,--output", v.output_path, "write here instead of stdout")->type_name("FILE");
+  import->add_flag("--force", v.force, "overwrite the output file if it exists");
+  import->callback([&v] {
+    v.exit_code = RunInventoryImport(v.ini_path, v.cluster_name, v.output_path, v.force, v.services);
+  });
+}
 
+void AddStatusCommand(CLI::App& app, CommandValues& v) {
   CLI::App* status = app.add_subcommand("status", "per-host state from the state store");
-  status->add_option("INVENTORY", inventory_path, "inventory file")->required();
-  status->add_flag("--json", options.json, "one JSON document");
-  add_state_option(status);
-  status->callback([&] { exit_code = RunStatus(inventory_path, options, services); });
+  status->add_option("INVENTORY", v.inventory_path, "inventory file")->required();
+  status->add_flag("--json", v.options.json, "one JSON document");
+  AddStateOption(status, v);
+  status->callback([&v] { v.exit_code = RunStatus(v.inventory_path, v.options, v.services); });
+}
 
-  RemoteCommandOptions remote;
-  auto add_remote_options = [&](CLI::App* command) {
-    command->add_option("INVENTORY", remote.inventory_path, "inventory file")->required();
-    command->add_option("-l,--limit", remote.limit, "hosts: names, groups, ranges, globs; !x excludes");
-    command->add_option("-f,--forks", remote.forks, "hosts in flight at once")->check(CLI::Range(1, 100000));
-    command->add_flag("-K,--ask-become-pass", remote.ask_become_pass,
-                      "ask once for the sudo password (or set CLUSTERCTL_SUDO_PASSWORD)");
-    command->add_flag("--json", options.json, "JSON output");
-    add_state_option(command);
-  };
+void AddRemoteOptions(CLI::App* command, CommandValues& v) {
+  command->add_option("INVENTORY", v.remote.inventory_path, "inventory file")->required();
+  command->add_option("-l,--limit", v.remote.limit, "hosts: names, groups, ranges, globs; !x excludes")
+      ->type_name("PATTERN");
+  command->add_option("-f,--forks", v.remote.forks, "hosts in flight at once")->check(CLI::Range(1, 100000));
+  command->add_flag("-K,--ask-become-pass", v.remote.ask_become_pass,
+                    "ask once for the sudo password (or set CLUSTERCTL_SUDO_PASSWORD)");
+  command->add_flag("--json", v.options.json, "JSON output");
+  AddStateOption(command, v);
+}
 
+void AddFactsAndRunCommands(CLI::App& app, CommandValues& v) {
   CLI::App* facts = app.add_subcommand("facts", "gather and store facts of every selected host");
-  add_remote_options(facts);
-  facts->callback([&] { exit_code = RunFacts(remote, options, services); });
+  AddRemoteOptions(facts, v);
+  facts->callback([&v] { v.exit_code = RunFacts(v.remote, v.options, v.services); });
 
-  std::vector<std::string> run_argv;
-  int run_timeout = 600;
-  uint64_t run_max_output = 256 * 1024;
   CLI::App* run = app.add_subcommand("run", "run a command (no shell) as root on every selected host");
-  add_remote_options(run);
-  run->add_option("-t,--timeout", run_timeout, "seconds before the command is killed")->check(CLI::Range(1, 86400));
-  run->add_option("--max-output", run_max_output, "bytes of stdout and of stderr kept per host (default 262144)")
+  AddRemoteOptions(run, v);
+  run->add_option("-t,--timeout", v.run_timeout, "seconds before the command is killed")->check(CLI::Range(1, 86400));
+  run->add_option("--max-output", v.run_max_output, "bytes of stdout and of stderr kept per host (default 262144)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{16} << 20));
-  run->add_option("COMMAND", run_argv, "the command and its arguments, after --");
-  run->callback([&] { exit_code = RunAdHoc(remote, run_argv, run_timeout, run_max_output, options, services); });
+  run->add_option("COMMAND", v.run_argv, "the command and its arguments, after --");
+  run->callback([&v] {
+    v.exit_code = RunAdHoc(v.remote, v.run_argv, v.run_timeout, v.run_max_output, v.options, v.services);
+  });
+}
 
-  DeployOptions deploy_options;
-  auto add_deploy_options = [&](CLI::App* command) {
-    add_remote_options(command);
-    deploy_options.remote.inventory_path.clear();
-    command->add_option("--roles", deploy_options.roles, "only these roles (comma-separated)")->delimiter(',');
-    command->add_flag("--verify", deploy_options.verify, "check every step on the nodes (drift detection)");
-    command->add_option("--batch", deploy_options.batch, "roll through hosts N (or P%) at a time");
-    command->add_option("--max-fail", deploy_options.max_fail_percent, "stop starting hosts once P% failed")
-        ->check(CLI::Range(0, 100));
-  };
+void AddDeployOptions(CLI::App* command, CommandValues& v) {
+  AddRemoteOptions(command, v);
+  command->add_option("--roles", v.deploy.roles, "only these roles (comma-separated)")->delimiter(',');
+  command->add_flag("--verify", v.deploy.verify, "check every step on the nodes (drift detection)");
+  command->add_option("--batch", v.deploy.batch, "roll through hosts N (or P%) at a time");
+  command->add_option("--max-fail", v.deploy.max_fail_percent, "stop starting hosts once P% failed")
+      ->check(CLI::Range(0, 100));
+}
+
+void AddDeployAndPlanCommands(CLI::App& app, CommandValues& v) {
   CLI::App* deploy = app.add_subcommand("deploy", "bring every selected host to the state its roles describe");
-  add_deploy_options(deploy);
-  deploy->add_flag("--check", deploy_options.check, "change nothing: say what would change (same as plan)");
-  deploy->add_flag("--diff", deploy_options.diff, "show file differences");
-  deploy->add_option("--rotate-secret", deploy_options.rotate_secrets,
+  AddDeployOptions(deploy, v);
+  deploy->add_flag("--check", v.deploy.check, "change nothing: say what would change (same as plan)");
+  deploy->add_flag("--diff", v.deploy.diff, "show file differences");
+  deploy->add_option("--rotate-secret", v.deploy.rotate_secrets,
                      "generate this secret anew and put it on every node (e.g. munge_key)");
-  deploy->callback([&] {
-    deploy_options.remote = remote;
-    exit_code = RunDeploy(deploy_options, options, services);
+  deploy->callback([&v] {
+    v.deploy.remote = v.remote;
+    v.exit_code = RunDeploy(v.deploy, v.options, v.services);
   });
   CLI::App* plan = app.add_subcommand("plan", "what deploy would change, and why (deploy --check --diff)");
-  add_deploy_options(plan);
-  plan->callback([&] {
-    deploy_options.remote = remote;
-    deploy_options.check = true;
-    deploy_options.diff = true;
-    exit_code = RunDeploy(deploy_options, options, services);
+  AddDeployOptions(plan, v);
+  plan->callback([&v] {
+    v.deploy.remote = v.remote;
+    v.deploy.check = true;
+    v.deploy.diff = true;
+    v.exit_code = RunDeploy(v.deploy, v.options, v.services);
   });
+}
 
-  ValidateOptions validate_options;
-  CLI::App* validate = app.add_subcommand("validate", "prove the cluster works: checks with thresholds, exit 1 on any failure");
-  add_remote_options(validate);
-  validate->add_option("--checks", validate_options.checks, "only these checks or prefixes (comma-separated): " +
-                                                             Join(AllValidationCheckNames(), ","))
+void AddValidateCommand(CLI::App& app, CommandValues& v) {
+  CLI::App* validate =
+      app.add_subcommand("validate", "prove the cluster works: checks with thresholds, exit 1 on any failure");
+  AddRemoteOptions(validate, v);
+  validate->add_option("--checks", v.validate.checks, "only these checks or prefixes (comma-separated): " +
+                                                          Join(AllValidationCheckNames(), ", "))
       ->delimiter(',');
-  validate->add_option("--deadline", validate_options.deadline_s, "seconds for the whole run")->check(CLI::Range(10, 86400));
-  validate->callback([&] {
-    validate_options.remote = remote;
-    exit_code = RunValidate(validate_options, options, services);
+  validate->add_option("--deadline", v.validate.deadline_s, "seconds for the whole run")->check(CLI::Range(10, 86400));
+  validate->callback([&v] {
+    v.validate.remote = v.remote;
+    v.exit_code = RunValidate(v.validate, v.options, v.services);
   });
+}
 
-  ServeOptions serve_options;
+void AddServeCommand(CLI::App& app, CommandValues& v) {
+  ServeOptions& o = v.serve;
   CLI::App* serve = app.add_subcommand("serve", "the daemon: HTTP API, metrics, drift checks and a status page");
-  serve->add_option("INVENTORY", serve_options.inventory_path, "inventory file")->required();
-  serve->add_option("--listen", serve_options.listen, "ADDRESS:PORT to serve on")->capture_default_str();
-  serve->add_flag("--insecure-listen", serve_options.insecure_listen,
+  serve->add_option("INVENTORY", o.inventory_path, "inventory file")->required();
+  serve->add_option("--listen", o.listen, "ADDRESS:PORT to serve on")->capture_default_str();
+  serve->add_flag("--insecure-listen", o.insecure_listen,
                   "allow a non-loopback --listen over plain HTTP (the token crosses the network in clear)");
-  serve->add_option("--verify-interval", serve_options.verify_interval_s, "seconds between drift checks")
+  serve->add_option("--verify-interval", o.verify_interval_s, "seconds between drift checks")
       ->check(CLI::Range(1, 7 * 86400))
       ->capture_default_str();
-  serve->add_option("--verify-batch", serve_options.verify_batch, "hosts checked at a time (N or P%)")
-      ->capture_default_str();
-  serve->add_flag("--remediate", serve_options.remediate,
+  serve->add_option("--verify-batch", o.verify_batch, "hosts checked at a time (N or P%)")->capture_default_str();
+  serve->add_flag("--remediate", o.remediate,
                   "converge drifted hosts, and deploy inventory changes, without being asked");
-  serve->add_option("--max-fail", serve_options.max_fail_percent, "remediation stops starting hosts once P% failed")
+  serve->add_option("--max-fail", o.max_fail_percent, "remediation stops starting hosts once P% failed")
       ->check(CLI::Range(0, 100));
-  serve->add_option("--stop-grace", serve_options.stop_grace_s, "seconds the running job's steps get on SIGTERM")
+  serve->add_option("--stop-grace", o.stop_grace_s, "seconds the running job's steps get on SIGTERM")
       ->check(CLI::Range(0, 3600))
       ->capture_default_str();
-  serve->add_flag("--print-token", serve_options.print_token, "print the API token (created at first use) and exit");
-  add_state_option(serve);
-  serve->callback([&] { exit_code = RunServe(serve_options, options, services); });
+  serve->add_flag("--print-token", o.print_token, "print the API token (created at first use) and exit");
+  AddStateOption(serve, v);
+  serve->callback([&v] { v.exit_code = RunServe(v.serve, v.options, v.services); });
+}
 
-  HistoryOptions history_options;
+void AddHistoryCommand(CLI::App& app, CommandValues& v) {
   CLI::App* history = app.add_subcommand("history", "past runs, a run's steps, or a host's steps");
-  history->add_option("INVENTORY", history_options.inventory_path, "inventory file")->required();
-  history->add_option("--run", history_options.run_id, "show this run's steps and events");
-  history->add_option("--host", history_options.host, "only this host");
-  history->add_option("-n,--limit", history_options.limit, "how many runs");
-  history->add_flag("--json", options.json, "one JSON document");
-  add_state_option(history);
-  history->callback([&] { exit_code = RunHistory(history_options, options, services); });
+  history->add_option("INVENTORY", v.history.inventory_path, "inventory file")->required();
+  history->add_option("--run", v.history.run_id, "show this run's steps and events");
+  history->add_option("--host", v.history.host, "only this host")->type_name("HOST");
+  history->add_option("-n,--limit", v.history.limit, "how many runs");
+  history->add_flag("--json", v.options.json, "one JSON document");
+  AddStateOption(history, v);
+  history->callback([&v] { v.exit_code = RunHistory(v.history, v.options, v.services); });
+}
 
-  std::vector<std::string> forget_hosts;
+void AddHostkeyAndHoldCommands(CLI::App& app, CommandValues& v) {
   CLI::App* hostkey = app.add_subcommand("hostkey", "manage recorded SSH host keys");
   hostkey->require_subcommand(1);
   CLI::App* forget = hostkey->add_subcommand("forget", "forget the recorded host key of reinstalled hosts");
-  forget->add_option("INVENTORY", inventory_path, "inventory file")->required();
-  forget->add_option("HOST", forget_hosts, "hosts (or jump:HOST:PORT)")->required();
-  add_state_option(forget);
-  forget->callback([&] { exit_code = RunHostKeyForget(inventory_path, forget_hosts, options, services); });
+  forget->add_option("INVENTORY", v.inventory_path, "inventory file")->required();
+  forget->add_option("HOST", v.forget_hosts, "hosts (or jump:HOST:PORT)")->required();
+  AddStateOption(forget, v);
+  forget->callback([&v] {
+    v.exit_code = RunHostKeyForget(v.inventory_path, v.forget_hosts, v.options, v.services);
+  });
 
-  std::vector<std::string> hold_command;
-  std::string reason;
   CLI::App* hold = app.add_subcommand("hold", "hold the state lock for manual maintenance (blocks deploys)");
-  hold->add_option("INVENTORY", inventory_path, "inventory file")->required();
-  hold->add_option("COMMAND", hold_command, "command to run while holding (after --); none: until Ctrl-C");
-  hold->add_option("--reason", reason, "recorded in the state's event log");
-  add_state_option(hold);
-  hold->callback([&] { exit_code = RunHold(inventory_path, hold_command, reason, options, services); });
+  hold->add_option("INVENTORY", v.inventory_path, "inventory file")->required();
+  hold->add_option("COMMAND", v.hold_command, "command to run while holding (after --); none: until Ctrl-C");
+  hold->add_option("--reason", v.reason, "recorded in the state's event log");
+  AddStateOption(hold, v);
+  hold->callback([&v] {
+    v.exit_code = RunHold(v.inventory_path, v.hold_command, v.reason, v.options, v.services);
+  });
+}
 
+// For packaging and for the completion scripts themselves; an empty group
+// keeps them out of --help, the man page and the completions.
+void AddHiddenCommands(CLI::App& app, CommandValues& v) {
+  CLI::App* generate = app.add_subcommand("__generate", "print the man page or a completion script");
+  generate->group("");
+  generate->add_option("FORMAT", v.generate_format, "man, bash or zsh")
+      ->required()
+      ->check(CLI::IsMember({"man", "bash", "zsh"}));
+  generate->callback([&v, &app] { v.exit_code = PrintGenerated(app, v.generate_format, *v.services.out); });
+
+  CLI::App* names = app.add_subcommand("__complete-names", "print the inventory's host and group names");
+  names->group("");
+  names->add_option("INVENTORY", v.inventory_path, "inventory file");
+  names->callback([&v] { v.exit_code = RunCompleteNames(v.inventory_path, v.services); });
+}
+
+}  // namespace
+
+CommandLine::CommandLine(const Services& services)
+    : values_(std::make_unique<CommandValues>(services)),
+      app_(std::make_unique<CLI::App>("clusterctl: provision and configure GPU clusters over SSH", "clusterctl")) {
+  CLI::App& app = *app_;
+  CommandValues& v = *values_;
+  app.require_subcommand(1);
+  app.set_version_flag("--version", CLUSTERCTL_VERSION);
+  AddInventoryCommands(app, v);
+  AddStatusCommand(app, v);
+  AddFactsAndRunCommands(app, v);
+  AddDeployAndPlanCommands(app, v);
+  AddValidateCommand(app, v);
+  AddServeCommand(app, v);
+  AddHistoryCommand(app, v);
+  AddHostkeyAndHoldCommands(app, v);
+  AddHiddenCommands(app, v);
+}
+
+CommandLine::~CommandLine() = default;
+
+int CommandLine::Run(int argc, char** argv) {
+  const Services& services = values_->services;
+  values_->options.command_line = CommandLineText(argc, argv);
   try {
-    app.parse(argc, argv);
+    app_->parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
-    *services.out << app.help();
+    *services.out << app_->help();
     return kExitOk;
   } catch (const CLI::CallForAllHelp&) {
-    *services.out << app.help("", CLI::AppFormatMode::All);
+    *services.out << app_->help("", CLI::AppFormatMode::All);
     return kExitOk;
   } catch (const CLI::CallForVersion&) {
     *services.out << CLUSTERCTL_VERSION << "\n";
@@ -201,7 +273,11 @@ int RunCommandLine(int argc, char** argv, const Services& services) {
     *services.err << "clusterctl: " << e.what() << "\nRun 'clusterctl --help' for usage.\n";
     return kExitUsage;
   }
-  return exit_code;
+  return values_->exit_code;
+}
+
+int RunCommandLine(int argc, char** argv, const Services& services) {
+  return CommandLine(services).Run(argc, argv);
 }
 
 }  // namespace clusterctl

@@ -17,6 +17,7 @@
 #include "inventory/hostlist.h"
 #include "inventory/ini_import.h"
 #include "inventory/inventory_json.h"
+#include "inventory/loader.h"
 
 namespace clusterctl {
 namespace {
@@ -92,6 +93,17 @@ int RunInventoryCheck(const std::string& inventory_path, const Services& service
                 << inventory->hosts.size() << " hosts, " << inventory->groups.size() << " groups";
   if (!summary.empty()) *services.out << " (" << Join(summary, "; ") << ")";
   *services.out << "\n";
+  return kExitOk;
+}
+
+int RunCompleteNames(const std::string& inventory_path, const Services& services) {
+  if (inventory_path.empty()) return kExitOk;
+  Diagnostics diagnostics;
+  std::optional<Inventory> inventory = LoadInventory(inventory_path, diagnostics);
+  if (!inventory) return kExitOk;
+  for (const Host& h : inventory->hosts) *services.out << h.name << "\n";
+  for (const Group& g : inventory->groups) *services.out << g.name << "\n";
+  if (!inventory->FindGroup(kGroupAll)) *services.out << kGroupAll << "\n";
   return kExitOk;
 }
 

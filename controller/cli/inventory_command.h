@@ -1,4 +1,5 @@
-// `clusterctl inventory check|show|import`.
+// `clusterctl inventory check|show|import`, and the inventory's names for the
+// shell completions.
 #pragma once
 
 #include <string>
@@ -13,5 +14,9 @@ int RunInventoryShow(const std::string& inventory_path, bool json, const Service
 // existing file unless `force`.
 int RunInventoryImport(const std::string& ini_path, const std::string& cluster_name, const std::string& output_path,
                        bool force, const Services& services);
+// `clusterctl __complete-names INVENTORY`: the host and group names (and
+// "all"), one a line, for the shell completions. Prints nothing and returns 0
+// on any problem: a completion must never show an error.
+int RunCompleteNames(const std::string& inventory_path, const Services& services);
 
 }  // namespace clusterctl

@@ -204,6 +204,45 @@ expect "imported inventory is valid" 2 "key file '/dev/null' not found" -- "$CLU
 touch "$WORK/id_rsa"; sed -i "s|key_file: /dev/null|key_file: $WORK/id_rsa|" "$WORK/imported.yaml"
 expect "imported inventory is valid with its key" 0 "compute: gpu[01-04]" -- "$CLUSTERCTL" inventory check "$WORK/imported.yaml"
 
+# --- man page and completions, generated from the command definitions --------
+GEN=$(dirname "$CLUSTERCTL")/generated  # what the build wrote (target clusterctl-generated)
+if [ ! -f "$GEN/clusterctl.1" ]; then   # a build of clusterctl alone: generate them here
+  GEN=$WORK/generated && mkdir -p "$GEN"
+  "$CLUSTERCTL" __generate man >"$GEN/clusterctl.1"
+  "$CLUSTERCTL" __generate bash >"$GEN/clusterctl.bash-completion"
+  "$CLUSTERCTL" __generate zsh >"$GEN/_clusterctl"
+fi
+if "$CLUSTERCTL" --help | grep -q __; then fail "--help lists a hidden command"; else pass "--help hides __generate and __complete-names"; fi
+expect "__generate refuses an unknown format" 2 "FORMAT" -- "$CLUSTERCTL" __generate nroff
+names=$("$CLUSTERCTL" __complete-names "$WORK/none.yaml" 2>&1); rc=$?
+[ "$rc" -eq 0 ] && [ -z "$names" ] && pass "__complete-names of a missing inventory: nothing, exit 0" ||
+  fail "__complete-names of a missing inventory: exit $rc, printed: $names"
+if man --version >/dev/null 2>&1; then
+  warnings=$(MANWIDTH=80 man --warnings -l "$GEN/clusterctl.1" 2>&1 >/dev/null)
+  [ -z "$warnings" ] && pass "man -l clusterctl.1 renders without warnings" || fail "man warns: $warnings"
+else
+  echo "skip - man is not installed (man-db): the man page was not rendered"
+fi
+bash -n "$GEN/clusterctl.bash-completion" && pass "bash -n clusterctl.bash-completion" || fail "bash -n clusterctl.bash-completion"
+if command -v zsh >/dev/null; then
+  zsh -n "$GEN/_clusterctl" && pass "zsh -n _clusterctl" || fail "zsh -n _clusterctl"
+else
+  echo "skip - zsh is not installed: _clusterctl was not parsed"
+fi
+complete_words() {  # complete_words WORD...: COMPREPLY for the last word, one a line
+  (cd "$SRC" && PATH=$(dirname "$CLUSTERCTL"):$PATH bash -c 'source "$1"; shift
+    COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _clusterctl; printf "%s\n" "${COMPREPLY[@]}"' _ "$GEN/clusterctl.bash-completion" "$@")
+}
+got=$(complete_words clusterctl deploy inventory/examples/small.yaml --limit '')
+grep -qx head01 <<<"$got" && grep -qx compute <<<"$got" && pass "bash completes --limit with the inventory's hosts and groups" ||
+  fail "bash completion of --limit: got '$got'"
+got=$(complete_words clusterctl deploy inventory/examples/small.yaml -l gpu01,lo)
+[ "$(sort <<<"$got" | tr '\n' ' ')" = "gpu01,login gpu01,login01 " ] && pass "bash completes the term after a comma" ||
+  fail "bash completion after a comma: got '$got'"
+got=$(complete_words clusterctl inventory '')
+[ "$(tr '\n' ' ' <<<"$got")" = "check show import " ] && pass "bash completes nested subcommands" ||
+  fail "bash completion of inventory's subcommands: got '$got'"
+
 echo
 if [ "$failures" -ne 0 ]; then echo "$failures CLI test(s) failed"; exit 1; fi
 echo "all CLI tests passed"
