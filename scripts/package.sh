@@ -10,4 +10,4 @@ command -v dpkg-shlibdeps >/dev/null || { echo "package: dpkg-shlibdeps is missi
 scripts/build.sh clusterctl clusterctl-agent >/dev/null
 rm -f build/clusterctl_*.deb build/clusterctl-dbgsym_*.ddeb
 (cd build && cpack -G DEB >cpack.log 2>&1) || { tail -20 build/cpack.log >&2; exit 1; }
-ls build/clusterctl_*.deb
+realpath build/clusterctl_*.deb

@@ -91,6 +91,9 @@ void Daemon::Start() {
   Log("serving " + options_.inventory_path + " (" + std::to_string(host_count()) + " hosts) on http://" +
       options_.address + ":" + std::to_string(port()) + "/; state " + options_.paths.dir + "; drift check every " +
       std::to_string(options_.verify_interval.count()) + " s" + (options_.remediate ? ", remediation on" : ""));
+  // Where the token is, never the token: the page asks for it (#token=...).
+  Log("the API token (and the page's, as http://" + options_.address + ":" + std::to_string(port()) +
+      "/#token=TOKEN) is in " + options_.paths.secrets() + "/" + kDaemonTokenSecret);
   if (!resume_hosts_.empty()) {
     Log("open intents on " + CollapseHostList({resume_hosts_.begin(), resume_hosts_.end()}) +
         ": a deploy of those hosts resumes them");

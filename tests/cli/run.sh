@@ -133,6 +133,14 @@ cp "$WORK/values/sql.yaml" "$WORK/values/deploy.yaml"
 expect "deploy refuses a hostile value before touching anything" 2 "nothing was changed" -- "$CLUSTERCTL" deploy "$WORK/values/deploy.yaml"
 if [ -e "$WORK/values/.clusterctl" ]; then fail "a refused deploy created a state"; else pass "a refused deploy created nothing"; fi
 
+# --- a clusterctl without its built-in roles says where it looked -----------
+mkdir -p "$WORK/no-data"
+expect "no built-in roles: the warning names the directory searched" 2 \
+  "warning: no built-in roles found: looked for roles/ in $WORK/no-data (CLUSTERCTL_DATA_DIR)" -- \
+  env CLUSTERCTL_DATA_DIR="$WORK/no-data" "$CLUSTERCTL" plan "$SRC/inventory/examples/small.yaml" --roles chrony --state "$WORK/no-data/state"
+expect "no built-in roles: --roles chrony is unknown, nothing contacted" 2 "unknown role 'chrony'" -- \
+  env CLUSTERCTL_DATA_DIR="$WORK/no-data" "$CLUSTERCTL" plan "$SRC/inventory/examples/small.yaml" --roles chrony --state "$WORK/no-data/state"
+
 # --- status on an empty state: exit 0, nothing created ---------------------
 mkdir -p "$WORK/site"
 cp "$SRC/inventory/examples/small.yaml" "$WORK/site/inventory.yaml"

@@ -231,29 +231,41 @@ check "each probe restarted exactly once for the change (node02 $before2 -> $(st
 check "the token never reached the daemon's log" bash -c "! grep -qF '$TOKEN' '$WORK/serve.log'"
 kill -TERM "$daemon_pid"; wait "$daemon_pid" 2>/dev/null; daemon_pid=""
 
-# 7. The daemon under its own unit (packaging/systemd), as the user
-# clusterctl, on node01: installed as the unit's header says, node02 and
-# node03 its cluster. It reaches READY with no capability, keeps its state in
-# /var/lib/clusterctl/e2e and writes nothing beside the inventory, connects
-# out over SSH (a validation passes), and a bad inventory stops it for good.
+# 7. The Debian package on node01, and the daemon under its unit as the
+# user clusterctl (node02 and node03 its cluster). The package installs with
+# apt (dependencies from Debian); clusterctl, its man page and completion
+# work; plan finds the built-in roles. The unit reaches READY with no
+# capability, keeps its state in /var/lib/clusterctl/e2e and writes nothing
+# beside the inventory, connects out over SSH (a validation passes), and a
+# bad inventory stops it for good.
 UNIT=clusterctl-serve@e2e
 on1() { tb exec node01 "$@"; }
-strip -o "$WORK/clusterctl.stripped" "$CLUSTERCTL"
-on1 sh -c 'apt-get update -q >/dev/null && apt-get install -y -q libyaml-cpp0.7 libssh-4 curl >/dev/null' </dev/null
-on1 sh -c 'cat >/usr/local/bin/clusterctl && chmod 0755 /usr/local/bin/clusterctl' <"$WORK/clusterctl.stripped"
-on1 sh -c 'cat >/usr/local/bin/clusterctl-agent && chmod 0755 /usr/local/bin/clusterctl-agent' <"$E2E_ROOT/build/clusterctl-agent"
-tar -C "$E2E_ROOT" -cf - roles templates | on1 sh -c 'mkdir -p /usr/local/share/clusterctl && tar -C /usr/local/share/clusterctl -xf -'
-on1 sh -c 'id clusterctl >/dev/null 2>&1 || useradd --system --home-dir /var/lib/clusterctl --shell /usr/sbin/nologin clusterctl'
+deb=$("$E2E_ROOT/scripts/package.sh")
+check "scripts/package.sh builds the package and its debug symbols ($deb)" bash -c "ls '${deb%/*}'/clusterctl-dbgsym_*.ddeb"
+on1 sh -c 'cat >/tmp/clusterctl.deb' <"$deb"
+on1 sh -c 'apt-get update -q >/dev/null && apt-get install -y -q man-db curl /tmp/clusterctl.deb >/dev/null 2>&1' </dev/null
+check "the package installs with apt, its dependencies from Debian" on1 dpkg-query -W -f '${Status}' clusterctl
+check "clusterctl --version runs installed" bash -c "$TESTBED exec node01 clusterctl --version | grep -q '[0-9]\.[0-9]'"
+check "man clusterctl shows the page" bash -c "$TESTBED exec node01 env MANWIDTH=80 man clusterctl 2>/dev/null | grep -q 'clusterctl serve'"
+check "bash completion is installed and parses" on1 bash -n /usr/share/bash-completion/completions/clusterctl
+check "the package created the user clusterctl" on1 id clusterctl
 on1 mkdir -p /etc/clusterctl/e2e
 on1 sh -c 'f=/etc/clusterctl/e2e/id_ed25519; cat >$f && chown clusterctl: $f && chmod 0600 $f' <"$TESTBED_STATE/ssh/id_ed25519"
 unit_inventory() {
-  printf 'cluster: e2e-unit\nconnection: {key_file: id_ed25519, connect_timeout: 5}\nhosts:\n  node[02-03]:\n    address: %s.[12-13]\n' \
+  printf 'cluster: e2e-unit\nconnection: {key_file: id_ed25519, connect_timeout: 5}\nvars: {chrony_no_clock_control: true}\nhosts:\n  node[02-03]:\n    address: %s.[12-13]\n' \
     "$TESTBED_SUBNET" | on1 sh -c 'cat >/etc/clusterctl/e2e/inventory.yaml'
 }
 unit_inventory
-on1 sh -c 'cat >/etc/systemd/system/clusterctl-serve@.service && systemctl daemon-reload' <"$E2E_ROOT/packaging/systemd/clusterctl-serve@.service"
+# chrony is converged there already: the plan changes nothing, and an
+# unknown role would have been exit 2 ("unknown role 'chrony'").
+on1 sh -c 'cd /tmp && clusterctl plan /etc/clusterctl/e2e/inventory.yaml --roles chrony --state /tmp/plan-state' >"$WORK/installed-plan.txt" 2>&1
+plan_rc=$?
+check "an installed clusterctl finds its built-in roles: plan --roles chrony exits 0 ($plan_rc) without a warning" \
+  bash -c "test $plan_rc -eq 0 && grep -q 'Recap' '$WORK/installed-plan.txt' && ! grep -q 'no built-in roles' '$WORK/installed-plan.txt'"
 on1 timeout 60 systemctl start "$UNIT"
 check "the unit reaches READY (Type=notify)" on1 systemctl is-active -q "$UNIT"
+check "its start line in the journal says where the token is" \
+  bash -c "$TESTBED exec node01 journalctl -u $UNIT --no-pager | grep -q 'token.*is in /var/lib/clusterctl/e2e/secrets/daemon_token'"
 unit_pid=$(on1 systemctl show -p MainPID --value "$UNIT")
 on1 cat "/proc/$unit_pid/status" >"$WORK/unit-status.txt"
 uid=$(on1 id -u clusterctl)
