@@ -33,15 +33,17 @@ void Diagnostics::Append(const Diagnostics& other) {
   error_count_ += other.error_count_;
 }
 
-std::string Diagnostics::ToString() const {
-  std::vector<const Diagnostic*> sorted;
-  for (const Diagnostic& d : items_) sorted.push_back(&d);
-  std::stable_sort(sorted.begin(), sorted.end(), [](const Diagnostic* a, const Diagnostic* b) {
-    return std::tie(a->where.file, a->where.line, a->where.column) <
-           std::tie(b->where.file, b->where.line, b->where.column);
+std::vector<Diagnostic> Diagnostics::Sorted() const {
+  std::vector<Diagnostic> sorted = items_;
+  std::stable_sort(sorted.begin(), sorted.end(), [](const Diagnostic& a, const Diagnostic& b) {
+    return std::tie(a.where.file, a.where.line, a.where.column) < std::tie(b.where.file, b.where.line, b.where.column);
   });
+  return sorted;
+}
+
+std::string Diagnostics::ToString() const {
   std::string out;
-  for (const Diagnostic* d : sorted) out += d->ToString() + "\n";
+  for (const Diagnostic& d : Sorted()) out += d.ToString() + "\n";
   return out;
 }
 

@@ -38,7 +38,9 @@ class Diagnostics {
   int error_count() const { return error_count_; }
   const std::vector<Diagnostic>& items() const { return items_; }
 
-  // All diagnostics, one per line, sorted by file, line and column.
+  // All diagnostics sorted by file, line and column (stable).
+  std::vector<Diagnostic> Sorted() const;
+  // The same, one per line.
   std::string ToString() const;
 
  private:

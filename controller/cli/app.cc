@@ -25,10 +25,18 @@ namespace clusterctl {
 // Where the parsed options land: CLI11 binds each option to one of these
 // fields, and the callbacks read them. Lives as long as the App.
 struct CommandValues {
-  explicit CommandValues(const Services& s) : services(s) {}
-  const Services& services;
+  explicit CommandValues(const Services& s) : services(s) {
+    if (!services.log) {
+      own_log = std::make_unique<Logger>(*services.err);
+      services.log = own_log.get();
+    }
+  }
+  Services services;
+  std::unique_ptr<Logger> own_log;
   int exit_code = kExitOk;
   GlobalOptions options;
+  bool verbose = false, quiet = false;
+  std::string log_level;
   std::string inventory_path;
   std::string ini_path, cluster_name = "cluster", output_path;
   bool force = false;
@@ -217,6 +225,35 @@ void AddHostkeyAndHoldCommands(CLI::App& app, CommandValues& v) {
   });
 }
 
+// -v, -q and --log-level on every command that runs something. They set the
+// level of the diagnostics on stderr (never of what goes to stdout).
+void AddLogOptions(CLI::App* command, CommandValues& v) {
+  CLI::Option* verbose = command->add_flag("-v,--verbose", v.verbose, "show debug messages too (--log-level debug)");
+  CLI::Option* quiet = command->add_flag("-q,--quiet", v.quiet, "show errors only (--log-level error)");
+  command->add_option("--log-level", v.log_level, "messages shown on stderr: error, warning, info (default) or debug")
+      ->type_name("LEVEL")
+      ->check(CLI::IsMember({"error", "warning", "info", "debug"}))
+      ->excludes(verbose)
+      ->excludes(quiet);
+  quiet->excludes(verbose);
+}
+
+void AddLogOptionsToEveryCommand(CLI::App& app, CommandValues& v) {
+  for (CLI::App* sub : app.get_subcommands({})) {
+    if (sub->get_subcommands({}).empty()) {
+      AddLogOptions(sub, v);
+    } else {
+      AddLogOptionsToEveryCommand(*sub, v);
+    }
+  }
+}
+
+LogLevel ChosenLogLevel(const CommandValues& v) {
+  if (v.verbose) return LogLevel::kDebug;
+  if (v.quiet) return LogLevel::kError;
+  return ParseLogLevel(v.log_level).value_or(LogLevel::kInfo);
+}
+
 // For packaging and for the completion scripts themselves; an empty group
 // keeps them out of --help, the man page and the completions.
 void AddHiddenCommands(CLI::App& app, CommandValues& v) {
@@ -251,6 +288,9 @@ CommandLine::CommandLine(const Services& services)
   AddHistoryCommand(app, v);
   AddHostkeyAndHoldCommands(app, v);
   AddHiddenCommands(app, v);
+  AddLogOptionsToEveryCommand(app, v);
+  // After every option is read, before any command's callback runs.
+  app.parse_complete_callback([&v] { v.services.log->SetLevel(ChosenLogLevel(v)); });
 }
 
 CommandLine::~CommandLine() = default;
@@ -270,7 +310,7 @@ int CommandLine::Run(int argc, char** argv) {
     *services.out << CLUSTERCTL_VERSION << "\n";
     return kExitOk;
   } catch (const CLI::ParseError& e) {
-    *services.err << "clusterctl: " << e.what() << "\nRun 'clusterctl --help' for usage.\n";
+    services.log->Error(std::string("clusterctl: ") + e.what() + "\nRun 'clusterctl --help' for usage.");
     return kExitUsage;
   }
   return values_->exit_code;

@@ -10,13 +10,19 @@ std::optional<Inventory> LoadInventoryOrReport(const std::string& path, const Se
   Diagnostics diagnostics;
   std::optional<Inventory> inventory = LoadInventory(path, diagnostics);
   if (!inventory) {
-    *services.err << diagnostics.ToString();
-    *services.err << path << ": " << diagnostics.error_count() << " error"
-                  << (diagnostics.error_count() == 1 ? "" : "s") << "; nothing was changed\n";
+    LogDiagnostics(diagnostics, *services.log);
+    services.log->Error(path + ": " + std::to_string(diagnostics.error_count()) + " error" +
+                        (diagnostics.error_count() == 1 ? "" : "s") + "; nothing was changed");
     return std::nullopt;
   }
-  if (print_warnings) *services.err << diagnostics.ToString();
+  if (print_warnings) LogDiagnostics(diagnostics, *services.log);
   return inventory;
+}
+
+void LogDiagnostics(const Diagnostics& diagnostics, Logger& log) {
+  for (const Diagnostic& d : diagnostics.Sorted()) {
+    log.Log(d.severity == Diagnostic::Severity::kError ? LogLevel::kError : LogLevel::kWarning, d.ToString());
+  }
 }
 
 StatePaths StatePathsFor(const Inventory& inventory, const GlobalOptions& options) {
@@ -28,13 +34,13 @@ std::unique_ptr<StateStore> OpenStateForWritingOrReport(const StatePaths& paths,
   StateStore::WriterOptions writer{services.clock, services.filesystem, options.command_line};
   auto store = StateStore::OpenForWriting(paths, writer);
   if (!store.ok()) {
-    *services.err << "clusterctl: " << store.status().message() << "\n";
+    services.log->Error("clusterctl: " + store.status().message());
     exit_code = store.status().code() == Status::Code::kBusy ? kExitStateBusy : kExitFailed;
     return nullptr;
   }
   if (const auto& stale = (*store)->cleared_stale_holder()) {
-    *services.err << "clusterctl: note: the previous holder of the state lock, " << stale->Describe()
-                  << ", ended without releasing it; the lock was cleared\n";
+    services.log->Info("clusterctl: note: the previous holder of the state lock, " + stale->Describe() +
+                       ", ended without releasing it; the lock was cleared");
   }
   return std::move(store).value();
 }

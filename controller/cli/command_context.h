@@ -8,6 +8,8 @@
 #include <string>
 
 #include "common/clock.h"
+#include "common/diagnostics.h"
+#include "common/log.h"
 #include "controller/state/filesystem_check.h"
 #include "controller/state/state_store.h"
 #include "inventory/model.h"
@@ -17,7 +19,6 @@ namespace clusterctl {
 struct GlobalOptions {
   std::string state_dir;  // --state
   bool json = false;      // --json
-  int verbosity = 0;      // -v
   std::string command_line;  // for the lock holder record and runs table
 };
 
@@ -27,7 +28,13 @@ struct Services {
   const FilesystemProbe* filesystem = nullptr;
   std::ostream* out = &std::cout;
   std::ostream* err = &std::cerr;
+  // Diagnostics (errors, warnings, notes, progress messages), never what a
+  // command prints on `out`. Null: the command line makes one on `err`.
+  Logger* log = nullptr;
 };
+
+// Each diagnostic at its severity, sorted by file, line and column.
+void LogDiagnostics(const Diagnostics& diagnostics, Logger& log);
 
 // Loads the inventory; on failure prints every diagnostic to `err` and
 // returns nullopt (the caller exits 2). Warnings are printed either way when

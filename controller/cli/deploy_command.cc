@@ -30,7 +30,8 @@ int RunDeploy(const DeployOptions& options, const GlobalOptions& global, const S
     diagnostics.Error({"--batch", 0, 0}, "'" + options.batch + "' is not N or P% (1-100)");
   }
   if (diagnostics.has_errors()) {
-    *services.err << diagnostics.ToString() << "nothing was changed\n";
+    LogDiagnostics(diagnostics, *services.log);
+    services.log->Error("nothing was changed");
     return kExitUsage;
   }
   int exit_code = kExitOk;
@@ -46,18 +47,18 @@ int RunDeploy(const DeployOptions& options, const GlobalOptions& global, const S
   inputs.options.batch_size = *ParseBatchSize(options.batch, command->hosts().size());
   inputs.options.max_fail_percent = options.max_fail_percent;
   Reporter reporter(OutputMode(global), *services.out, options.diff || options.check);
-  MessagePrinter messages(*services.err);
+  MessagePrinter messages(*services.log);
   ListenerFanout listeners({&reporter, &messages});
-  StopOnSignals stop(*services.err, kStopGrace);
+  StopOnSignals stop(*services.log, kStopGrace);
   DeploymentResult result = RunDeployment(inputs, command->runner(), listeners, stop.token());
 
   if (result.ending == DeploymentResult::Ending::kInvalidInput) {
-    *services.err << result.error << "nothing was changed\n";
+    services.log->Error(result.error + "nothing was changed");
     command->Finish({}, {{"error", "planning failed"}}, false, RunStatus::kFailed);
     return kExitUsage;
   }
   if (result.ending == DeploymentResult::Ending::kFailed) {
-    *services.err << "clusterctl: " << result.error << "\nnothing was changed\n";
+    services.log->Error("clusterctl: " + result.error + "\nnothing was changed");
     command->Finish({}, {{"error", result.error}}, false, RunStatus::kFailed);
     return kExitFailed;
   }

@@ -158,7 +158,7 @@ int RunFacts(const RemoteCommandOptions& options, const GlobalOptions& global, c
     if (r.state == HostResult::State::kOk) gathered.emplace_back(r.host->name, r.data);
   }
   Status saved = command->state().SaveFacts(command->run_id(), gathered);
-  if (!saved.ok()) *services.err << "clusterctl: saving facts: " << saved.message() << "\n";
+  if (!saved.ok()) services.log->Error("clusterctl: saving facts: " + saved.message());
 
   std::ostream& out = *services.out;
   if (global.json) {

@@ -18,7 +18,7 @@ int RunHistory(const HistoryOptions& options, const GlobalOptions& global, const
       out << (global.json ? "{\"runs\": []}\n" : "no history yet (" + paths.dir + ")\n");
       return kExitOk;
     }
-    *services.err << "clusterctl: " << store.status().message() << "\n";
+    services.log->Error("clusterctl: " + store.status().message());
     return kExitFailed;
   }
   StateStore& state = **store;
@@ -28,7 +28,7 @@ int RunHistory(const HistoryOptions& options, const GlobalOptions& global, const
     auto validations = state.ValidationsOfRun(options.run_id);
     if (!steps.ok() || !events.ok() || !validations.ok()) {
       Status failed = !steps.ok() ? steps.status() : !events.ok() ? events.status() : validations.status();
-      *services.err << "clusterctl: " << failed.message() << "\n";
+      services.log->Error("clusterctl: " + failed.message());
       return kExitFailed;
     }
     std::vector<CheckResult> checks;
@@ -67,7 +67,7 @@ int RunHistory(const HistoryOptions& options, const GlobalOptions& global, const
   }
   auto runs = state.ListRuns(options.limit);
   if (!runs.ok()) {
-    *services.err << "clusterctl: " << runs.status().message() << "\n";
+    services.log->Error("clusterctl: " + runs.status().message());
     return kExitFailed;
   }
   if (global.json) {

@@ -25,14 +25,14 @@ void ForwardToChild(int signal_number) {
 
 // Runs argv[0] (searched in PATH, no shell) and returns its exit status, or
 // 128+signal when it was killed, or 127 when it could not be started.
-int SpawnAndWait(const std::vector<std::string>& command, std::ostream& err) {
+int SpawnAndWait(const std::vector<std::string>& command, Logger& log) {
   std::vector<char*> argv;
   for (const std::string& arg : command) argv.push_back(const_cast<char*>(arg.c_str()));
   argv.push_back(nullptr);
   pid_t pid = 0;
   int rc = ::posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), environ);
   if (rc != 0) {
-    err << "clusterctl: cannot run " << command[0] << ": " << std::strerror(rc) << "\n";
+    log.Error("clusterctl: cannot run " + command[0] + ": " + std::strerror(rc));
     return 127;
   }
   g_held_child = pid;
@@ -76,23 +76,23 @@ int RunHold(const std::string& inventory_path, const std::vector<std::string>& c
 
   auto run = store->BeginRun("hold", options.command_line);
   if (!run.ok()) {
-    *services.err << "clusterctl: " << run.status().message() << "\n";
+    services.log->Error("clusterctl: " + run.status().message());
     return kExitFailed;
   }
   std::string why = reason.empty() ? "manual maintenance" : reason;
   store->RecordEvent(*run, std::nullopt, "info", "hold", "state held for " + why);
-  *services.err << "holding the state of cluster " << inventory->cluster_name << " (" << store->paths().dir
-                << ", pid " << ::getpid() << ") for " << why
-                << (command.empty() ? "; Ctrl-C releases it" : "") << "\n";
+  services.log->Info("holding the state of cluster " + inventory->cluster_name + " (" + store->paths().dir +
+                     ", pid " + std::to_string(::getpid()) + ") for " + why +
+                     (command.empty() ? "; Ctrl-C releases it" : ""));
 
   int result = kExitOk;
   if (command.empty()) {
     WaitForTerminationSignal();
   } else {
-    result = SpawnAndWait(command, *services.err);
+    result = SpawnAndWait(command, *services.log);
   }
   store->FinishRun(*run, result == 0 ? RunStatus::kOk : RunStatus::kFailed, {{"exit_code", result}});
-  *services.err << "released the state of cluster " << inventory->cluster_name << "\n";
+  services.log->Info("released the state of cluster " + inventory->cluster_name);
   return result;
 }
 

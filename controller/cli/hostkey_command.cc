@@ -14,10 +14,10 @@ int RunHostKeyForget(const std::string& inventory_path, const std::vector<std::s
   for (const std::string& host : hosts) {
     Status forgotten = state->ForgetHostKey(host);
     if (forgotten.ok()) {
-      *services.err << host << ": recorded host key forgotten\n";
+      services.log->Info(host + ": recorded host key forgotten");
       state->RecordEvent(std::nullopt, host, "warning", "hostkey-forget", "recorded host key removed by the admin");
     } else {
-      *services.err << host << ": " << forgotten.message() << "\n";
+      services.log->Error(host + ": " + forgotten.message());
       exit_code = kExitFailed;
     }
   }

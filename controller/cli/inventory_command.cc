@@ -80,8 +80,9 @@ int RunInventoryCheck(const std::string& inventory_path, const Services& service
   Diagnostics diagnostics;
   if (LoadCatalogFor(*inventory, {}, diagnostics)) CheckClusterViews(*inventory, diagnostics);
   if (diagnostics.has_errors()) {
-    *services.err << diagnostics.ToString() << inventory_path << ": " << diagnostics.error_count() << " error"
-                  << (diagnostics.error_count() == 1 ? "" : "s") << "\n";
+    LogDiagnostics(diagnostics, *services.log);
+    services.log->Error(inventory_path + ": " + std::to_string(diagnostics.error_count()) + " error" +
+                        (diagnostics.error_count() == 1 ? "" : "s"));
     return kExitUsage;
   }
   std::vector<std::string> summary;
@@ -138,11 +139,11 @@ int RunInventoryImport(const std::string& ini_path, const std::string& cluster_n
   std::optional<IniImport> imported;
   if (text) imported = ImportAnsibleIni(*text, ini_path, cluster_name, diagnostics);
   if (!imported) {
-    *services.err << diagnostics.ToString();
+    LogDiagnostics(diagnostics, *services.log);
     return kExitUsage;
   }
   std::string yaml = RenderImport(*imported, ini_path);
-  for (const std::string& note : imported->notes) *services.err << "note: " << note << "\n";
+  for (const std::string& note : imported->notes) services.log->Info("note: " + note);
   if (output_path.empty()) {
     *services.out << yaml;
     return kExitOk;
@@ -150,17 +151,18 @@ int RunInventoryImport(const std::string& ini_path, const std::string& cluster_n
   int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (force ? O_TRUNC : O_EXCL);
   int fd = ::open(output_path.c_str(), flags, 0644);
   if (fd < 0) {
-    *services.err << "clusterctl: cannot write " << output_path << ": " << std::strerror(errno)
-                  << (errno == EEXIST ? " (use --force to overwrite)" : "") << "\n";
+    const int error = errno;
+    services.log->Error("clusterctl: cannot write " + output_path + ": " + std::strerror(error) +
+                        (error == EEXIST ? " (use --force to overwrite)" : ""));
     return kExitUsage;
   }
   bool ok = ::write(fd, yaml.data(), yaml.size()) == static_cast<ssize_t>(yaml.size());
   ok = ::close(fd) == 0 && ok;
   if (!ok) {
-    *services.err << "clusterctl: writing " << output_path << " failed\n";
+    services.log->Error("clusterctl: writing " + output_path + " failed");
     return kExitFailed;
   }
-  *services.err << "wrote " << output_path << "; check it with: clusterctl inventory check " << output_path << "\n";
+  services.log->Info("wrote " + output_path + "; check it with: clusterctl inventory check " + output_path);
   return kExitOk;
 }
 

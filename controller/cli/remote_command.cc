@@ -51,7 +51,7 @@ std::unique_ptr<RemoteCommand> RemoteCommand::Prepare(const std::string& kind, I
   command->inventory_ = std::move(inventory);
   auto selected = SelectHosts(command->inventory_, options.limit);
   if (!selected.ok()) {
-    *services.err << "clusterctl: " << selected.status().message() << "\n";
+    services.log->Error("clusterctl: " + selected.status().message());
     exit_code = kExitUsage;
     return nullptr;
   }
@@ -68,21 +68,21 @@ std::unique_ptr<RemoteCommand> RemoteCommand::Prepare(const std::string& kind, I
   if (options.ask_become_pass && !session.remote.sudo_password) {
     session.remote.sudo_password = ReadPasswordFromTerminal("SUDO password: ");
     if (!session.remote.sudo_password) {
-      *services.err << "clusterctl: --ask-become-pass needs a terminal (or set CLUSTERCTL_SUDO_PASSWORD)\n";
+      services.log->Error("clusterctl: --ask-become-pass needs a terminal (or set CLUSTERCTL_SUDO_PASSWORD)");
       exit_code = kExitUsage;
       return nullptr;
     }
   }
   auto opened = RunSession::Open(command->inventory_, session);
   if (!opened.ok()) {
-    *services.err << "clusterctl: " << opened.status().message() << "\n";
+    services.log->Error("clusterctl: " + opened.status().message());
     exit_code = opened.status().code() == Status::Code::kBusy ? kExitStateBusy : kExitFailed;
     return nullptr;
   }
   command->session_ = std::move(opened).value();
   if (const auto& stale = command->state().cleared_stale_holder()) {
-    *services.err << "clusterctl: note: the previous holder of the state lock, " << stale->Describe()
-                  << ", ended without releasing it; the lock was cleared\n";
+    services.log->Info("clusterctl: note: the previous holder of the state lock, " + stale->Describe() +
+                       ", ended without releasing it; the lock was cleared");
   }
   return command;
 }
@@ -95,18 +95,18 @@ std::vector<HostResult> RemoteCommand::RunOn(const std::vector<const Host*>& sub
 
 int RemoteCommand::Finish(const std::vector<HostResult>& results, const nlohmann::json& summary, bool print_failures,
                           std::optional<RunStatus> status) {
-  std::ostream& err = *services_->err;
+  Logger& log = *services_->log;
   bool all_ok = true;
   for (const HostResult& r : results) all_ok = all_ok && r.state == HostResult::State::kOk;
   RunSession::Ending ending = session_->Finish(results, status.value_or(all_ok ? RunStatus::kOk : RunStatus::kFailed), summary);
-  if (!ending.recorded.ok()) err << "clusterctl: recording the run: " << ending.recorded.message() << "\n";
-  for (const std::string& note : ending.notes) err << "note: " << note << "\n";
+  if (!ending.recorded.ok()) log.Error("clusterctl: recording the run: " + ending.recorded.message());
+  for (const std::string& note : ending.notes) log.Info("note: " + note);
   for (const HostResult& r : results) {
-    for (const std::string& note : r.notes) err << r.host->name << ": note: " << TerminalText(note, TextShape::kOneLine) << "\n";
+    for (const std::string& note : r.notes) log.Info(r.host->name + ": note: " + TerminalText(note, TextShape::kOneLine));
   }
   for (const HostResult& r : results) {
     if (r.state != HostResult::State::kOk && print_failures) {
-      err << r.host->name << ": " << ToString(r.state) << ": " << TerminalText(r.error, TextShape::kOneLine) << "\n";
+      log.Error(r.host->name + ": " + ToString(r.state) + ": " + TerminalText(r.error, TextShape::kOneLine));
     }
   }
   return all_ok ? kExitOk : kExitFailed;

@@ -40,7 +40,7 @@ int RunAdHoc(const RemoteCommandOptions& options, const std::vector<std::string>
              uint64_t max_output_bytes,
              const GlobalOptions& global, const Services& services) {
   if (argv.empty()) {
-    *services.err << "clusterctl run: give the command after --, e.g. clusterctl run site.yaml -- uname -r\n";
+    services.log->Error("clusterctl run: give the command after --, e.g. clusterctl run site.yaml -- uname -r");
     return kExitUsage;
   }
   int exit_code = 0;

@@ -36,7 +36,7 @@ int PrintToken(const StatePaths& paths, const Services& services) {
   Status prepared = PrepareStateDirectories(paths, *services.filesystem);
   auto token = prepared.ok() ? LoadOrCreateDaemonToken(paths.secrets()) : Result<std::string>(prepared);
   if (!token.ok()) {
-    *services.err << "clusterctl serve: " << token.status().message() << "\n";
+    services.log->Error("clusterctl serve: " + token.status().message());
     return kExitFailed;
   }
   *services.out << *token << "\n";
@@ -68,14 +68,14 @@ int RunServe(const ServeOptions& serve, const GlobalOptions& options, const Serv
 
   DaemonOptions daemon;
   if (!ParseListenAddress(serve.listen, daemon.address, daemon.port)) {
-    *services.err << "clusterctl serve: --listen " << serve.listen << ": expected ADDRESS:PORT (e.g. 127.0.0.1:9420)\n";
+    services.log->Error("clusterctl serve: --listen " + serve.listen + ": expected ADDRESS:PORT (e.g. 127.0.0.1:9420)");
     return kExitUsage;
   }
   if (!IsLoopback(daemon.address) && !serve.insecure_listen) {
-    *services.err << "clusterctl serve: --listen " << serve.listen
-                  << " is reachable from other machines and the API is plain HTTP (its token would cross the "
-                     "network in clear); listen on loopback behind a TLS proxy, or pass --insecure-listen on a "
-                     "network you trust\n";
+    services.log->Error("clusterctl serve: --listen " + serve.listen +
+                        " is reachable from other machines and the API is plain HTTP (its token would cross the "
+                        "network in clear); listen on loopback behind a TLS proxy, or pass --insecure-listen on a "
+                        "network you trust");
     return kExitUsage;
   }
   daemon.inventory_path = serve.inventory_path;
@@ -88,9 +88,9 @@ int RunServe(const ServeOptions& serve, const GlobalOptions& options, const Serv
   if (const char* password = std::getenv("CLUSTERCTL_SUDO_PASSWORD")) daemon.remote.sudo_password = password;
 
   const sigset_t signals = BlockServeSignals();
-  auto created = Daemon::Create(daemon, *services.clock, *services.filesystem, *services.err);
+  auto created = Daemon::Create(daemon, *services.clock, *services.filesystem, *services.log);
   if (!created.ok()) {
-    *services.err << "clusterctl serve: " << created.status().message() << "\n";
+    services.log->Error("clusterctl serve: " + created.status().message());
     return created.status().code() == Status::Code::kInvalidArgument ? kExitUsage : kExitFailed;
   }
   Daemon& running = **created;
@@ -105,7 +105,7 @@ int RunServe(const ServeOptions& serve, const GlobalOptions& options, const Serv
   }
   NotifySystemd("STOPPING=1");
   running.Shutdown(std::chrono::seconds(serve.stop_grace_s));
-  *services.err << "clusterctl serve: stopped\n";
+  services.log->Info("clusterctl serve: stopped");
   return kExitOk;
 }
 

@@ -21,19 +21,19 @@ int RunStatus(const std::string& inventory_path, const GlobalOptions& options, c
   if (store.ok()) {
     auto hosts = (*store)->ListHosts();
     if (!hosts.ok()) {
-      *services.err << "clusterctl: reading " << paths.database() << ": " << hosts.status().message() << "\n";
+      services.log->Error("clusterctl: reading " + paths.database() + ": " + hosts.status().message());
       return kExitFailed;
     }
     records = std::move(hosts).value();
     auto latest = (*store)->LatestValidationPerNode();
     if (!latest.ok()) {
-      *services.err << "clusterctl: reading " << paths.database() << ": " << latest.status().message() << "\n";
+      services.log->Error("clusterctl: reading " + paths.database() + ": " + latest.status().message());
       return kExitFailed;
     }
     validations = std::move(latest).value();
     has_state = true;
   } else if (store.status().code() != Status::Code::kNotFound) {
-    *services.err << "clusterctl: " << store.status().message() << "\n";
+    services.log->Error("clusterctl: " + store.status().message());
     return kExitFailed;
   }
 

@@ -21,7 +21,7 @@ void OnStopSignal(int signal_number) {
 
 }  // namespace
 
-StopOnSignals::StopOnSignals(std::ostream& err, std::chrono::milliseconds grace) : err_(err), grace_(grace) {
+StopOnSignals::StopOnSignals(Logger& log, std::chrono::milliseconds grace) : log_(log), grace_(grace) {
   if (::pipe2(pipe_, O_CLOEXEC) != 0) return;  // without a pipe the default dispositions stay
   g_stop_pipe.store(pipe_[1]);
   struct sigaction action {};
@@ -53,12 +53,12 @@ void StopOnSignals::Watch() {
     const char* name = byte == SIGINT ? "SIGINT" : "SIGTERM";
     if (++received == 1) {
       token_.Cancel(grace_);
-      err_ << "\nclusterctl: " << name << ": stopping: no new step starts; steps running now get "
-           << std::chrono::duration_cast<std::chrono::seconds>(grace_).count()
-           << " s to finish (again to stop at once)" << std::endl;
+      log_.Warning("\nclusterctl: " + std::string(name) + ": stopping: no new step starts; steps running now get " +
+                   std::to_string(std::chrono::duration_cast<std::chrono::seconds>(grace_).count()) +
+                   " s to finish (again to stop at once)");
     } else {
       token_.Cancel(std::chrono::milliseconds(0));
-      err_ << "\nclusterctl: " << name << ": stopping now; steps still running are abandoned" << std::endl;
+      log_.Warning("\nclusterctl: " + std::string(name) + ": stopping now; steps still running are abandoned");
     }
   }
 }

@@ -17,12 +17,13 @@
 #include <thread>
 
 #include "common/cancel_token.h"
+#include "common/log.h"
 
 namespace clusterctl {
 
 class StopOnSignals {
  public:
-  StopOnSignals(std::ostream& err, std::chrono::milliseconds grace);
+  StopOnSignals(Logger& log, std::chrono::milliseconds grace);
   ~StopOnSignals();
   StopOnSignals(const StopOnSignals&) = delete;
   StopOnSignals& operator=(const StopOnSignals&) = delete;
@@ -32,7 +33,7 @@ class StopOnSignals {
  private:
   void Watch();
 
-  std::ostream& err_;
+  Logger& log_;
   std::chrono::milliseconds grace_;
   CancelToken token_;
   int pipe_[2] = {-1, -1};

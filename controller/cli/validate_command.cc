@@ -103,10 +103,10 @@ void PrintValidationTable(const std::vector<CheckResult>& results, std::ostream&
 }
 
 int RunValidate(const ValidateOptions& options, const GlobalOptions& global, const Services& services) {
-  std::ostream& err = *services.err;
+  Logger& log = *services.log;
   auto selection = CheckSelection::Parse(options.checks);
   if (!selection.ok()) {
-    err << "clusterctl validate: " << selection.status().message() << "\n";
+    log.Error("clusterctl validate: " + selection.status().message());
     return kExitUsage;
   }
   // Thresholds are read (and refused) before anything is contacted or recorded.
@@ -117,7 +117,7 @@ int RunValidate(const ValidateOptions& options, const GlobalOptions& global, con
   for (const Host& h : inventory->hosts) {
     auto t = ReadThresholds(h.vars);
     if (!t.ok()) {
-      err << options.remote.inventory_path << ": host " << h.name << ": " << t.status().message() << "\n";
+      log.Error(options.remote.inventory_path + ": host " + h.name + ": " + t.status().message());
       bad = true;
       continue;
     }
@@ -143,7 +143,7 @@ int RunValidate(const ValidateOptions& options, const GlobalOptions& global, con
 
   std::map<std::string, int> counts = CountOutcomes(outcome.results);
   Status saved = RecordValidation(command->state(), command->run_id(), outcome);
-  if (!saved.ok()) err << "clusterctl: saving the validation: " << saved.message() << "\n";
+  if (!saved.ok()) log.Error("clusterctl: saving the validation: " + saved.message());
 
   std::ostream& out = *services.out;
   nlohmann::json summary = {{"pass", counts["pass"]}, {"fail", counts["fail"]}, {"skip", counts["skip"]}};

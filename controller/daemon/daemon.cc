@@ -1,7 +1,7 @@
 #include "controller/daemon/daemon.h"
 
-#include "common/json_text.h"
 #include "common/strings.h"
+#include "controller/daemon/job_line.h"
 #include "controller/daemon/token.h"
 #include "inventory/hostlist.h"
 
@@ -12,7 +12,7 @@ constexpr std::chrono::seconds kBusyRetry{15};
 
 }  // namespace
 
-Daemon::Daemon(DaemonOptions options, const Clock& clock, const FilesystemProbe& filesystem, std::ostream& log)
+Daemon::Daemon(DaemonOptions options, const Clock& clock, const FilesystemProbe& filesystem, Logger& log)
     : options_(std::move(options)),
       clock_(clock),
       filesystem_(filesystem),
@@ -26,7 +26,7 @@ Daemon::Daemon(DaemonOptions options, const Clock& clock, const FilesystemProbe&
 }
 
 Result<std::unique_ptr<Daemon>> Daemon::Create(DaemonOptions options, const Clock& clock,
-                                               const FilesystemProbe& filesystem, std::ostream& log) {
+                                               const FilesystemProbe& filesystem, Logger& log) {
   std::unique_ptr<Daemon> daemon(new Daemon(std::move(options), clock, filesystem, log));
   daemon->started_at_ms_ = clock.NowMs();
   if (!daemon->site_.Refresh(clock.NowMs())) {
@@ -60,9 +60,19 @@ Result<std::unique_ptr<Daemon>> Daemon::Create(DaemonOptions options, const Cloc
   HttpServerOptions http;
   http.address = daemon->options_.address;
   http.port = daemon->options_.port;
-  http.log = [self](const std::string& line) { self->Log("http: " + line); };
+  http.log = [self](LogLevel level, const std::string& line) { self->Log(level, "http: " + line); };
   http.may_use_reserve = [self](const HttpRequest& request) { return self->api_->MayUseReserve(request); };
-  auto server = HttpServer::Listen(http, [self](const HttpRequest& request) { return self->api_->Handle(request); });
+  auto server = HttpServer::Listen(http, [self](const HttpRequest& request) {
+    HttpReply reply = self->api_->Handle(request);
+    // The path only: never a header (the token) or the query.
+    if (self->log_.Enabled(LogLevel::kDebug)) {
+      const auto* response = std::get_if<HttpResponse>(&reply);
+      self->Log(LogLevel::kDebug, "http: " + BoundedText(request.method, 16) + " " + BoundedText(request.path, 200) +
+                                      " from " + request.peer + ": " +
+                                      (response ? std::to_string(response->status) : "event stream"));
+    }
+    return reply;
+  });
   if (!server.ok()) return server.status();
   daemon->server_ = std::move(server).value();
   return daemon;
@@ -88,14 +98,14 @@ void Daemon::Start() {
   server_->Start();
   ScheduleNextDrift(/*first=*/true);
   next_inventory_poll_ = clock_.Monotonic() + options_.inventory_poll;
-  Log("serving " + options_.inventory_path + " (" + std::to_string(host_count()) + " hosts) on http://" +
+  Log(LogLevel::kInfo, "serving " + options_.inventory_path + " (" + std::to_string(host_count()) + " hosts) on http://" +
       options_.address + ":" + std::to_string(port()) + "/; state " + options_.paths.dir + "; drift check every " +
       std::to_string(options_.verify_interval.count()) + " s" + (options_.remediate ? ", remediation on" : ""));
   // Where the token is, never the token: the page asks for it (#token=...).
-  Log("the API token (and the page's, as http://" + options_.address + ":" + std::to_string(port()) +
+  Log(LogLevel::kInfo, "the API token (and the page's, as http://" + options_.address + ":" + std::to_string(port()) +
       "/#token=TOKEN) is in " + options_.paths.secrets() + "/" + kDaemonTokenSecret);
   if (!resume_hosts_.empty()) {
-    Log("open intents on " + CollapseHostList({resume_hosts_.begin(), resume_hosts_.end()}) +
+    Log(LogLevel::kInfo, "open intents on " + BoundedHostList({resume_hosts_.begin(), resume_hosts_.end()}, 200) +
         ": a deploy of those hosts resumes them");
   }
 }
@@ -124,8 +134,9 @@ Result<JobInfo> Daemon::StartJob(JobRequest request) {
   }
   auto started = jobs_->Start(site_.current(), request);
   if (started.ok()) {
-    Log("job " + std::to_string(started->job) + ": " + started->kind + " started (from " + started->origin + ", run " +
-        std::to_string(started->run_id) + (request.limit.empty() ? "" : ", hosts " + request.limit) + ")");
+    Log(LogLevel::kInfo, "job " + std::to_string(started->job) + ": " + started->kind + " started (from " +
+                             started->origin + ", run " + std::to_string(started->run_id) +
+                             (request.limit.empty() ? "" : ", hosts " + BoundedText(request.limit, 200)) + ")");
     api_->Invalidate();
   }
   return started;
@@ -136,7 +147,7 @@ Result<JobInfo> Daemon::StartJob(JobRequest request) {
 bool Daemon::StartScheduled(JobRequest request) {
   auto started = StartJob(std::move(request));
   if (started.ok()) return true;
-  Log("cannot start the scheduled job now: " + started.status().message());
+  Log(LogLevel::kWarning, "cannot start the scheduled job now: " + started.status().message());
   retry_after_ = clock_.Monotonic() + kBusyRetry;
   return false;
 }
@@ -146,7 +157,7 @@ void Daemon::NoticeFinishedJobs() {
   if (recent.empty() || recent.front().job == last_seen_job_) return;
   for (auto it = recent.rbegin(); it != recent.rend(); ++it) {
     if (it->job <= last_seen_job_) continue;
-    Log("job " + std::to_string(it->job) + ": " + it->kind + " " + it->status + " " + JsonText(it->summary));
+    Log(JobEndLevel(*it), JobEndLine(*it));
     if (it->kind == "drift" && it->status == "ok" && options_.remediate) remediate_hosts_ = drift_.Drifted();
   }
   last_seen_job_ = recent.front().job;
@@ -165,7 +176,7 @@ void Daemon::PollInventory() {
 void Daemon::RefreshSite() {
   std::lock_guard<std::mutex> lock(refresh_mutex_);
   if (site_.Refresh(clock_.NowMs())) {
-    Log("inventory changed: now " + std::to_string(host_count()) + " hosts; " +
+    Log(LogLevel::kInfo, "inventory changed: now " + std::to_string(host_count()) + " hosts; " +
         (options_.remediate ? "deploying it" : "planning it (deploy on request)"));
     plan_pending_ = true;
     reported_inventory_error_.clear();
@@ -173,7 +184,7 @@ void Daemon::RefreshSite() {
   }
   const std::string error = site_.error();
   if (!error.empty() && error != reported_inventory_error_) {
-    Log("the inventory file has problems; the last good one stays in service:\n" + error);
+    Log(LogLevel::kError, "the inventory file has problems; the last good one stays in service:\n" + error);
     reported_inventory_error_ = error;
     api_->Invalidate();
   }
@@ -183,9 +194,9 @@ void Daemon::Tick() {
   try {
     TickOnce();
   } catch (const std::exception& e) {
-    Log(std::string("internal error in the serve loop (serving on): ") + e.what());
+    Log(LogLevel::kError, std::string("internal error in the serve loop (serving on): ") + e.what());
   } catch (...) {
-    Log("internal error in the serve loop (serving on): an exception of unknown type");
+    Log(LogLevel::kError, "internal error in the serve loop (serving on): an exception of unknown type");
   }
 }
 
@@ -223,7 +234,7 @@ void Daemon::Shutdown(std::chrono::milliseconds grace) {
   if (!stopping_) {
     stopping_ = true;
     if (auto running = jobs_->Running()) {
-      Log("stopping: job " + std::to_string(running->job) + " (" + running->kind + ") gets " +
+      Log(LogLevel::kInfo, "stopping: job " + std::to_string(running->job) + " (" + running->kind + ") gets " +
           std::to_string(grace.count() / 1000) + " s to finish its steps in flight");
     }
     jobs_->Cancel(grace);
@@ -244,9 +255,6 @@ DaemonFacts Daemon::Facts() const {
   return facts;
 }
 
-void Daemon::Log(const std::string& line) {
-  std::lock_guard<std::mutex> lock(log_mutex_);
-  log_ << "clusterctl serve: " << line << std::endl;
-}
+void Daemon::Log(LogLevel level, const std::string& line) { log_.Log(level, "clusterctl serve: " + line); }
 
 }  // namespace clusterctl

@@ -17,11 +17,11 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
-#include <ostream>
 #include <random>
 #include <set>
 #include <string>
 
+#include "common/log.h"
 #include "controller/daemon/api.h"
 
 namespace clusterctl {
@@ -48,7 +48,7 @@ class Daemon {
   // Loads the site (a bad inventory at start is an error), the token, and
   // binds the address. Nothing runs until Start().
   static Result<std::unique_ptr<Daemon>> Create(DaemonOptions options, const Clock& clock,
-                                                const FilesystemProbe& filesystem, std::ostream& log);
+                                                const FilesystemProbe& filesystem, Logger& log);
   ~Daemon();
 
   void Start();
@@ -64,7 +64,7 @@ class Daemon {
   size_t host_count() const;
 
  private:
-  Daemon(DaemonOptions options, const Clock& clock, const FilesystemProbe& filesystem, std::ostream& log);
+  Daemon(DaemonOptions options, const Clock& clock, const FilesystemProbe& filesystem, Logger& log);
   void TickOnce();
   Result<JobInfo> StartJob(JobRequest request);
   bool StartScheduled(JobRequest request);
@@ -74,13 +74,13 @@ class Daemon {
   void ScheduleNextDrift(bool first);
   Status FindOpenIntents();
   DaemonFacts Facts() const;
-  void Log(const std::string& line);
+  // Every line starts "clusterctl serve: ".
+  void Log(LogLevel level, const std::string& line);
 
   DaemonOptions options_;
   const Clock& clock_;
   const FilesystemProbe& filesystem_;
-  std::ostream& log_;
-  std::mutex log_mutex_;
+  Logger& log_;
   SiteWatcher site_;
   StateView state_;
   EventHub events_;

@@ -117,8 +117,8 @@ struct HttpServer::Impl {
   tcp::acceptor acceptor{io};
   std::thread thread;
 
-  void Log(const std::string& line) const {
-    if (options.log) options.log(line);
+  void Log(LogLevel level, const std::string& line) const {
+    if (options.log) options.log(level, line);
   }
 
   // A failed accept (EMFILE, ENFILE, ENOBUFS) fails again at once while its
@@ -135,14 +135,14 @@ struct HttpServer::Impl {
       if (error == asio::error::connection_aborted) continue;  // that client gave up; nothing is short
       if (error) {
         if (failures++ == 0) {
-          Log("cannot accept a connection (" + error.message() + "); trying again every " +
+          Log(LogLevel::kWarning, "cannot accept a connection (" + error.message() + "); trying again every " +
               std::to_string(options.accept_retry.count()) + " ms");
         }
         pause.expires_after(options.accept_retry);
         co_await pause.async_wait(asio::redirect_error(asio::use_awaitable, error));
         continue;
       }
-      if (failures > 0) Log("accepting connections again (" + std::to_string(failures) + " accepts failed)");
+      if (failures > 0) Log(LogLevel::kInfo, "accepting connections again (" + std::to_string(failures) + " accepts failed)");
       failures = 0;
       asio::co_spawn(io, Session(std::move(socket)), asio::detached);
     }

@@ -33,6 +33,7 @@
 #include <variant>
 #include <vector>
 
+#include "common/log.h"
 #include "common/status.h"
 
 namespace clusterctl {
@@ -102,7 +103,7 @@ struct HttpServerOptions {
   size_t stream_batch_bytes = 64 * 1024;
   std::chrono::milliseconds accept_retry{100};
   // The server's own troubles (accepting fails), one line each; may be empty.
-  std::function<void(const std::string&)> log;
+  std::function<void(LogLevel, const std::string&)> log;
 };
 
 class HttpServer {

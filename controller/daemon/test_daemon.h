@@ -33,6 +33,7 @@ struct TestDaemon {
   SystemClock clock;
   SystemFilesystemProbe filesystem;
   std::ostringstream log;
+  Logger logger{log};  // info: no per-request debug lines from the HTTP thread while a test reads `log`
   std::unique_ptr<Daemon> daemon;
   std::string token;
   StatePaths paths;
@@ -56,7 +57,7 @@ struct TestDaemon {
     options.sessions = sessions;
     // A job's RunSession finds the agent's builds (the fake nodes never use them).
     if (sessions) ::setenv("CLUSTERCTL_AGENT_DIR", testing::BuildDir().c_str(), 1);
-    auto created = Daemon::Create(options, clock, filesystem, log);
+    auto created = Daemon::Create(options, clock, filesystem, logger);
     REQUIRE(created.ok());
     daemon = std::move(created).value();
     daemon->Start();

@@ -15,6 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/log.h"
+
 namespace clusterctl {
 
 struct StepReport {
@@ -75,6 +77,7 @@ struct HostFinishedEvent {
 // a problem writing the state).
 struct MessageEvent {
   std::string text;
+  LogLevel level = LogLevel::kInfo;  // kError for a problem (writing the state)
 };
 struct RecapEvent {
   const std::vector<HostReport>* reports = nullptr;  // valid during the call

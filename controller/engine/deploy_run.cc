@@ -74,7 +74,9 @@ class Deployment {
     result_.error = std::move(error);
     return false;
   }
-  void Message(std::string text) { listener_.OnEvent(MessageEvent{std::move(text)}); }
+  void Message(std::string text, LogLevel level = LogLevel::kInfo) {
+    listener_.OnEvent(MessageEvent{std::move(text), level});
+  }
 
   // The stored facts, last step results, open intents, and hosts that left
   // the inventory.
@@ -122,7 +124,7 @@ class Deployment {
       to_save.emplace_back(in_.hosts[i]->name, std::move(*gathered[i]));
     }
     Status saved = in_.state->SaveFacts(in_.run_id, to_save);
-    if (!saved.ok()) Message("clusterctl: saving facts: " + saved.message());
+    if (!saved.ok()) Message("clusterctl: saving facts: " + saved.message(), LogLevel::kError);
   }
 
   Task<std::optional<nlohmann::json>> GatherOne(size_t i) {
@@ -231,7 +233,7 @@ class Deployment {
     }
     if (writer) {
       Status written = writer->Flush();
-      if (!written.ok()) Message("clusterctl: writing the state: " + written.message());
+      if (!written.ok()) Message("clusterctl: writing the state: " + written.message(), LogLevel::kError);
     }
   }
 
@@ -292,13 +294,14 @@ class Deployment {
     for (const auto& report : reports_) converged = converged && report && report->outcome == "ok";
     if (!converged) {
       Message(CollapseHostList(leaving_) +
-              ": left the inventory; removal not finished (see the failures above); deploy again");
+              ": left the inventory; removal not finished (see the failures above); deploy again",
+              LogLevel::kWarning);
       return;
     }
     for (const std::string& host : leaving_) {
       Status marked = in_.state->MarkHostRemoved(host, in_.run_id);
       if (!marked.ok()) {
-        Message("clusterctl: state: " + marked.message());
+        Message("clusterctl: state: " + marked.message(), LogLevel::kError);
         return;
       }
       Message(RemovalMessage(host));

@@ -53,8 +53,7 @@ void Reporter::OnEvent(const DeployEvent& event) {
 
 void MessagePrinter::OnEvent(const DeployEvent& event) {
   if (auto* e = std::get_if<MessageEvent>(&event)) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    err_ << e->text << "\n";
+    log_.Log(e->level, e->text);
   }
 }
 

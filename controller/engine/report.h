@@ -56,15 +56,14 @@ class Reporter final : public DeployListener {
   std::mutex mutex_;
 };
 
-// Writes run-level messages (MessageEvent) to `err`, one per line.
+// Logs run-level messages (MessageEvent) at their level.
 class MessagePrinter final : public DeployListener {
  public:
-  explicit MessagePrinter(std::ostream& err) : err_(err) {}
+  explicit MessagePrinter(Logger& log) : log_(log) {}
   void OnEvent(const DeployEvent& event) override;
 
  private:
-  std::ostream& err_;
-  std::mutex mutex_;
+  Logger& log_;
 };
 
 }  // namespace clusterctl
