@@ -92,6 +92,24 @@ expect "binary junk" 2 "error:" -- timeout 10 "$CLUSTERCTL" inventory check "$WO
 printf 'cluster: caf\xe9\nhosts:\n  a: {}\n' >"$WORK/latin1.yaml"
 expect "invalid UTF-8" 2 "latin1.yaml:1:13: error: invalid UTF-8" -- timeout 10 "$CLUSTERCTL" inventory check "$WORK/latin1.yaml"
 
+# --- log levels: -q shows errors only, -v debug too; a bad level is a usage error
+bad warn 'cluster: c
+hosts:
+  a: {}
+groups:
+  compute: {hosts: [a]}
+'
+expect "a warning is shown by default" 0 "warning: group 'compute' has hosts but group 'controller' has none" -- \
+  "$CLUSTERCTL" inventory check "$WORK/warn.yaml"
+"$CLUSTERCTL" inventory check -q "$WORK/warn.yaml" >"$WORK/quiet.out" 2>"$WORK/quiet.err"; rc=$?
+[ "$rc" -eq 0 ] && [ ! -s "$WORK/quiet.err" ] && grep -q "ok: cluster 'c'" "$WORK/quiet.out" &&
+  pass "-q hides the warning, stdout unchanged" || fail "-q: exit $rc, stderr: $(cat "$WORK/quiet.err")"
+expect "--log-level warning keeps the warning" 0 "warning: group 'compute'" -- \
+  "$CLUSTERCTL" inventory check --log-level warning "$WORK/warn.yaml"
+expect "-q still shows errors" 2 "typo.yaml:4:5: error: unknown key 'adress'" -- "$CLUSTERCTL" inventory check -q "$WORK/typo.yaml"
+expect "--log-level bogus is a usage error" 2 "--log-level" -- "$CLUSTERCTL" inventory check --log-level bogus "$WORK/warn.yaml"
+expect "-q and -v together are a usage error" 2 "excludes" -- "$CLUSTERCTL" status -q -v "$WORK/warn.yaml"
+
 # --- validate: bad input exits 2 before anything is contacted or created ---
 mkdir -p "$WORK/validate"
 cp "$SRC/inventory/examples/small.yaml" "$WORK/validate/inventory.yaml"
