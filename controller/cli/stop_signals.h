@@ -13,7 +13,6 @@
 #include <signal.h>
 
 #include <chrono>
-#include <ostream>
 #include <thread>
 
 #include "common/cancel_token.h"

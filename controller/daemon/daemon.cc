@@ -3,7 +3,6 @@
 #include "common/strings.h"
 #include "controller/daemon/job_line.h"
 #include "controller/daemon/token.h"
-#include "inventory/hostlist.h"
 
 namespace clusterctl {
 namespace {
