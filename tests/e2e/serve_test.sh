@@ -297,6 +297,9 @@ on1 systemctl restart "$UNIT" 2>/dev/null
 sleep 7  # past RestartSec=5: a restart loop would show by now
 unit_state=$(for p in ActiveState ExecMainStatus NRestarts; do on1 systemctl show -p "$p" --value "$UNIT"; done | paste -sd' ')
 check "a bad inventory stops it for good: failed, exit 2, no restart ($unit_state)" test "$unit_state" = "failed 2 0"
+on1 journalctl -u "$UNIT" -p err --no-pager -o cat >"$WORK/unit-errors.txt"
+check "the journal has the log's priorities: -p err shows the bad inventory, not the info lines" \
+  bash -c "grep -q 'inventory.yaml' '$WORK/unit-errors.txt' && ! grep -q 'serving ' '$WORK/unit-errors.txt'"
 unit_inventory
 [ "$failures" -eq 0 ] || tail -40 "$WORK/serve.log"
 finish
