@@ -134,17 +134,17 @@ const std::vector<Hostile>& HostileBehaviours() {
            return Answering(
                in,
                [](const ExecRequest&) {
-                 ExecReply reply;  // the agent's limit: 16 MiB a stream
+                 ExecReply reply;  // one line of 4 MiB, and 4 million empty ones
                  reply.exit_code = 0;
                  reply.truncated = true;
-                 reply.stdout_data = std::string(16u << 20, 'x');
-                 reply.stderr_data = std::string(16u << 20, '\n');
+                 reply.stdout_data = std::string(4u << 20, 'x');
+                 reply.stderr_data = std::string(4u << 20, '\n');
                  return reply;
                },
                [](const ResourceRequest&) {
                  ResourceResult failed;  // more than the agent sends (4000 bytes): a hostile one
                  failed.Fail("step: " + std::string(1u << 20, 'e'));
-                 failed.output = std::string(12u << 20, 'o');
+                 failed.output = std::string(4u << 20, 'o');
                  return failed;
                });
          };
@@ -175,15 +175,18 @@ const std::vector<Hostile>& HostileBehaviours() {
          };
        },
        "failed", "could not be started"},
-      {"slow: every answer takes 20 ms",
-       [](FakeNode& node, Operation) { node.answer_delay = [](const IncomingRequest&) { return 20ms; }; },
+      {"slow: every answer takes 5 ms",
+       [](FakeNode& node, Operation) { node.answer_delay = [](const IncomingRequest&) { return 5ms; }; },
        "ok", ""},
       {"silent: never answers once connected",
        [](FakeNode& node, Operation op) {
          // A deploy's facts wait 60 s and a daemon job's steps an hour: the
          // deploy's node goes silent after its facts (steps time out after
-         // 1 s here); the daemon's case is stopped (the daemon test below).
+         // 200 ms here); the daemon's case is stopped (the daemon test below).
+         // Its shutdown is answered: a close after a timeout waits up to
+         // 2 s more for it (AgentSession::Close), which is time, not a case.
          node.answer_delay = [op](const IncomingRequest& in) {
+           if (std::holds_alternative<agent_protocol::ShutdownRequest>(in.request)) return 0ms;
            const bool facts = std::holds_alternative<agent_protocol::FactsRequest>(in.request);
            return facts && op != Operation::kValidate ? 0ms : std::chrono::milliseconds(24h);
          };
@@ -328,7 +331,7 @@ class Cluster {
   std::vector<std::string> well() const { return {"ok01", "ok02"}; }
 
   // A deploy of the site roles (check: a plan of them and the built-in roles
-  // that read facts), steps timing out after 1 s.
+  // that read facts), steps timing out after 200 ms.
   DeploymentResult Deploy(bool check) {
     SystemClock clock;
     SystemFilesystemProbe probe;
@@ -348,7 +351,7 @@ class Cluster {
     options.verify = true;  // facts gathered every time
     options.roles = {"step", "view"};
     if (check) options.roles.insert(options.roles.end(), kFactReadingRoles.begin(), kFactReadingRoles.end());
-    options.execution.step_timeout = 1s;
+    options.execution.step_timeout = 200ms;
     DeploymentInputs inputs{&*inventory_, &*catalog_, hosts, state->get(), *run, options};
     RecordingListener events;
     CancelToken cancel;
@@ -462,12 +465,13 @@ TEST_CASE("hostile nodes: each behaviour fails its host alone in a deploy and a 
   for (const Hostile& hostile : HostileBehaviours()) {
     for (bool check : {false, true}) {
       const std::string behaviour = hostile.what;
-    CAPTURE(behaviour);
+      CAPTURE(behaviour);
       CAPTURE(check);
       Cluster cluster;
       hostile.make(cluster.fleet.node("bad"), Operation::kDeploy);
       DeploymentResult result;
       const auto took = Timed([&] { CHECK_NOTHROW(result = cluster.Deploy(check)); });
+      MESSAGE(behaviour << (check ? " (plan)" : "") << ": " << took.count() << " ms");
       CHECK(took < 5s);
       REQUIRE_MESSAGE(result.ending == DeploymentResult::Ending::kCompleted, result.error);
       const HostReport* bad = ReportOf(result, "bad");
@@ -622,6 +626,7 @@ TEST_CASE("hostile nodes: the daemon's deploy and validate jobs end, fail only t
         };
       }
     }
+    const auto start = std::chrono::steady_clock::now();
     REQUIRE(testing::StatusOf(t.Post("/api/v1/deploy", R"({"verify":true})")) == 202);
     ++job;
     const bool silent = std::string(hostile.deploy_outcome) == "unreachable";
@@ -651,6 +656,7 @@ TEST_CASE("hostile nodes: the daemon's deploy and validate jobs end, fail only t
     for (const char* host : {"/api/v1/hosts/node01", "/api/v1/hosts/node02", "/api/v1/hosts/node03"}) {
       CHECK(testing::StatusOf(t.Get(host, "Bearer " + t.token)) == 200);
     }
+    MESSAGE(behaviour << ": " << (std::chrono::steady_clock::now() - start) / 1ms << " ms");
   }
   CHECK(t.log.str().find("job " + std::to_string(job)) != std::string::npos);
 }
