@@ -18,6 +18,7 @@ struct ToolOutput {
   std::string out;
   std::string err;
   bool timed_out = false;
+  bool truncated = false;  // the agent cut the output at its limit (16 MiB a stream)
   std::string Both() const { return out + (err.empty() ? "" : "\n" + err); }
   // Ran, finished in time and exited 0.
   bool Succeeded() const { return started && !timed_out && signal == 0 && exit_code == 0; }
