@@ -235,11 +235,12 @@ void FakeFleet::ForEach(size_t count, const std::function<Task<void>(size_t)>& b
 
 nlohmann::json FakeFacts(const std::string& host, int gpus) {
   return {{"hostname", host},
-          {"os", {{"id", "debian"}, {"family", "debian"}, {"version_id", "12"}}},
+          {"os", {{"id", "debian"}, {"family", "debian"}, {"version_id", "12"}, {"version_codename", "bookworm"}}},
           {"kernel", {{"release", "6.1.0"}, {"arch", "x86_64"}}},
           {"cpu", {{"cpus", 4}, {"sockets", 1}, {"cores_per_socket", 4}, {"threads_per_core", 1}}},
           {"memory", {{"total_mib", 8192}}},
-          {"pci", {{"gpu_count", gpus}, {"hca_count", 0}, {"ib_hca_count", 0}}},
+          {"pci", {{"gpu_count", gpus}, {"hca_count", 0}, {"ib_hca_count", 0}, {"nvswitch_count", 0}}},
+          {"kernels", {{"installed", {"6.1.0"}}}},
           {"systemd", true},
           {"network_stack", "systemd-networkd"},
           {"nvidia_driver", nullptr},

@@ -12,12 +12,18 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <cstdio>
 #include <functional>
 #include <future>
+#include <iterator>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "agent/exec/run_command.h"
 #include "common/json_text.h"
@@ -306,8 +312,17 @@ steps:
   - name: nodes
     file: {path: /etc/nodes, content: "known={{cluster.slurm.node_names}} unknown={{cluster.slurm.unknown}}\n"}
 )";
-// The built-in roles whose `when`s and templates read facts.
-const std::vector<std::string> kFactReadingRoles = {"chrony", "rdma", "gpudirect", "ipoib", "nfs-client"};
+// The built-in roles that read `facts.` (in a `when`, a loop or a template
+// argument), found in roles/ as facts_check_test.cc finds the facts.
+std::vector<std::string> FactReadingRoles() {
+  std::vector<std::string> roles;
+  for (const auto& entry : std::filesystem::directory_iterator(testing::SourceDir() + "/roles")) {
+    std::ifstream in(entry.path());
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (text.find("facts.") != std::string::npos) roles.push_back(entry.path().stem().string());
+  }
+  return roles;
+}
 
 // `run`'s result within 20 s, or the whole test binary ends: a hang is a failure.
 template <typename F>
@@ -323,7 +338,7 @@ auto Bounded(F run, const char* what) {
 // A deploy (or plan) and a validation on the fake fleet, each bounded.
 class Cluster {
  public:
-  explicit Cluster(const std::vector<std::string>& hostile = {"bad"}) : hostile_(hostile) {
+  explicit Cluster(const std::vector<std::string>& hostile = {"bad"}) {
     std::filesystem::create_directories(dir_.path() + "/roles");
     std::ofstream(dir_.path() + "/roles/step.yaml") << kStepRole;
     std::ofstream(dir_.path() + "/roles/view.yaml") << kViewRole;
@@ -338,7 +353,6 @@ class Cluster {
     for (const Host& host : inventory_->hosts) fleet.Add(host.name).facts = WellFacts(host.name);
   }
 
-  const std::vector<std::string>& hostile() const { return hostile_; }
   std::vector<std::string> well() const { return {"ok01", "ok02"}; }
 
   // A deploy of the site roles (check: a plan of them and the built-in roles
@@ -361,7 +375,10 @@ class Cluster {
     options.check = check;
     options.verify = true;  // facts gathered every time
     options.roles = {"step", "view"};
-    if (check) options.roles.insert(options.roles.end(), kFactReadingRoles.begin(), kFactReadingRoles.end());
+    if (check) {
+      static const std::vector<std::string> reading = FactReadingRoles();
+      options.roles.insert(options.roles.end(), reading.begin(), reading.end());
+    }
     options.execution.step_timeout = 200ms;
     DeploymentInputs inputs{&*inventory_, &*catalog_, hosts, state->get(), *run, options};
     RecordingListener events;
@@ -394,7 +411,6 @@ class Cluster {
   FakeFleet fleet;
 
  private:
-  std::vector<std::string> hostile_;
   testing::TempDir dir_;
   std::optional<Inventory> inventory_;
   std::optional<Catalog> catalog_;
