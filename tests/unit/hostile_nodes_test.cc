@@ -20,6 +20,7 @@
 #include <iterator>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
@@ -474,11 +475,38 @@ const Baseline& WellBaseline() {
   return baseline;
 }
 
-template <typename F>
-std::chrono::milliseconds Timed(F run) {
-  const auto start = std::chrono::steady_clock::now();
-  run();
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+// One behaviour on a cluster of its own: `run` on it, timed.
+template <typename Result>
+struct Ran {
+  std::unique_ptr<Cluster> cluster;
+  Result result;
+  std::chrono::milliseconds took{0};
+  std::string thrown;  // what `run` threw, if it did
+};
+
+// `run` for each behaviour, side by side: each case's waits (a silent node's
+// time-outs) are not added to the others'.
+template <typename Result>
+std::vector<Ran<Result>> EachBehaviour(Operation op, const std::function<Result(Cluster&)>& run) {
+  std::vector<std::future<Ran<Result>>> running;
+  for (const Hostile& hostile : HostileBehaviours()) {
+    running.push_back(std::async(std::launch::async, [&hostile, op, &run] {
+      Ran<Result> ran;
+      ran.cluster = std::make_unique<Cluster>();
+      hostile.make(ran.cluster->fleet.node("bad"), op);
+      const auto start = std::chrono::steady_clock::now();
+      try {
+        ran.result = run(*ran.cluster);
+      } catch (const std::exception& e) {
+        ran.thrown = e.what();
+      }
+      ran.took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+      return ran;
+    }));
+  }
+  std::vector<Ran<Result>> done;
+  for (auto& r : running) done.push_back(r.get());
+  return done;
 }
 
 }  // namespace
@@ -489,16 +517,17 @@ TEST_CASE("hostile nodes: each behaviour fails its host alone in a deploy and a 
   const Baseline& baseline = WellBaseline();
   REQUIRE(baseline.deploy.at("ok01") == "ok");
   REQUIRE(baseline.deploy.at("bad") == "ok");
-  for (const Hostile& hostile : HostileBehaviours()) {
-    for (bool check : {false, true}) {
+  for (bool check : {false, true}) {
+    const auto ran = EachBehaviour<DeploymentResult>(Operation::kDeploy, [check](Cluster& c) { return c.Deploy(check); });
+    for (size_t i = 0; i < ran.size(); ++i) {
+      const Hostile& hostile = HostileBehaviours()[i];
       const std::string behaviour = hostile.what;
       CAPTURE(behaviour);
       CAPTURE(check);
-      Cluster cluster;
-      hostile.make(cluster.fleet.node("bad"), Operation::kDeploy);
-      DeploymentResult result;
-      const auto took = Timed([&] { CHECK_NOTHROW(result = cluster.Deploy(check)); });
-      CHECK(took < 5s);
+      Cluster& cluster = *ran[i].cluster;
+      const DeploymentResult& result = ran[i].result;
+      CHECK_MESSAGE(ran[i].thrown.empty(), ran[i].thrown);
+      CHECK(ran[i].took < 5s);
       REQUIRE_MESSAGE(result.ending == DeploymentResult::Ending::kCompleted, result.error);
       const HostReport* bad = ReportOf(result, "bad");
       REQUIRE(bad != nullptr);
@@ -519,54 +548,80 @@ TEST_CASE("hostile nodes: each behaviour fails its host alone in a deploy and a 
   }
 }
 
+namespace {
+
+// One row of wrong values: one hostile host per field read, all in one
+// cluster beside two well hosts, through a deploy, a plan and a validation.
+struct WrongFactsRun {
+  std::unique_ptr<Cluster> cluster;
+  std::vector<std::string> hostile;                          // by field
+  std::map<std::string, std::vector<std::string>> problems;  // host -> what FactsProblems says
+  DeploymentResult deployed, planned;
+  ValidationOutcome validated;
+  std::string thrown;
+};
+
+WrongFactsRun RunWrongFacts(const std::vector<std::string>& fields, const char* what, const nlohmann::json& value) {
+  WrongFactsRun run;
+  for (size_t i = 0; i < fields.size(); ++i) run.hostile.push_back("f" + std::to_string(i));
+  run.cluster = std::make_unique<Cluster>(run.hostile);
+  for (size_t i = 0; i < fields.size(); ++i) {
+    FakeNode& node = run.cluster->fleet.node(run.hostile[i]);
+    node.facts = Spoiled(node.facts, fields[i], what, value);
+    run.problems[run.hostile[i]] = FactsProblems(node.facts);
+  }
+  try {
+    run.deployed = run.cluster->Deploy(false);
+    run.planned = run.cluster->Deploy(true);
+    run.validated = run.cluster->Validate();
+  } catch (const std::exception& e) {
+    run.thrown = e.what();
+  }
+  return run;
+}
+
+}  // namespace
+
 TEST_CASE("hostile nodes: facts of every wrong type in every field read fail or mark that node alone") {
   const std::vector<std::string> fields = FactsReadFromNodes();
+  std::vector<std::future<WrongFactsRun>> running;  // the rows side by side
   for (const auto& [what, value] : WrongValues()) {
-    const std::string wrong = what;
+    running.push_back(std::async(std::launch::async, RunWrongFacts, std::cref(fields), what, std::cref(value)));
+  }
+  for (size_t row = 0; row < running.size(); ++row) {
+    const std::string wrong = WrongValues()[row].first;
     CAPTURE(wrong);
-    // One hostile host per field, all in one run, beside two well hosts.
-    std::vector<std::string> hostile;
-    for (size_t i = 0; i < fields.size(); ++i) hostile.push_back("f" + std::to_string(i));
-    Cluster cluster(hostile);
-    std::map<std::string, std::vector<std::string>> problems;  // host -> what FactsProblems says
-    for (size_t i = 0; i < fields.size(); ++i) {
-      FakeNode& node = cluster.fleet.node(hostile[i]);
-      node.facts = Spoiled(node.facts, fields[i], what, value);
-      problems[hostile[i]] = FactsProblems(node.facts);
-    }
-    for (bool check : {false, true}) {
+    const WrongFactsRun run = running[row].get();
+    CHECK_MESSAGE(run.thrown.empty(), run.thrown);
+    for (const DeploymentResult* result : {&run.deployed, &run.planned}) {
+      const bool check = result == &run.planned;
       CAPTURE(check);
-      DeploymentResult result;
-      CHECK_NOTHROW(result = cluster.Deploy(check));
-      REQUIRE_MESSAGE(result.ending == DeploymentResult::Ending::kCompleted, result.error);
-      for (const std::string& host : cluster.well()) CHECK(ReportOf(result, host)->outcome == "ok");
-      std::string unknown;  // the Slurm view marks the nodes whose shape it cannot read
+      REQUIRE_MESSAGE(result->ending == DeploymentResult::Ending::kCompleted, result->error);
+      for (const std::string& host : run.cluster->well()) CHECK(ReportOf(*result, host)->outcome == "ok");
       for (size_t i = 0; i < fields.size(); ++i) {
         CAPTURE(fields[i]);
-        const HostReport* report = ReportOf(result, hostile[i]);
+        const HostReport* report = ReportOf(*result, run.hostile[i]);
         REQUIRE(report != nullptr);
-        if (problems[hostile[i]].empty()) {
+        const std::vector<std::string>& problems = run.problems.at(run.hostile[i]);
+        if (problems.empty()) {
           CHECK(report->outcome == "ok");  // a fact nothing reads unguarded: no reason to fail
         } else {
           CHECK(report->outcome == "failed");
-          CHECK_MESSAGE(report->error.find(problems[hostile[i]].front()) != std::string::npos, report->error);
+          CHECK_MESSAGE(report->error.find(problems.front()) != std::string::npos, report->error);
         }
       }
-      if (!check) {
-        const std::string nodes = cluster.fleet.node("ok01").files.at("/etc/nodes");
-        CAPTURE(nodes);
-        CHECK(nodes.rfind("known=", 0) == 0);
-        CHECK(nodes.find("ok02") != std::string::npos);
-      }
     }
-    ValidationOutcome validated;
-    CHECK_NOTHROW(validated = cluster.Validate());
-    for (const std::string& host : cluster.well()) {
+    // The Slurm view lists the nodes whose shape it reads, and marks the others unknown.
+    const std::string nodes = run.cluster->fleet.node("ok01").files.at("/etc/nodes");
+    CAPTURE(nodes);
+    CHECK(nodes.rfind("known=", 0) == 0);
+    CHECK(nodes.find("ok02") != std::string::npos);
+    for (const std::string& host : run.cluster->well()) {
       CAPTURE(host);
-      CHECK_MESSAGE(ResultsOf(validated, host) == WellBaseline().validation.at(host),
-                    Difference(ResultsOf(validated, host), WellBaseline().validation.at(host)));
+      CHECK_MESSAGE(ResultsOf(run.validated, host) == WellBaseline().validation.at(host),
+                    Difference(ResultsOf(run.validated, host), WellBaseline().validation.at(host)));
     }
-    for (const std::string& host : hostile) CHECK(Find(validated, "reachable", host) != nullptr);
+    for (const std::string& host : run.hostile) CHECK(Find(run.validated, "reachable", host) != nullptr);
   }
 }
 
@@ -574,14 +629,15 @@ TEST_CASE("hostile nodes: facts of every wrong type in every field read fail or 
 
 TEST_CASE("hostile nodes: each behaviour leaves a validation of the others as it is without it") {
   const Baseline& baseline = WellBaseline();
-  for (const Hostile& hostile : HostileBehaviours()) {
+  const auto ran = EachBehaviour<ValidationOutcome>(Operation::kValidate, [](Cluster& c) { return c.Validate(); });
+  for (size_t i = 0; i < ran.size(); ++i) {
+    const Hostile& hostile = HostileBehaviours()[i];
     const std::string behaviour = hostile.what;
     CAPTURE(behaviour);
-    Cluster cluster;
-    hostile.make(cluster.fleet.node("bad"), Operation::kValidate);
-    ValidationOutcome outcome;
-    const auto took = Timed([&] { CHECK_NOTHROW(outcome = cluster.Validate()); });
-    CHECK(took < 5s);
+    Cluster& cluster = *ran[i].cluster;
+    const ValidationOutcome& outcome = ran[i].result;
+    CHECK_MESSAGE(ran[i].thrown.empty(), ran[i].thrown);
+    CHECK(ran[i].took < 5s);
     for (const std::string& host : cluster.well()) {
       CAPTURE(host);
       CHECK_MESSAGE(ResultsOf(outcome, host) == baseline.validation.at(host),
