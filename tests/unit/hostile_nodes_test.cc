@@ -106,10 +106,10 @@ std::vector<std::string> FactsReadFromNodes() {
 }
 
 // A value of each JSON type, and the strings a count, a flag or a line must
-// not be.
-const std::vector<std::pair<const char*, nlohmann::json>>& WrongValues() {
-  static const std::vector<std::pair<const char*, nlohmann::json>> values = {
-      {"absent", nlohmann::json()},  // (erased, below)
+// not be; no value: the fact is left out.
+const std::vector<std::pair<const char*, std::optional<nlohmann::json>>>& WrongValues() {
+  static const std::vector<std::pair<const char*, std::optional<nlohmann::json>>> values = {
+      {"absent", std::nullopt},
       {"null", nullptr},
       {"true", true},
       {"-1", -1},
@@ -127,19 +127,19 @@ const std::vector<std::pair<const char*, nlohmann::json>>& WrongValues() {
   return values;
 }
 
-// `facts` with the value at dotted `path` replaced (or erased when `value`
-// is the "absent" row), its sections made when missing.
-nlohmann::json Spoiled(nlohmann::json facts, const std::string& path, const char* what, const nlohmann::json& value) {
+// `facts` with the value at dotted `path` replaced (left out without a
+// value), its sections made when missing.
+nlohmann::json Spoiled(nlohmann::json facts, const std::string& path, const std::optional<nlohmann::json>& value) {
   const std::vector<std::string> keys = Split(path, '.');
   nlohmann::json* at = &facts;
   for (size_t i = 0; i + 1 < keys.size(); ++i) {
     if (!(*at)[keys[i]].is_object()) (*at)[keys[i]] = nlohmann::json::object();
     at = &(*at)[keys[i]];
   }
-  if (std::string(what) == "absent") {
-    at->erase(keys.back());
+  if (value) {
+    (*at)[keys.back()] = *value;
   } else {
-    (*at)[keys.back()] = value;
+    at->erase(keys.back());
   }
   return facts;
 }
@@ -243,7 +243,7 @@ const std::vector<Hostile>& HostileBehaviours() {
        [](FakeNode& node, Operation) {
          // A list holding a number and a section: no section, count, flag, line or list of lines.
          for (const std::string& path : FactsReadFromNodes()) {
-           node.facts = Spoiled(node.facts, path, "[1, {}]", nlohmann::json::array({1, nlohmann::json::object()}));
+           node.facts = Spoiled(node.facts, path, nlohmann::json::array({1, nlohmann::json::object()}));
          }
        },
        "failed", "the node's facts cannot be used: "},
@@ -561,13 +561,13 @@ struct WrongFactsRun {
   std::string thrown;
 };
 
-WrongFactsRun RunWrongFacts(const std::vector<std::string>& fields, const char* what, const nlohmann::json& value) {
+WrongFactsRun RunWrongFacts(const std::vector<std::string>& fields, const std::optional<nlohmann::json>& value) {
   WrongFactsRun run;
   for (size_t i = 0; i < fields.size(); ++i) run.hostile.push_back("f" + std::to_string(i));
   run.cluster = std::make_unique<Cluster>(run.hostile);
   for (size_t i = 0; i < fields.size(); ++i) {
     FakeNode& node = run.cluster->fleet.node(run.hostile[i]);
-    node.facts = Spoiled(node.facts, fields[i], what, value);
+    node.facts = Spoiled(node.facts, fields[i], value);
     run.problems[run.hostile[i]] = FactsProblems(node.facts);
   }
   try {
@@ -585,8 +585,8 @@ WrongFactsRun RunWrongFacts(const std::vector<std::string>& fields, const char* 
 TEST_CASE("hostile nodes: facts of every wrong type in every field read fail or mark that node alone") {
   const std::vector<std::string> fields = FactsReadFromNodes();
   std::vector<std::future<WrongFactsRun>> running;  // the rows side by side
-  for (const auto& [what, value] : WrongValues()) {
-    running.push_back(std::async(std::launch::async, RunWrongFacts, std::cref(fields), what, std::cref(value)));
+  for (const auto& row : WrongValues()) {
+    running.push_back(std::async(std::launch::async, RunWrongFacts, std::cref(fields), std::cref(row.second)));
   }
   for (size_t row = 0; row < running.size(); ++row) {
     const std::string wrong = WrongValues()[row].first;
@@ -723,11 +723,12 @@ TEST_CASE("hostile nodes: the daemon's deploy and validate jobs end, fail only t
   REQUIRE(well["state"] == "ok");
   REQUIRE(well["validation"]["pass"] == 1);  // reachable; the fake's chronyc says nothing
 
+  std::atomic<bool> waiting{false};  // the silent node holds a step
   for (const Hostile& hostile : HostileBehaviours()) {
     const std::string behaviour = hostile.what;
     CAPTURE(behaviour);
     FakeNode& node = fleet.node("node02");
-    std::atomic<bool> waiting{false};  // the silent node holds a step
+    waiting = false;
     {
       std::lock_guard<std::mutex> lock(node.mutex());
       node.facts = testing::FakeFacts("node02");
