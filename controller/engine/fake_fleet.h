@@ -19,6 +19,7 @@
 // a silent node: the request fails with Timeout at its deadline, as over SSH.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -27,8 +28,6 @@
 #include <string>
 #include <variant>
 #include <vector>
-
-#include <chrono>
 
 #include <boost/asio/thread_pool.hpp>
 

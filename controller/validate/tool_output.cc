@@ -39,20 +39,21 @@ std::string DedupKey(std::string_view line) {
 }
 
 // A cause is told within a line's first bytes; the rest of a longer line
-// (a node's output may be one line of 16 MiB) is not searched, which kept
-// std::regex busy for seconds.
+// (a node's output may be one line of 16 MiB) is not searched by the
+// regular expressions.
 constexpr size_t kCauseLineBytes = 4096;
 
-// Causes are looked for in the output's last 256 KiB, from a line's start: a
-// tool that fails says so near its end, and a node's 16 MiB of output was
-// read line by line through the regular expressions for a minute.
+// Causes are looked for in the output's last 256 KiB, from a line's start
+// where there is one: a tool that fails says so near its end, and a node's
+// 16 MiB of output, read line by line through the regular expressions, kept
+// a validation busy for more than 20 s.
 std::string_view ScannedTail(const std::string& output) {
   constexpr size_t kScanBytes = 256 * 1024;
   std::string_view tail = output;
   if (tail.size() <= kScanBytes) return tail;
   tail.remove_prefix(tail.size() - kScanBytes);
   const size_t line_start = tail.find('\n');
-  return line_start == std::string_view::npos ? std::string_view() : tail.substr(line_start + 1);
+  return line_start == std::string_view::npos ? tail : tail.substr(line_start + 1);
 }
 
 }  // namespace
