@@ -292,8 +292,11 @@ nlohmann::json WellFacts(const std::string& host) {
 
 // ok01 is the controller, ok02 and the hostile hosts compute nodes.
 std::string InventoryText(const std::vector<std::string>& hostile) {
-  std::string text = "cluster: t\nconnection: {user: root}\nhosts:\n  ok01: {address: 10.9.0.1}\n  ok02: {address: 10.9.0.2}\n";
-  for (size_t i = 0; i < hostile.size(); ++i) text += "  " + hostile[i] + ": {address: 10.9.1." + std::to_string(i + 1) + "}\n";
+  std::string text = "cluster: t\nconnection: {user: root}\nhosts:\n";
+  text += "  ok01: {address: 10.9.0.1}\n  ok02: {address: 10.9.0.2}\n";
+  for (size_t i = 0; i < hostile.size(); ++i) {
+    text += "  " + hostile[i] + ": {address: 10.9.1." + std::to_string(i + 1) + "}\n";
+  }
   text += "groups:\n  controller: {hosts: [ok01]}\n  compute: {hosts: [ok02";
   for (const std::string& h : hostile) text += ", " + h;
   return text + "]}\n";
@@ -384,8 +387,7 @@ class Cluster {
     DeploymentInputs inputs{&*inventory_, &*catalog_, hosts, state->get(), *run, options};
     RecordingListener events;
     CancelToken cancel;
-    DeploymentResult result = Bounded(
-        [&] { return RunDeployment(inputs, fleet, events, cancel); }, "the deploy");
+    DeploymentResult result = Bounded([&] { return RunDeployment(inputs, fleet, events, cancel); }, "the deploy");
     (*state)->FinishRun(*run, result.converged() ? RunStatus::kOk : RunStatus::kFailed, {});
     return result;
   }
@@ -518,7 +520,8 @@ TEST_CASE("hostile nodes: each behaviour fails its host alone in a deploy and a 
   REQUIRE(baseline.deploy.at("ok01") == "ok");
   REQUIRE(baseline.deploy.at("bad") == "ok");
   for (bool check : {false, true}) {
-    const auto ran = EachBehaviour<DeploymentResult>(Operation::kDeploy, [check](Cluster& c) { return c.Deploy(check); });
+    const auto ran =
+        EachBehaviour<DeploymentResult>(Operation::kDeploy, [check](Cluster& c) { return c.Deploy(check); });
     for (size_t i = 0; i < ran.size(); ++i) {
       const Hostile& hostile = HostileBehaviours()[i];
       const std::string behaviour = hostile.what;
@@ -777,7 +780,8 @@ TEST_CASE("hostile nodes: the daemon's deploy and validate jobs end, fail only t
     REQUIRE(bad.is_object());
     if (silent) continue;  // stopped: the run is not node02's failure
     CHECK(bad["state"] == outcome);
-    CHECK_MESSAGE(JsonText(bad["detail"]).find(hostile.says) != std::string::npos, JsonText(bad["detail"]).substr(0, 300));
+    const std::string detail = JsonText(bad["detail"]);
+    CHECK_MESSAGE(detail.find(hostile.says) != std::string::npos, detail.substr(0, 300));
     REQUIRE(validated.is_object());
     CHECK(validated["status"] == "failed");
   }
