@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -14,7 +15,6 @@
 #include "controller/daemon/http_test_client.h"
 #include "controller/daemon/token.h"
 #include "controller/state/test_util.h"
-#include "tests/unit/test_paths.h"
 
 namespace clusterctl::testing {
 
@@ -37,13 +37,16 @@ struct TestDaemon {
   std::unique_ptr<Daemon> daemon;
   std::string token;
   StatePaths paths;
+  bool agent_dir_set = false;                   // CLUSTERCTL_AGENT_DIR set here ...
+  std::optional<std::string> agent_dir_before;  // ... over this value, put back at the end
 
   // `sessions`: a fleet of fake nodes in place of SSH; `role`: the text of
-  // the site's one role, "echo".
-  explicit TestDaemon(SessionFactory* sessions = nullptr, const std::string& role = "") {
+  // the site's one role, "echo"; `hosts`: node01 to node0`hosts` (at most 9).
+  explicit TestDaemon(SessionFactory* sessions = nullptr, const std::string& role = "", int hosts = 3) {
     const std::string inventory = dir.path() + "/cluster.yaml";
+    const std::string last = std::to_string(hosts);
     std::ofstream(inventory) << "version: 1\ncluster: t\nconnection:\n  user: root\n  port: 1\n"
-                                "hosts:\n  node[01-03]:\n    address: 127.0.0.[21-23]\n";
+                                "hosts:\n  node[01-0" + last + "]:\n    address: 127.0.0.[21-2" + last + "]\n";
     if (!role.empty()) {
       std::filesystem::create_directories(dir.path() + "/roles");
       std::ofstream(dir.path() + "/roles/echo.yaml") << role;
@@ -55,14 +58,36 @@ struct TestDaemon {
     options.paths = paths;
     options.command_line = "clusterctl serve (test)";
     options.sessions = sessions;
-    // A job's RunSession finds the agent's builds (the fake nodes never use them).
-    if (sessions) ::setenv("CLUSTERCTL_AGENT_DIR", testing::BuildDir().c_str(), 1);
+    // A job's RunSession finds an agent's build and hashes it; the fake
+    // nodes never use it, so a stand-in of one ELF header will do (hashing
+    // the real one cost seconds a job under the sanitizers).
+    if (sessions) {
+      std::filesystem::create_directories(dir.path() + "/agent");
+      std::string elf(64, '\0');
+      elf.replace(0, 4, "\x7f" "ELF");
+      elf[5] = 1;    // little-endian
+      elf[18] = 62;  // x86_64
+      std::ofstream(dir.path() + "/agent/clusterctl-agent", std::ios::binary) << elf;
+      if (const char* before = std::getenv("CLUSTERCTL_AGENT_DIR")) agent_dir_before = before;
+      ::setenv("CLUSTERCTL_AGENT_DIR", (dir.path() + "/agent").c_str(), 1);
+      agent_dir_set = true;
+    }
     auto created = Daemon::Create(options, clock, filesystem, logger);
     REQUIRE(created.ok());
     daemon = std::move(created).value();
     daemon->Start();
     std::ifstream in(paths.secrets() + "/" + kDaemonTokenSecret);
     std::getline(in, token);
+  }
+
+  ~TestDaemon() {
+    daemon.reset();
+    if (!agent_dir_set) return;
+    if (agent_dir_before) {
+      ::setenv("CLUSTERCTL_AGENT_DIR", agent_dir_before->c_str(), 1);
+    } else {
+      ::unsetenv("CLUSTERCTL_AGENT_DIR");
+    }
   }
 
   // Sends `request` from `source` (a loopback address) and reads to the

@@ -222,7 +222,7 @@ class Deployment {
     execution.clears_drift = in_.options.verify && !in_.options.check && in_.options.roles.empty();
     DeployContext context{&sessions_, &cancel_,  writer.get(), &board,         &listener_,      in_.inventory,
                           vault_.get(), in_.run_id, execution,    &last_results_, &intents_by_host_};
-    ReportEarlyFailures(board);
+    ReportEarlyFailures(board, writer.get());
     const size_t batch = in_.options.batch_size == 0 ? std::max<size_t>(1, plans_.size()) : in_.options.batch_size;
     for (size_t first = 0; first < plans_.size(); first += batch) {
       const size_t count = std::min(batch, plans_.size() - first);
@@ -237,11 +237,20 @@ class Deployment {
     }
   }
 
-  // Hosts that failed before planning: waits on their roles fail with the reason.
-  void ReportEarlyFailures(RoleBoard& board) {
+  // Hosts that failed before planning: waits on their roles fail with the
+  // reason, and the state records the failure as a host's own run does (it
+  // kept the outcome of the host's last run: "ok" for a node now refused or
+  // set aside for its facts).
+  void ReportEarlyFailures(RoleBoard& board, StateWriter* writer) {
     for (size_t i = 0; i < in_.hosts.size(); ++i) {
       if (!reports_[i]) continue;
-      if (reports_[i]->outcome == "failed" || reports_[i]->outcome == "unreachable") ++failures_;
+      if (reports_[i]->outcome == "failed" || reports_[i]->outcome == "unreachable") {
+        ++failures_;
+        if (writer) {
+          writer->Post([host = reports_[i]->host, status = reports_[i]->outcome, run = in_.run_id,
+                        error = reports_[i]->error](StateStore& s) { return s.RecordHostOutcome(host, status, run, error); });
+        }
+      }
       for (const Role* role : in_.catalog->RolesFor(*in_.hosts[i], *in_.inventory, in_.options.roles)) {
         board.Expect(role->name, in_.hosts[i]->name);
       }

@@ -46,7 +46,7 @@ struct ExecutionOptions {
   // until it settles, for at most `restart_settle_timeout`.
   std::chrono::milliseconds restart_settle_interval{1000};
   std::chrono::seconds restart_settle_timeout{300};
-  std::chrono::seconds step_timeout{3600};  // one resource request
+  std::chrono::milliseconds step_timeout{std::chrono::hours(1)};  // one resource request
 };
 
 struct DeployContext {

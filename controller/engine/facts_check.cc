@@ -20,33 +20,37 @@ enum class FactType {
 struct FactSpec {
   const char* path;  // dotted, from the facts document's top
   FactType type;
-  bool required;     // the agent always sends it, and roles read it unguarded
+  // A role reads it unguarded (not behind `defined(...)`): without it the
+  // node cannot be planned, and a `when` that cannot be evaluated would end
+  // the whole run. The agent always sends these (`os` whenever
+  // /etc/os-release is readable).
+  bool required;
 };
 
 // Parents come before their children.
 constexpr FactSpec kFacts[] = {
     {"pci", FactType::kObject, true},
     {"pci.gpu_count", FactType::kCount, true},
-    {"pci.hca_count", FactType::kCount, false},
-    {"pci.ib_hca_count", FactType::kCount, false},
-    {"pci.nvswitch_count", FactType::kCount, false},
-    {"os", FactType::kObject, false},
-    {"os.id", FactType::kLine, false},
-    {"os.family", FactType::kLine, false},
-    {"os.version_id", FactType::kLine, false},
-    {"os.version_codename", FactType::kLine, false},
+    {"pci.hca_count", FactType::kCount, true},
+    {"pci.ib_hca_count", FactType::kCount, true},
+    {"pci.nvswitch_count", FactType::kCount, true},
+    {"os", FactType::kObject, true},
+    {"os.id", FactType::kLine, true},
+    {"os.family", FactType::kLine, true},
+    {"os.version_id", FactType::kLine, true},
+    {"os.version_codename", FactType::kLine, true},
     {"systemd", FactType::kBool, false},
-    {"network_stack", FactType::kLine, false},
-    {"nvidia_driver", FactType::kLineOrNull, false},
+    {"network_stack", FactType::kLine, true},
+    {"nvidia_driver", FactType::kLineOrNull, true},
     {"peer_memory", FactType::kLineOrNull, false},
-    {"kernels", FactType::kObject, false},
-    {"kernels.installed", FactType::kLineList, false},
-    {"gpudirect", FactType::kObject, false},
-    {"gpudirect.kernel_modules", FactType::kLineOrNull, false},
-    {"gpudirect.recommended", FactType::kLineOrNull, false},
-    {"gpudirect.dmabuf", FactType::kBool, false},
-    {"nfs", FactType::kObject, false},
-    {"nfs.kernel_client", FactType::kBool, false},
+    {"kernels", FactType::kObject, true},
+    {"kernels.installed", FactType::kLineList, true},
+    {"gpudirect", FactType::kObject, true},
+    {"gpudirect.kernel_modules", FactType::kLineOrNull, true},
+    {"gpudirect.recommended", FactType::kLineOrNull, true},
+    {"gpudirect.dmabuf", FactType::kBool, true},
+    {"nfs", FactType::kObject, true},
+    {"nfs.kernel_client", FactType::kBool, true},
 };
 
 bool IsLine(const nlohmann::json& value) {

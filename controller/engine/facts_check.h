@@ -8,7 +8,9 @@
 // (a typo), which still ends the run before anything changes.
 //
 // A role or template that reads a new `facts.X` adds its row to the table in
-// facts_check.cc (facts_check_test.cc fails until it does).
+// facts_check.cc (facts_check_test.cc fails until it does), required unless
+// every read is behind `defined(...)` (tests/unit/hostile_nodes_test.cc
+// plans every role that reads facts for a node without each fact).
 #pragma once
 
 #include <string>

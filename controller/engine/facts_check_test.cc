@@ -60,8 +60,9 @@ TEST_CASE("facts check: the agent's facts pass; a missing or mistyped fact is na
   facts.erase("pci");
   CHECK(FactsProblems(facts) == std::vector<std::string>{"pci is missing"});
   facts["pci"] = {{"gpu_count", "many"}, {"hca_count", 1.5}};
-  CHECK(FactsProblems(facts) ==
-        std::vector<std::string>{"pci.gpu_count is \"many\", not a count", "pci.hca_count is 1.5, not a count"});
+  CHECK(FactsProblems(facts) == std::vector<std::string>{"pci.gpu_count is \"many\", not a count",
+                                                         "pci.hca_count is 1.5, not a count", "pci.ib_hca_count is missing",
+                                                         "pci.nvswitch_count is missing"});
   facts = testing::FakeFacts("n");
   facts["os"] = "debian";
   facts["kernels"] = {{"installed", {"6.1", 7}}};

@@ -2,6 +2,7 @@
 
 #include "common/json_text.h"
 #include "controller/remote/remote_runner.h"
+#include "controller/remote/sleep.h"
 
 namespace clusterctl::testing {
 
@@ -17,8 +18,13 @@ class FakeTransport final : public AgentTransport {
   FakeTransport(FakeNode& node, const CancelToken* cancel) : node_(node), cancel_(cancel) {}
 
   Task<Result<Frame>> RoundTrip(Frame request, int64_t id, Deadline deadline) override {
-    (void)deadline;
     if (cancel_ && cancel_->abandon_due()) co_return Status::Cancelled("the run was stopped");
+    std::chrono::milliseconds delay{0};
+    {
+      std::lock_guard<std::mutex> lock(node_.mutex());
+      delay = node_.DelayOf(request);
+    }
+    if (Status waited = co_await Wait(delay, deadline); !waited.ok()) co_return waited;
     Result<Frame> reply = Status::Internal("no reply");
     {
       std::lock_guard<std::mutex> lock(node_.mutex());
@@ -36,6 +42,21 @@ class FakeTransport final : public AgentTransport {
   Task<void> Finish(Deadline) override { co_return; }
 
  private:
+  // A node's time to answer, in short sleeps: a stop or the deadline ends it
+  // as it would end the wait for a real agent's reply.
+  Task<Status> Wait(std::chrono::milliseconds delay, Deadline deadline) {
+    using Clock = std::chrono::steady_clock;
+    const Clock::time_point due = Clock::now() + delay;
+    for (Clock::time_point now = Clock::now(); now < due; now = Clock::now()) {
+      if (now >= deadline) co_return Status::Timeout("no answer from the agent within the deadline");
+      if (cancel_ && cancel_->abandon_due()) co_return Status::Cancelled("the run was stopped");
+      const auto left = std::min(due, deadline) - now;
+      co_await SleepFor(std::min<std::chrono::milliseconds>(
+          std::chrono::milliseconds(20), std::chrono::ceil<std::chrono::milliseconds>(left)));
+    }
+    co_return Status::Ok();
+  }
+
   FakeNode& node_;
   const CancelToken* cancel_;
 };
@@ -45,6 +66,12 @@ std::string ResourceKey(const ResourceRequest& request) { return request.kind + 
 }  // namespace
 
 FakeNode::FakeNode(std::string node_name) : name(std::move(node_name)), facts(FakeFacts(name)) {}
+
+std::chrono::milliseconds FakeNode::DelayOf(const Frame& frame) {
+  if (!answer_delay) return std::chrono::milliseconds(0);
+  auto decoded = DecodeRequest(frame);
+  return decoded.ok() ? answer_delay(*decoded) : std::chrono::milliseconds(0);
+}
 
 Result<Frame> FakeNode::Answer(const Frame& frame) {
   auto decoded = DecodeRequest(frame);
@@ -208,12 +235,17 @@ void FakeFleet::ForEach(size_t count, const std::function<Task<void>(size_t)>& b
 
 nlohmann::json FakeFacts(const std::string& host, int gpus) {
   return {{"hostname", host},
-          {"os", {{"id", "debian"}, {"version_id", "12"}}},
+          {"os", {{"id", "debian"}, {"family", "debian"}, {"version_id", "12"}, {"version_codename", "bookworm"}}},
           {"kernel", {{"release", "6.1.0"}, {"arch", "x86_64"}}},
           {"cpu", {{"cpus", 4}, {"sockets", 1}, {"cores_per_socket", 4}, {"threads_per_core", 1}}},
           {"memory", {{"total_mib", 8192}}},
-          {"pci", {{"gpu_count", gpus}, {"hca_count", 0}}},
-          {"systemd", true}};
+          {"pci", {{"gpu_count", gpus}, {"hca_count", 0}, {"ib_hca_count", 0}, {"nvswitch_count", 0}}},
+          {"kernels", {{"installed", {"6.1.0"}}}},
+          {"systemd", true},
+          {"network_stack", "systemd-networkd"},
+          {"nvidia_driver", nullptr},
+          {"gpudirect", {{"kernel_modules", nullptr}, {"recommended", nullptr}, {"dmabuf", false}}},
+          {"nfs", {{"kernel_client", true}}}};
 }
 
 }  // namespace clusterctl::testing

@@ -13,9 +13,13 @@
 //   reboot    the node answers with its old boot id for a while, is down,
 //             then answers with a new boot id
 // Faults are injected with `intercept`: it sees every decoded request first
-// and may answer it (a malformed reply), fail the transport, or throw.
+// and may answer it (a malformed reply), fail the transport, or throw; and
+// with `answer_delay`: how long the node takes to answer a request (a slow
+// node), without blocking a thread. A delay past the request's deadline is
+// a silent node: the request fails with Timeout at its deadline, as over SSH.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -78,6 +82,11 @@ class FakeNode {
   bool asserts_fail = false;         // every assert fails
   int opens = 0;  // connection attempts
   std::function<Interception(const agent_protocol::IncomingRequest&)> intercept;
+  std::function<std::chrono::milliseconds(const agent_protocol::IncomingRequest&)> answer_delay;
+
+  // How long the node takes to answer `request` (0 without `answer_delay`).
+  // REQUIRES: `mutex()` held.
+  std::chrono::milliseconds DelayOf(const agent_protocol::Frame& request);
 
  private:
   agent_protocol::Frame Act(const agent_protocol::IncomingRequest& request);

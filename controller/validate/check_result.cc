@@ -1,5 +1,6 @@
 #include "controller/validate/check_result.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "common/strings.h"
@@ -55,11 +56,20 @@ std::string FormatNumber(double value) {
 }
 
 std::vector<std::string> TailLines(const std::string& output, size_t max_lines) {
+  // Read from the end: a node's output may be 16 MiB of line breaks, and
+  // splitting all of it made 16 million strings (seconds, and 512 MB).
   std::vector<std::string> lines;
-  for (const std::string& line : Split(output, '\n')) {
-    if (!Trim(line).empty()) lines.push_back(line);
+  const std::string_view text = output;
+  size_t end = text.size();
+  while (lines.size() < max_lines) {
+    const size_t cut = end == 0 ? std::string_view::npos : text.rfind('\n', end - 1);
+    const size_t begin = cut == std::string_view::npos ? 0 : cut + 1;
+    const std::string_view line = text.substr(begin, end - begin);
+    if (!Trim(line).empty()) lines.emplace_back(line);
+    if (cut == std::string_view::npos) break;
+    end = cut;
   }
-  if (lines.size() > max_lines) lines.erase(lines.begin(), lines.end() - static_cast<long>(max_lines));
+  std::reverse(lines.begin(), lines.end());
   return lines;
 }
 

@@ -193,7 +193,14 @@ CheckResult EvaluateXid(const std::string& host, const ToolOutput& log, const To
     return Fail(check, kNode, host, "the NVIDIA driver logged " + Join(found, ", ") + " since boot" + ignored_note, evidence,
                 std::to_string(counted), "0");
   }
-  // No Xid line is a reading only if the kernel log since boot has lines at all.
+  // No Xid line is a reading only if the whole log was read, and the kernel
+  // log since boot has lines at all.
+  if (log.truncated) {
+    return Fail(check, kNode, host,
+                "no reading: the driver's log since boot was cut at the agent's output limit on " + host +
+                    ", so Xid errors after the cut cannot be ruled out",
+                {}, "unknown", "0");
+  }
   std::string last(Trim(sample.out));
   if (!sample.Succeeded() || last.empty() || last == "-- No entries --") {
     return Fail(check, kNode, host,

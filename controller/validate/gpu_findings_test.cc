@@ -98,6 +98,13 @@ TEST_CASE("gpu.xid: a healthy H100's benign NVRM lines (FBHUB interrupt cleared,
   CheckResult r = EvaluateXid("vm", Output(text), kSample, Thresholds{});
   CHECK_MESSAGE(r.outcome == CheckOutcome::kPass, r.detail);
   CHECK(Has(r.detail, "3 NVRM lines read"));
+
+  // The same log cut at the agent's output limit: an Xid after the cut cannot be ruled out.
+  ToolOutput cut = Output(text);
+  cut.truncated = true;
+  CheckResult unread = EvaluateXid("vm", cut, kSample, Thresholds{});
+  CHECK(unread.outcome == CheckOutcome::kFail);
+  CHECK(Has(unread.detail, "no reading: the driver's log since boot was cut at the agent's output limit"));
 }
 
 TEST_CASE("gpu.xid: each Xid code with its count and first line, however many lines follow it") {

@@ -23,6 +23,7 @@ Task<ToolOutput> ExecOnNode(AgentSession& agent, const std::vector<std::string>&
   output.signal = reply->signal;
   output.started = reply->started;
   output.timed_out = reply->timed_out;
+  output.truncated = reply->truncated;
   co_return output;
 }
 

@@ -38,6 +38,24 @@ std::string DedupKey(std::string_view line) {
   return key;
 }
 
+// A cause is told within a line's first bytes; the rest of a longer line
+// (a node's output may be one line of 16 MiB) is not searched by the
+// regular expressions.
+constexpr size_t kCauseLineBytes = 4096;
+
+// Causes are looked for in the output's last 256 KiB, from a line's start
+// where there is one: a tool that fails says so near its end, and a node's
+// 16 MiB of output, read line by line through the regular expressions, kept
+// a validation busy for more than 20 s.
+std::string_view ScannedTail(const std::string& output) {
+  constexpr size_t kScanBytes = 256 * 1024;
+  std::string_view tail = output;
+  if (tail.size() <= kScanBytes) return tail;
+  tail.remove_prefix(tail.size() - kScanBytes);
+  const size_t line_start = tail.find('\n');
+  return line_start == std::string_view::npos ? tail : tail.substr(line_start + 1);
+}
+
 }  // namespace
 
 std::string ExitDescription(const ToolOutput& output) {
@@ -53,7 +71,7 @@ std::string ExitDescription(const ToolOutput& output) {
 
 bool IsSpecificCauseLine(std::string_view raw) {
   static const std::regex kNcclError(R"(\bnccl[A-Z][A-Za-z]*Error\b)");
-  std::string line(StripRankPrefix(raw));
+  std::string line(StripRankPrefix(raw.substr(0, kCauseLineBytes)));
   std::string lower = AsciiLower(line);
   if (IsBoilerplate(lower) && !Contains(line, "signal")) return false;
   for (const char* s : {"Test CUDA failure", "Test NCCL failure", "NCCL WARN", "Segmentation fault", "Bus error",
@@ -69,7 +87,7 @@ bool IsSpecificCauseLine(std::string_view raw) {
 
 bool IsCauseLine(std::string_view raw) {
   if (IsSpecificCauseLine(raw)) return true;
-  std::string lower = AsciiLower(StripRankPrefix(raw));
+  std::string lower = AsciiLower(StripRankPrefix(raw.substr(0, kCauseLineBytes)));
   if (IsBoilerplate(lower)) return false;
   return ContainsAnyLower(lower, {"error", "fail", "fatal", "couldn't", "could not", "unable to", "cannot",
                                   "denied", "refused", "timed out", "killed"});
@@ -77,7 +95,8 @@ bool IsCauseLine(std::string_view raw) {
 
 std::string FirstCause(const std::string& output) {
   std::string generic;
-  for (const std::string& line : Split(output, '\n')) {
+  for (const std::string& line : Split(ScannedTail(output), '\n')) {
+    if (Trim(line).empty()) continue;
     if (IsSpecificCauseLine(line)) return std::string(Trim(line));
     if (generic.empty() && IsCauseLine(line)) generic = std::string(Trim(line));
   }
@@ -86,7 +105,7 @@ std::string FirstCause(const std::string& output) {
 
 std::vector<std::string> CauseEvidence(const std::string& output, size_t max_lines) {
   std::vector<std::string> lines;
-  for (std::string& line : Split(output, '\n')) {
+  for (std::string& line : Split(ScannedTail(output), '\n')) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (!Trim(line).empty()) lines.push_back(std::move(line));
   }

@@ -18,6 +18,7 @@ struct ToolOutput {
   std::string out;
   std::string err;
   bool timed_out = false;
+  bool truncated = false;  // the agent cut the output at its limit (16 MiB a stream)
   std::string Both() const { return out + (err.empty() ? "" : "\n" + err); }
   // Ran, finished in time and exited 0.
   bool Succeeded() const { return started && !timed_out && signal == 0 && exit_code == 0; }
@@ -37,10 +38,12 @@ bool IsSpecificCauseLine(std::string_view line);
 // Evidence for a failed tool: the cause lines (specific ones first; the same
 // text printed by many ranks kept once), each with the line before and after
 // it, then the last lines of the output; at most `max_lines`, in output order
-// within each part.
+// within each part. Only the output's last 256 KiB is read (a node may send
+// 16 MiB).
 std::vector<std::string> CauseEvidence(const std::string& output, size_t max_lines = 12);
 
-// The first specific cause line, else the first cause line, else "".
+// The first specific cause line, else the first cause line, else "", in the
+// output's last 256 KiB.
 std::string FirstCause(const std::string& output);
 
 // Removes a launcher's per-rank prefix from an output line: mpirun
