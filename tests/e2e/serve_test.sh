@@ -249,6 +249,10 @@ check "clusterctl --version runs installed" bash -c "$TESTBED exec node01 cluste
 check "man clusterctl shows the page" bash -c "$TESTBED exec node01 env MANWIDTH=80 man clusterctl 2>/dev/null | grep -q 'clusterctl serve'"
 check "bash completion is installed and parses" on1 bash -n /usr/share/bash-completion/completions/clusterctl
 check "the package created the user clusterctl" on1 id clusterctl
+on1 clusterctl inventory check /usr/share/doc/clusterctl/examples/small.yaml >"$WORK/example-check.txt" 2>&1
+example_rc=$?
+check "the shipped example inventory checks clean against the installed roles (exit $example_rc)" \
+  bash -c "test $example_rc -eq 0 && grep -q \"ok: cluster 'small'\" '$WORK/example-check.txt' && ! grep -q 'no built-in roles' '$WORK/example-check.txt'"
 on1 mkdir -p /etc/clusterctl/e2e
 on1 sh -c 'f=/etc/clusterctl/e2e/id_ed25519; cat >$f && chown clusterctl: $f && chmod 0600 $f' <"$TESTBED_STATE/ssh/id_ed25519"
 unit_inventory() {
