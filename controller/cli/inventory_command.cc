@@ -79,8 +79,8 @@ int RunInventoryCheck(const std::string& inventory_path, const Services& service
   // wrong type or that would break the files they land in, cluster views.
   Diagnostics diagnostics;
   if (LoadCatalogFor(*inventory, {}, diagnostics)) CheckClusterViews(*inventory, diagnostics);
+  LogDiagnostics(diagnostics, *services.log);  // warnings too (no built-in roles found, ...)
   if (diagnostics.has_errors()) {
-    LogDiagnostics(diagnostics, *services.log);
     services.log->Error(inventory_path + ": " + std::to_string(diagnostics.error_count()) + " error" +
                         (diagnostics.error_count() == 1 ? "" : "s"));
     return kExitUsage;

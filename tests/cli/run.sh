@@ -156,6 +156,8 @@ mkdir -p "$WORK/no-data"
 expect "no built-in roles: the warning names the directory searched" 2 \
   "warning: no built-in roles found: looked for roles/ in $WORK/no-data (CLUSTERCTL_DATA_DIR)" -- \
   env CLUSTERCTL_DATA_DIR="$WORK/no-data" "$CLUSTERCTL" plan "$SRC/inventory/examples/small.yaml" --roles chrony --state "$WORK/no-data/state"
+expect "no built-in roles: inventory check warns too" 0 "warning: no built-in roles found" -- \
+  env CLUSTERCTL_DATA_DIR="$WORK/no-data" "$CLUSTERCTL" inventory check "$SRC/inventory/examples/small.yaml"
 expect "no built-in roles: --roles chrony is unknown, nothing contacted" 2 "unknown role 'chrony'" -- \
   env CLUSTERCTL_DATA_DIR="$WORK/no-data" "$CLUSTERCTL" plan "$SRC/inventory/examples/small.yaml" --roles chrony --state "$WORK/no-data/state"
 
