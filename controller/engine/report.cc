@@ -135,7 +135,9 @@ void Reporter::HostFinished(const HostReport& report) {
 void Reporter::PrintPlan(const std::vector<HostReport>& reports, size_t hosts_with_changes, int changed) {
   // Hosts with the same changes share one block.
   std::map<std::string, std::vector<std::string>> plans;
+  std::vector<std::string> not_planned;
   for (const HostReport& r : reports) {
+    if (r.outcome == "failed" || r.outcome == "unreachable") not_planned.push_back(r.host);
     std::string text;
     for (const StepReport& s : r.steps) {
       if (s.status != "would-change") continue;
@@ -150,9 +152,17 @@ void Reporter::PrintPlan(const std::vector<HostReport>& reports, size_t hosts_wi
     if (text.empty()) continue;
     plans[text].push_back(r.host);
   }
+  // "Nothing to do" only when every host was planned: a host that could not
+  // be reached may need anything.
   out_ << "Plan: " << changed << " step" << (changed == 1 ? "" : "s") << " would change on " << hosts_with_changes
        << " of " << reports.size() << " hosts";
-  out_ << (hosts_with_changes == 0 ? " (nothing to do)" : "") << "\n";
+  if (!not_planned.empty()) {
+    out_ << "; " << not_planned.size() << " host" << (not_planned.size() == 1 ? "" : "s")
+         << " could not be planned (" << CollapseHostList(not_planned) << ")";
+  } else if (hosts_with_changes == 0) {
+    out_ << " (nothing to do)";
+  }
+  out_ << "\n";
   for (const auto& [text, hosts] : plans) out_ << "\n" << CollapseHostList(hosts) << ":\n" << text;
 }
 
