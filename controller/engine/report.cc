@@ -181,8 +181,13 @@ void Reporter::Recap(const std::vector<HostReport>& reports, std::chrono::millis
     if (r.changed > 0) with_changes.push_back(r.host);
   }
   if (check_) PrintPlan(reports, with_changes.size(), changed);
+  // Steps are counted; an unreachable host has none, so it is counted apart
+  // (a run of unreachable hosts must not read "failed=0" and nothing else).
+  const size_t unreachable = by_outcome.count("unreachable") ? by_outcome["unreachable"].size() : 0;
   out_ << "\nRecap (" << FormatDuration(elapsed.count()) << "): ok=" << ok << " changed=" << changed
-       << " failed=" << failed << " skipped=" << skipped << "\n";
+       << " failed=" << failed << " skipped=" << skipped;
+  if (unreachable > 0) out_ << " unreachable=" << unreachable;
+  out_ << "\n";
   for (const char* outcome : {"ok", "failed", "unreachable", "skipped", "stopped"}) {
     auto it = by_outcome.find(outcome);
     if (it != by_outcome.end()) out_ << "  " << outcome << ": " << CollapseHostList(it->second) << "\n";
