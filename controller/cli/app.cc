@@ -2,7 +2,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+
 #include "common/strings.h"
+#include "controller/cli/command_words.h"
 #include "controller/cli/deploy_command.h"
 #include "controller/cli/exit_codes.h"
 #include "controller/cli/facts_command.h"
@@ -298,6 +301,18 @@ CommandLine::~CommandLine() = default;
 int CommandLine::Run(int argc, char** argv) {
   const Services& services = values_->services;
   values_->options.command_line = CommandLineText(argc, argv);
+  std::vector<std::string> words(argv + std::min(argc, 1), argv + argc);
+  const bool help = !words.empty() && words[0] == "help";  // `clusterctl help [COMMAND...]`
+  if (help) words.erase(words.begin());
+  const NamedCommand named = FindNamedCommand(*app_, words);
+  if (std::string unknown = UnknownCommandError(named, words); !unknown.empty()) {
+    services.log->Error("clusterctl: " + unknown + "\nRun 'clusterctl --help' for usage.");
+    return kExitUsage;
+  }
+  if (help) {
+    *services.out << named.command->help();
+    return kExitOk;
+  }
   try {
     app_->parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -310,7 +325,7 @@ int CommandLine::Run(int argc, char** argv) {
     *services.out << CLUSTERCTL_VERSION << "\n";
     return kExitOk;
   } catch (const CLI::ParseError& e) {
-    services.log->Error(std::string("clusterctl: ") + e.what() + "\nRun 'clusterctl --help' for usage.");
+    services.log->Error(std::string("clusterctl: ") + e.what() + "\nRun '" + CommandName(named) + " --help' for usage.");
     return kExitUsage;
   }
   return values_->exit_code;

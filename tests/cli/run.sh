@@ -161,6 +161,17 @@ expect "no built-in roles: inventory check warns too" 0 "warning: no built-in ro
 expect "no built-in roles: --roles chrony is unknown, nothing contacted" 2 "unknown role 'chrony'" -- \
   env CLUSTERCTL_DATA_DIR="$WORK/no-data" "$CLUSTERCTL" plan "$SRC/inventory/examples/small.yaml" --roles chrony --state "$WORK/no-data/state"
 
+# --- conventions: a mistyped command, help COMMAND, usage points to the command's help
+expect "a mistyped command gets did you mean, exit 2" 2 "unknown command 'deplyo' (did you mean 'deploy'?)" -- \
+  "$CLUSTERCTL" deplyo "$SRC/inventory/examples/small.yaml"
+expect "a mistyped nested command too" 2 "unknown command 'chek' of 'clusterctl inventory' (did you mean 'check'?)" -- \
+  "$CLUSTERCTL" inventory chek "$SRC/inventory/examples/small.yaml"
+expect "help COMMAND prints that command's help" 0 "Usage: deploy [OPTIONS] INVENTORY" -- "$CLUSTERCTL" help deploy
+expect "help of a nested command" 0 "validate an inventory" -- "$CLUSTERCTL" help inventory check
+expect "help of an unknown command is a usage error listing the commands" 2 "unknown command 'bogus' (commands: inventory," -- \
+  "$CLUSTERCTL" help bogus
+expect "a usage error points to the subcommand's --help" 2 "Run 'clusterctl deploy --help' for usage." -- "$CLUSTERCTL" deploy
+
 # --- status on an empty state: exit 0, nothing created ---------------------
 mkdir -p "$WORK/site"
 cp "$SRC/inventory/examples/small.yaml" "$WORK/site/inventory.yaml"
