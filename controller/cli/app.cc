@@ -18,6 +18,7 @@
 #include "controller/cli/serve_command.h"
 #include "controller/cli/status_command.h"
 #include "controller/cli/validate_command.h"
+#include "controller/cli/version_text.h"
 
 #ifndef CLUSTERCTL_VERSION
 #define CLUSTERCTL_VERSION "dev"
@@ -322,7 +323,7 @@ int CommandLine::Run(int argc, char** argv) {
     *services.out << app_->help("", CLI::AppFormatMode::All);
     return kExitOk;
   } catch (const CLI::CallForVersion&) {
-    *services.out << CLUSTERCTL_VERSION << "\n";
+    *services.out << VersionText();
     return kExitOk;
   } catch (const CLI::ParseError& e) {
     services.log->Error(std::string("clusterctl: ") + e.what() + "\nRun '" + CommandName(named) + " --help' for usage.");

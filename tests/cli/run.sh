@@ -172,6 +172,10 @@ expect "help of an unknown command is a usage error listing the commands" 2 "unk
   "$CLUSTERCTL" help bogus
 expect "a usage error points to the subcommand's --help" 2 "Run 'clusterctl deploy --help' for usage." -- "$CLUSTERCTL" deploy
 
+expect "--version names the commit, the agent protocol and the agent builds" 0 "agent builds: x86_64 " -- "$CLUSTERCTL" --version
+"$CLUSTERCTL" --version | head -1 | grep -qE '^clusterctl [0-9.]+ \(commit ([0-9a-f]{7,}(-dirty)?|unknown)\)$' &&
+  pass "--version's first line: clusterctl VERSION (commit ID)" || fail "--version's first line: $("$CLUSTERCTL" --version | head -1)"
+
 # --- status on an empty state: exit 0, nothing created ---------------------
 mkdir -p "$WORK/site"
 cp "$SRC/inventory/examples/small.yaml" "$WORK/site/inventory.yaml"
