@@ -1,5 +1,6 @@
 #include "controller/cli/hostkey_command.h"
 
+#include "common/strings.h"
 #include "controller/cli/exit_codes.h"
 
 namespace clusterctl {
@@ -8,6 +9,20 @@ int RunHostKeyForget(const std::string& inventory_path, const std::vector<std::s
                      const GlobalOptions& global, const Services& services) {
   std::optional<Inventory> inventory = LoadInventoryOrReport(inventory_path, services, false);
   if (!inventory) return kExitUsage;
+  // Every name is checked before any key is forgotten: a typo is a usage
+  // error (exit 2) that changes nothing.
+  std::vector<std::string> names;
+  for (const Host& h : inventory->hosts) names.push_back(h.name);
+  bool unknown = false;
+  for (const std::string& host : hosts) {
+    if (inventory->FindHost(host)) continue;
+    services.log->Error("clusterctl: host '" + Printable(host, 60) + "' is not in " + inventory_path + DidYouMean(host, names));
+    unknown = true;
+  }
+  if (unknown) {
+    services.log->Error("nothing was changed");
+    return kExitUsage;
+  }
   int exit_code = kExitOk;
   auto state = OpenStateForWritingOrReport(StatePathsFor(*inventory, global), global, services, exit_code);
   if (!state) return exit_code;

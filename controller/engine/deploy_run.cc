@@ -181,6 +181,11 @@ class Deployment {
     if (!known.ok()) return Stop(DeploymentResult::Ending::kFailed, "state: " + known.status().message());
     vault_ = std::make_unique<SecretVault>(in_.state->paths().secrets(), /*persist=*/!in_.options.check);
     Status prepared = vault_->Prepare(Catalog::SecretsOf(roles_in_use), *known, in_.options.rotate_secrets);
+    // A --rotate-secret that no role in use declares is the admin's input
+    // (a usage error, exit 2); anything else is the state's secrets.
+    if (!prepared.ok() && prepared.code() == Status::Code::kInvalidArgument) {
+      return Stop(DeploymentResult::Ending::kInvalidInput, "clusterctl: " + prepared.message() + "\n");
+    }
     if (!prepared.ok()) return Stop(DeploymentResult::Ending::kFailed, prepared.message());
     if (!in_.options.check) {
       std::vector<std::string> names;

@@ -176,6 +176,13 @@ expect "--version names the commit, the agent protocol and the agent builds" 0 "
 "$CLUSTERCTL" --version | head -1 | grep -qE '^clusterctl [0-9.]+ \(commit ([0-9a-f]{7,}(-dirty)?|unknown)\)$' &&
   pass "--version's first line: clusterctl VERSION (commit ID)" || fail "--version's first line: $("$CLUSTERCTL" --version | head -1)"
 
+# --- usage errors exit 2 everywhere
+expect "hostkey forget of a host not in the inventory is a usage error" 2 "host 'gpu1' is not in" -- \
+  "$CLUSTERCTL" hostkey forget "$SRC/inventory/examples/small.yaml" gpu1 --state "$WORK/usage-state"
+test ! -e "$WORK/usage-state" && pass "hostkey forget of an unknown host created no state" || fail "hostkey forget of an unknown host created $WORK/usage-state"
+expect "deploy --rotate-secret of a secret no role declares is a usage error" 2 "--rotate-secret bogus: no role in use declares it" -- \
+  "$CLUSTERCTL" deploy "$SRC/inventory/examples/small.yaml" --rotate-secret bogus --state "$WORK/usage-state2"
+
 # --- status on an empty state: exit 0, nothing created ---------------------
 mkdir -p "$WORK/site"
 cp "$SRC/inventory/examples/small.yaml" "$WORK/site/inventory.yaml"
