@@ -1,6 +1,6 @@
 #include "controller/catalog/file_format.h"
 
-#include <cctype>
+#include "common/strings.h"
 
 namespace clusterctl {
 namespace {
@@ -121,11 +121,9 @@ std::string Systemd(ValuePlace place, std::string_view text) {
 // EnvironmentFile=, and Debian's units pass $ARGS split at whitespace, so a
 // value is a word both read alike, whatever quotes the template puts around it.
 std::string Environment(std::string_view text) {
-  for (char c : text) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && std::string_view("_./:@%+=,[]-").find(c) == std::string_view::npos) {
-      return "has characters other than letters, digits and _ . / : @ % + = , [ ] -: an /etc/default value is one "
-             "word that sh and systemd read alike";
-    }
+  if (!text.empty() && !IsAlnumOr(text, "_./:@%+=,[]-")) {
+    return "has characters other than letters, digits and _ . / : @ % + = , [ ] -: an /etc/default value is one "
+           "word that sh and systemd read alike";
   }
   return "";
 }
@@ -187,19 +185,11 @@ std::string UnsafeValue(FileFormat format, ValuePlace place, std::string_view te
   switch (format) {
     case FileFormat::kSql:
       if (text.empty()) return "is empty: an SQL name cannot be";
-      for (char c : text) {
-        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') {
-          return "is not plain letters, digits and '_': in SQL it could end the statement it is part of";
-        }
-      }
+      if (!IsAlnumOr(text, "_")) return "is not plain letters, digits and '_': in SQL it could end the statement it is part of";
       return "";
     case FileFormat::kShell:
       if (text.empty() || text[0] == '-') return "would be read as an option or nothing by the shell script";
-      for (char c : text) {
-        if (!std::isalnum(static_cast<unsigned char>(c)) && std::string_view("_./:@%+=,-").find(c) == std::string_view::npos) {
-          return "has characters a shell script would interpret";
-        }
-      }
+      if (!IsAlnumOr(text, "_./:@%+=,-")) return "has characters a shell script would interpret";
       return "";
     default: break;
   }

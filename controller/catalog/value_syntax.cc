@@ -1,16 +1,9 @@
 #include "controller/catalog/value_syntax.h"
 
-#include <cctype>
+#include "common/strings.h"
 
 namespace clusterctl {
 namespace {
-
-bool AllOf(std::string_view text, std::string_view others) {
-  for (char c : text) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && others.find(c) == std::string_view::npos) return false;
-  }
-  return true;
-}
 
 bool Digits(std::string_view text) {
   return !text.empty() && text.find_first_not_of("0123456789") == std::string_view::npos;
@@ -19,7 +12,7 @@ bool Digits(std::string_view text) {
 // One word: the character set the roles' node-side "single word" checks
 // allowed before these syntaxes replaced them.
 std::string Word(std::string_view text) {
-  if (text.empty() || !AllOf(text, "._:/[]-")) return "is not one word of letters, digits and . _ : / [ ] -";
+  if (!IsAlnumOr(text, "._:/[]-")) return "is not one word of letters, digits and . _ : / [ ] -";
   return "";
 }
 
@@ -32,7 +25,7 @@ std::string Port(std::string_view text) {
 
 // A host name, an IPv4 address, or an IPv6 address (bare or in brackets).
 std::string Address(std::string_view text) {
-  if (text.empty() || text.front() == '-' || !AllOf(text, "._:[]-")) {
+  if (!IsAlnumOr(text, "._:[]-") || text.front() == '-') {
     return "is not an address (a host name or an IP address)";
   }
   if ((text.front() == '[') != (text.back() == ']') || text.find('[', 1) != std::string_view::npos ||
@@ -72,7 +65,7 @@ std::string Duration(std::string_view text) {
 
 // An absolute path of plain characters, without '..'.
 std::string Path(std::string_view text) {
-  if (text.empty() || text.front() != '/' || !AllOf(text, "._/@%+=,:-")) {
+  if (!IsAlnumOr(text, "._/@%+=,:-") || text.front() != '/') {
     return "is not an absolute path of letters, digits and . _ / @ % + = , : -";
   }
   if (("/" + std::string(text) + "/").find("/../") != std::string::npos) return "is not a path without '..'";
