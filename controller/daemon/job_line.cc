@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "common/json_fields.h"
 #include "common/strings.h"
 #include "controller/output/terminal_text.h"
 #include "inventory/hostlist.h"
@@ -19,22 +20,7 @@ std::string Cut(std::string text, size_t max_bytes) {
 }
 
 // Summaries are the daemon's own documents; a field of another type than
-// expected reads as absent rather than throwing.
-int64_t Count(const nlohmann::json& summary, const char* key) {
-  auto it = summary.find(key);
-  return it != summary.end() && it->is_number_integer() ? it->get<int64_t>() : 0;
-}
-
-bool Flag(const nlohmann::json& summary, const char* key) {
-  auto it = summary.find(key);
-  return it != summary.end() && it->is_boolean() && it->get<bool>();
-}
-
-std::string Text(const nlohmann::json& object, const char* key) {
-  auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
+// expected reads as absent rather than throwing (common/json_fields.h).
 std::vector<std::string> Strings(const nlohmann::json& summary, const char* key) {
   std::vector<std::string> out;
   auto it = summary.find(key);
@@ -46,10 +32,10 @@ std::vector<std::string> Strings(const nlohmann::json& summary, const char* key)
 }
 
 std::string DeployCounts(const nlohmann::json& s) {
-  const bool check = Flag(s, "check");
-  std::string line = std::to_string(Count(s, "hosts")) + " hosts, " + std::to_string(Count(s, "changed")) +
-                     (check ? " would change, " : " changed, ") + std::to_string(Count(s, "failed")) + " failed";
-  if (Flag(s, "stopped")) line += ", stopped";
+  const bool check = FlagAt(s, "check");
+  std::string line = std::to_string(CountAt(s, "hosts")) + " hosts, " + std::to_string(CountAt(s, "changed")) +
+                     (check ? " would change, " : " changed, ") + std::to_string(CountAt(s, "failed")) + " failed";
+  if (FlagAt(s, "stopped")) line += ", stopped";
   const std::vector<std::string> drifted = Strings(s, "drifted");
   if (s.contains("drifted")) {
     line += drifted.empty() ? "; no drift" : "; drifted: " + BoundedHostList(drifted, kMaxJobLine);
@@ -61,25 +47,25 @@ std::string DeployCounts(const nlohmann::json& s) {
 // detail: "reachable on node[01-02], clock.offset on node03 (node01:
 // connection refused)".
 std::string ValidateCounts(const nlohmann::json& s) {
-  std::string line = std::to_string(Count(s, "pass")) + " pass, " + std::to_string(Count(s, "fail")) + " fail, " +
-                     std::to_string(Count(s, "skip")) + " skip";
+  std::string line = std::to_string(CountAt(s, "pass")) + " pass, " + std::to_string(CountAt(s, "fail")) + " fail, " +
+                     std::to_string(CountAt(s, "skip")) + " skip";
   auto failed = s.find("failed");
   if (failed == s.end() || !failed->is_array() || failed->empty()) return line;
   std::map<std::string, std::vector<std::string>> subjects;  // check -> subjects
   std::vector<std::string> order;
   for (const nlohmann::json& f : *failed) {
     if (!f.is_object()) continue;
-    const std::string check = TerminalText(Text(f, "check"), TextShape::kOneLine);
+    const std::string check = TerminalText(TextAt(f, "check"), TextShape::kOneLine);
     if (!subjects.count(check)) order.push_back(check);
-    subjects[check].push_back(Text(f, "subject"));
+    subjects[check].push_back(TextAt(f, "subject"));
   }
   std::vector<std::string> parts;
   for (const std::string& check : order) parts.push_back(check + " on " + BoundedHostList(subjects[check], kMaxJobLine));
   if (parts.empty()) return line;
   line += "; failed: " + Join(parts, ", ");
   const nlohmann::json& first = failed->front();
-  if (first.is_object() && !Text(first, "detail").empty()) {
-    line += " (" + BoundedText(Text(first, "subject"), kMaxDetail) + ": " + BoundedText(Text(first, "detail"), kMaxDetail) +
+  if (first.is_object() && !TextAt(first, "detail").empty()) {
+    line += " (" + BoundedText(TextAt(first, "subject"), kMaxDetail) + ": " + BoundedText(TextAt(first, "detail"), kMaxDetail) +
             ")";
   }
   return line;
@@ -101,11 +87,11 @@ std::string JobEndLine(const JobInfo& job) {
   const nlohmann::json& s = job.summary;
   std::string line = "job " + std::to_string(job.job) + ": " + job.kind + " " + job.status;
   if (!s.is_object()) return line;
-  if (!Text(s, "error").empty() && !s.contains("pass")) {
-    line += ": " + BoundedText(Text(s, "error"), kMaxJobLine);
+  if (!TextAt(s, "error").empty() && !s.contains("pass")) {
+    line += ": " + BoundedText(TextAt(s, "error"), kMaxJobLine);
   } else if (s.contains("pass")) {
     line += ": " + ValidateCounts(s);
-    if (!Text(s, "error").empty()) line += "; " + BoundedText(Text(s, "error"), kMaxDetail);
+    if (!TextAt(s, "error").empty()) line += "; " + BoundedText(TextAt(s, "error"), kMaxDetail);
   } else {
     line += ": " + DeployCounts(s);
   }

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/json_text.h"
+#include "common/json_fields.h"
 #include "common/strings.h"
 
 namespace clusterctl {
@@ -69,25 +70,13 @@ Status ClassifyStateText(std::string_view text, SlurmNodeState& node) {
   return ClassifySlurmState(base, flags, suffixes, node);
 }
 
-// The member `key` of `object`, or nullptr when `object` is not an object or lacks it.
-const nlohmann::json* Member(const nlohmann::json& object, const char* key) {
-  if (!object.is_object()) return nullptr;
-  auto it = object.find(key);
-  return it == object.end() ? nullptr : &*it;
-}
-
-// The text at `key`, "" when absent or not text.
-std::string StringAt(const nlohmann::json& object, const char* key) {
-  const nlohmann::json* value = Member(object, key);
-  return value != nullptr && value->is_string() ? value->get<std::string>() : std::string();
-}
 
 // One element of the "nodes" array: name, state words (base first, then
 // flags, from "state" and "state_flags"), reason and Gres.
 Status ReadJsonNode(const nlohmann::json& n, SlurmNodeState& node) {
-  node.name = StringAt(n, "name");
+  node.name = TextAt(n, "name");
   std::vector<std::string> words;
-  const nlohmann::json* state = Member(n, "state");
+  const nlohmann::json* state = MemberOf(n, "state");
   if (state != nullptr && state->is_string()) words.push_back(state->get<std::string>());
   if (state != nullptr && state->is_array()) {
     for (const nlohmann::json& w : *state) {
@@ -95,7 +84,7 @@ Status ReadJsonNode(const nlohmann::json& n, SlurmNodeState& node) {
       words.push_back(w.get<std::string>());
     }
   }
-  if (const nlohmann::json* flags = Member(n, "state_flags"); flags != nullptr && flags->is_array()) {
+  if (const nlohmann::json* flags = MemberOf(n, "state_flags"); flags != nullptr && flags->is_array()) {
     for (const nlohmann::json& f : *flags) {
       if (f.is_string()) words.push_back(f.get<std::string>());
     }
@@ -106,8 +95,8 @@ Status ReadJsonNode(const nlohmann::json& n, SlurmNodeState& node) {
   node.state = words[0] + (flags.empty() ? "" : "+" + Join(flags, "+"));
   CLUSTERCTL_RETURN_IF_ERROR(
       ClassifySlurmState(words[0], flags, "", node).WithContext("Slurm JSON node " + Printable(node.name)));
-  node.reason = StringAt(n, "reason");
-  if (const nlohmann::json* gres = Member(n, "gres"); gres != nullptr && gres->is_string()) {
+  node.reason = TextAt(n, "reason");
+  if (const nlohmann::json* gres = MemberOf(n, "gres"); gres != nullptr && gres->is_string()) {
     node.gpus = GresGpuCount(gres->get<std::string>());
   }
   node.line = "\"name\": \"" + node.name + "\", \"state\": \"" + node.state + "\"" +
@@ -238,20 +227,20 @@ Result<SlurmNodesJson> ParseSlurmNodesJson(std::string_view text) {
     std::string_view trimmed = Trim(text);
     return Status::InvalidArgument("not JSON: " + Printable(trimmed.substr(0, trimmed.find('\n')), 200));
   }
-  const nlohmann::json* errors = Member(doc, "errors");
+  const nlohmann::json* errors = MemberOf(doc, "errors");
   if (errors != nullptr && errors->is_array() && !errors->empty()) {
     const nlohmann::json& first = (*errors)[0];
-    std::string why = StringAt(first, "description");
-    if (why.empty()) why = StringAt(first, "error");
+    std::string why = TextAt(first, "description");
+    if (why.empty()) why = TextAt(first, "error");
     return Status::InvalidArgument("Slurm reported an error: " + Printable(why.empty() ? JsonText(first) : why, 200));
   }
-  const nlohmann::json* list = Member(doc, "nodes");
+  const nlohmann::json* list = MemberOf(doc, "nodes");
   if (list == nullptr || !list->is_array()) return Status::InvalidArgument("Slurm JSON without a \"nodes\" array");
   SlurmNodesJson result;
-  if (const nlohmann::json* meta = Member(doc, "meta")) {
-    const nlohmann::json* slurm = Member(*meta, "slurm");  // 23.11 on; "Slurm" before
-    if (slurm == nullptr) slurm = Member(*meta, "Slurm");
-    if (slurm != nullptr) result.release = StringAt(*slurm, "release");
+  if (const nlohmann::json* meta = MemberOf(doc, "meta")) {
+    const nlohmann::json* slurm = MemberOf(*meta, "slurm");  // 23.11 on; "Slurm" before
+    if (slurm == nullptr) slurm = MemberOf(*meta, "Slurm");
+    if (slurm != nullptr) result.release = TextAt(*slurm, "release");
   }
   for (const nlohmann::json& n : *list) {
     SlurmNodeState node;

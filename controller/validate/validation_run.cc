@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/json_fields.h"
 #include "common/strings.h"
 #include "controller/validate/remote_exec.h"
 #include "controller/validate/scontrol_nodes.h"
@@ -24,20 +25,9 @@ std::vector<std::string> ModulesOf(const nlohmann::json& facts) {
 namespace {
 
 // A node's facts are its own word: a field of another type reads as absent
-// (nlohmann's value() throws for it, which ended the whole validation).
-std::string TextField(const nlohmann::json& object, const char* key) {
-  auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-// A count up to a million; 0 for anything else.
-int64_t CountField(const nlohmann::json& object, const char* key) {
-  if (!object.is_object()) return 0;
-  auto it = object.find(key);
-  if (it == object.end() || !it->is_number_integer()) return 0;
-  if (it->is_number_unsigned()) return static_cast<int64_t>(std::min<uint64_t>(it->get<uint64_t>(), 1'000'000));
-  return std::clamp<int64_t>(it->get<int64_t>(), 0, 1'000'000);
-}
+// (nlohmann's value() throws for it, which ended the whole validation;
+// common/json_fields.h).
+constexpr int64_t kMaxCount = 1'000'000;
 
 double RateField(const nlohmann::json& object, const char* key) {
   auto it = object.find(key);
@@ -52,14 +42,14 @@ std::vector<IbPortStatus> SysfsIbPorts(const nlohmann::json& facts) {
   for (const auto& p : facts["ib_ports"]) {
     if (!p.is_object()) continue;
     IbPortStatus port;
-    port.device = TextField(p, "device");
-    port.port = static_cast<int>(CountField(p, "port"));
-    port.state = NormalizePortState(TextField(p, "state"));
-    port.phys_state = NormalizePortState(TextField(p, "phys_state"));
+    port.device = TextAt(p, "device");
+    port.port = static_cast<int>(CountAt(p, "port", kMaxCount));
+    port.state = NormalizePortState(TextAt(p, "state"));
+    port.phys_state = NormalizePortState(TextAt(p, "phys_state"));
     port.rate_gbps = RateField(p, "rate_gbps");
-    port.link_layer = TextField(p, "link_layer");
-    port.line = port.device + " port " + std::to_string(port.port) + ": state " + TextField(p, "state") +
-                ", phys_state " + TextField(p, "phys_state") + ", rate " + TextField(p, "rate_text") + ", link_layer " +
+    port.link_layer = TextAt(p, "link_layer");
+    port.line = port.device + " port " + std::to_string(port.port) + ": state " + TextAt(p, "state") +
+                ", phys_state " + TextAt(p, "phys_state") + ", rate " + TextAt(p, "rate_text") + ", link_layer " +
                 port.link_layer + " (sysfs)";
     ports.push_back(std::move(port));
   }
@@ -144,8 +134,8 @@ Task<void> Validator::ProbeHost(const Host& host, AgentSession& agent, HostResul
   probe.facts = std::move(facts).value();
   result.data = probe.facts;
   probe.modules = ModulesOf(probe.facts);
-  if (probe.facts.contains("pci")) probe.pci_gpus = static_cast<int>(CountField(probe.facts["pci"], "gpu_count"));
-  if (probe.facts.contains("pci")) probe.nvswitches = static_cast<int>(CountField(probe.facts["pci"], "nvswitch_count"));
+  if (probe.facts.contains("pci")) probe.pci_gpus = static_cast<int>(CountAt(probe.facts["pci"], "gpu_count", kMaxCount));
+  if (probe.facts.contains("pci")) probe.nvswitches = static_cast<int>(CountAt(probe.facts["pci"], "nvswitch_count", kMaxCount));
   if (probe.facts.contains("nvidia_driver") && probe.facts["nvidia_driver"].is_string()) {
     probe.driver_version = probe.facts["nvidia_driver"].get<std::string>();
   }
