@@ -108,8 +108,9 @@ void WriteTail(std::ostream& out) {
                     "<exe>/../share/clusterctl, else the source tree of a build (<exe>/..). The roles/ and "
                     "templates/ beside the inventory are searched too.") << "\n"
       << ".TP\n" << Bold("CLUSTERCTL_AGENT_DIR") << "\n"
-      << RoffEscape("The directory of the clusterctl-agent builds copied to the nodes (default: the "
-                    "directory of the clusterctl executable).") << "\n"
+      << RoffEscape("The directory of the clusterctl-agent builds copied to the nodes (default: "
+                    "<exe>/../lib/clusterctl when installed, else the directory of the clusterctl executable).")
+      << "\n"
       << ".TP\n" << Bold("CLUSTERCTL_SUDO_PASSWORD") << "\n"
       << RoffEscape("The sudo password on the nodes, instead of asking (-K).") << "\n"
       << ".TP\n" << Bold("HOME") << "\n"
