@@ -244,10 +244,12 @@ deb=$("$E2E_ROOT/scripts/package.sh")
 check "scripts/package.sh builds the package and its debug symbols ($deb)" bash -c "ls '${deb%/*}'/clusterctl-dbgsym_*.ddeb"
 on1 sh -c 'cat >/tmp/clusterctl.deb' <"$deb"
 on1 sh -c 'apt-get update -q >/dev/null && apt-get install -y -q man-db curl /tmp/clusterctl.deb >/dev/null 2>&1' </dev/null
-check "the package installs with apt, its dependencies from Debian" on1 dpkg-query -W -f '${Status}' clusterctl
+check "the package installs with apt, its dependencies from Debian" \
+  test "$(on1 dpkg-query -W -f '${Status}' clusterctl 2>/dev/null)" = "install ok installed"
 check "clusterctl --version runs installed" bash -c "$TESTBED exec node01 clusterctl --version | grep -q '[0-9]\.[0-9]'"
 check "man clusterctl shows the page" bash -c "$TESTBED exec node01 env MANWIDTH=80 man clusterctl 2>/dev/null | grep -q 'clusterctl serve'"
-check "bash completion is installed and parses" on1 bash -n /usr/share/bash-completion/completions/clusterctl
+check "bash completion is installed and parses" \
+  bash -c "$TESTBED exec node01 bash -n /usr/share/bash-completion/completions/clusterctl && $TESTBED exec node01 grep -q '^complete -F _clusterctl clusterctl' /usr/share/bash-completion/completions/clusterctl"
 check "the package created the user clusterctl" on1 id clusterctl
 on1 clusterctl inventory check /usr/share/doc/clusterctl/examples/small.yaml >"$WORK/example-check.txt" 2>&1
 example_rc=$?
