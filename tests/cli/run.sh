@@ -293,6 +293,14 @@ got=$(complete_words clusterctl inventory '')
 [ "$(tr '\n' ' ' <<<"$got")" = "check show import " ] && pass "bash completes nested subcommands" ||
   fail "bash completion of inventory's subcommands: got '$got'"
 
+# --- further cases, one file per topic (they use expect/pass/fail, $WORK, $SRC) --
+for cases in "$SRC"/tests/cli/cases/*.sh; do
+  [ -e "$cases" ] || continue
+  echo "# $(basename "$cases")"
+  # shellcheck source=/dev/null
+  source "$cases"
+done
+
 echo
 if [ "$failures" -ne 0 ]; then echo "$failures CLI test(s) failed"; exit 1; fi
 echo "all CLI tests passed"
