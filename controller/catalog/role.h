@@ -19,14 +19,17 @@
 #include "common/diagnostics.h"
 #include "controller/catalog/template.h"
 #include "controller/catalog/value_syntax.h"
+#include "controller/catalog/variable_spec.h"
 #include "controller/catalog/when.h"
 #include "controller/state/secret_vault.h"
 #include "inventory/model.h"
 
 namespace clusterctl {
 
-// 2 added `syntax:` (value syntaxes of variables); version 1 files load unchanged.
-inline constexpr int kRoleFormatVersion = 2;
+// 2 added `syntax:` (value syntaxes of variables); 3 declares every variable
+// (type, allowed values, default, description: variable_spec.h) and drops
+// `syntax:` into the declarations. Version 1 and 2 files load unchanged.
+inline constexpr int kRoleFormatVersion = 3;
 
 struct RoleWait {
   std::string role;   // must be converged ...
@@ -72,10 +75,13 @@ struct Role {
   // variables (`facts.pci.gpu_count > 0`); a host for which it is false does
   // not run the role at all.
   std::optional<WhenExpression> when;
+  int format_version = 1;
   nlohmann::json vars = nlohmann::json::object();  // defaults
-  // Declared syntaxes of some of `vars` (an address:port, a duration): an
-  // inventory value must have it (CheckInventoryVariables).
-  std::map<std::string, const ValueSyntax*> syntax;
+  // The declaration of each of `vars` (inferred from the default in format
+  // 1 and 2 files); `from: ROLE` declarations are resolved once every role
+  // is loaded. An inventory value must pass it (CheckInventoryVariables).
+  std::map<std::string, VariableSpec> variables;
+  std::map<std::string, std::string> variables_from;  // name -> the role declaring it
   std::map<std::string, SecretSpec> secrets;        // generated once, kept in the state
   std::vector<RoleStep> steps;
   std::vector<RoleStep> handlers;
@@ -112,6 +118,11 @@ class Catalog {
   const Role* Find(const std::string& name) const;
   const std::map<std::string, Role>& roles() const { return roles_; }
 
+  // Every variable a role or validate declares, by name: what the inventory
+  // may set (catalog_variables.cc).
+  const VariableSpec* FindVariable(const std::string& name) const;
+  const std::map<std::string, VariableSpec>& variables() const { return variables_; }
+
   // The secrets the given roles declare (same name = same secret).
   static std::map<std::string, SecretSpec> SecretsOf(const std::vector<const Role*>& roles);
 
@@ -126,7 +137,12 @@ class Catalog {
   void CheckInventoryRoles(const Inventory& inventory, Diagnostics& diagnostics) const;
 
  private:
+  // Resolves `from:` declarations and builds variables_ (with validate's),
+  // reporting a variable two roles declare differently.
+  void CollectVariables(Diagnostics& diagnostics);
+
   std::map<std::string, Role> roles_;
+  std::map<std::string, VariableSpec> variables_;
 };
 
 }  // namespace clusterctl

@@ -40,9 +40,13 @@ class RoleParser {
     if (!fields_.ExpectMap(root, "role " + name, false)) return std::nullopt;
     fields_.CheckKnownKeys(root, kRoleKeys, "role '" + name + "'");
     if (const YamlNode* v = root.Find("version")) {
-      if (auto version = fields_.Integer(*v, "version", 1, 1000); version && *version > kRoleFormatVersion) {
-        fields_.Error(v->location, "role format version " + std::to_string(*version) +
-                                       " is not supported (this clusterctl reads 1 to " + std::to_string(kRoleFormatVersion) + ")");
+      if (auto version = fields_.Integer(*v, "version", 1, 1000)) {
+        role.format_version = static_cast<int>(*version);
+        if (*version > kRoleFormatVersion) {
+          fields_.Error(v->location, "role format version " + std::to_string(*version) +
+                                         " is not supported (this clusterctl reads 1 to " +
+                                         std::to_string(kRoleFormatVersion) + ")");
+        }
       }
     }
     if (const YamlNode* v = root.Find("description")) role.description = fields_.String(*v, "description").value_or("");
@@ -51,10 +55,7 @@ class RoleParser {
     if (const YamlNode* v = root.Find("depends_on")) role.depends_on = fields_.StringList(*v, "depends_on").value_or(std::vector<std::string>{});
     if (const YamlNode* v = root.Find("waits_for")) role.waits_for = ParseWaits(*v);
     if (const YamlNode* v = root.Find("when")) role.when = ParseWhen(*v);
-    if (const YamlNode* v = root.Find("vars")) {
-      if (fields_.ExpectMap(*v, "vars")) role.vars = YamlToJson(*v);
-      if (role.vars.is_null()) role.vars = nlohmann::json::object();
-    }
+    if (const YamlNode* v = root.Find("vars")) ParseVars(*v, role);
     if (const YamlNode* v = root.Find("syntax")) ParseSyntax(*v, role);
     if (const YamlNode* v = root.Find("secrets")) ParseSecrets(*v, role);
     if (const YamlNode* v = root.Find("steps")) ParseSteps(*v, role.steps, "step");
@@ -74,14 +75,39 @@ class RoleParser {
   }
 
  private:
-  // syntax: {prometheus_listen: address:port, prometheus_retention: duration}
-  // Each names a variable of `vars`; a default that is not null must have it.
+  // vars: declarations (format 3: variable_spec.h), or defaults alone
+  // (formats 1 and 2: the declaration is inferred from the default).
+  void ParseVars(const YamlNode& node, Role& role) {
+    if (!fields_.ExpectMap(node, "vars")) return;
+    for (size_t i = 0; i < node.entries.size(); ++i) {
+      const auto& [name, value] = node.entries[i];
+      if (role.format_version < 3) {
+        role.vars[name] = YamlToJson(value);
+        role.variables[name] = InferVariableSpec(name, role.vars[name]);
+        role.variables[name].where = node.key_locations[i];
+      } else if (value.is_map() && value.entries.size() == 1 && value.entries[0].first == "from") {
+        if (auto owner = fields_.String(value.entries[0].second, "from of " + name)) role.variables_from[name] = *owner;
+        role.vars[name] = nullptr;  // the owner's default, once every role is loaded
+      } else if (auto spec = ParseVariableSpec(name, value, false, fields_)) {
+        role.vars[name] = spec->default_value;
+        role.variables[name] = std::move(*spec);
+      }
+    }
+    for (auto& [name, spec] : role.variables) spec.declared_by = role.name;
+  }
+
+  // syntax: {prometheus_listen: address:port} (format 2 only; format 3
+  // writes `syntax:` in the declaration). Each names a variable of `vars`.
   void ParseSyntax(const YamlNode& node, Role& role) {
+    if (role.format_version >= 3) {
+      fields_.Error(node.location, "role format 3 declares a variable's syntax in its declaration (vars: NAME: {syntax: ...})");
+      return;
+    }
     if (!fields_.ExpectMap(node, "syntax")) return;
     for (size_t i = 0; i < node.entries.size(); ++i) {
       const std::string& name = node.entries[i].first;
       const YamlNode& value = node.entries[i].second;
-      if (!role.vars.contains(name)) {
+      if (!role.variables.count(name)) {
         fields_.Error(node.key_locations[i], "syntax of '" + name + "': not a variable of this role's vars");
         continue;
       }
@@ -93,17 +119,14 @@ class RoleParser {
                                           ")" + DidYouMean(*syntax_name, ValueSyntaxNames()));
         continue;
       }
-      const nlohmann::json& default_value = role.vars[name];
-      if (!default_value.is_null()) {
-        const std::string text = default_value.is_string() ? default_value.get<std::string>() : JsonText(default_value);
-        const std::string refused = default_value.is_object() || default_value.is_array()
-                                        ? "is not a single value"
-                                        : syntax->refuses(text);
-        if (!refused.empty()) {
-          fields_.Error(value.location, "the default of '" + name + "' (" + Printable(text, 40) + ") " + refused);
-        }
+      VariableSpec& spec = role.variables[name];
+      spec.syntax = syntax;
+      if (spec.default_value.is_null()) continue;
+      VariableSpec checked = spec;
+      checked.file = false;
+      for (const std::string& problem : CheckVariableValue(checked, spec.default_value, "the default of '" + name + "'", {})) {
+        fields_.Error(value.location, problem);
       }
-      role.syntax[name] = syntax;
     }
   }
 
@@ -397,6 +420,7 @@ std::optional<Catalog> Catalog::Load(const Sources& sources, Diagnostics& diagno
       if (std::optional<Role> role = parser.Parse(*root, name)) catalog.roles_[name] = std::move(*role);
     }
   }
+  catalog.CollectVariables(diagnostics);
   // References and cycles (depends_on and waits_for together).
   std::vector<std::string> names;
   for (const auto& [name, role] : catalog.roles_) names.push_back(name);

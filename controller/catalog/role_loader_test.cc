@@ -1,5 +1,8 @@
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "controller/catalog/role.h"
 #include "tests/unit/test_paths.h"
 
@@ -25,7 +28,8 @@ TEST_CASE("a role declares value syntaxes for its variables; each is checked whe
                                  "/t/roles/t.yaml", "t", sources, good);
   REQUIRE(role);
   CHECK_FALSE(good.has_errors());
-  CHECK(role->syntax.at("listen") == FindValueSyntax("address:port"));
+  CHECK(role->variables.at("listen").syntax == FindValueSyntax("address:port"));
+  CHECK(role->variables.at("listen").inferred);
 
   Diagnostics bad;
   (void)Catalog::ParseRole("version: 2\nvars:\n  keep: forever\nsyntax:\n  keep: duration\n  other: word\n"
@@ -42,9 +46,59 @@ TEST_CASE("a role declares value syntaxes for its variables; each is checked whe
   CHECK(unknown.ToString().find("did you mean 'address'") != std::string::npos);
 
   Diagnostics future;
-  (void)Catalog::ParseRole("version: 3\n", "/t/roles/t.yaml", "t", sources, future);
-  CHECK(future.ToString().find("role format version 3 is not supported (this clusterctl reads 1 to 2)") !=
+  (void)Catalog::ParseRole("version: 4\n", "/t/roles/t.yaml", "t", sources, future);
+  CHECK(future.ToString().find("role format version 4 is not supported (this clusterctl reads 1 to 3)") !=
         std::string::npos);
+}
+
+TEST_CASE("format 3 declares every variable; syntax: moves into the declaration") {
+  Catalog::Sources sources{{}, {testing::SourceDir() + "/templates"}};
+  Diagnostics good;
+  auto role = Catalog::ParseRole("version: 3\nvars:\n  port: {default: 9100, syntax: port, description: the port}\n"
+                                 "  other: {from: x}\n",
+                                 "/t/roles/t.yaml", "t", sources, good);
+  REQUIRE(role);
+  CHECK_FALSE(good.has_errors());
+  CHECK(role->vars["port"] == 9100);
+  CHECK(role->variables.at("port").description == "the port");
+  CHECK(role->variables.at("port").declared_by == "t");
+  CHECK(role->variables_from.at("other") == "x");
+
+  Diagnostics bad;
+  (void)Catalog::ParseRole("version: 3\nvars:\n  port: 9100\nsyntax:\n  port: port\n", "/t/roles/t.yaml", "t",
+                           sources, bad);
+  CHECK(bad.ToString().find("/t/roles/t.yaml:3:9: error: variable 'port': expected a declaration") != std::string::npos);
+  CHECK(bad.ToString().find("role format 3 declares a variable's syntax in its declaration") != std::string::npos);
+}
+
+TEST_CASE("a variable is declared by one role; others take it with from:") {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "role_loader_test_from";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "roles");
+  auto write = [&](const std::string& name, const std::string& text) { std::ofstream(dir / "roles" / name) << text; };
+  write("a.yaml", "version: 3\nvars:\n  v: {default: 1, description: d}\n");
+  write("b.yaml", "version: 3\nvars:\n  v: {from: a}\n  w: {from: c}\n  u: {from: a}\n");
+  write("c.yaml", "version: 1\nvars:\n  v: 2\n");  // inferred: no conflict, the declaration wins
+  Diagnostics diagnostics;
+  auto catalog = Catalog::Load({{(dir / "roles").string()}, {testing::SourceDir() + "/templates"}}, diagnostics);
+  const std::string errors = diagnostics.ToString();
+  CHECK(errors.find("variable 'w' of role b is from role c, which does not declare it") != std::string::npos);
+  CHECK(errors.find("variable 'u' of role b is from role a, which does not declare it") != std::string::npos);
+
+  write("b.yaml", "version: 3\nvars:\n  v: {from: a}\n");
+  Diagnostics fixed;
+  catalog = Catalog::Load({{(dir / "roles").string()}, {testing::SourceDir() + "/templates"}}, fixed);
+  REQUIRE(catalog);
+  CHECK(catalog->Find("b")->vars["v"] == 1);
+  CHECK(catalog->FindVariable("v")->declared_by == "a");
+  CHECK(catalog->FindVariable("validate_gpu_ecc_required")->declared_by == "validate");
+
+  write("c.yaml", "version: 3\nvars:\n  v: {default: 1, description: again}\n");
+  Diagnostics twice;
+  CHECK_FALSE(Catalog::Load({{(dir / "roles").string()}, {testing::SourceDir() + "/templates"}}, twice));
+  CHECK(twice.ToString().find("variable 'v' is declared by a and by role c: declare it once and write 'v: {from: a}' "
+                              "in the other role") != std::string::npos);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -72,9 +72,28 @@ std::string Path(std::string_view text) {
   return "";
 }
 
+// An InfiniBand port as DEVICE/PORT: mlx5_0/1.
+std::string IbPort(std::string_view text) {
+  const size_t slash = text.find('/');
+  if (slash == 0 || slash == std::string_view::npos || !IsAlnumOr(text.substr(0, slash), "_") ||
+      !Digits(text.substr(slash + 1)) || text.size() - slash > 4) {
+    return "is not DEVICE/PORT (mlx5_0/1)";
+  }
+  return "";
+}
+
+// A byte count with an optional K, M or G: 1G, 512M, 65536.
+std::string Size(std::string_view text) {
+  const std::string_view digits = !text.empty() && std::string_view("KMG").find(text.back()) != std::string_view::npos
+                                      ? text.substr(0, text.size() - 1)
+                                      : text;
+  if (!Digits(digits) || digits.size() > 12) return "is not a size (digits and an optional K, M or G: 1G, 512M)";
+  return "";
+}
+
 const ValueSyntax kSyntaxes[] = {
-    {"word", Word},       {"address", Address}, {"port", Port},
-    {"address:port", AddressPort}, {"duration", Duration}, {"path", Path},
+    {"word", Word},       {"address", Address}, {"port", Port}, {"address:port", AddressPort},
+    {"duration", Duration}, {"path", Path},     {"ib-port", IbPort}, {"size", Size},
 };
 
 }  // namespace

@@ -15,26 +15,6 @@ namespace {
 
 using json = nlohmann::json;
 
-// "an integer", "a string", ...: what a value is, for messages.
-std::string KindOf(const json& value) {
-  if (value.is_number_integer()) return "an integer";
-  if (value.is_number()) return "a number";
-  if (value.is_boolean()) return "true or false";
-  if (value.is_string()) return "a string";
-  if (value.is_array()) return "a list";
-  if (value.is_object()) return "a map";
-  return "nothing";
-}
-
-// Whether `value` may replace `default_value`.
-bool SameKind(const json& default_value, const json& value) {
-  if (default_value.is_number_integer()) return value.is_number_integer();
-  if (default_value.is_number()) return value.is_number();
-  return default_value.type() == value.type();
-}
-
-std::string Shown(const json& value) { return Printable(value.is_string() ? value.get<std::string>() : JsonText(value), 40); }
-
 // Where a role puts a variable, and what its value must be there.
 struct Use {
   enum class Kind {
@@ -122,56 +102,81 @@ std::map<std::string, std::vector<Use>> UsesOf(const Role& role) {
   return uses;
 }
 
+// One place the inventory sets a variable: the cluster's, a group's or a
+// host's `vars` (a host pattern's vars once for all its hosts).
+struct Definition {
+  std::string name;
+  const json* value;
+  SourceLocation at;
+};
+
+std::vector<Definition> DefinitionsOf(const Inventory& inventory) {
+  std::vector<Definition> definitions;
+  std::set<std::tuple<std::string, std::string, int, int>> seen;
+  auto add = [&](const std::string& name, const json& value, const SourceLocation& at) {
+    if (seen.insert({name, at.file, at.line, at.column}).second) definitions.push_back({name, &value, at});
+  };
+  auto located = [&](const json& vars, const std::map<std::string, SourceLocation>& locations) {
+    for (const auto& [name, value] : vars.items()) {
+      auto at = locations.find(name);
+      add(name, value, at != locations.end() ? at->second : SourceLocation{inventory.source_file, 0, 0});
+    }
+  };
+  located(inventory.cluster_vars, inventory.cluster_var_locations);
+  for (const Group& group : inventory.groups) located(group.vars, group.var_locations);
+  for (const Host& host : inventory.hosts) located(host.vars, host.var_origins);
+  return definitions;
+}
+
+// The declaration's own rules: known name, type, allowed values, syntax, bounds, files.
+void CheckDeclared(const Catalog& catalog, const Inventory& inventory, const Definition& d,
+                   const std::vector<std::string>& known, Diagnostics& diagnostics) {
+  const VariableSpec* spec = catalog.FindVariable(d.name);
+  if (!spec) {
+    diagnostics.Error(d.at, "unknown variable '" + Printable(d.name, 60) + "': no role and no check reads it" +
+                                DidYouMean(d.name, known) + " (clusterctl roles lists the variables)");
+    return;
+  }
+  const std::string owner = spec->declared_by == "validate" ? "validate" : "role " + spec->declared_by;
+  for (const std::string& problem : CheckVariableValue(*spec, *d.value, d.name, {inventory.base_dir})) {
+    diagnostics.Error(d.at, "variable " + problem + " (" + owner + ")");
+  }
+}
+
+// Where roles put it: templates' formats, names, files sent to nodes.
+void CheckUses(const std::vector<Use>& uses, const Inventory& inventory, const Definition& d, Diagnostics& diagnostics) {
+  const json& value = *d.value;
+  if (value.is_object() || value.is_null()) return;
+  std::set<std::string> reported;
+  for (const Use& use : uses) {
+    // A list is a whole value (a list of packages), not text for a template.
+    if (value.is_array() && use.kind == Use::Kind::kTemplate) continue;
+    for (const json& item : value.is_array() ? value : json::array({value})) {
+      if (item.is_object() || item.is_array() || item.is_null()) continue;
+      const std::string text = item.is_string() ? item.get<std::string>() : JsonText(item);
+      const std::string unsafe = Refusal(use, text, inventory);
+      if (unsafe.empty() || !reported.insert(use.where).second) continue;
+      diagnostics.Error(d.at, use.kind == Use::Kind::kTemplate
+                                  ? "variable '" + d.name + "' (" + Printable(text, 40) + ") " + unsafe + " (" + use.where + ")"
+                                  : "variable '" + d.name + "': " + unsafe + " (" + use.where + ")");
+    }
+  }
+}
+
 }  // namespace
 
 void CheckInventoryVariables(const Catalog& catalog, const Inventory& inventory, Diagnostics& diagnostics) {
-  std::map<const Role*, std::map<std::string, std::vector<Use>>> uses;
-  std::set<std::tuple<std::string, std::string, int, int, std::string>> reported;  // var, origin, about
-  auto report = [&](const std::string& name, const SourceLocation& at, const std::string& about,
-                    const std::string& message) {
-    if (reported.insert({name, at.file, at.line, at.column, about}).second) diagnostics.Error(at, message);
-  };
-  for (const Host& host : inventory.hosts) {
-    for (const Role* role : catalog.RolesFor(host, inventory, {})) {
-      if (!uses.count(role)) uses[role] = UsesOf(*role);
-      for (const auto& [name, value] : host.vars.items()) {
-        auto origin = host.var_origins.find(name);
-        const SourceLocation at = origin != host.var_origins.end() ? origin->second
-                                                                  : SourceLocation{inventory.source_file, 0, 0};
-        const json* default_value = role->vars.contains(name) ? &role->vars[name] : nullptr;
-        if (default_value && !default_value->is_null() && !SameKind(*default_value, value)) {
-          report(name, at, "type",
-                 "variable '" + name + "' must be " + KindOf(*default_value) + " (role " + role->name +
-                     "'s default is " + Shown(*default_value) + "), not " + KindOf(value) + " (" + Shown(value) + ")");
-        }
-        if (auto syntax = role->syntax.find(name); syntax != role->syntax.end() && !value.is_null()) {
-          const std::string text = value.is_string() ? value.get<std::string>() : JsonText(value);
-          const std::string refused =
-              value.is_array() || value.is_object() ? "is " + KindOf(value) + ", not one value" : syntax->second->refuses(text);
-          if (!refused.empty()) {
-            report(name, at, "syntax",
-                   "variable '" + name + "' (" + Printable(text, 40) + ") " + refused + " (role " + role->name +
-                       " declares it " + syntax->second->name + ")");
-          }
-        }
-        auto used = uses[role].find(name);
-        if (used == uses[role].end() || value.is_object() || value.is_null()) continue;
-        for (const Use& use : used->second) {
-          // A list is a whole value (a list of packages), not text for a template.
-          if (value.is_array() && use.kind == Use::Kind::kTemplate) continue;
-          for (const json& item : value.is_array() ? value : json::array({value})) {
-            if (item.is_object() || item.is_array() || item.is_null()) continue;
-            const std::string text = item.is_string() ? item.get<std::string>() : JsonText(item);
-            const std::string unsafe = Refusal(use, text, inventory);
-            if (unsafe.empty()) continue;
-            report(name, at, use.where,
-                   use.kind == Use::Kind::kTemplate
-                       ? "variable '" + name + "' (" + Printable(text, 40) + ") " + unsafe + " (" + use.where + ")"
-                       : "variable '" + name + "': " + unsafe + " (" + use.where + ")");
-          }
-        }
-      }
+  std::map<std::string, std::vector<Use>> uses;  // every role's, by variable
+  for (const auto& [name, role] : catalog.roles()) {
+    for (auto& [variable, role_uses] : UsesOf(role)) {
+      uses[variable].insert(uses[variable].end(), role_uses.begin(), role_uses.end());
     }
+  }
+  std::vector<std::string> known;
+  for (const auto& [name, spec] : catalog.variables()) known.push_back(name);
+  for (const Definition& d : DefinitionsOf(inventory)) {
+    CheckDeclared(catalog, inventory, d, known, diagnostics);
+    if (auto it = uses.find(d.name); it != uses.end()) CheckUses(it->second, inventory, d, diagnostics);
   }
 }
 

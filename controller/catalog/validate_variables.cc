@@ -1,0 +1,122 @@
+#include "controller/catalog/validate_variables.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "common/yaml_doc.h"
+#include "common/yaml_fields.h"
+
+namespace clusterctl {
+namespace {
+
+// In the role files' declaration format (variable_spec.h), so one parser and
+// one documentation generator serve both. A null default: validate computes
+// it from the node (docs/validation.md says how).
+constexpr const char* kDeclarations = R"(
+validate_clock_offset_max_ms:
+  default: 100
+  type: number
+  minimum: 0
+  description: largest |offset| from chrony's reference, in ms (clock.offset)
+validate_gpus_expected:
+  default: null
+  type: integer
+  minimum: 0
+  description: GPUs every node must show (gpu.count); null, the PCI count
+validate_gpu_aggregate_uncorrectable_max:
+  default: 0
+  minimum: 0
+  description: lifetime uncorrectable ECC errors a GPU may have had (gpu.ecc)
+validate_gpu_xid_ignore:
+  default: []
+  items: {type: integer, minimum: 0}
+  description: Xid codes not counted by gpu.xid (e.g. [13, 31, 43], application faults)
+validate_gpu_ecc_required:
+  default: true
+  description: ECC must be on (gpu.ecc); false makes ECC off or absent a skip
+validate_gpu_pcie_gen_min:
+  default: null
+  type: integer
+  minimum: 1
+  description: PCIe generation every GPU must reach when not idle; null, each GPU's maximum
+validate_gpu_pcie_width_min:
+  default: null
+  type: integer
+  minimum: 1
+  description: PCIe lanes every GPU must have trained; null, each GPU's maximum width
+validate_gpu_nvlinks:
+  default: null
+  type: integer
+  minimum: 0
+  description: NVLink links every GPU must have up; null, the model's count or the most any GPU has
+validate_gpu_nvlink_gbps:
+  default: null
+  type: number
+  minimum: 0
+  description: speed of each NVLink link in GB/s; null, the fastest link of the node
+validate_ib_ports:
+  default: []
+  items: {type: string, syntax: ib-port}
+  description: the InfiniBand ports every node must have up, DEVICE/PORT; empty, every InfiniBand port found
+validate_ib_rate_gbps:
+  default: null
+  type: number
+  minimum: 1
+  description: rate each expected port must reach, Gb/s; null, the fastest expected port of the node
+validate_ib_write_bw_min_mbps:
+  default: null
+  type: number
+  minimum: 0
+  description: ib_write_bw floor in MB/s; null, 88% of the port's line rate
+validate_ib_write_bw_message_bytes:
+  default: 65536
+  minimum: 1
+  description: message size the ib_write_bw floor applies to
+validate_nccl_busbw_min_gbps:
+  default: null
+  type: number
+  minimum: 0
+  description: all_reduce bus bandwidth floor in GB/s; null, by GPU model (node) or IB line rate (cluster)
+validate_nccl_small_message_max_us:
+  default: 100
+  type: number
+  minimum: 1
+  description: cross-node all_reduce latency of the smallest messages, in microseconds
+validate_nccl_tests_dir:
+  default: /usr/local/bin
+  syntax: path
+  description: where all_reduce_perf is looked for (then PATH)
+validate_nccl_max_bytes:
+  default: 1G
+  syntax: size
+  description: the largest all_reduce size (all_reduce_perf -e)
+)";
+
+std::map<std::string, VariableSpec> Parse() {
+  Diagnostics diagnostics;
+  YamlFields fields(diagnostics);
+  std::map<std::string, VariableSpec> out;
+  std::optional<YamlNode> root = ParseYaml(kDeclarations, "validate_variables.cc", YamlLimits{}, diagnostics);
+  if (root && root->is_map()) {
+    for (const auto& [name, node] : root->entries) {
+      if (auto spec = ParseVariableSpec(name, node, false, fields)) {
+        spec->declared_by = "validate";
+        out.emplace(name, std::move(*spec));
+      }
+    }
+  }
+  if (diagnostics.has_errors()) {  // a defect of this file, caught by its unit test
+    std::fprintf(stderr, "%s", diagnostics.ToString().c_str());
+    std::abort();
+  }
+  return out;
+}
+
+}  // namespace
+
+const std::map<std::string, VariableSpec>& ValidateVariables() {
+  static const std::map<std::string, VariableSpec> variables = Parse();
+  return variables;
+}
+
+}  // namespace clusterctl

@@ -1,0 +1,17 @@
+// The variables `clusterctl validate` reads (its thresholds, docs/validation.md),
+// declared like role variables so that `inventory check` knows them. Declared
+// here, below both the catalog that checks them and validate's reader
+// (controller/validate/thresholds.cc), which takes its defaults from them.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "controller/catalog/variable_spec.h"
+
+namespace clusterctl {
+
+// Parsed once; declared_by is "validate".
+const std::map<std::string, VariableSpec>& ValidateVariables();
+
+}  // namespace clusterctl

@@ -1,0 +1,79 @@
+// Variable declarations: what a role (or validate) says about a variable it
+// reads, and checking a value against it (docs/roles.md, "Variables").
+//
+// A role file of format 3 declares each variable under `vars:`:
+//
+//   rdma_stack:
+//     default: inbox
+//     allowed: [inbox, mlnx_ofed, doca_ofed]
+//     description: which RDMA stack is installed
+//
+// with `type` (string, integer, number, boolean, list, map; taken from a
+// non-null default, required with a null one), `allowed`, `syntax` (a value
+// syntax, value_syntax.h), `minimum`/`maximum` (numbers), `file: true` (a
+// file beside the inventory that must exist), `items` (a list's items: a
+// declaration without default) and `fields` (a map's keys, each a
+// declaration with optional `required: true`). `from: ROLE` instead says the
+// variable is declared by ROLE (same type, default and description).
+// Formats 1 and 2 wrote only defaults: their declarations are inferred
+// (type from the default, no description).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/diagnostics.h"
+#include "common/yaml_fields.h"
+#include "controller/catalog/value_syntax.h"
+
+namespace clusterctl {
+
+struct VariableSpec {
+  enum class Type { kAny, kString, kInteger, kNumber, kBoolean, kList, kMap };
+
+  std::string name;  // the variable's, or the field's name
+  Type type = Type::kAny;
+  nlohmann::json default_value;  // null: unset unless the inventory sets it (then null is allowed)
+  bool has_default = false;      // fields may have none
+  std::vector<nlohmann::json> allowed;  // empty: any value of the type
+  const ValueSyntax* syntax = nullptr;
+  std::optional<double> minimum, maximum;
+  bool file = false;      // a file beside the inventory, sent to nodes: must exist
+  bool required = false;  // a field that must be present
+  std::string description;
+  std::shared_ptr<const VariableSpec> items;  // kList: what each item must be
+  std::vector<VariableSpec> fields;           // kMap (or a list's map items): the keys; empty: any
+  // Declared by a role of format 1 or 2 (only a default): weaker than a
+  // declaration, never in conflict with one.
+  bool inferred = false;
+  std::string declared_by;  // the role, or "validate"
+  SourceLocation where;
+
+  const VariableSpec* Field(const std::string& field_name) const;
+};
+
+const char* TypeName(VariableSpec::Type type);  // "string", "integer", ...
+
+// The declaration of a format-1/2 role variable from its default alone.
+VariableSpec InferVariableSpec(const std::string& name, const nlohmann::json& default_value);
+
+// Parses one declaration (a map) of format 3. `is_field`: a field of a map
+// or a list's items (no default required). Problems are reported located.
+std::optional<VariableSpec> ParseVariableSpec(const std::string& name, const YamlNode& node, bool is_field,
+                                              YamlFields& fields);
+
+// What checking a value needs besides the value: where files are looked for.
+struct ValueCheckContext {
+  std::string inventory_dir;  // files named by `file: true` variables resolve here
+};
+
+// Every way `value` fails `spec`, each one sentence starting with the path
+// ("slurm_partitions[1]: unknown key 'nodes' (did you mean 'group'?)").
+std::vector<std::string> CheckVariableValue(const VariableSpec& spec, const nlohmann::json& value,
+                                            const std::string& path, const ValueCheckContext& context);
+
+}  // namespace clusterctl
