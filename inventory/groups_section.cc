@@ -121,33 +121,43 @@ void ReportUndefinedHosts(const GroupDraft& g, NameIndex& index, Diagnostics& di
 
 void ParseGroups(const YamlNode& node, InventoryDraft& draft, const InventoryLoadOptions& options,
                  YamlFields& fields) {
-  if (!fields.ExpectMap(node, "'groups'")) return;
+  if (!fields.ExpectMap(node, "'groups'")) {
+    draft.incomplete = true;
+    return;
+  }
   ListedNames listed{options.size.max_group_memberships};
   for (size_t i = 0; i < node.entries.size(); ++i) {
     const auto& [name, body] = node.entries[i];
     const SourceLocation& where = node.key_locations[i];
     if (name == kGroupAll) {
       fields.Error(where, "group 'all' is implicit (every host); set cluster-wide values under the top-level 'vars'");
+      draft.incomplete = true;
       continue;
     }
     if (!IsGroupName(name)) {
       fields.Error(where, "group name '" + name + "' must start with a letter and contain only letters, digits, '_' or '-'");
+      draft.incomplete = true;
       continue;
     }
     const std::string context = "group '" + name + "'";
     GroupDraft draft_group;
     draft_group.group.name = name;
     draft_group.group.defined_at = where;
-    if (!fields.ExpectMap(body, context)) continue;
+    if (!fields.ExpectMap(body, context)) {
+      draft.incomplete = true;
+      continue;
+    }
     fields.CheckKnownKeys(body, kGroupKeys, context);
     const YamlNode* hosts = body.Find("hosts");
     if (hosts && !ParseNameList(*hosts, "'hosts' of " + context, true, draft_group.group.hosts,
                                 draft_group.host_locations, listed, fields)) {
+      draft.incomplete = true;
       return;
     }
     const YamlNode* children = body.Find("children");
     if (children && !ParseNameList(*children, "'children' of " + context, false, draft_group.group.children,
                                    draft_group.child_locations, listed, fields)) {
+      draft.incomplete = true;
       return;
     }
     if (const YamlNode* roles = body.Find("roles")) {

@@ -77,7 +77,10 @@ void ParseInterfaces(const YamlNode& node, const std::string& pattern, std::vect
 
 void ParseHosts(const YamlNode& node, InventoryDraft& draft, const InventoryLoadOptions& options,
                 YamlFields& fields) {
-  if (!fields.ExpectMap(node, "'hosts'", false)) return;
+  if (!fields.ExpectMap(node, "'hosts'", false)) {
+    draft.incomplete = true;
+    return;
+  }
   std::map<std::string, std::pair<std::string, SourceLocation>> defined;  // name -> pattern, where
   size_t expanded_names = 0;  // bounds the work below, valid patterns or not
 
@@ -87,6 +90,7 @@ void ParseHosts(const YamlNode& node, InventoryDraft& draft, const InventoryLoad
     auto names = ExpandHostPattern(pattern);
     if (!names.ok()) {
       fields.Error(where, "host " + names.status().message());
+      draft.incomplete = true;
       continue;
     }
     expanded_names += names->size();
@@ -94,6 +98,7 @@ void ParseHosts(const YamlNode& node, InventoryDraft& draft, const InventoryLoad
       fields.Error(where, "host '" + pattern + "' takes the inventory past " +
                               std::to_string(options.size.max_hosts) +
                               " hosts, the most one inventory may define; the hosts after it were not read");
+      draft.incomplete = true;
       return;
     }
     bool names_ok = true;
@@ -104,7 +109,10 @@ void ParseHosts(const YamlNode& node, InventoryDraft& draft, const InventoryLoad
         break;
       }
     }
-    if (!names_ok) continue;
+    if (!names_ok) {
+      draft.incomplete = true;
+      continue;
+    }
 
     std::vector<HostDraft> hosts;
     for (const std::string& name : *names) {
@@ -125,10 +133,11 @@ void ParseHosts(const YamlNode& node, InventoryDraft& draft, const InventoryLoad
       h.pattern = pattern;
       hosts.push_back(std::move(h));
     }
-    if (hosts.size() != names->size()) continue;
-
     const std::string context = "host '" + pattern + "'";
-    if (!fields.ExpectMap(body, context)) continue;
+    if (hosts.size() != names->size() || !fields.ExpectMap(body, context)) {
+      draft.incomplete = true;
+      continue;
+    }
     fields.CheckKnownKeys(body, kHostKeys, context);
     if (const YamlNode* address = body.Find("address")) {
       if (auto addresses = ExpandAddresses(*address, "address", pattern, hosts.size(), fields)) {

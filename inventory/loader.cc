@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 #include <tuple>
 
 #include "common/yaml_fields.h"
@@ -14,6 +15,7 @@
 namespace clusterctl {
 namespace {
 
+using inventory_internal::GroupDraft;
 using inventory_internal::HostDraft;
 using inventory_internal::InventoryDraft;
 
@@ -80,6 +82,28 @@ void WarnAboutWellKnownGroups(const Inventory& inventory, Diagnostics& diagnosti
   }
 }
 
+// What was read of a failed inventory (InventoryLoadOptions::partial): one
+// host per host pattern whose variables were not resolved, so a pattern of
+// 100,000 hosts costs one copy of its vars.
+void KeepPartial(InventoryDraft& draft, const InventoryLoadOptions& options) {
+  if (!options.partial) return;
+  Inventory partial = draft.inventory;
+  partial.groups.clear();
+  for (const GroupDraft& g : draft.groups) partial.groups.push_back(g.group);
+  std::set<const void*> patterns;
+  for (const HostDraft& h : draft.hosts) {
+    if (!h.host.vars.empty() || !h.host.var_origins.empty()) {
+      partial.hosts.push_back(h.host);
+    } else if (h.own_vars && patterns.insert(h.own_vars.get()).second) {
+      Host host = h.host;
+      host.vars = h.own_vars->values;
+      host.var_origins = h.own_vars->locations;
+      partial.hosts.push_back(std::move(host));
+    }
+  }
+  *options.partial = std::move(partial);
+}
+
 }  // namespace
 
 std::optional<Inventory> ParseInventory(std::string_view text, const std::string& file_name,
@@ -137,10 +161,16 @@ std::optional<Inventory> ParseInventory(std::string_view text, const std::string
     fields.Error({file_name, 1, 1}, "missing required key 'hosts'");
   }
   if (const YamlNode* groups = root->Find("groups")) inventory_internal::ParseGroups(*groups, draft, options, fields);
-  if (diagnostics.has_errors()) return std::nullopt;
+  if (diagnostics.has_errors() && draft.incomplete) {
+    KeepPartial(draft, options);
+    return std::nullopt;
+  }
 
   for (auto& g : draft.groups) inventory.groups.push_back(g.group);
-  if (!inventory_internal::ResolveGroups(draft, options.size.max_group_memberships, diagnostics)) return std::nullopt;
+  if (!inventory_internal::ResolveGroups(draft, options.size.max_group_memberships, diagnostics)) {
+    KeepPartial(draft, options);
+    return std::nullopt;
+  }
   inventory.groups.clear();
   for (size_t i = 0; i < draft.groups.size(); ++i) {
     inventory.groups.push_back(draft.groups[i].group);
@@ -149,7 +179,10 @@ std::optional<Inventory> ParseInventory(std::string_view text, const std::string
   ResolveConnections(draft);
   inventory_internal::ResolveVariables(draft, options.size.max_variable_bytes, diagnostics);
   CheckDuplicateEndpoints(draft, diagnostics);
-  if (diagnostics.has_errors()) return std::nullopt;
+  if (diagnostics.has_errors()) {
+    KeepPartial(draft, options);
+    return std::nullopt;
+  }
 
   for (HostDraft& h : draft.hosts) {
     std::sort(h.host.interfaces.begin(), h.host.interfaces.end(),

@@ -33,6 +33,12 @@ struct InventoryLoadOptions {
   std::string home_dir;
   // Whether a path names a readable regular file; replaced in unit tests.
   std::function<bool(const std::string&)> file_exists;
+  // When set and loading fails: what was read, for checks that report in
+  // the same pass (variables against the roles). It holds the cluster's and
+  // the groups' variables with their locations, and hosts with at least
+  // their own variables (resolved where resolution ran); none of model.h's
+  // invariants. Left untouched when loading succeeds.
+  Inventory* partial = nullptr;
 };
 
 std::optional<Inventory> LoadInventory(const std::string& path, Diagnostics& diagnostics,

@@ -41,6 +41,11 @@ struct InventoryDraft {
   ConnectionOverrides cluster_connection;
   std::vector<HostDraft> hosts;
   std::vector<GroupDraft> groups;
+  // A host or group definition was skipped for an error: resolving the
+  // groups' references would then report hosts and groups as undefined that
+  // are only unread. Without it, resolution runs despite other errors, so one
+  // pass reports them all.
+  bool incomplete = false;
 };
 
 // connection_section.cc

@@ -128,13 +128,28 @@ std::vector<Definition> DefinitionsOf(const Inventory& inventory) {
   return definitions;
 }
 
+// " (did you mean 'X'?)": a close spelling, or a declared name that ends in
+// this one (ib_rate_gbps: validate_ib_rate_gbps).
+std::string SuggestVariable(const std::string& name, const std::vector<std::string>& known) {
+  std::string close = DidYouMean(name, known);
+  if (!close.empty()) return close;
+  for (const std::string& candidate : known) {
+    if (candidate.size() > name.size() && candidate.compare(candidate.size() - name.size(), name.size(), name) == 0 &&
+        candidate[candidate.size() - name.size() - 1] == '_') {
+      return " (did you mean '" + candidate + "'?)";
+    }
+  }
+  return "";
+}
+
 // The declaration's own rules: known name, type, allowed values, syntax, bounds, files.
 void CheckDeclared(const Catalog& catalog, const Inventory& inventory, const Definition& d,
-                   const std::vector<std::string>& known, Diagnostics& diagnostics) {
+                   const std::vector<std::string>& known, bool catalog_complete, Diagnostics& diagnostics) {
   const VariableSpec* spec = catalog.FindVariable(d.name);
+  if (!spec && !catalog_complete) return;
   if (!spec) {
     diagnostics.Error(d.at, "unknown variable '" + Printable(d.name, 60) + "': no role and no check reads it" +
-                                DidYouMean(d.name, known) + " (clusterctl roles lists the variables)");
+                                SuggestVariable(d.name, known) + " (clusterctl roles lists the variables)");
     return;
   }
   const std::string owner = spec->declared_by == "validate" ? "validate" : "role " + spec->declared_by;
@@ -165,7 +180,8 @@ void CheckUses(const std::vector<Use>& uses, const Inventory& inventory, const D
 
 }  // namespace
 
-void CheckInventoryVariables(const Catalog& catalog, const Inventory& inventory, Diagnostics& diagnostics) {
+void CheckInventoryVariables(const Catalog& catalog, const Inventory& inventory, Diagnostics& diagnostics,
+                             bool catalog_complete) {
   std::map<std::string, std::vector<Use>> uses;  // every role's, by variable
   for (const auto& [name, role] : catalog.roles()) {
     for (auto& [variable, role_uses] : UsesOf(role)) {
@@ -175,7 +191,7 @@ void CheckInventoryVariables(const Catalog& catalog, const Inventory& inventory,
   std::vector<std::string> known;
   for (const auto& [name, spec] : catalog.variables()) known.push_back(name);
   for (const Definition& d : DefinitionsOf(inventory)) {
-    CheckDeclared(catalog, inventory, d, known, diagnostics);
+    CheckDeclared(catalog, inventory, d, known, catalog_complete, diagnostics);
     if (auto it = uses.find(d.name); it != uses.end()) CheckUses(it->second, inventory, d, diagnostics);
   }
 }

@@ -1,5 +1,9 @@
 // Checking the inventory's variables against the roles that use them, before
 // anything is rendered or touched (deploy, plan and `inventory check`):
+//  - declarations: every variable the inventory sets must be declared by a
+//    role or validate (a suggestion when it is not), and have its
+//    declaration's type, allowed values, syntax and bounds; a file it names
+//    must exist beside the inventory (variable_spec.h);
 //  - types: a variable whose role default is a number must be a number in
 //    the inventory (an integer where the default is one), a string a
 //    string, a list a list, a map a map, a boolean a boolean;
@@ -24,6 +28,9 @@
 
 namespace clusterctl {
 
-void CheckInventoryVariables(const Catalog& catalog, const Inventory& inventory, Diagnostics& diagnostics);
+// `catalog_complete`: the built-in roles were found, so a variable no role
+// declares is unknown (without them, only the admin's roles are known).
+void CheckInventoryVariables(const Catalog& catalog, const Inventory& inventory, Diagnostics& diagnostics,
+                             bool catalog_complete = true);
 
 }  // namespace clusterctl

@@ -22,7 +22,7 @@ const std::vector<std::string> kFieldKeys = {"default", "type",  "allowed", "syn
 
 const std::vector<std::pair<std::string, Type>> kTypes = {
     {"string", Type::kString}, {"integer", Type::kInteger}, {"number", Type::kNumber},
-    {"boolean", Type::kBoolean}, {"list", Type::kList}, {"map", Type::kMap}};
+    {"boolean", Type::kBoolean}, {"list", Type::kList}, {"map", Type::kMap}, {"scalar", Type::kScalar}};
 
 Type TypeOf(const json& value) {
   if (value.is_number_integer()) return Type::kInteger;
@@ -38,6 +38,7 @@ bool HasType(Type type, const json& value) {
   switch (type) {
     case Type::kAny: return true;
     case Type::kNumber: return value.is_number();
+    case Type::kScalar: return value.is_primitive() && !value.is_null();
     default: return TypeOf(value) == type;
   }
 }
@@ -61,6 +62,7 @@ std::string Wanted(Type type) {
     case Type::kString: return "a string";
     case Type::kList: return "a list";
     case Type::kMap: return "a map";
+    case Type::kScalar: return "one value (text, a number or true/false)";
     case Type::kAny: return "a value";
   }
   return "a value";
@@ -195,7 +197,7 @@ void CheckScalar(const VariableSpec& spec, const json& value, const std::string&
   }
   if (spec.syntax) {
     if (std::string refused = spec.syntax->refuses(TextOf(value)); !refused.empty()) {
-      problems.push_back(path + " (" + Shown(value) + ") " + refused + " (a " + spec.syntax->name + ")");
+      problems.push_back(path + " (" + Shown(value) + ") " + refused);
     }
   }
   if (value.is_number()) {

@@ -8,7 +8,8 @@
 //     allowed: [inbox, mlnx_ofed, doca_ofed]
 //     description: which RDMA stack is installed
 //
-// with `type` (string, integer, number, boolean, list, map; taken from a
+// with `type` (string, integer, number, boolean, list, map, or scalar: any
+// one of the first four; taken from a
 // non-null default, required with a null one), `allowed`, `syntax` (a value
 // syntax, value_syntax.h), `minimum`/`maximum` (numbers), `file: true` (a
 // file beside the inventory that must exist), `items` (a list's items: a
@@ -33,7 +34,7 @@
 namespace clusterctl {
 
 struct VariableSpec {
-  enum class Type { kAny, kString, kInteger, kNumber, kBoolean, kList, kMap };
+  enum class Type { kAny, kString, kInteger, kNumber, kBoolean, kList, kMap, kScalar };
 
   std::string name;  // the variable's, or the field's name
   Type type = Type::kAny;

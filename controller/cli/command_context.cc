@@ -1,6 +1,7 @@
 #include "controller/cli/command_context.h"
 
 #include "controller/cli/exit_codes.h"
+#include "controller/engine/checked_inventory.h"
 #include "inventory/loader.h"
 
 namespace clusterctl {
@@ -17,6 +18,18 @@ std::optional<Inventory> LoadInventoryOrReport(const std::string& path, const Se
   }
   if (print_warnings) LogDiagnostics(diagnostics, *services.log);
   return inventory;
+}
+
+std::optional<Inventory> LoadCheckedInventoryOrReport(const std::string& path, const Services& services) {
+  Diagnostics diagnostics;
+  CheckedInventory checked = LoadCheckedInventory(path, {}, diagnostics);
+  if (!checked.ok()) {
+    LogDiagnostics(diagnostics, *services.log);
+    services.log->Error(path + ": " + std::to_string(diagnostics.error_count()) + " error" +
+                        (diagnostics.error_count() == 1 ? "" : "s") + "; nothing was changed");
+    return std::nullopt;
+  }
+  return std::move(checked.inventory);
 }
 
 void LogDiagnostics(const Diagnostics& diagnostics, Logger& log) {

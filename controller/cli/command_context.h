@@ -42,6 +42,11 @@ void LogDiagnostics(const Diagnostics& diagnostics, Logger& log);
 std::optional<Inventory> LoadInventoryOrReport(const std::string& path, const Services& services,
                                                bool print_warnings);
 
+// LoadInventoryOrReport, and the inventory checked against the role catalog
+// (every variable declared, typed, allowed; LoadCheckedInventory), for
+// commands that act on nodes. Every problem of both is printed in one pass.
+std::optional<Inventory> LoadCheckedInventoryOrReport(const std::string& path, const Services& services);
+
 StatePaths StatePathsFor(const Inventory& inventory, const GlobalOptions& options);
 
 // Opens the state for writing. On failure prints the reason and sets

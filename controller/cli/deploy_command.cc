@@ -4,6 +4,7 @@
 
 #include "controller/cli/exit_codes.h"
 #include "controller/cli/stop_signals.h"
+#include "controller/engine/checked_inventory.h"
 #include "controller/engine/deploy_run.h"
 #include "controller/engine/report.h"
 #include "inventory/loader.h"
@@ -23,9 +24,9 @@ Reporter::Mode OutputMode(const GlobalOptions& global) {
 
 int RunDeploy(const DeployOptions& options, const GlobalOptions& global, const Services& services) {
   Diagnostics diagnostics;
-  std::optional<Inventory> inventory = LoadInventory(options.remote.inventory_path, diagnostics);
-  std::optional<Catalog> catalog;
-  if (inventory) catalog = LoadCatalogFor(*inventory, options.roles, diagnostics);
+  CheckedInventory checked = LoadCheckedInventory(options.remote.inventory_path, options.roles, diagnostics);
+  std::optional<Inventory>& inventory = checked.inventory;
+  std::optional<Catalog>& catalog = checked.catalog;
   if (!ParseBatchSize(options.batch, 1)) {
     diagnostics.Error({"--batch", 0, 0}, "'" + options.batch + "' is not N or P% (1-100)");
   }

@@ -11,6 +11,7 @@
 #include "common/strings.h"
 #include "common/yaml_doc.h"
 #include "controller/cli/exit_codes.h"
+#include "controller/engine/checked_inventory.h"
 #include "controller/engine/cluster_views.h"
 #include "controller/engine/deploy_run.h"
 #include "controller/output/table.h"
@@ -73,18 +74,18 @@ void PrintVariables(const Inventory& inventory, std::ostream& out) {
 }  // namespace
 
 int RunInventoryCheck(const std::string& inventory_path, const Services& services) {
-  std::optional<Inventory> inventory = LoadInventoryOrReport(inventory_path, services, true);
-  if (!inventory) return kExitUsage;
-  // Against the roles too: roles the inventory names, variables of the
-  // wrong type or that would break the files they land in, cluster views.
+  // The file, then against the roles (roles the inventory names, every
+  // variable) and the cluster views: every problem in one pass.
   Diagnostics diagnostics;
-  if (LoadCatalogFor(*inventory, {}, diagnostics)) CheckClusterViews(*inventory, diagnostics);
+  CheckedInventory checked = LoadCheckedInventory(inventory_path, {}, diagnostics);
+  if (checked.ok()) CheckClusterViews(*checked.inventory, diagnostics);
   LogDiagnostics(diagnostics, *services.log);  // warnings too (no built-in roles found, ...)
   if (diagnostics.has_errors()) {
     services.log->Error(inventory_path + ": " + std::to_string(diagnostics.error_count()) + " error" +
                         (diagnostics.error_count() == 1 ? "" : "s"));
     return kExitUsage;
   }
+  const Inventory* inventory = &*checked.inventory;
   std::vector<std::string> summary;
   for (const std::string& name : WellKnownGroups()) {
     std::vector<std::string> members = inventory->MembersOf(name);

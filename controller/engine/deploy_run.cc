@@ -410,7 +410,7 @@ std::optional<Catalog> LoadCatalogFor(const Inventory& inventory, const std::vec
   std::optional<Catalog> catalog = Catalog::Load(sources, diagnostics);
   if (!catalog) return std::nullopt;
   catalog->CheckInventoryRoles(inventory, diagnostics);
-  CheckInventoryVariables(*catalog, inventory, diagnostics);
+  CheckInventoryVariables(*catalog, inventory, diagnostics, sources.data_dir_found);
   std::vector<std::string> names;
   for (const auto& [name, role] : catalog->roles()) names.push_back(name);
   for (const std::string& role : only_roles) {

@@ -116,7 +116,7 @@ cp "$SRC/inventory/examples/small.yaml" "$WORK/validate/inventory.yaml"
 expect "validate --checks with an unknown check" 2 "unknown check 'gpu.eccs' (did you mean 'gpu.ecc'?)" -- \
   "$CLUSTERCTL" validate "$WORK/validate/inventory.yaml" --checks slurm,gpu.eccs
 sed 's/^vars:$/vars:\n  validate_ib_ports: mlx5_0/' "$SRC/inventory/examples/small.yaml" >"$WORK/validate/bad.yaml"
-expect "validate with a threshold of the wrong type" 2 "validate_ib_ports must be a list of DEVICE/PORT" -- \
+expect "validate with a threshold of the wrong type" 2 "variable validate_ib_ports must be a list, not a string (mlx5_0) (validate)" -- \
   "$CLUSTERCTL" validate "$WORK/validate/bad.yaml"
 if [ -e "$WORK/validate/.clusterctl" ]; then fail "a refused validate created a state"; else pass "a refused validate created nothing"; fi
 
@@ -126,12 +126,12 @@ hostile() {  # hostile NAME 'VARS YAML' EXPECTED
   { sed -n '1,/^vars:$/p' "$SRC/inventory/examples/small.yaml"; printf '%s\n' "$2"; sed -n '/^vars:$/,$p' "$SRC/inventory/examples/small.yaml" | tail -n +2; } >"$WORK/values/$1.yaml"
   expect "inventory check refuses $1" 2 "$3" -- "$CLUSTERCTL" inventory check "$WORK/values/$1.yaml"
 }
-hostile newline '  slurm_def_mem_per_cpu: "1024\nPartitionName=evil Nodes=ALL"' "newline.yaml:12:26: error: variable 'slurm_def_mem_per_cpu' must be an integer (role slurm-common's default is 1024), not a string (1024\\x0aPartitionName=evil Nodes=ALL)"
+hostile newline '  slurm_def_mem_per_cpu: "1024\nPartitionName=evil Nodes=ALL"' "newline.yaml:12:26: error: variable slurm_def_mem_per_cpu must be an integer, not a string (1024\\x0aPartitionName=evil Nodes=ALL) (role slurm-common)"
 hostile sql '  slurmdbd_database: "x; DROP DATABASE mysql; --"' "variable 'slurmdbd_database' (x; DROP DATABASE mysql; --) is not plain letters, digits and '_': in SQL it could end the statement it is part of (slurmdbd-grants.sql.mustache)"
 hostile state_dir '  slurm_state_dir: "/var/spool/slurmctld\nSlurmUser=root"' "state_dir.yaml:12:20: error: variable 'slurm_state_dir' (/var/spool/slurmctld\\x0aSlurmUser=root) contains a line break: it would add a line to the file (slurm.conf.mustache)"
 sed 's/^    - name: gpu$/    - name: "gpu\\nNodeName=evil"/' "$SRC/inventory/examples/small.yaml" >"$WORK/values/partition.yaml"
 expect "inventory check refuses a partition name with a line break" 2 "cluster.slurm: slurm partition 'gpu\\x0aNodeName=evil': a name is letters, digits, '_', '-' and '.'" -- "$CLUSTERCTL" inventory check "$WORK/values/partition.yaml"
-hostile ports '  ntp_servers: "pool.ntp.org"' "variable 'ntp_servers' must be a list (role chrony's default is [])"
+hostile ports '  chrony_allow: "10.0.0.0/8"' "variable chrony_allow must be a list, not a string (10.0.0.0/8) (role chrony)"
 hostile package '  munge_package: "-oDPkg::Pre-Invoke::=touch /tmp/owned"' "package.yaml:12:18: error: variable 'munge_package': '-oDPkg::Pre-Invoke::=touch /tmp/owned' is not a package name (it would be read as an option)"
 hostile packages '  slurm_packages: [slurm-client, "--root=/tmp"]' "variable 'slurm_packages': '--root=/tmp' is not a package name (it would be read as an option)"
 hostile key_file '  grafana_repository: https://apt.grafana.com
@@ -141,12 +141,12 @@ hostile bundle '  rdma_stack: mlnx_ofed
 # Values take the syntax of the file they land in, and of their variable where
 # the role declares one (issue 31, item 11): checked here, not on the nodes.
 hostile select '  slurm_select_parameters: "CR_Core_Memory Prolog=/tmp/evil.sh"' "select.yaml:12:28: error: variable 'slurm_select_parameters' (CR_Core_Memory Prolog=/tmp/evil.sh) contains a space: a slurm.conf value is one word, the rest would be read as more KEY=VALUE settings (slurm.conf.mustache)"
-hostile scrape '  prometheus_scrape_interval: "15s\nscrape_configs: []"' "scrape.yaml:12:31: error: variable 'prometheus_scrape_interval' (15s\\x0ascrape_configs: []) is not a duration"
-hostile dcgm_listen '  dcgm_exporter_listen: "0.0.0.0:9400 DCGM_EXPORTER_KUBERNETES=true"' "variable 'dcgm_exporter_listen' (0.0.0.0:9400 DCGM_EXPORTER_KUBERNETES=tr...) is not ADDRESS:PORT"
-hostile grafana_listen '  grafana_listen: "0.0.0.0 ;x"' "variable 'grafana_listen' (0.0.0.0 ;x) is not an address"
-hostile retention '  prometheus_retention: "15d --web.enable-admin-api"' "variable 'prometheus_retention' (15d --web.enable-admin-api) is not a duration"
-hostile textfile_dir '  node_exporter_textfile_dir: "/tmp --collector.disable-defaults"' "variable 'node_exporter_textfile_dir' (/tmp --collector.disable-defaults) is not an absolute path"
-hostile slurm_exporter_listen '  slurm_exporter_listen: "0.0.0.0:9341 --timeout 0"' "variable 'slurm_exporter_listen' (0.0.0.0:9341 --timeout 0) is not ADDRESS:PORT"
+hostile scrape '  prometheus_scrape_interval: "15s\nscrape_configs: []"' "scrape.yaml:12:31: error: variable prometheus_scrape_interval (15s\\x0ascrape_configs: []) is not a duration"
+hostile dcgm_listen '  dcgm_exporter_listen: "0.0.0.0:9400 DCGM_EXPORTER_KUBERNETES=true"' "variable dcgm_exporter_listen (0.0.0.0:9400 DCGM_EXPORTER_KUBERNETES=tr...) is not ADDRESS:PORT"
+hostile grafana_listen '  grafana_listen: "0.0.0.0 ;x"' "variable grafana_listen (0.0.0.0 ;x) is not an address"
+hostile retention '  prometheus_retention: "15d --web.enable-admin-api"' "variable prometheus_retention (15d --web.enable-admin-api) is not a duration"
+hostile textfile_dir '  node_exporter_textfile_dir: "/tmp --collector.disable-defaults"' "variable node_exporter_textfile_dir (/tmp --collector.disable-defaults) is not an absolute path"
+hostile slurm_exporter_listen '  slurm_exporter_listen: "0.0.0.0:9341 --timeout 0"' "variable slurm_exporter_listen (0.0.0.0:9341 --timeout 0) is not ADDRESS:PORT"
 cp "$WORK/values/sql.yaml" "$WORK/values/deploy.yaml"
 expect "deploy refuses a hostile value before touching anything" 2 "nothing was changed" -- "$CLUSTERCTL" deploy "$WORK/values/deploy.yaml"
 if [ -e "$WORK/values/.clusterctl" ]; then fail "a refused deploy created a state"; else pass "a refused deploy created nothing"; fi

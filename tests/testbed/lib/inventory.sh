@@ -91,7 +91,6 @@ connection:
   connect_timeout: 5
 
 vars:
-  testbed: true
   # Nodes share the machine's clock and may not set it (no CAP_SYS_TIME):
   # chronyd serves and tracks time with -x (roles/chrony.yaml).
   chrony_no_clock_control: true

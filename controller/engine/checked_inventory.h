@@ -1,0 +1,29 @@
+// Loading an inventory for anything that acts on it (inventory check, deploy,
+// plan, validate, run, facts): the file, then the role catalog against it
+// (the roles its groups name, every variable: declared, of its type and
+// allowed values, its files present), every problem of both in one pass.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/diagnostics.h"
+#include "controller/catalog/role.h"
+#include "inventory/model.h"
+
+namespace clusterctl {
+
+struct CheckedInventory {
+  std::optional<Inventory> inventory;  // set when the file itself loaded
+  std::optional<Catalog> catalog;      // set when the inventory also passed the catalog's checks
+  bool ok() const { return inventory && catalog; }
+};
+
+// When the file has errors of its own, its variables are still checked as
+// far as they were read, so a mistyped key and a mistyped variable are
+// reported by the same run. `only_roles`: --roles, checked against the catalog.
+CheckedInventory LoadCheckedInventory(const std::string& path, const std::vector<std::string>& only_roles,
+                                      Diagnostics& diagnostics);
+
+}  // namespace clusterctl
