@@ -405,8 +405,8 @@ TEST_CASE("the superpod example resolves rack-level overrides") {
   CHECK(gpu100->address == "10.0.3.36");
   CHECK(gpu100->connection.port == 2222);
   CHECK(gpu100->connection.EffectiveBecome() == Become::kSudo);
-  CHECK(gpu100->vars["ib_rate_gbps"] == 400);
-  CHECK(inventory->FindHost("gpu001")->vars["ib_rate_gbps"] == 200);
+  CHECK(gpu100->vars["validate_ib_rate_gbps"] == 400);
+  CHECK(inventory->FindHost("gpu001")->vars["validate_ib_rate_gbps"] == 200);
   CHECK(inventory->FindHost("gpu001")->connection.jump_host->ToString() == "clusteradmin@bastion.example.org:22");
 }
 

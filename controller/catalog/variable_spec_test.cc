@@ -105,7 +105,7 @@ TEST_CASE("a declaration with a problem is refused where it is written") {
   CHECK_FALSE(Declared("a:\n  default: 1\n  tpye: integer\n  description: d\n", &errors));
   CHECK(errors.find("unknown key 'tpye' in variable 'a'") != std::string::npos);
   CHECK_FALSE(Declared("a:\n  default: 1\n  type: int\n  description: d\n", &errors));
-  CHECK(errors.find("variable 'a' type must be one of string, integer, number, boolean, list, map, got 'int'") !=
+  CHECK(errors.find("variable 'a' type must be one of string, integer, number, boolean, list, map, scalar, got 'int'") !=
         std::string::npos);
   CHECK_FALSE(Declared("a: 5\n", &errors));
   CHECK(errors.find("expected a declaration") != std::string::npos);
