@@ -2,6 +2,9 @@
 
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -170,6 +173,38 @@ TEST_CASE("INI values keep their text unless plainly integers or booleans, and t
     CHECK(resolved[key] == nlohmann::json(key[0] == 'a' || key[0] == 'b' ? import->inventory["hosts"]["n1"]["vars"][key]
                                                                           : vars[key]));
   }
+}
+
+}  // namespace clusterctl
+
+namespace clusterctl {
+
+TEST_CASE("group_vars and host_vars apply in Ansible's precedence, at their levels") {
+  namespace fs = std::filesystem;
+  std::string pattern = (fs::temp_directory_path() / "ini-import-XXXXXX").string();
+  const fs::path dir = ::mkdtemp(pattern.data());
+  fs::create_directories(dir / "group_vars");
+  fs::create_directories(dir / "host_vars");
+  std::ofstream(dir / "group_vars/all.yml") << "ipoib_mtu: 2044\n";
+  std::ofstream(dir / "group_vars/slurm-node.yml") << "nfs_threads: 32\n";
+  std::ofstream(dir / "host_vars/n2.yml") << "nfs_threads: 64\nansible_host: 10.0.0.22\n";
+  IniImportOptions options = Options({"ipoib_mtu", "nfs_threads"});
+  options.vars_dir = dir.string();
+  Diagnostics d;
+  auto import = ImportAnsibleIni(
+      "[slurm-node]\nn1 ansible_host=10.0.0.1\nn2 ansible_host=10.0.0.2 nfs_threads=8\n"
+      "[slurm-node:vars]\nipoib_mtu=4092\nnfs_threads=16\n[all:vars]\nipoib_mtu=1500\n",
+      "x.ini", options, d);
+  fs::remove_all(dir);
+  INFO(d.ToString());
+  REQUIRE(import);
+  const auto& doc = import->inventory;
+  CHECK(doc["vars"]["ipoib_mtu"] == 2044);                     // group_vars/all over [all:vars]
+  CHECK_FALSE(doc["groups"]["compute"]["vars"].contains("ipoib_mtu"));  // and over [slurm-node:vars]
+  CHECK(HasNoteContaining(*import, "[slurm-node:vars]: ipoib_mtu not imported: group_vars/all sets it"));
+  CHECK(doc["groups"]["compute"]["vars"]["nfs_threads"] == 32);  // group_vars/slurm-node over [slurm-node:vars]
+  CHECK(doc["hosts"]["n2"]["vars"]["nfs_threads"] == 64);        // host_vars over the INI's host line
+  CHECK(doc["hosts"]["n2"]["address"] == "10.0.0.22");
 }
 
 }  // namespace clusterctl
