@@ -171,6 +171,10 @@ bool VarsReader::ReadEntry(const fs::path& path, std::vector<AnsibleVariable>& o
 bool VarsReader::ReadFile(const fs::path& path, std::vector<AnsibleVariable>& out) {
   const std::string shown = path.string();
   std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) {  // a FIFO or device would block or never end
+    diagnostics_.Error({shown, 0, 0}, "not a regular file; expected a YAML file of variables");
+    return false;
+  }
   const uintmax_t size = fs::file_size(path, ec);
   if (!ec && bytes_ + size > limits_.max_bytes) {
     diagnostics_.Error({shown, 0, 0}, "the group_vars and host_vars files together are larger than " +

@@ -1,6 +1,7 @@
 #include "inventory/ansible_vars_files.h"
 
 #include <doctest/doctest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -115,6 +116,15 @@ TEST_CASE("the files together are bounded like one inventory file") {
   CHECK_FALSE(dir.Read(d, limits));
   CHECK(d.ToString().find("gpu01.yml: error: the group_vars and host_vars files together are larger than") !=
         std::string::npos);
+}
+
+TEST_CASE("a group_vars entry that is no regular file is refused, not read (a FIFO would block)") {
+  ScratchDir dir;
+  fs::create_directories(dir.path / "group_vars");
+  REQUIRE(::mkfifo((dir.path / "group_vars/all").c_str(), 0600) == 0);
+  Diagnostics d;
+  CHECK_FALSE(dir.Read(d));
+  CHECK(d.ToString().find("group_vars/all: error: not a regular file") != std::string::npos);
 }
 
 TEST_CASE("no group_vars or host_vars: nothing to read, no error") {
