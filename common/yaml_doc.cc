@@ -12,6 +12,7 @@
 #include <optional>
 #include <sstream>
 
+#include "common/json_text.h"
 #include "common/strings.h"
 
 namespace clusterctl {
@@ -147,6 +148,11 @@ class Converter {
       out.quoted = false;
     } else if (tag == "!" || tag == "tag:yaml.org,2002:str") {
       out.quoted = true;
+    } else if (limits_.ansible_tags && tag == "!unsafe") {
+      out.quoted = true;
+    } else if (limits_.ansible_tags && tag == "!vault") {
+      out.quoted = true;
+      out.vault = true;
     } else {
       diagnostics_.Error(out.location, "unsupported YAML tag '" + tag + "'");
       return false;
@@ -239,18 +245,20 @@ void EmitJson(YAML::Emitter& emitter, const nlohmann::ordered_json& value) {
     emitter << YAML::EndSeq;
   } else if (value.is_string()) {
     const std::string& s = value.get_ref<const std::string&>();
-    long long integer;
-    double real;
-    bool ambiguous = s.empty() || ParseYamlBool(s) || IsInteger(s, integer) || IsFloat(s, real) ||
-                     s == "null" || s == "~";
-    if (ambiguous) emitter << YAML::DoubleQuoted;
+    YamlNode plain;
+    plain.kind = YamlNode::Kind::kScalar;
+    plain.scalar = s;
+    // Quoted whenever the reader (YamlToJson) would not read it back as this string.
+    if (s.empty() || !YamlToJson(plain).is_string()) emitter << YAML::DoubleQuoted;
     emitter << s;
   } else if (value.is_boolean()) {
     emitter << value.get<bool>();
   } else if (value.is_number_integer()) {
     emitter << value.get<long long>();
   } else if (value.is_number()) {
-    emitter << value.get<double>();
+    // The shortest text that reads back as the same double: 23.1, not
+    // yaml-cpp's 17 digits (23.100000000000001).
+    emitter << JsonText(nlohmann::json(value.get<double>()));
   } else {
     emitter << YAML::Null;
   }

@@ -27,6 +27,10 @@ struct YamlLimits {
   size_t max_bytes = 16 * 1024 * 1024;
   int max_depth = 64;
   size_t max_nodes = 1'000'000;  // after alias expansion
+  // Not a limit: Ansible's own scalar tags are read instead of refused,
+  // `!unsafe` as a string and `!vault` (an ansible-vault secret) as a string
+  // marked YamlNode::vault. For Ansible's group_vars/host_vars files only.
+  bool ansible_tags = false;
 };
 
 struct YamlNode {
@@ -35,6 +39,7 @@ struct YamlNode {
   Kind kind = Kind::kNull;
   std::string scalar;      // kScalar: the text as written (without quotes)
   bool quoted = false;     // kScalar: quoted or tagged !!str, never a number/bool
+  bool vault = false;      // kScalar: tagged !vault (YamlLimits::ansible_tags): ciphertext of a secret
   SourceLocation location;
   std::vector<YamlNode> items;                            // kSequence
   std::vector<std::pair<std::string, YamlNode>> entries;  // kMap, in file order

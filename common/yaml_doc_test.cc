@@ -121,6 +121,39 @@ TEST_CASE("JsonToYaml round-trips through ParseYaml") {
   CHECK(back["list"][1] == "b");
 }
 
+TEST_CASE("JsonToYaml quotes every string the reader would take for another type, and writes short doubles") {
+  nlohmann::ordered_json value = {{"version", "23.10"}, {"exp", "1e3"},  {"hex", "0x10"},  {"zero", "010"},
+                                  {"null", "NULL"},     {"tilde", "~"},  {"on", "On"},     {"empty", ""},
+                                  {"real", 23.1},       {"plain", "23.02.7"}};
+  std::string yaml = JsonToYaml(value);
+  CHECK(yaml.find("real: 23.1\n") != std::string::npos);
+  CHECK(yaml.find("plain: 23.02.7\n") != std::string::npos);
+  Diagnostics d;
+  auto root = Parse(yaml, d);
+  REQUIRE(root);
+  nlohmann::json back = YamlToJson(*root);
+  for (const char* key : {"version", "exp", "hex", "zero", "null", "tilde", "on", "empty", "plain"}) {
+    CAPTURE(key);
+    CHECK(back[key] == value[key]);
+  }
+  CHECK(back["real"] == 23.1);
+}
+
+TEST_CASE("ParseYaml reads Ansible's !vault and !unsafe only when asked") {
+  const std::string text = "secret: !vault |\n  $ANSIBLE_VAULT;1.1;AES256\n  6162\nraw: !unsafe '{{ x }}'\n";
+  Diagnostics refused;
+  CHECK_FALSE(Parse(text, refused));
+  CHECK(refused.ToString().find("unsupported YAML tag '!vault'") != std::string::npos);
+  YamlLimits ansible;
+  ansible.ansible_tags = true;
+  Diagnostics d;
+  auto root = Parse(text, d, ansible);
+  REQUIRE(root);
+  CHECK(root->Find("secret")->vault);
+  CHECK(root->Find("raw")->quoted);
+  CHECK_FALSE(root->Find("raw")->vault);
+}
+
 TEST_CASE("text yaml-cpp 0.7 loops on forever is refused at once (fuzz/role_file_fuzz found it: 2.6 GB in 10 s)") {
   for (const char* text : {",\n", "  , name: unit\n", "# comment\t\t\t:\n  , name: unit\n    x\n"}) {
     CAPTURE(text);

@@ -8,8 +8,10 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   clusterctl::Diagnostics diagnostics;
+  clusterctl::IniImportOptions options;
+  options.cluster_name = "fuzz";
   auto imported = clusterctl::ImportAnsibleIni(std::string_view(reinterpret_cast<const char*>(data), size),
-                                               "hosts.ini", "fuzz", diagnostics);
+                                               "hosts.ini", options, diagnostics);
   if (imported) (void)clusterctl::RenderImport(*imported, "hosts.ini");
   return 0;
 }

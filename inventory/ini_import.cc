@@ -1,17 +1,21 @@
 #include "inventory/ini_import.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
 #include "common/strings.h"
 #include "common/yaml_doc.h"
 #include "inventory/address.h"
+#include "inventory/ansible_groups.h"
+#include "inventory/ansible_vars_files.h"
 #include "inventory/hostlist.h"
+#include "inventory/ini_value.h"
 
 namespace clusterctl {
 namespace {
 
-using Vars = std::vector<std::pair<std::string, std::string>>;  // in file order
+using Vars = std::vector<AnsibleVariable>;  // in file order
 
 struct IniGroup {
   std::vector<std::string> hosts;
@@ -38,60 +42,26 @@ struct IniInventory {
   }
 };
 
-const std::map<std::string, std::string>& GroupRenames() {
-  static const std::map<std::string, std::string> renames = {
-      {"slurm-master", "controller"},   {"slurm-node", "compute"},
-      {"slurm-login", "login"},         {"slurm-nfs", "nfs_server"},
-      {"nfs-server", "nfs_server"},     {"slurm-nfs-client", "nfs_clients"},
-      {"nfs-clients", "nfs_clients"},   {"slurm-metric", "monitoring"},
-      {"slurm-monitoring", "monitoring"}};
-  return renames;
-}
-
-bool IsOutOfScopeGroup(const std::string& name) {
-  static const std::set<std::string> dropped = {"kube-master", "kube-node", "etcd", "k8s-cluster", "maas",
-                                                "kube_control_plane", "kube_node", "calico_rr", "kube-control-plane"};
-  return dropped.count(name) > 0;
-}
-
-// Splits on whitespace, honouring '...' and "..." (quotes removed) and \ escapes.
-std::vector<std::string> Tokenize(std::string_view line) {
+// Splits a host line on whitespace outside '...' and "...", keeping the
+// quotes: a quoted value stays a string (IniValue).
+std::vector<std::string> SplitHostLine(std::string_view line) {
   std::vector<std::string> tokens;
   std::string current;
-  bool in_token = false;
   char quote = 0;
-  for (size_t i = 0; i < line.size(); ++i) {
-    char c = line[i];
+  for (char c : line) {
     if (quote) {
-      if (c == quote) {
-        quote = 0;
-      } else if (c == '\\' && quote == '"' && i + 1 < line.size()) {
-        current += line[++i];
-      } else {
-        current += c;
-      }
+      if (c == quote) quote = 0;
     } else if (c == '\'' || c == '"') {
       quote = c;
-      in_token = true;
     } else if (c == ' ' || c == '\t') {
-      if (in_token) tokens.push_back(current);
+      if (!current.empty()) tokens.push_back(current);
       current.clear();
-      in_token = false;
-    } else {
-      current += c;
-      in_token = true;
+      continue;
     }
+    current += c;
   }
-  if (in_token) tokens.push_back(current);
+  if (!current.empty()) tokens.push_back(current);
   return tokens;
-}
-
-std::string Unquote(std::string_view value) {
-  value = Trim(value);
-  if (value.size() >= 2 && (value.front() == '\'' || value.front() == '"') && value.back() == value.front()) {
-    return std::string(value.substr(1, value.size() - 2));
-  }
-  return std::string(value);
 }
 
 // Ansible writes host ranges as gpu[01:16]; ours is gpu[01-16].
@@ -106,161 +76,96 @@ std::string ConvertAnsibleRange(const std::string& pattern) {
   return out;
 }
 
-// Extracts the bastion from ssh options such as
-//   -o ProxyCommand="ssh -W %h:%p -q ubuntu@10.0.0.1"   or   -o ProxyJump=user@host:2222  or -J host
-std::optional<std::string> JumpHostFromSshArgs(const std::string& args, std::vector<std::string>& notes) {
-  std::vector<std::string> tokens = Tokenize(args);
-  std::optional<std::string> jump;
-  for (size_t i = 0; i < tokens.size(); ++i) {
-    std::string option = tokens[i];
-    if (option == "-o" && i + 1 < tokens.size()) option = tokens[++i];
-    if (option == "-J" && i + 1 < tokens.size()) {
-      jump = tokens[++i];
-    } else if (option.rfind("ProxyJump=", 0) == 0) {
-      jump = option.substr(10);
-    } else if (option.rfind("ProxyCommand=", 0) == 0) {
-      std::vector<std::string> command = Tokenize(option.substr(13));
-      std::string target, port;
-      for (size_t k = 1; k < command.size(); ++k) {
-        const std::string& t = command[k];
-        if ((t == "-p" || t == "-W" || t == "-i" || t == "-o" || t == "-l") && k + 1 < command.size()) {
-          if (t == "-p") port = command[k + 1];
-          ++k;
-        } else if (!t.empty() && t[0] != '-') {
-          target = t;
-        }
-      }
-      if (command.empty() || command[0] != "ssh" || target.empty()) {
-        notes.push_back("ProxyCommand '" + option.substr(13) + "' is not 'ssh -W %h:%p HOST'; set connection.jump_host by hand");
-      } else {
-        jump = port.empty() ? target : target + ":" + port;
-      }
-    } else if (option.rfind("StrictHostKeyChecking=", 0) == 0) {
-      notes.push_back("ssh option '" + option + "' not imported: clusterctl always verifies host keys "
-                      "(policy accept-new records new keys and refuses changed ones)");
-    }
-  }
-  return jump;
+AnsibleVariable IniVariable(std::string_view key, std::string_view raw, const std::string& where) {
+  return {std::string(Trim(key)), IniValue(raw), where, false};
 }
 
-// Splits Ansible connection variables out of `vars` into a connection map;
-// returns the remaining (ordinary) variables. Notes name what was dropped.
-nlohmann::ordered_json ConvertVars(const Vars& vars, const std::string& where, nlohmann::ordered_json& connection,
-                                   std::string* address, std::vector<std::string>& notes) {
-  nlohmann::ordered_json out = nlohmann::ordered_json::object();
-  for (const auto& [key, raw] : vars) {
-    std::string value = Unquote(raw);
-    if (key == "ansible_host" || key == "ansible_ssh_host") {
-      if (address) {
-        *address = value;
-      } else {
-        notes.push_back(where + ": " + key + " is only meaningful per host; not imported");
-      }
-    } else if (key == "ansible_user" || key == "ansible_ssh_user") {
-      connection["user"] = value;
-    } else if (key == "ansible_port" || key == "ansible_ssh_port") {
-      connection["port"] = std::atoi(value.c_str());
-    } else if (key == "ansible_ssh_private_key_file" || key == "ansible_private_key_file") {
-      connection["key_file"] = value;
-    } else if (key == "ansible_become") {
-      std::optional<bool> on = ParseYamlBool(value);
-      connection["become"] = (on && *on) ? "sudo" : "none";
-    } else if (key == "ansible_become_method") {
-      if (value != "sudo") notes.push_back(where + ": become method '" + value + "' is not supported (only sudo)");
-    } else if (key == "ansible_ssh_common_args" || key == "ansible_ssh_extra_args") {
-      if (std::optional<std::string> jump = JumpHostFromSshArgs(value, notes)) connection["jump_host"] = *jump;
-    } else if (key.find("pass") != std::string::npos && key.rfind("ansible_", 0) == 0) {
-      notes.push_back(where + ": " + key + " not imported: passwords do not belong in the inventory "
-                      "(give the sudo password through CLUSTERCTL_SUDO_PASSWORD or the prompt)");
-    } else if (key.rfind("ansible_", 0) == 0) {
-      notes.push_back(where + ": " + key + " has no clusterctl equivalent; not imported");
-    } else {
-      YamlNode scalar;
-      scalar.kind = YamlNode::Kind::kScalar;
-      scalar.scalar = value;
-      scalar.quoted = Trim(raw) != value;  // quoted in the INI: keep as a string
-      out[key] = YamlToJson(scalar);
-    }
-  }
-  return out;
-}
+// Reads the INI line by line into `ini`; stops at the first error (reported).
+class IniParser {
+ public:
+  IniParser(const std::string& file_name, IniInventory& ini, Diagnostics& diagnostics)
+      : file_name_(file_name), ini_(ini), diagnostics_(diagnostics) {}
 
-bool ParseIni(std::string_view text, const std::string& file_name, IniInventory& ini, Diagnostics& diagnostics) {
-  std::vector<std::string> lines = Split(text, '\n');
-  std::string section = "ungrouped";
-  std::string kind = "hosts";
-  for (size_t n = 0; n < lines.size(); ++n) {
-    std::string_view line = Trim(lines[n]);
-    const int line_number = static_cast<int>(n + 1);
-    if (line.empty() || line[0] == '#' || line[0] == ';') continue;
-    if (line[0] == '[') {
-      if (line.back() != ']') {
-        diagnostics.Error({file_name, line_number, 1}, "section header without closing ']'");
-        return false;
-      }
-      std::string header(Trim(line.substr(1, line.size() - 2)));
-      size_t colon = header.find(':');
-      section = header.substr(0, colon);
-      kind = colon == std::string::npos ? "hosts" : header.substr(colon + 1);
-      if (kind != "hosts" && kind != "children" && kind != "vars") {
-        diagnostics.Error({file_name, line_number, static_cast<int>(colon + 3)},
-                          "unknown section kind ':" + kind + "' (expected :children or :vars)");
-        return false;
-      }
-      if (section.empty()) {
-        diagnostics.Error({file_name, line_number, 2}, "empty section name");
-        return false;
-      }
-      if (section != "all") ini.Group(section);
-      continue;
+  bool Line(std::string_view line, int line_number) {
+    line_ = line_number;
+    if (line.empty() || line[0] == '#' || line[0] == ';') return true;
+    if (line[0] == '[') return Header(line);
+    if (kind_ == "vars") return VarsLine(line);
+    std::vector<std::string> tokens = SplitHostLine(line);
+    if (kind_ == "children") {
+      if (section_ != "all") ini_.Group(section_).children.push_back(tokens[0]);
+      return true;
     }
-    if (kind == "vars") {
-      size_t equals = line.find('=');
-      if (equals == std::string_view::npos) {
-        diagnostics.Error({file_name, line_number, 1}, "expected key=value in [" + section + ":vars]");
-        return false;
-      }
-      std::pair<std::string, std::string> entry{std::string(Trim(line.substr(0, equals))),
-                                                std::string(Trim(line.substr(equals + 1)))};
-      (section == "all" ? ini.all_vars : ini.Group(section).vars).push_back(entry);
-      continue;
+    return HostLine(tokens);
+  }
+
+ private:
+  bool Fail(int column, const std::string& message) {
+    diagnostics_.Error({file_name_, line_, column}, message);
+    return false;
+  }
+
+  bool Header(std::string_view line) {
+    if (line.back() != ']') return Fail(1, "section header without closing ']'");
+    std::string header(Trim(line.substr(1, line.size() - 2)));
+    size_t colon = header.find(':');
+    section_ = header.substr(0, colon);
+    kind_ = colon == std::string::npos ? "hosts" : header.substr(colon + 1);
+    if (kind_ != "hosts" && kind_ != "children" && kind_ != "vars") {
+      return Fail(static_cast<int>(colon + 3), "unknown section kind ':" + kind_ + "' (expected :children or :vars)");
     }
-    std::vector<std::string> tokens = Tokenize(line);
-    if (tokens.empty()) continue;
-    if (kind == "children") {
-      if (section != "all") ini.Group(section).children.push_back(tokens[0]);
-      continue;
-    }
-    std::string pattern = ConvertAnsibleRange(tokens[0]);
-    auto names = ExpandHostPattern(pattern);
-    if (!names.ok()) {
-      diagnostics.Error({file_name, line_number, 1}, names.status().message());
-      return false;
-    }
+    if (section_.empty()) return Fail(2, "empty section name");
+    if (section_ != "all") ini_.Group(section_);
+    return true;
+  }
+
+  bool VarsLine(std::string_view line) {
+    size_t equals = line.find('=');
+    if (equals == std::string_view::npos) return Fail(1, "expected key=value in [" + section_ + ":vars]");
+    AnsibleVariable variable = IniVariable(line.substr(0, equals), line.substr(equals + 1), "[" + section_ + ":vars]");
+    (section_ == "all" ? ini_.all_vars : ini_.Group(section_).vars).push_back(std::move(variable));
+    return true;
+  }
+
+  bool HostLine(const std::vector<std::string>& tokens) {
+    auto names = ExpandHostPattern(ConvertAnsibleRange(tokens[0]));
+    if (!names.ok()) return Fail(1, names.status().message());
     for (const std::string& name : *names) {
       // Refused here, not in the inventory written later: a bad line can
       // expand to thousands of names (found by fuzzing).
       if (std::optional<std::string> problem = CheckHostName(name)) {
-        diagnostics.Error({file_name, line_number, 1}, "host '" + Printable(name) + "': " + *problem);
-        return false;
+        return Fail(1, "host '" + Printable(name) + "': " + *problem);
       }
-      ini.AddHost(name);
-      if (ini.host_order.size() > kMaxPatternExpansion) {
-        diagnostics.Error({file_name, line_number, 1},
-                          "more than " + std::to_string(kMaxPatternExpansion) + " hosts; split the inventory");
-        return false;
+      ini_.AddHost(name);
+      if (ini_.host_order.size() > kMaxPatternExpansion) {
+        return Fail(1, "more than " + std::to_string(kMaxPatternExpansion) + " hosts; split the inventory");
       }
       for (size_t t = 1; t < tokens.size(); ++t) {
         size_t equals = tokens[t].find('=');
         if (equals == std::string::npos) {
-          diagnostics.Error({file_name, line_number, 1}, "expected key=value after host '" + name + "', got '" +
-                                                             Printable(tokens[t]) + "'");
-          return false;
+          return Fail(1, "expected key=value after host '" + name + "', got '" + Printable(tokens[t]) + "'");
         }
-        ini.host_vars[name].emplace_back(tokens[t].substr(0, equals), tokens[t].substr(equals + 1));
+        std::string_view token = tokens[t];
+        ini_.host_vars[name].push_back(IniVariable(token.substr(0, equals), token.substr(equals + 1), "host " + name));
       }
-      if (section != "all" && section != "ungrouped") ini.Group(section).hosts.push_back(name);
+      if (section_ != "all" && section_ != "ungrouped") ini_.Group(section_).hosts.push_back(name);
     }
+    return true;
+  }
+
+  const std::string& file_name_;
+  IniInventory& ini_;
+  Diagnostics& diagnostics_;
+  std::string section_ = "ungrouped";
+  std::string kind_ = "hosts";
+  int line_ = 0;
+};
+
+bool ParseIni(std::string_view text, const std::string& file_name, IniInventory& ini, Diagnostics& diagnostics) {
+  IniParser parser(file_name, ini, diagnostics);
+  std::vector<std::string> lines = Split(text, '\n');
+  for (size_t n = 0; n < lines.size(); ++n) {
+    if (!parser.Line(Trim(lines[n]), static_cast<int>(n + 1))) return false;
   }
   return true;
 }
@@ -330,10 +235,141 @@ nlohmann::ordered_json CollapseHosts(const std::vector<HostEntry>& hosts) {
   return nlohmann::ordered_json::object_t(out.begin(), out.end());
 }
 
+bool IsOutOfScopeGroup(const std::string& name) {
+  const AnsibleGroup* entry = FindAnsibleGroup(name);
+  return entry && entry->kind != AnsibleGroup::Kind::kWellKnown;
+}
+
+std::string RenamedGroup(const std::string& name) {
+  const AnsibleGroup* entry = FindAnsibleGroup(name);
+  return entry && entry->kind == AnsibleGroup::Kind::kWellKnown ? std::string(entry->clusterctl) : name;
+}
+
+// Adds a level's connection settings and variables to an inventory entry.
+void AddLevel(const ImportedLevel& level, nlohmann::ordered_json& body) {
+  if (!level.connection.empty()) body["connection"] = level.connection;
+  if (!level.vars.empty()) body["vars"] = level.vars;
+}
+
+// Two DeepOps groups that map to one name (slurm-nfs and nfs-server): lists
+// are joined, anything else the first group's.
+void MergeGroup(nlohmann::ordered_json& existing, const nlohmann::ordered_json& body) {
+  if (existing.is_null()) existing = nlohmann::ordered_json::object();
+  for (const auto& [key, value] : body.items()) {
+    if (!existing.contains(key)) {
+      existing[key] = value;
+    } else if (existing[key].is_array()) {
+      for (const auto& item : value) existing[key].push_back(item);
+    }
+  }
+}
+
+// One INI inventory and its group_vars/host_vars, converted level by level in
+// Ansible's precedence: at each level the INI's variables, then the files'.
+// Among group levels, group_vars/all is above every INI [group:vars] section.
+class Importer {
+ public:
+  Importer(IniInventory& ini, const AnsibleVarsFiles& files, const IniImportOptions& options, IniImport& result)
+      : ini_(ini), files_(files), result_(result), variables_(options.known_variables, result.notes) {}
+
+  void Run() {
+    ImportedLevel cluster = Level(ini_.all_vars, "all", files_.groups, false);
+    AddLevel(cluster, result_.inventory);
+    result_.inventory["hosts"] = Hosts();
+    nlohmann::ordered_json groups = Groups();
+    if (!groups.empty()) result_.inventory["groups"] = groups;
+  }
+
+ private:
+  ImportedLevel Level(const Vars& ini_vars, const std::string& name,
+                      const std::map<std::string, std::vector<AnsibleVariable>>& files, bool is_host) {
+    ImportedLevel level;
+    for (const AnsibleVariable& variable : ini_vars) {
+      if (!is_host && name != "all" && SetByGroupVarsAll(variable.name)) {
+        result_.notes.push_back(variable.where + ": " + variable.name +
+                                " not imported: group_vars/all sets it, and Ansible reads group_vars files "
+                                "over the INI's group variables");
+        continue;
+      }
+      variables_.Add(variable, level, is_host);
+    }
+    if (auto it = files.find(name); it != files.end()) {
+      for (const AnsibleVariable& variable : it->second) variables_.Add(variable, level, is_host);
+    }
+    return level;
+  }
+
+  bool SetByGroupVarsAll(const std::string& variable) const {
+    auto it = files_.groups.find("all");
+    if (it == files_.groups.end()) return false;
+    return std::any_of(it->second.begin(), it->second.end(),
+                       [&](const AnsibleVariable& v) { return v.name == variable; });
+  }
+
+  nlohmann::ordered_json Hosts() {
+    std::vector<HostEntry> hosts;
+    for (const std::string& name : ini_.host_order) {
+      ImportedLevel level = Level(ini_.host_vars[name], name, files_.hosts, true);
+      HostEntry entry{name, level.address, nlohmann::ordered_json::object()};
+      AddLevel(level, entry.body);
+      hosts.push_back(std::move(entry));
+    }
+    return CollapseHosts(hosts);
+  }
+
+  nlohmann::ordered_json Groups() {
+    nlohmann::ordered_json groups = nlohmann::ordered_json::object();
+    for (const std::string& name : ini_.group_order) {
+      const IniGroup& group = ini_.groups[name];
+      if (IsOutOfScopeGroup(name)) {
+        result_.notes.push_back("group '" + name + "' (" + std::to_string(group.hosts.size()) +
+                                " hosts) not imported, nor its variables: the Kubernetes and MAAS paths are "
+                                "out of scope");
+        continue;
+      }
+      if (name == "ungrouped") continue;
+      const std::string target = RenamedGroup(name);
+      if (target != name) result_.notes.push_back("group '" + name + "' imported as '" + target + "'");
+      nlohmann::ordered_json body = GroupBody(name, group);
+      if (groups.contains(target)) {
+        MergeGroup(groups[target], body);
+      } else {
+        groups[target] = body.empty() ? nlohmann::ordered_json(nullptr) : body;
+      }
+    }
+    return groups;
+  }
+
+  nlohmann::ordered_json GroupBody(const std::string& name, const IniGroup& group) {
+    nlohmann::ordered_json body = nlohmann::ordered_json::object();
+    if (!group.hosts.empty()) body["hosts"] = CollapseHostPatterns(group.hosts);
+    std::vector<std::string> children;
+    for (const std::string& child : group.children) {
+      if (!IsOutOfScopeGroup(child)) children.push_back(RenamedGroup(child));
+    }
+    if (!children.empty()) body["children"] = children;
+    AddLevel(Level(group.vars, name, files_.groups, false), body);
+    return body;
+  }
+
+  IniInventory& ini_;
+  const AnsibleVarsFiles& files_;
+  IniImport& result_;
+  VariableImporter variables_;
+};
+
+std::optional<AnsibleVarsFiles> ReadVarsFiles(const IniInventory& ini, const IniImportOptions& options,
+                                              Diagnostics& diagnostics) {
+  if (!options.vars_dir) return AnsibleVarsFiles{};
+  std::set<std::string> groups(ini.group_order.begin(), ini.group_order.end());
+  std::set<std::string> hosts(ini.host_order.begin(), ini.host_order.end());
+  return ReadAnsibleVarsFiles(*options.vars_dir, groups, hosts, options.limits, diagnostics);
+}
+
 }  // namespace
 
 std::optional<IniImport> ImportAnsibleIni(std::string_view text, const std::string& file_name,
-                                          const std::string& cluster_name, Diagnostics& diagnostics) {
+                                          const IniImportOptions& options, Diagnostics& diagnostics) {
   if (std::optional<size_t> bad = FindInvalidUtf8(text)) {
     LineColumn lc = LineColumnAt(text, *bad);
     diagnostics.Error({file_name, lc.line, lc.column}, "invalid UTF-8; expected an INI text file");
@@ -345,70 +381,14 @@ std::optional<IniImport> ImportAnsibleIni(std::string_view text, const std::stri
     diagnostics.Error({file_name, 0, 0}, "no hosts found (expected lines like 'gpu01 ansible_host=10.0.2.1')");
     return std::nullopt;
   }
+  std::optional<AnsibleVarsFiles> files = ReadVarsFiles(ini, options, diagnostics);
+  if (!files) return std::nullopt;
 
   IniImport result;
-  std::vector<std::string>& notes = result.notes;
-  nlohmann::ordered_json& doc = result.inventory;
-  doc["version"] = 1;
-  doc["cluster"] = cluster_name;
-
-  nlohmann::ordered_json cluster_connection = nlohmann::ordered_json::object();
-  nlohmann::ordered_json cluster_vars = ConvertVars(ini.all_vars, "[all:vars]", cluster_connection, nullptr, notes);
-  if (!cluster_connection.empty()) doc["connection"] = cluster_connection;
-  if (!cluster_vars.empty()) doc["vars"] = cluster_vars;
-
-  std::vector<HostEntry> hosts;
-  for (const std::string& name : ini.host_order) {
-    HostEntry entry{name, "", nlohmann::ordered_json::object()};
-    nlohmann::ordered_json connection = nlohmann::ordered_json::object();
-    nlohmann::ordered_json vars = ConvertVars(ini.host_vars[name], "host " + name, connection, &entry.address, notes);
-    if (!connection.empty()) entry.body["connection"] = connection;
-    if (!vars.empty()) entry.body["vars"] = vars;
-    hosts.push_back(std::move(entry));
-  }
-  doc["hosts"] = CollapseHosts(hosts);
-
-  auto renamed = [](const std::string& name) {
-    auto it = GroupRenames().find(name);
-    return it == GroupRenames().end() ? name : it->second;
-  };
-  nlohmann::ordered_json groups = nlohmann::ordered_json::object();
-  for (const std::string& name : ini.group_order) {
-    const IniGroup& group = ini.groups[name];
-    if (IsOutOfScopeGroup(name)) {
-      notes.push_back("group '" + name + "' (" + std::to_string(group.hosts.size()) +
-                      " hosts) not imported: the Kubernetes and MAAS paths are out of scope");
-      continue;
-    }
-    if (name == "ungrouped") continue;
-    std::string target = renamed(name);
-    if (target != name) notes.push_back("group '" + name + "' imported as '" + target + "'");
-    nlohmann::ordered_json body = nlohmann::ordered_json::object();
-    if (!group.hosts.empty()) body["hosts"] = CollapseHostPatterns(group.hosts);
-    std::vector<std::string> children;
-    for (const std::string& child : group.children) {
-      if (!IsOutOfScopeGroup(child)) children.push_back(renamed(child));
-    }
-    if (!children.empty()) body["children"] = children;
-    nlohmann::ordered_json connection = nlohmann::ordered_json::object();
-    nlohmann::ordered_json vars = ConvertVars(group.vars, "[" + name + ":vars]", connection, nullptr, notes);
-    if (!connection.empty()) body["connection"] = connection;
-    if (!vars.empty()) body["vars"] = vars;
-    if (groups.contains(target)) {
-      // Two DeepOps groups that map to one name (slurm-nfs and nfs-server): merge.
-      nlohmann::ordered_json& existing = groups[target];
-      for (const auto& [k, v] : body.items()) {
-        if (!existing.contains(k)) {
-          existing[k] = v;
-        } else if (existing[k].is_array()) {
-          for (const auto& item : v) existing[k].push_back(item);
-        }
-      }
-      continue;
-    }
-    groups[target] = body.empty() ? nlohmann::ordered_json(nullptr) : body;
-  }
-  if (!groups.empty()) doc["groups"] = groups;
+  result.notes = files->notes;
+  result.inventory["version"] = 1;
+  result.inventory["cluster"] = options.cluster_name;
+  Importer(ini, *files, options, result).Run();
   return result;
 }
 

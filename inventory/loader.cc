@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "common/yaml_fields.h"
+#include "inventory/ansible_groups.h"
 #include "inventory/loader_internal.h"
 
 namespace clusterctl {
@@ -191,6 +192,7 @@ std::optional<Inventory> ParseInventory(std::string_view text, const std::string
     inventory.hosts.push_back(std::move(h.host));
   }
   WarnAboutWellKnownGroups(inventory, diagnostics);
+  WarnAboutAnsibleGroupNames(inventory, diagnostics);
   return inventory;
 }
 

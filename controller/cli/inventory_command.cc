@@ -5,7 +5,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <map>
+#include <set>
 
 #include "common/json_text.h"
 #include "common/strings.h"
@@ -69,6 +71,25 @@ void PrintVariables(const Inventory& inventory, std::ostream& out) {
     out << "\n";
     for (const auto& [name, value] : vars.items()) out << "    " << name << ": " << JsonText(value) << "\n";
   }
+}
+
+// The variables the roles declare (built-in, and roles/ beside the output),
+// which an import may write. Empty, with a warning, when the roles do not load.
+std::set<std::string> RoleVariables(const std::string& output_path, Logger& log) {
+  const std::string dir = std::filesystem::path(output_path).parent_path().string();
+  Diagnostics diagnostics;
+  const Catalog::Sources sources = Catalog::DefaultSources(dir.empty() ? "." : dir);
+  std::optional<Catalog> catalog = Catalog::Load(sources, diagnostics);
+  std::set<std::string> names;
+  if (!catalog || !sources.data_dir_found) {
+    LogDiagnostics(diagnostics, log);
+    log.Warning("the roles did not load: only the Ansible connection variables and DeepOps's table are imported");
+    return names;
+  }
+  for (const auto& [role_name, role] : catalog->roles()) {
+    for (const auto& [name, value] : role.vars.items()) names.insert(name);
+  }
+  return names;
 }
 
 }  // namespace
@@ -135,10 +156,13 @@ int RunInventoryShow(const std::string& inventory_path, bool json, const Service
 int RunInventoryImport(const std::string& ini_path, const std::string& cluster_name, const std::string& output_path,
                        bool force, const Services& services) {
   Diagnostics diagnostics;
-  YamlLimits limits;
-  std::optional<std::string> text = ReadUserFile(ini_path, limits, diagnostics);
+  IniImportOptions options;
+  options.cluster_name = cluster_name;
+  options.vars_dir = std::filesystem::path(ini_path).parent_path().string();
+  options.known_variables = RoleVariables(output_path, *services.log);
+  std::optional<std::string> text = ReadUserFile(ini_path, options.limits, diagnostics);
   std::optional<IniImport> imported;
-  if (text) imported = ImportAnsibleIni(*text, ini_path, cluster_name, diagnostics);
+  if (text) imported = ImportAnsibleIni(*text, ini_path, options, diagnostics);
   if (!imported) {
     LogDiagnostics(diagnostics, *services.log);
     return kExitUsage;
