@@ -57,14 +57,16 @@ std::string Join(const std::vector<std::string>& parts, std::string_view separat
 }
 
 size_t EditDistance(std::string_view a, std::string_view b) {
-  std::vector<size_t> previous(b.size() + 1), current(b.size() + 1);
+  std::vector<size_t> before(b.size() + 1), previous(b.size() + 1), current(b.size() + 1);
   for (size_t j = 0; j <= b.size(); ++j) previous[j] = j;
   for (size_t i = 1; i <= a.size(); ++i) {
     current[0] = i;
     for (size_t j = 1; j <= b.size(); ++j) {
       size_t substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
       current[j] = std::min({previous[j] + 1, current[j - 1] + 1, substitution});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) current[j] = std::min(current[j], before[j - 2] + 1);
     }
+    std::swap(before, previous);
     std::swap(previous, current);
   }
   return previous[b.size()];
@@ -72,13 +74,15 @@ size_t EditDistance(std::string_view a, std::string_view b) {
 
 namespace {
 
-// Levenshtein distance when it is at most `limit`, else limit + 1. Stops as
-// soon as a whole row exceeds the limit, so a long word against a long
-// candidate costs one row or two, not the full product of their lengths.
+// Edit distance (insertions, deletions, substitutions, and transpositions of
+// two neighbours: "tpye" is one edit from "type") when it is at most
+// `limit`, else limit + 1. Stops as soon as a whole row exceeds the limit,
+// so a long word against a long candidate costs one row or two, not the
+// full product of their lengths.
 size_t BoundedEditDistance(std::string_view a, std::string_view b, size_t limit) {
   const size_t length_gap = a.size() > b.size() ? a.size() - b.size() : b.size() - a.size();
   if (length_gap > limit) return limit + 1;
-  std::vector<size_t> previous(b.size() + 1), current(b.size() + 1);
+  std::vector<size_t> before(b.size() + 1), previous(b.size() + 1), current(b.size() + 1);
   for (size_t j = 0; j <= b.size(); ++j) previous[j] = j;
   for (size_t i = 1; i <= a.size(); ++i) {
     current[0] = i;
@@ -86,9 +90,13 @@ size_t BoundedEditDistance(std::string_view a, std::string_view b, size_t limit)
     for (size_t j = 1; j <= b.size(); ++j) {
       size_t substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
       current[j] = std::min({previous[j] + 1, current[j - 1] + 1, substitution});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) current[j] = std::min(current[j], before[j - 2] + 1);
       row_minimum = std::min(row_minimum, current[j]);
     }
-    if (row_minimum > limit) return limit + 1;
+    // A transposition reaches back two rows: stop only when this row and the
+    // one before it both exceed the limit.
+    if (row_minimum > limit && (i == 1 || *std::min_element(previous.begin(), previous.end()) > limit)) return limit + 1;
+    std::swap(before, previous);
     std::swap(previous, current);
   }
   return std::min(previous[b.size()], limit + 1);

@@ -20,7 +20,8 @@ std::string AsciiUpper(std::string_view s);
 
 std::string Join(const std::vector<std::string>& parts, std::string_view separator);
 
-// Levenshtein distance, used for "did you mean" suggestions.
+// Edit distance with transpositions of neighbours (optimal string
+// alignment: "tpye" is one edit from "type"), for "did you mean" suggestions.
 size_t EditDistance(std::string_view a, std::string_view b);
 
 // The candidate closest to `word` when it is close enough to be a plausible

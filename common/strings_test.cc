@@ -22,11 +22,17 @@ TEST_CASE("DidYouMean suggests a close key and nothing for an unrelated word") {
   CHECK(DidYouMean("conection", keys) == " (did you mean 'connection'?)");
   CHECK(DidYouMean("banana", keys).empty());
   CHECK(DidYouMean("var", keys) == " (did you mean 'vars'?)");
+  // Swapped neighbours are one edit, the commonest typo of short words.
+  CHECK(EditDistance("tpye", "type") == 1);
+  CHECK(EditDistance("ab", "ba") == 1);
+  CHECK(EditDistance("abc", "ca") == 3);  // optimal string alignment, not full Damerau (2)
+  CHECK(DidYouMean("rdam", {"rdma", "hosts"}) == " (did you mean 'rdma'?)");
+  CHECK(DidYouMean("slurm_acocunting", {"slurm_accounting"}) == " (did you mean 'slurm_accounting'?)");
 }
 
 TEST_CASE("ClosestMatch agrees with EditDistance and picks the first closest candidate") {
   const std::vector<std::string> names = {"node01", "node10", "gpu001", "head", "nodeX1"};
-  for (std::string word : {"node1", "node01", "noed01", "gpu01", "hed", "heads", "xx", "node011", "nodeX"}) {
+  for (std::string word : {"node1", "node01", "noed01", "gpu01", "hed", "heads", "xx", "node011", "nodeX", "ndoe01", "ehad"}) {
     const size_t limit = word.size() <= 4 ? 1 : 2;
     std::optional<std::string> expected;
     size_t best = limit + 1;

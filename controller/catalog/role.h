@@ -107,7 +107,7 @@ class Catalog {
 
   // The standard places: the admin's roles/ and templates/ beside the
   // inventory, after the built-in ones (CLUSTERCTL_DATA_DIR, or found from
-  // the executable's location).
+  // the executable's location). An empty `inventory_dir`: the built-in ones alone.
   static Sources DefaultSources(const std::string& inventory_dir);
 
   // One role file's text, checked as Load checks each file (not its

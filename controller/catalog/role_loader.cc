@@ -379,6 +379,7 @@ Catalog::Sources Catalog::DefaultSources(const std::string& inventory_dir) {
       break;
     }
   }
+  if (inventory_dir.empty()) return sources;  // the built-in catalog alone
   sources.role_dirs.push_back(inventory_dir + "/roles");
   sources.template_dirs.insert(sources.template_dirs.begin(), inventory_dir + "/templates");
   return sources;

@@ -14,6 +14,7 @@
 #include "controller/cli/hold_command.h"
 #include "controller/cli/hostkey_command.h"
 #include "controller/cli/inventory_command.h"
+#include "controller/cli/roles_command.h"
 #include "controller/cli/run_command.h"
 #include "controller/cli/serve_command.h"
 #include "controller/cli/status_command.h"
@@ -56,6 +57,7 @@ struct CommandValues {
   std::vector<std::string> hold_command;
   std::string reason;
   std::string generate_format;
+  RolesOptions roles;
 };
 
 namespace {
@@ -78,7 +80,8 @@ void AddInventoryCommands(CLI::App& app, CommandValues& v) {
   inventory->require_subcommand(1);
   CLI::App* check = inventory->add_subcommand("check", "validate an inventory: exit 0, or 2 with every problem");
   check->add_option("INVENTORY", v.inventory_path, "inventory file")->required();
-  check->callback([&v] { v.exit_code = RunInventoryCheck(v.inventory_path, v.services); });
+  check->add_flag("--json", v.options.json, "one JSON document: ok, and every problem with file, line, column");
+  check->callback([&v] { v.exit_code = RunInventoryCheck(v.inventory_path, v.options.json, v.services); });
 
   CLI::App* show = inventory->add_subcommand("show", "print resolved hosts, groups and variables");
   show->add_option("INVENTORY", v.inventory_path, "inventory file")->required();
@@ -260,6 +263,22 @@ LogLevel ChosenLogLevel(const CommandValues& v) {
 
 // For packaging and for the completion scripts themselves; an empty group
 // keeps them out of --help, the man page and the completions.
+void AddRolesCommands(CLI::App& app, CommandValues& v) {
+  CLI::App* roles = app.add_subcommand("roles", "the role catalog: each role, its hosts, its variables (alone: list)");
+  roles->callback([&v, roles] {
+    if (roles->get_subcommands().empty()) v.exit_code = RunRolesList(v.roles, v.services);
+  });
+  CLI::App* list = roles->add_subcommand("list", "every role: what it applies to, its hosts, what it does");
+  list->add_option("INVENTORY", v.roles.inventory_path, "inventory file (adds its own roles/ and shows hosts)");
+  list->add_flag("--json", v.roles.json, "JSON output");
+  list->callback([&v] { v.exit_code = RunRolesList(v.roles, v.services); });
+  CLI::App* show = roles->add_subcommand("show", "one role: what it does, its hosts, every variable it reads");
+  show->add_option("ROLE", v.roles.name, "role name")->required();
+  show->add_option("INVENTORY", v.roles.inventory_path, "inventory file (adds its own roles/ and shows hosts)");
+  show->add_flag("--json", v.roles.json, "JSON output");
+  show->callback([&v] { v.exit_code = RunRolesShow(v.roles, v.services); });
+}
+
 void AddHiddenCommands(CLI::App& app, CommandValues& v) {
   CLI::App* generate = app.add_subcommand("__generate", "print the man page or a completion script");
   generate->group("");
@@ -291,6 +310,7 @@ CommandLine::CommandLine(const Services& services)
   AddServeCommand(app, v);
   AddHistoryCommand(app, v);
   AddHostkeyAndHoldCommands(app, v);
+  AddRolesCommands(app, v);
   AddHiddenCommands(app, v);
   AddLogOptionsToEveryCommand(app, v);
   // After every option is read, before any command's callback runs.

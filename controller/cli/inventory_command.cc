@@ -92,14 +92,37 @@ std::set<std::string> RoleVariables(const std::string& output_path, Logger& log)
   return names;
 }
 
+// inventory check --json, for editors and CI: every problem with its place.
+nlohmann::json CheckDocument(const std::string& path, const CheckedInventory& checked, const Diagnostics& diagnostics) {
+  nlohmann::json problems = nlohmann::json::array();
+  for (const Diagnostic& d : diagnostics.Sorted()) {
+    problems.push_back({{"file", d.where.file},
+                        {"line", d.where.line},
+                        {"column", d.where.column},
+                        {"severity", d.severity == Diagnostic::Severity::kError ? "error" : "warning"},
+                        {"message", d.message}});
+  }
+  nlohmann::json out = {{"file", path}, {"ok", !diagnostics.has_errors()}, {"problems", problems}};
+  if (checked.inventory && !diagnostics.has_errors()) {
+    out["cluster"] = checked.inventory->cluster_name;
+    out["hosts"] = checked.inventory->hosts.size();
+    out["groups"] = checked.inventory->groups.size();
+  }
+  return out;
+}
+
 }  // namespace
 
-int RunInventoryCheck(const std::string& inventory_path, const Services& services) {
+int RunInventoryCheck(const std::string& inventory_path, bool json, const Services& services) {
   // The file, then against the roles (roles the inventory names, every
   // variable) and the cluster views: every problem in one pass.
   Diagnostics diagnostics;
   CheckedInventory checked = LoadCheckedInventory(inventory_path, {}, diagnostics);
   if (checked.ok()) CheckClusterViews(*checked.inventory, diagnostics);
+  if (json) {
+    *services.out << JsonText(CheckDocument(inventory_path, checked, diagnostics), 2) << "\n";
+    return diagnostics.has_errors() ? kExitUsage : kExitOk;
+  }
   LogDiagnostics(diagnostics, *services.log);  // warnings too (no built-in roles found, ...)
   if (diagnostics.has_errors()) {
     services.log->Error(inventory_path + ": " + std::to_string(diagnostics.error_count()) + " error" +

@@ -8,7 +8,7 @@
 
 namespace clusterctl {
 
-int RunInventoryCheck(const std::string& inventory_path, const Services& services);
+int RunInventoryCheck(const std::string& inventory_path, bool json, const Services& services);
 int RunInventoryShow(const std::string& inventory_path, bool json, const Services& services);
 // Writes to `output_path`, or stdout when empty. Refuses to overwrite an
 // existing file unless `force`.
