@@ -202,7 +202,7 @@ void AddHistoryCommand(CLI::App& app, CommandValues& v) {
   history->add_option("INVENTORY", v.history.inventory_path, "inventory file")->required();
   history->add_option("--run", v.history.run_id, "show this run's steps and events");
   history->add_option("--host", v.history.host, "only this host")->type_name("HOST");
-  history->add_option("-n,--limit", v.history.limit, "how many runs");
+  history->add_option("-n,--runs", v.history.limit, "how many runs, newest first")->capture_default_str();
   history->add_flag("--json", v.options.json, "one JSON document");
   AddStateOption(history, v);
   history->callback([&v] { v.exit_code = RunHistory(v.history, v.options, v.services); });
