@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "common/duration_text.h"
 #include "common/strings.h"
 #include "controller/cli/command_words.h"
 #include "controller/cli/deploy_command.h"
@@ -14,6 +15,7 @@
 #include "controller/cli/hold_command.h"
 #include "controller/cli/hostkey_command.h"
 #include "controller/cli/inventory_command.h"
+#include "controller/cli/option_values.h"
 #include "controller/cli/run_command.h"
 #include "controller/cli/serve_command.h"
 #include "controller/cli/status_command.h"
@@ -121,7 +123,10 @@ void AddFactsAndRunCommands(CLI::App& app, CommandValues& v) {
 
   CLI::App* run = app.add_subcommand("run", "run a command (no shell) as root on every selected host");
   AddRemoteOptions(run, v);
-  run->add_option("-t,--timeout", v.run_timeout, "seconds before the command is killed")->check(CLI::Range(1, 86400));
+  run->add_option("-t,--timeout", v.run_timeout, "time before the command is killed (90, 60s, 5m, 1h; up to 1d)")
+      ->type_name("DURATION")
+      ->transform(DurationSeconds(1, 86400))
+      ->default_str(FormatDurationSeconds(v.run_timeout));
   run->add_option("--max-output", v.run_max_output, "bytes of stdout and of stderr kept per host (default 262144)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{16} << 20));
   run->add_option("COMMAND", v.run_argv, "the command and its arguments, after --");
@@ -167,7 +172,10 @@ void AddValidateCommand(CLI::App& app, CommandValues& v) {
   validate->add_option("--checks", v.validate.checks, "only these checks or prefixes (comma-separated): " +
                                                           Join(AllValidationCheckNames(), ", "))
       ->delimiter(',');
-  validate->add_option("--deadline", v.validate.deadline_s, "seconds for the whole run")->check(CLI::Range(10, 86400));
+  validate->add_option("--deadline", v.validate.deadline_s, "time for the whole run (90, 60s, 15m, 1h; 10s to 1d)")
+      ->type_name("DURATION")
+      ->transform(DurationSeconds(10, 86400))
+      ->default_str(FormatDurationSeconds(v.validate.deadline_s));
   validate->callback([&v] {
     v.validate.remote = v.remote;
     v.exit_code = RunValidate(v.validate, v.options, v.services);
@@ -181,17 +189,19 @@ void AddServeCommand(CLI::App& app, CommandValues& v) {
   serve->add_option("--listen", o.listen, "ADDRESS:PORT to serve on")->capture_default_str();
   serve->add_flag("--insecure-listen", o.insecure_listen,
                   "allow a non-loopback --listen over plain HTTP (the token crosses the network in clear)");
-  serve->add_option("--verify-interval", o.verify_interval_s, "seconds between drift checks")
-      ->check(CLI::Range(1, 7 * 86400))
-      ->capture_default_str();
+  serve->add_option("--verify-interval", o.verify_interval_s, "time between drift checks (90, 60s, 5m, 1h; up to 7d)")
+      ->type_name("DURATION")
+      ->transform(DurationSeconds(1, 7 * 86400))
+      ->default_str(FormatDurationSeconds(o.verify_interval_s));
   serve->add_option("--verify-batch", o.verify_batch, "hosts checked at a time (N or P%)")->capture_default_str();
   serve->add_flag("--remediate", o.remediate,
                   "converge drifted hosts, and deploy inventory changes, without being asked");
   serve->add_option("--max-fail", o.max_fail_percent, "remediation stops starting hosts once P% failed")
       ->check(CLI::Range(0, 100));
-  serve->add_option("--stop-grace", o.stop_grace_s, "seconds the running job's steps get on SIGTERM")
-      ->check(CLI::Range(0, 3600))
-      ->capture_default_str();
+  serve->add_option("--stop-grace", o.stop_grace_s, "time the running job's steps get on SIGTERM (30, 30s, 5m; up to 1h)")
+      ->type_name("DURATION")
+      ->transform(DurationSeconds(0, 3600))
+      ->default_str(FormatDurationSeconds(o.stop_grace_s));
   serve->add_flag("--print-token", o.print_token, "print the API token (created at first use) and exit");
   AddStateOption(serve, v);
   serve->callback([&v] { v.exit_code = RunServe(v.serve, v.options, v.services); });
