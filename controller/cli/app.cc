@@ -8,6 +8,7 @@
 
 #include "common/duration_text.h"
 #include "common/strings.h"
+#include "controller/cli/checks_command.h"
 #include "controller/cli/command_words.h"
 #include "controller/cli/deploy_command.h"
 #include "controller/cli/exit_codes.h"
@@ -216,6 +217,9 @@ void AddValidateCommand(CLI::App& app, CommandValues& v) {
       ->type_name("DURATION")
       ->transform(DurationSeconds(10, 86400))
       ->default_str(FormatDurationSeconds(v.validate.deadline_s));
+  CLI::App* checks = app.add_subcommand("checks", "the validation checks: name, scope and what each asserts");
+  checks->add_flag("--json", v.options.json, "one JSON document");
+  checks->callback([&v] { v.exit_code = PrintCheckCatalogue(v.options.json, *v.services.out); });
   validate->callback([&v] {
     v.validate.remote = v.remote;
     v.exit_code = RunValidate(v.validate, v.options, v.services);
