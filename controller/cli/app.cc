@@ -183,6 +183,12 @@ void AddDeployOptions(CLI::App* command, CommandValues& v) {
   command->add_option("--batch", v.deploy.batch, "roll through hosts N (or P%) at a time");
   command->add_option("--max-fail", v.deploy.max_fail_percent, "stop starting hosts once P% failed")
       ->check(CLI::Range(0, 100));
+  command->add_option("--color", v.deploy.colour,
+                      "colour ok/changed/failed/unreachable: auto (on a terminal, unless NO_COLOR is set), always "
+                      "or never; never in --json")
+      ->type_name("WHEN")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
 }
 
 void AddDeployAndPlanCommands(CLI::App& app, CommandValues& v) {

@@ -2,10 +2,13 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
+
 #include "controller/cli/exit_codes.h"
 #include "controller/cli/stop_signals.h"
 #include "controller/engine/deploy_run.h"
 #include "controller/engine/report.h"
+#include "controller/output/status_colour.h"
 #include "inventory/loader.h"
 
 namespace clusterctl {
@@ -47,6 +50,8 @@ int RunDeploy(const DeployOptions& options, const GlobalOptions& global, const S
   inputs.options.batch_size = *ParseBatchSize(options.batch, command->hosts().size());
   inputs.options.max_fail_percent = options.max_fail_percent;
   Reporter reporter(OutputMode(global), *services.out, options.diff || options.check);
+  const ColourChoice colour = ParseColourChoice(options.colour).value_or(ColourChoice::kAuto);
+  reporter.SetColour(!global.json && UseColour(colour, ::isatty(STDOUT_FILENO), std::getenv("NO_COLOR")));
   MessagePrinter messages(*services.log);
   ListenerFanout listeners({&reporter, &messages});
   StopOnSignals stop(*services.log, kStopGrace);

@@ -24,6 +24,7 @@ struct DeployOptions {
   bool verify = false;
   std::string batch;     // "N" or "P%"; empty: all at once
   int max_fail_percent = 100;
+  std::string colour = "auto";  // --color: auto, always or never
 };
 
 int RunDeploy(const DeployOptions& options, const GlobalOptions& global, const Services& services);
