@@ -156,6 +156,13 @@ void AddRemoteOptions(CLI::App* command, CommandValues& v, std::vector<std::stri
   AddStateOption(command, v);
 }
 
+void AddExtraVarsOption(CLI::App* command, CommandValues& v) {
+  command->add_option("-e,--extra-vars", v.remote.extra_vars,
+                      "KEY=VALUE or @FILE.yaml: variables over every inventory level (repeatable; typed as YAML)")
+      ->type_name("VARS")
+      ->allow_extra_args(false);
+}
+
 void AddFactsAndRunCommands(CLI::App& app, CommandValues& v) {
   CLI::App* facts = app.add_subcommand("facts", "gather and store facts of every selected host");
   AddRemoteOptions(facts, v);
@@ -178,6 +185,7 @@ void AddFactsAndRunCommands(CLI::App& app, CommandValues& v) {
 
 void AddDeployOptions(CLI::App* command, CommandValues& v) {
   AddRemoteOptions(command, v);
+  AddExtraVarsOption(command, v);
   command->add_option("--roles", v.deploy.roles, "only these roles (comma-separated)")->delimiter(',');
   command->add_flag("--verify", v.deploy.verify, "check every step on the nodes (drift detection)");
   command->add_option("--batch", v.deploy.batch, "roll through hosts N (or P%) at a time");
@@ -216,6 +224,7 @@ void AddValidateCommand(CLI::App& app, CommandValues& v) {
   CLI::App* validate =
       app.add_subcommand("validate", "prove the cluster works: checks with thresholds, exit 1 on any failure");
   AddRemoteOptions(validate, v);
+  AddExtraVarsOption(validate, v);
   validate->add_option("--checks", v.validate.checks, "only these checks or prefixes (comma-separated): " +
                                                           Join(AllValidationCheckNames(), ", "))
       ->delimiter(',');

@@ -1,6 +1,7 @@
 #include "controller/cli/command_context.h"
 
 #include "controller/cli/exit_codes.h"
+#include "inventory/extra_vars.h"
 #include "inventory/loader.h"
 
 namespace clusterctl {
@@ -23,6 +24,13 @@ void LogDiagnostics(const Diagnostics& diagnostics, Logger& log) {
   for (const Diagnostic& d : diagnostics.Sorted()) {
     log.Log(d.severity == Diagnostic::Severity::kError ? LogLevel::kError : LogLevel::kWarning, d.ToString());
   }
+}
+
+bool ApplyExtraVarsOrReport(const std::vector<std::string>& arguments, Inventory& inventory, Diagnostics& diagnostics) {
+  std::optional<ExtraVars> extra = ParseExtraVars(arguments, diagnostics);
+  if (!extra) return false;
+  ApplyExtraVars(*extra, inventory);
+  return true;
 }
 
 StatePaths StatePathsFor(const Inventory& inventory, const GlobalOptions& options) {

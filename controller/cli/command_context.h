@@ -42,6 +42,10 @@ void LogDiagnostics(const Diagnostics& diagnostics, Logger& log);
 std::optional<Inventory> LoadInventoryOrReport(const std::string& path, const Services& services,
                                                bool print_warnings);
 
+// Applies -e/--extra-vars (inventory/extra_vars.h) to `inventory`; false
+// after reporting every problem (the caller exits 2).
+bool ApplyExtraVarsOrReport(const std::vector<std::string>& arguments, Inventory& inventory, Diagnostics& diagnostics);
+
 StatePaths StatePathsFor(const Inventory& inventory, const GlobalOptions& options);
 
 // Opens the state for writing. On failure prints the reason and sets

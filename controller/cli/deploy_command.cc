@@ -28,6 +28,8 @@ int RunDeploy(const DeployOptions& options, const GlobalOptions& global, const S
   Diagnostics diagnostics;
   std::optional<Inventory> inventory = LoadInventory(options.remote.inventory_path, diagnostics);
   std::optional<Catalog> catalog;
+  // Before the catalog's variable checks, so -e values are checked like the inventory's.
+  if (inventory && !ApplyExtraVarsOrReport(options.remote.extra_vars, *inventory, diagnostics)) inventory.reset();
   if (inventory) catalog = LoadCatalogFor(*inventory, options.roles, diagnostics);
   if (!ParseBatchSize(options.batch, 1)) {
     diagnostics.Error({"--batch", 0, 0}, "'" + options.batch + "' is not N or P% (1-100)");

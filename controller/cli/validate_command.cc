@@ -112,6 +112,11 @@ int RunValidate(const ValidateOptions& options, const GlobalOptions& global, con
   // Thresholds are read (and refused) before anything is contacted or recorded.
   std::optional<Inventory> inventory = LoadInventoryOrReport(options.remote.inventory_path, services, false);
   if (!inventory) return kExitUsage;
+  Diagnostics extra_vars;
+  if (!ApplyExtraVarsOrReport(options.remote.extra_vars, *inventory, extra_vars)) {
+    LogDiagnostics(extra_vars, log);
+    return kExitUsage;
+  }
   std::map<std::string, Thresholds> thresholds;
   bool bad = false;
   for (const Host& h : inventory->hosts) {

@@ -381,6 +381,20 @@ class Deployment {
   std::atomic<size_t> failures_{0};
 };
 
+// Secrets are generated and kept in the state, never given: an -e naming one
+// is refused (it would bypass the vault and land in the run's record).
+void RefuseSecretsInExtraVars(const Catalog& catalog, const Inventory& inventory, Diagnostics& diagnostics) {
+  for (const auto& [name, role] : catalog.roles()) {
+    for (const auto& [secret, spec] : role.secrets) {
+      if (!inventory.extra_vars.contains(secret)) continue;
+      diagnostics.Error({"-e", 0, 0}, "'" + secret + "' is a secret (role " + name +
+                                          "): secrets are generated and kept in the state, not passed; "
+                                          "use deploy --rotate-secret " + secret + " to replace it");
+      return;
+    }
+  }
+}
+
 }  // namespace
 
 bool DeploymentResult::converged() const {
@@ -411,6 +425,7 @@ std::optional<Catalog> LoadCatalogFor(const Inventory& inventory, const std::vec
   if (!catalog) return std::nullopt;
   catalog->CheckInventoryRoles(inventory, diagnostics);
   CheckInventoryVariables(*catalog, inventory, diagnostics);
+  RefuseSecretsInExtraVars(*catalog, inventory, diagnostics);
   std::vector<std::string> names;
   for (const auto& [name, role] : catalog->roles()) names.push_back(name);
   for (const std::string& role : only_roles) {
