@@ -187,6 +187,10 @@ void AddDeployOptions(CLI::App* command, CommandValues& v) {
   AddRemoteOptions(command, v);
   AddExtraVarsOption(command, v);
   command->add_option("--roles", v.deploy.roles, "only these roles (comma-separated)")->delimiter(',');
+  command->add_option("--tags", v.deploy.tags, "only steps with one of these tags, their role's included (comma-separated)")
+      ->delimiter(',');
+  command->add_option("--skip-tags", v.deploy.skip_tags, "leave out steps with any of these tags (comma-separated)")
+      ->delimiter(',');
   command->add_flag("--verify", v.deploy.verify, "check every step on the nodes (drift detection)");
   command->add_option("--batch", v.deploy.batch, "roll through hosts N (or P%) at a time");
   command->add_option("--max-fail", v.deploy.max_fail_percent, "stop starting hosts once P% failed")

@@ -31,6 +31,7 @@ int RunDeploy(const DeployOptions& options, const GlobalOptions& global, const S
   // Before the catalog's variable checks, so -e values are checked like the inventory's.
   if (inventory && !ApplyExtraVarsOrReport(options.remote.extra_vars, *inventory, diagnostics)) inventory.reset();
   if (inventory) catalog = LoadCatalogFor(*inventory, options.roles, diagnostics);
+  if (catalog) CheckTagNames(*catalog, {options.tags, options.skip_tags}, diagnostics);
   if (!ParseBatchSize(options.batch, 1)) {
     diagnostics.Error({"--batch", 0, 0}, "'" + options.batch + "' is not N or P% (1-100)");
   }
@@ -48,6 +49,7 @@ int RunDeploy(const DeployOptions& options, const GlobalOptions& global, const S
   inputs.options.check = options.check;
   inputs.options.verify = options.verify;
   inputs.options.roles = options.roles;
+  inputs.options.tags = {options.tags, options.skip_tags};
   inputs.options.rotate_secrets = {options.rotate_secrets.begin(), options.rotate_secrets.end()};
   inputs.options.batch_size = *ParseBatchSize(options.batch, command->hosts().size());
   inputs.options.max_fail_percent = options.max_fail_percent;

@@ -18,6 +18,7 @@ namespace clusterctl {
 struct DeployOptions {
   RemoteCommandOptions remote;
   std::vector<std::string> roles;  // --roles
+  std::vector<std::string> tags, skip_tags;  // --tags, --skip-tags
   std::vector<std::string> rotate_secrets;  // --rotate-secret
   bool check = false;
   bool diff = false;

@@ -205,6 +205,7 @@ class Deployment {
   bool Plan() {
     PlanInputs inputs{in_.inventory, in_.catalog, &facts_, vault_.get(), in_.options.roles};
     inputs.removed_hosts = removed_hosts_;
+    inputs.tags = in_.options.tags;
     Planner planner(inputs);
     Diagnostics diagnostics;
     for (size_t i = 0; i < in_.hosts.size(); ++i) {
@@ -224,7 +225,8 @@ class Deployment {
     ExecutionOptions execution = in_.options.execution;
     execution.check = in_.options.check;
     execution.verify = in_.options.verify;
-    execution.clears_drift = in_.options.verify && !in_.options.check && in_.options.roles.empty();
+    execution.clears_drift =
+        in_.options.verify && !in_.options.check && in_.options.roles.empty() && in_.options.tags.empty();
     DeployContext context{&sessions_, &cancel_,  writer.get(), &board,         &listener_,      in_.inventory,
                           vault_.get(), in_.run_id, execution,    &last_results_, &intents_by_host_};
     ReportEarlyFailures(board, writer.get());
