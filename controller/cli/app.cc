@@ -147,9 +147,11 @@ void AddStatusCommand(CLI::App& app, CommandValues& v) {
 // `rest`: run's COMMAND (InventoryArgument).
 void AddRemoteOptions(CLI::App* command, CommandValues& v, std::vector<std::string>* rest = nullptr) {
   AddInventoryArgument(command, v, v.remote.inventory_path, rest);
-  command->add_option("-l,--limit", v.remote.limit, "hosts: names, groups, ranges, globs; !x excludes")
+  command->add_option("-l,--limit", v.remote.limit, "hosts: names, groups, ranges, globs; !x excludes (default: every host)")
       ->type_name("PATTERN");
-  command->add_option("-f,--forks", v.remote.forks, "hosts in flight at once")->check(CLI::Range(1, 100000));
+  command->add_option("-f,--forks", v.remote.forks, "hosts in flight at once")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
   command->add_flag("-K,--ask-become-pass", v.remote.ask_become_pass,
                     "ask once for the sudo password (or set CLUSTERCTL_SUDO_PASSWORD)");
   command->add_flag("--json", v.options.json, "JSON output");
@@ -186,15 +188,16 @@ void AddFactsAndRunCommands(CLI::App& app, CommandValues& v) {
 void AddDeployOptions(CLI::App* command, CommandValues& v) {
   AddRemoteOptions(command, v);
   AddExtraVarsOption(command, v);
-  command->add_option("--roles", v.deploy.roles, "only these roles (comma-separated)")->delimiter(',');
-  command->add_option("--tags", v.deploy.tags, "only steps with one of these tags, their role's included (comma-separated)")
+  command->add_option("--roles", v.deploy.roles, "only these roles (comma-separated; default: every role of each host)")->delimiter(',');
+  command->add_option("--tags", v.deploy.tags, "only steps with one of these tags, their role's included (comma-separated; default: every step)")
       ->delimiter(',');
-  command->add_option("--skip-tags", v.deploy.skip_tags, "leave out steps with any of these tags (comma-separated)")
+  command->add_option("--skip-tags", v.deploy.skip_tags, "leave out steps with any of these tags (comma-separated; default: none)")
       ->delimiter(',');
   command->add_flag("--verify", v.deploy.verify, "check every step on the nodes (drift detection)");
-  command->add_option("--batch", v.deploy.batch, "roll through hosts N (or P%) at a time");
+  command->add_option("--batch", v.deploy.batch, "roll through hosts N (or P%) at a time (default: all at once)");
   command->add_option("--max-fail", v.deploy.max_fail_percent, "stop starting hosts once P% failed")
-      ->check(CLI::Range(0, 100));
+      ->check(CLI::Range(0, 100))
+      ->capture_default_str();
   command->add_option("--color", v.deploy.colour,
                       "colour ok/changed/failed/unreachable: auto (on a terminal, unless NO_COLOR is set), always "
                       "or never; never in --json")
@@ -229,7 +232,7 @@ void AddValidateCommand(CLI::App& app, CommandValues& v) {
       app.add_subcommand("validate", "prove the cluster works: checks with thresholds, exit 1 on any failure");
   AddRemoteOptions(validate, v);
   AddExtraVarsOption(validate, v);
-  validate->add_option("--checks", v.validate.checks, "only these checks or prefixes (comma-separated): " +
+  validate->add_option("--checks", v.validate.checks, "only these checks or prefixes (comma-separated; default: all): " +
                                                           Join(AllValidationCheckNames(), ", "))
       ->delimiter(',');
   validate->add_option("--deadline", v.validate.deadline_s, "time for the whole run (90, 60s, 15m, 1h; 10s to 1d)")
@@ -260,7 +263,8 @@ void AddServeCommand(CLI::App& app, CommandValues& v) {
   serve->add_flag("--remediate", o.remediate,
                   "converge drifted hosts, and deploy inventory changes, without being asked");
   serve->add_option("--max-fail", o.max_fail_percent, "remediation stops starting hosts once P% failed")
-      ->check(CLI::Range(0, 100));
+      ->check(CLI::Range(0, 100))
+      ->capture_default_str();
   serve->add_option("--stop-grace", o.stop_grace_s, "time the running job's steps get on SIGTERM (30, 30s, 5m; up to 1h)")
       ->type_name("DURATION")
       ->transform(DurationSeconds(0, 3600))
@@ -273,8 +277,8 @@ void AddServeCommand(CLI::App& app, CommandValues& v) {
 void AddHistoryCommand(CLI::App& app, CommandValues& v) {
   CLI::App* history = app.add_subcommand("history", "past runs, a run's steps, or a host's steps");
   AddInventoryArgument(history, v, v.history.inventory_path);
-  history->add_option("--run", v.history.run_id, "show this run's steps and events");
-  history->add_option("--host", v.history.host, "only this host")->type_name("HOST");
+  history->add_option("--run", v.history.run_id, "show this run's steps and events (default: list the runs)");
+  history->add_option("--host", v.history.host, "only this host (default: every host)")->type_name("HOST");
   history->add_option("-n,--runs", v.history.limit, "how many runs, newest first")->capture_default_str();
   history->add_flag("--json", v.options.json, "one JSON document");
   AddStateOption(history, v);
@@ -296,7 +300,7 @@ void AddHostkeyAndHoldCommands(CLI::App& app, CommandValues& v) {
   CLI::App* hold = app.add_subcommand("hold", "hold the state lock for manual maintenance (blocks deploys)");
   AddInventoryArgument(hold, v, v.inventory_path, &v.hold_command);
   hold->add_option("COMMAND", v.hold_command, "command to run while holding (after --); none: until Ctrl-C");
-  hold->add_option("--reason", v.reason, "recorded in the state's event log");
+  hold->add_option("--reason", v.reason, "recorded in the state's event log (default: none)");
   AddStateOption(hold, v);
   hold->callback([&v] {
     v.hold_command.insert(v.hold_command.end(), v.after_dashes.begin(), v.after_dashes.end());
