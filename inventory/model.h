@@ -65,6 +65,9 @@ struct Inventory {
   std::string base_dir;     // directory of source_file; relative paths resolve here
   nlohmann::json cluster_vars = nlohmann::json::object();
   std::map<std::string, SourceLocation> cluster_var_locations;
+  // What -e/--extra-vars set (extra_vars.h), already in every host's vars
+  // and in cluster_vars; kept to record with the run.
+  nlohmann::json extra_vars = nlohmann::json::object();
   std::vector<Host> hosts;  // in file order, ranges expanded
   std::vector<Group> groups;  // in file order
   std::map<std::string, size_t> host_index;

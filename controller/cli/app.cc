@@ -3,8 +3,12 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cstdlib>
+#include <deque>
 
+#include "common/duration_text.h"
 #include "common/strings.h"
+#include "controller/cli/checks_command.h"
 #include "controller/cli/command_words.h"
 #include "controller/cli/deploy_command.h"
 #include "controller/cli/exit_codes.h"
@@ -13,8 +17,10 @@
 #include "controller/cli/history_command.h"
 #include "controller/cli/hold_command.h"
 #include "controller/cli/hostkey_command.h"
+#include "controller/cli/inventory_argument.h"
 #include "controller/cli/inventory_command.h"
 #include "controller/cli/roles_command.h"
+#include "controller/cli/option_values.h"
 #include "controller/cli/run_command.h"
 #include "controller/cli/serve_command.h"
 #include "controller/cli/status_command.h"
@@ -58,6 +64,17 @@ struct CommandValues {
   std::string reason;
   std::string generate_format;
   RolesOptions roles;
+  // Each command's INVENTORY / -i / CLUSTERCTL_INVENTORY, resolved into its
+  // target path once parsing is complete (ResolveInventories).
+  struct InventorySource {
+    CLI::App* command;
+    InventoryArgument argument;
+    std::string* target;
+  };
+  std::deque<InventorySource> inventory_sources;
+  // Commands whose words after `--` are their COMMAND (run, hold): those
+  // words never fill INVENTORY, which -i or the environment may have given.
+  std::vector<std::string> after_dashes;
 };
 
 namespace {
@@ -66,6 +83,30 @@ std::string CommandLineText(int argc, char** argv) {
   std::vector<std::string> words;
   for (int i = 0; i < argc; ++i) words.emplace_back(i == 0 ? "clusterctl" : argv[i]);
   return Join(words, " ");
+}
+
+// The positional INVENTORY and -i/--inventory, resolved with the environment
+// before the command's callback runs (ResolveInventories). `rest`: see
+// InventoryArgument.
+void AddInventoryArgument(CLI::App* command, CommandValues& v, std::string& target,
+                          std::vector<std::string>* rest = nullptr, bool rest_required = false) {
+  CommandValues::InventorySource& source = v.inventory_sources.emplace_back();
+  source = {command, {"", "", rest, rest_required}, &target};
+  command->add_option("INVENTORY", source.argument.positional,
+                      std::string("inventory file (or -i FILE, or set ") + kInventoryVariable + ")");
+  command->add_option("-i,--inventory", source.argument.option, "inventory file, instead of INVENTORY")
+      ->type_name("INVENTORY");
+}
+
+// Throws CLI::ValidationError (a usage error) when the chosen command's
+// inventory is given twice or not at all.
+void ResolveInventories(CommandValues& v) {
+  for (CommandValues::InventorySource& source : v.inventory_sources) {
+    if (!source.command->parsed()) continue;
+    Result<std::string> path = ResolveInventory(source.argument, std::getenv(kInventoryVariable));
+    if (!path.ok()) throw CLI::ValidationError(path.status().message());
+    *source.target = *path;
+  }
 }
 
 // Metavars matter beyond --help: the completions complete a PATTERN or HOST
@@ -79,12 +120,12 @@ void AddInventoryCommands(CLI::App& app, CommandValues& v) {
   CLI::App* inventory = app.add_subcommand("inventory", "check, show or import an inventory");
   inventory->require_subcommand(1);
   CLI::App* check = inventory->add_subcommand("check", "validate an inventory: exit 0, or 2 with every problem");
-  check->add_option("INVENTORY", v.inventory_path, "inventory file")->required();
+  AddInventoryArgument(check, v, v.inventory_path);
   check->add_flag("--json", v.options.json, "one JSON document: ok, and every problem with file, line, column");
   check->callback([&v] { v.exit_code = RunInventoryCheck(v.inventory_path, v.options.json, v.services); });
 
   CLI::App* show = inventory->add_subcommand("show", "print resolved hosts, groups and variables");
-  show->add_option("INVENTORY", v.inventory_path, "inventory file")->required();
+  AddInventoryArgument(show, v, v.inventory_path);
   show->add_flag("--json", v.options.json, "one JSON document");
   show->callback([&v] { v.exit_code = RunInventoryShow(v.inventory_path, v.options.json, v.services); });
 
@@ -100,21 +141,31 @@ void AddInventoryCommands(CLI::App& app, CommandValues& v) {
 
 void AddStatusCommand(CLI::App& app, CommandValues& v) {
   CLI::App* status = app.add_subcommand("status", "per-host state from the state store");
-  status->add_option("INVENTORY", v.inventory_path, "inventory file")->required();
+  AddInventoryArgument(status, v, v.inventory_path);
   status->add_flag("--json", v.options.json, "one JSON document");
   AddStateOption(status, v);
   status->callback([&v] { v.exit_code = RunStatus(v.inventory_path, v.options, v.services); });
 }
 
-void AddRemoteOptions(CLI::App* command, CommandValues& v) {
-  command->add_option("INVENTORY", v.remote.inventory_path, "inventory file")->required();
-  command->add_option("-l,--limit", v.remote.limit, "hosts: names, groups, ranges, globs; !x excludes")
+// `rest`: run's COMMAND (InventoryArgument).
+void AddRemoteOptions(CLI::App* command, CommandValues& v, std::vector<std::string>* rest = nullptr) {
+  AddInventoryArgument(command, v, v.remote.inventory_path, rest);
+  command->add_option("-l,--limit", v.remote.limit, "hosts: names, groups, ranges, globs; !x excludes (default: every host)")
       ->type_name("PATTERN");
-  command->add_option("-f,--forks", v.remote.forks, "hosts in flight at once")->check(CLI::Range(1, 100000));
+  command->add_option("-f,--forks", v.remote.forks, "hosts in flight at once")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
   command->add_flag("-K,--ask-become-pass", v.remote.ask_become_pass,
                     "ask once for the sudo password (or set CLUSTERCTL_SUDO_PASSWORD)");
   command->add_flag("--json", v.options.json, "JSON output");
   AddStateOption(command, v);
+}
+
+void AddExtraVarsOption(CLI::App* command, CommandValues& v) {
+  command->add_option("-e,--extra-vars", v.remote.extra_vars,
+                      "KEY=VALUE or @FILE.yaml: variables over every inventory level (repeatable; typed as YAML)")
+      ->type_name("VARS")
+      ->allow_extra_args(false);
 }
 
 void AddFactsAndRunCommands(CLI::App& app, CommandValues& v) {
@@ -123,23 +174,39 @@ void AddFactsAndRunCommands(CLI::App& app, CommandValues& v) {
   facts->callback([&v] { v.exit_code = RunFacts(v.remote, v.options, v.services); });
 
   CLI::App* run = app.add_subcommand("run", "run a command (no shell) as root on every selected host");
-  AddRemoteOptions(run, v);
-  run->add_option("-t,--timeout", v.run_timeout, "seconds before the command is killed")->check(CLI::Range(1, 86400));
+  AddRemoteOptions(run, v, &v.run_argv);
+  run->add_option("-t,--timeout", v.run_timeout, "time before the command is killed (90, 60s, 5m, 1h; up to 1d)")
+      ->type_name("DURATION")
+      ->transform(DurationSeconds(1, 86400))
+      ->default_str(FormatDurationSeconds(v.run_timeout));
   run->add_option("--max-output", v.run_max_output, "bytes of stdout and of stderr kept per host (default 262144)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{16} << 20));
   run->add_option("COMMAND", v.run_argv, "the command and its arguments, after --");
   run->callback([&v] {
+    v.run_argv.insert(v.run_argv.end(), v.after_dashes.begin(), v.after_dashes.end());
     v.exit_code = RunAdHoc(v.remote, v.run_argv, v.run_timeout, v.run_max_output, v.options, v.services);
   });
 }
 
 void AddDeployOptions(CLI::App* command, CommandValues& v) {
   AddRemoteOptions(command, v);
-  command->add_option("--roles", v.deploy.roles, "only these roles (comma-separated)")->delimiter(',');
+  AddExtraVarsOption(command, v);
+  command->add_option("--roles", v.deploy.roles, "only these roles (comma-separated; default: every role of each host)")->delimiter(',');
+  command->add_option("--tags", v.deploy.tags, "only steps with one of these tags, their role's included (comma-separated; default: every step)")
+      ->delimiter(',');
+  command->add_option("--skip-tags", v.deploy.skip_tags, "leave out steps with any of these tags (comma-separated; default: none)")
+      ->delimiter(',');
   command->add_flag("--verify", v.deploy.verify, "check every step on the nodes (drift detection)");
-  command->add_option("--batch", v.deploy.batch, "roll through hosts N (or P%) at a time");
+  command->add_option("--batch", v.deploy.batch, "roll through hosts N (or P%) at a time (default: all at once)");
   command->add_option("--max-fail", v.deploy.max_fail_percent, "stop starting hosts once P% failed")
-      ->check(CLI::Range(0, 100));
+      ->check(CLI::Range(0, 100))
+      ->capture_default_str();
+  command->add_option("--color", v.deploy.colour,
+                      "colour ok/changed/failed/unreachable: auto (on a terminal, unless NO_COLOR is set), always "
+                      "or never; never in --json")
+      ->type_name("WHEN")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
 }
 
 void AddDeployAndPlanCommands(CLI::App& app, CommandValues& v) {
@@ -167,10 +234,17 @@ void AddValidateCommand(CLI::App& app, CommandValues& v) {
   CLI::App* validate =
       app.add_subcommand("validate", "prove the cluster works: checks with thresholds, exit 1 on any failure");
   AddRemoteOptions(validate, v);
-  validate->add_option("--checks", v.validate.checks, "only these checks or prefixes (comma-separated): " +
+  AddExtraVarsOption(validate, v);
+  validate->add_option("--checks", v.validate.checks, "only these checks or prefixes (comma-separated; default: all): " +
                                                           Join(AllValidationCheckNames(), ", "))
       ->delimiter(',');
-  validate->add_option("--deadline", v.validate.deadline_s, "seconds for the whole run")->check(CLI::Range(10, 86400));
+  validate->add_option("--deadline", v.validate.deadline_s, "time for the whole run (90, 60s, 15m, 1h; 10s to 1d)")
+      ->type_name("DURATION")
+      ->transform(DurationSeconds(10, 86400))
+      ->default_str(FormatDurationSeconds(v.validate.deadline_s));
+  CLI::App* checks = app.add_subcommand("checks", "the validation checks: name, scope and what each asserts");
+  checks->add_flag("--json", v.options.json, "one JSON document");
+  checks->callback([&v] { v.exit_code = PrintCheckCatalogue(v.options.json, *v.services.out); });
   validate->callback([&v] {
     v.validate.remote = v.remote;
     v.exit_code = RunValidate(v.validate, v.options, v.services);
@@ -180,21 +254,24 @@ void AddValidateCommand(CLI::App& app, CommandValues& v) {
 void AddServeCommand(CLI::App& app, CommandValues& v) {
   ServeOptions& o = v.serve;
   CLI::App* serve = app.add_subcommand("serve", "the daemon: HTTP API, metrics, drift checks and a status page");
-  serve->add_option("INVENTORY", o.inventory_path, "inventory file")->required();
+  AddInventoryArgument(serve, v, o.inventory_path);
   serve->add_option("--listen", o.listen, "ADDRESS:PORT to serve on")->capture_default_str();
   serve->add_flag("--insecure-listen", o.insecure_listen,
                   "allow a non-loopback --listen over plain HTTP (the token crosses the network in clear)");
-  serve->add_option("--verify-interval", o.verify_interval_s, "seconds between drift checks")
-      ->check(CLI::Range(1, 7 * 86400))
-      ->capture_default_str();
+  serve->add_option("--verify-interval", o.verify_interval_s, "time between drift checks (90, 60s, 5m, 1h; up to 7d)")
+      ->type_name("DURATION")
+      ->transform(DurationSeconds(1, 7 * 86400))
+      ->default_str(FormatDurationSeconds(o.verify_interval_s));
   serve->add_option("--verify-batch", o.verify_batch, "hosts checked at a time (N or P%)")->capture_default_str();
   serve->add_flag("--remediate", o.remediate,
                   "converge drifted hosts, and deploy inventory changes, without being asked");
   serve->add_option("--max-fail", o.max_fail_percent, "remediation stops starting hosts once P% failed")
-      ->check(CLI::Range(0, 100));
-  serve->add_option("--stop-grace", o.stop_grace_s, "seconds the running job's steps get on SIGTERM")
-      ->check(CLI::Range(0, 3600))
+      ->check(CLI::Range(0, 100))
       ->capture_default_str();
+  serve->add_option("--stop-grace", o.stop_grace_s, "time the running job's steps get on SIGTERM (30, 30s, 5m; up to 1h)")
+      ->type_name("DURATION")
+      ->transform(DurationSeconds(0, 3600))
+      ->default_str(FormatDurationSeconds(o.stop_grace_s));
   serve->add_flag("--print-token", o.print_token, "print the API token (created at first use) and exit");
   AddStateOption(serve, v);
   serve->callback([&v] { v.exit_code = RunServe(v.serve, v.options, v.services); });
@@ -202,10 +279,10 @@ void AddServeCommand(CLI::App& app, CommandValues& v) {
 
 void AddHistoryCommand(CLI::App& app, CommandValues& v) {
   CLI::App* history = app.add_subcommand("history", "past runs, a run's steps, or a host's steps");
-  history->add_option("INVENTORY", v.history.inventory_path, "inventory file")->required();
-  history->add_option("--run", v.history.run_id, "show this run's steps and events");
-  history->add_option("--host", v.history.host, "only this host")->type_name("HOST");
-  history->add_option("-n,--limit", v.history.limit, "how many runs");
+  AddInventoryArgument(history, v, v.history.inventory_path);
+  history->add_option("--run", v.history.run_id, "show this run's steps and events (default: list the runs)");
+  history->add_option("--host", v.history.host, "only this host (default: every host)")->type_name("HOST");
+  history->add_option("-n,--runs", v.history.limit, "how many runs, newest first")->capture_default_str();
   history->add_flag("--json", v.options.json, "one JSON document");
   AddStateOption(history, v);
   history->callback([&v] { v.exit_code = RunHistory(v.history, v.options, v.services); });
@@ -215,19 +292,21 @@ void AddHostkeyAndHoldCommands(CLI::App& app, CommandValues& v) {
   CLI::App* hostkey = app.add_subcommand("hostkey", "manage recorded SSH host keys");
   hostkey->require_subcommand(1);
   CLI::App* forget = hostkey->add_subcommand("forget", "forget the recorded host key of reinstalled hosts");
-  forget->add_option("INVENTORY", v.inventory_path, "inventory file")->required();
-  forget->add_option("HOST", v.forget_hosts, "hosts (or jump:HOST:PORT)")->required();
+  AddInventoryArgument(forget, v, v.inventory_path, &v.forget_hosts, /*rest_required=*/true);
+  forget->add_option("HOST", v.forget_hosts, "hosts (or jump:HOST:PORT)");
   AddStateOption(forget, v);
   forget->callback([&v] {
+    if (v.forget_hosts.empty()) throw CLI::RequiredError("HOST");
     v.exit_code = RunHostKeyForget(v.inventory_path, v.forget_hosts, v.options, v.services);
   });
 
   CLI::App* hold = app.add_subcommand("hold", "hold the state lock for manual maintenance (blocks deploys)");
-  hold->add_option("INVENTORY", v.inventory_path, "inventory file")->required();
+  AddInventoryArgument(hold, v, v.inventory_path, &v.hold_command);
   hold->add_option("COMMAND", v.hold_command, "command to run while holding (after --); none: until Ctrl-C");
-  hold->add_option("--reason", v.reason, "recorded in the state's event log");
+  hold->add_option("--reason", v.reason, "recorded in the state's event log (default: none)");
   AddStateOption(hold, v);
   hold->callback([&v] {
+    v.hold_command.insert(v.hold_command.end(), v.after_dashes.begin(), v.after_dashes.end());
     v.exit_code = RunHold(v.inventory_path, v.hold_command, v.reason, v.options, v.services);
   });
 }
@@ -293,6 +372,15 @@ void AddHiddenCommands(CLI::App& app, CommandValues& v) {
   names->callback([&v] { v.exit_code = RunCompleteNames(v.inventory_path, v.services); });
 }
 
+// Takes the words after the first `--` out of `arguments` and returns them.
+std::vector<std::string> WordsAfterDashes(std::vector<std::string>& arguments) {
+  auto dashes = std::find(arguments.begin(), arguments.end(), "--");
+  if (dashes == arguments.end()) return {};
+  std::vector<std::string> after(dashes + 1, arguments.end());
+  arguments.erase(dashes, arguments.end());
+  return after;
+}
+
 }  // namespace
 
 CommandLine::CommandLine(const Services& services)
@@ -314,7 +402,10 @@ CommandLine::CommandLine(const Services& services)
   AddHiddenCommands(app, v);
   AddLogOptionsToEveryCommand(app, v);
   // After every option is read, before any command's callback runs.
-  app.parse_complete_callback([&v] { v.services.log->SetLevel(ChosenLogLevel(v)); });
+  app.parse_complete_callback([&v] {
+    v.services.log->SetLevel(ChosenLogLevel(v));
+    ResolveInventories(v);
+  });
 }
 
 CommandLine::~CommandLine() = default;
@@ -334,8 +425,13 @@ int CommandLine::Run(int argc, char** argv) {
     *services.out << named.command->help();
     return kExitOk;
   }
+  std::vector<std::string> arguments(argv + std::min(argc, 1), argv + argc);
+  if (named.command->get_name() == "run" || named.command->get_name() == "hold") {
+    values_->after_dashes = WordsAfterDashes(arguments);
+  }
+  std::reverse(arguments.begin(), arguments.end());  // as CLI11 takes a vector
   try {
-    app_->parse(argc, argv);
+    app_->parse(arguments);
   } catch (const CLI::CallForHelp&) {
     *services.out << app_->help();
     return kExitOk;

@@ -20,9 +20,10 @@ std::optional<Inventory> LoadInventoryOrReport(const std::string& path, const Se
   return inventory;
 }
 
-std::optional<Inventory> LoadCheckedInventoryOrReport(const std::string& path, const Services& services) {
+std::optional<Inventory> LoadCheckedInventoryOrReport(const std::string& path, const std::vector<std::string>& extra_vars,
+                                                      const Services& services) {
   Diagnostics diagnostics;
-  CheckedInventory checked = LoadCheckedInventory(path, {}, diagnostics);
+  CheckedInventory checked = LoadCheckedInventory(path, {}, extra_vars, diagnostics);
   if (!checked.ok()) {
     LogDiagnostics(diagnostics, *services.log);
     services.log->Error(path + ": " + std::to_string(diagnostics.error_count()) + " error" +

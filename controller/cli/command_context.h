@@ -45,7 +45,9 @@ std::optional<Inventory> LoadInventoryOrReport(const std::string& path, const Se
 // LoadInventoryOrReport, and the inventory checked against the role catalog
 // (every variable declared, typed, allowed; LoadCheckedInventory), for
 // commands that act on nodes. Every problem of both is printed in one pass.
-std::optional<Inventory> LoadCheckedInventoryOrReport(const std::string& path, const Services& services);
+// `extra_vars`: -e arguments, applied before the checks.
+std::optional<Inventory> LoadCheckedInventoryOrReport(const std::string& path, const std::vector<std::string>& extra_vars,
+                                                      const Services& services);
 
 StatePaths StatePathsFor(const Inventory& inventory, const GlobalOptions& options);
 

@@ -2,11 +2,14 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
+
 #include "controller/cli/exit_codes.h"
 #include "controller/cli/stop_signals.h"
 #include "controller/engine/checked_inventory.h"
 #include "controller/engine/deploy_run.h"
 #include "controller/engine/report.h"
+#include "controller/output/status_colour.h"
 #include "inventory/loader.h"
 
 namespace clusterctl {
@@ -24,9 +27,11 @@ Reporter::Mode OutputMode(const GlobalOptions& global) {
 
 int RunDeploy(const DeployOptions& options, const GlobalOptions& global, const Services& services) {
   Diagnostics diagnostics;
-  CheckedInventory checked = LoadCheckedInventory(options.remote.inventory_path, options.roles, diagnostics);
+  CheckedInventory checked =
+      LoadCheckedInventory(options.remote.inventory_path, options.roles, options.remote.extra_vars, diagnostics);
   std::optional<Inventory>& inventory = checked.inventory;
   std::optional<Catalog>& catalog = checked.catalog;
+  if (catalog) CheckTagNames(*catalog, {options.tags, options.skip_tags}, diagnostics);
   if (!ParseBatchSize(options.batch, 1)) {
     diagnostics.Error({"--batch", 0, 0}, "'" + options.batch + "' is not N or P% (1-100)");
   }
@@ -44,10 +49,13 @@ int RunDeploy(const DeployOptions& options, const GlobalOptions& global, const S
   inputs.options.check = options.check;
   inputs.options.verify = options.verify;
   inputs.options.roles = options.roles;
+  inputs.options.tags = {options.tags, options.skip_tags};
   inputs.options.rotate_secrets = {options.rotate_secrets.begin(), options.rotate_secrets.end()};
   inputs.options.batch_size = *ParseBatchSize(options.batch, command->hosts().size());
   inputs.options.max_fail_percent = options.max_fail_percent;
   Reporter reporter(OutputMode(global), *services.out, options.diff || options.check);
+  const ColourChoice colour = ParseColourChoice(options.colour).value_or(ColourChoice::kAuto);
+  reporter.SetColour(!global.json && UseColour(colour, ::isatty(STDOUT_FILENO), std::getenv("NO_COLOR")));
   MessagePrinter messages(*services.log);
   ListenerFanout listeners({&reporter, &messages});
   StopOnSignals stop(*services.log, kStopGrace);

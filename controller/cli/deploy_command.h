@@ -18,12 +18,14 @@ namespace clusterctl {
 struct DeployOptions {
   RemoteCommandOptions remote;
   std::vector<std::string> roles;  // --roles
+  std::vector<std::string> tags, skip_tags;  // --tags, --skip-tags
   std::vector<std::string> rotate_secrets;  // --rotate-secret
   bool check = false;
   bool diff = false;
   bool verify = false;
   std::string batch;     // "N" or "P%"; empty: all at once
   int max_fail_percent = 100;
+  std::string colour = "auto";  // --color: auto, always or never
 };
 
 int RunDeploy(const DeployOptions& options, const GlobalOptions& global, const Services& services);

@@ -111,6 +111,8 @@ void WriteTail(std::ostream& out) {
       << RoffEscape("The directory of the clusterctl-agent builds copied to the nodes (default: "
                     "<exe>/../lib/clusterctl when installed, else the directory of the clusterctl executable).")
       << "\n"
+      << ".TP\n" << Bold("CLUSTERCTL_INVENTORY") << "\n"
+      << RoffEscape("The inventory of a command given neither INVENTORY nor -i/--inventory.") << "\n"
       << ".TP\n" << Bold("CLUSTERCTL_SUDO_PASSWORD") << "\n"
       << RoffEscape("The sudo password on the nodes, instead of asking (-K).") << "\n"
       << ".TP\n" << Bold("HOME") << "\n"

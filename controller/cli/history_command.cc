@@ -6,6 +6,24 @@
 #include "controller/output/table.h"
 
 namespace clusterctl {
+namespace {
+
+// "  extra vars: -e a=1 -e b=false", when the run was given any.
+void PrintExtraVars(StateStore& state, int64_t run_id, std::ostream& out) {
+  auto runs = state.ListRuns(1, run_id);
+  if (!runs.ok() || runs->empty() || !runs->front().extra_vars) return;
+  const nlohmann::json vars = nlohmann::json::parse(*runs->front().extra_vars, nullptr, false);
+  if (!vars.is_object() || vars.empty()) return;
+  out << "  extra vars:";
+  for (const auto& [key, value] : vars.items()) out << " -e " << key << "=" << JsonText(value);
+  out << "\n";
+}
+
+nlohmann::json ExtraVarsJson(const RunRecord& run) {
+  return run.extra_vars ? nlohmann::json::parse(*run.extra_vars, nullptr, false) : nlohmann::json(nullptr);
+}
+
+}  // namespace
 
 int RunHistory(const HistoryOptions& options, const GlobalOptions& global, const Services& services) {
   std::optional<Inventory> inventory = LoadInventoryOrReport(options.inventory_path, services, false);
@@ -57,6 +75,7 @@ int RunHistory(const HistoryOptions& options, const GlobalOptions& global, const
       table.AddRow({s.host, s.role + "/" + s.step_id, s.status, FormatDuration(s.finished_at - s.started_at), summary});
     }
     out << "Run " << options.run_id << "\n";
+    PrintExtraVars(state, options.run_id, out);
     if (!table.empty()) table.Print(out, "  ");
     if (!checks.empty()) PrintValidationTable(checks, out);
     for (const auto& e : *events) {
@@ -76,7 +95,8 @@ int RunHistory(const HistoryOptions& options, const GlobalOptions& global, const
       list.push_back({{"id", r.id}, {"kind", r.kind}, {"command", r.command}, {"status", r.status},
                       {"started_at", r.started_at},
                       {"finished_at", r.finished_at ? nlohmann::json(*r.finished_at) : nlohmann::json(nullptr)},
-                      {"summary", r.summary ? nlohmann::json::parse(*r.summary, nullptr, false) : nlohmann::json(nullptr)}});
+                      {"summary", r.summary ? nlohmann::json::parse(*r.summary, nullptr, false) : nlohmann::json(nullptr)},
+                      {"extra_vars", ExtraVarsJson(r)}});
     }
     out << JsonText(nlohmann::json{{"runs", list}}, 2) << "\n";
     return kExitOk;

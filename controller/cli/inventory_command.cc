@@ -117,7 +117,7 @@ int RunInventoryCheck(const std::string& inventory_path, bool json, const Servic
   // The file, then against the roles (roles the inventory names, every
   // variable) and the cluster views: every problem in one pass.
   Diagnostics diagnostics;
-  CheckedInventory checked = LoadCheckedInventory(inventory_path, {}, diagnostics);
+  CheckedInventory checked = LoadCheckedInventory(inventory_path, {}, {}, diagnostics);
   if (checked.ok()) CheckClusterViews(*checked.inventory, diagnostics);
   if (json) {
     *services.out << JsonText(CheckDocument(inventory_path, checked, diagnostics), 2) << "\n";

@@ -35,7 +35,7 @@ std::optional<std::string> ReadPasswordFromTerminal(const std::string& prompt) {
 std::unique_ptr<RemoteCommand> RemoteCommand::Prepare(const std::string& kind, const RemoteCommandOptions& options,
                                                       const GlobalOptions& global, const Services& services,
                                                       int& exit_code) {
-  std::optional<Inventory> inventory = LoadCheckedInventoryOrReport(options.inventory_path, services);
+  std::optional<Inventory> inventory = LoadCheckedInventoryOrReport(options.inventory_path, options.extra_vars, services);
   if (!inventory) {
     exit_code = kExitUsage;
     return nullptr;

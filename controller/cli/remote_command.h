@@ -19,6 +19,7 @@ struct RemoteCommandOptions {
   std::string limit;
   size_t forks = FanoutOptions{}.forks;
   bool ask_become_pass = false;
+  std::vector<std::string> extra_vars;  // -e/--extra-vars: KEY=VALUE or @FILE (deploy, plan, validate)
 };
 
 class RemoteCommand {

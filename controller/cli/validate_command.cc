@@ -110,7 +110,8 @@ int RunValidate(const ValidateOptions& options, const GlobalOptions& global, con
     return kExitUsage;
   }
   // Thresholds are read (and refused) before anything is contacted or recorded.
-  std::optional<Inventory> inventory = LoadCheckedInventoryOrReport(options.remote.inventory_path, services);
+  std::optional<Inventory> inventory =
+      LoadCheckedInventoryOrReport(options.remote.inventory_path, options.remote.extra_vars, services);
   if (!inventory) return kExitUsage;
   std::map<std::string, Thresholds> thresholds;
   bool bad = false;

@@ -2,18 +2,25 @@
 
 #include "controller/catalog/variable_check.h"
 #include "controller/engine/deploy_run.h"
+#include "inventory/extra_vars.h"
 #include "inventory/loader.h"
 
 namespace clusterctl {
 
 CheckedInventory LoadCheckedInventory(const std::string& path, const std::vector<std::string>& only_roles,
-                                      Diagnostics& diagnostics) {
+                                      const std::vector<std::string>& extra_vars, Diagnostics& diagnostics) {
   CheckedInventory out;
   Inventory partial;
   InventoryLoadOptions options;
   options.partial = &partial;
   out.inventory = LoadInventory(path, diagnostics, options);
+  std::optional<ExtraVars> extra = ParseExtraVars(extra_vars, diagnostics);
+  if (!extra) {
+    out.inventory.reset();
+    return out;
+  }
   if (out.inventory) {
+    ApplyExtraVars(*extra, *out.inventory);
     out.catalog = LoadCatalogFor(*out.inventory, only_roles, diagnostics);
     return out;
   }

@@ -22,8 +22,10 @@ struct CheckedInventory {
 
 // When the file has errors of its own, its variables are still checked as
 // far as they were read, so a mistyped key and a mistyped variable are
-// reported by the same run. `only_roles`: --roles, checked against the catalog.
+// reported by the same run. `only_roles`: --roles, checked against the
+// catalog. `extra_vars`: -e arguments (inventory/extra_vars.h), applied
+// before the checks so they are checked like the inventory's own values.
 CheckedInventory LoadCheckedInventory(const std::string& path, const std::vector<std::string>& only_roles,
-                                      Diagnostics& diagnostics);
+                                      const std::vector<std::string>& extra_vars, Diagnostics& diagnostics);
 
 }  // namespace clusterctl

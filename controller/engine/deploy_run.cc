@@ -205,6 +205,7 @@ class Deployment {
   bool Plan() {
     PlanInputs inputs{in_.inventory, in_.catalog, &facts_, vault_.get(), in_.options.roles};
     inputs.removed_hosts = removed_hosts_;
+    inputs.tags = in_.options.tags;
     Planner planner(inputs);
     Diagnostics diagnostics;
     for (size_t i = 0; i < in_.hosts.size(); ++i) {
@@ -224,7 +225,8 @@ class Deployment {
     ExecutionOptions execution = in_.options.execution;
     execution.check = in_.options.check;
     execution.verify = in_.options.verify;
-    execution.clears_drift = in_.options.verify && !in_.options.check && in_.options.roles.empty();
+    execution.clears_drift =
+        in_.options.verify && !in_.options.check && in_.options.roles.empty() && in_.options.tags.empty();
     DeployContext context{&sessions_, &cancel_,  writer.get(), &board,         &listener_,      in_.inventory,
                           vault_.get(), in_.run_id, execution,    &last_results_, &intents_by_host_};
     ReportEarlyFailures(board, writer.get());
@@ -381,6 +383,20 @@ class Deployment {
   std::atomic<size_t> failures_{0};
 };
 
+// Secrets are generated and kept in the state, never given: an -e naming one
+// is refused (it would bypass the vault and land in the run's record).
+void RefuseSecretsInExtraVars(const Catalog& catalog, const Inventory& inventory, Diagnostics& diagnostics) {
+  for (const auto& [name, role] : catalog.roles()) {
+    for (const auto& [secret, spec] : role.secrets) {
+      if (!inventory.extra_vars.contains(secret)) continue;
+      diagnostics.Error({"-e", 0, 0}, "'" + secret + "' is a secret (role " + name +
+                                          "): secrets are generated and kept in the state, not passed; "
+                                          "use deploy --rotate-secret " + secret + " to replace it");
+      return;
+    }
+  }
+}
+
 }  // namespace
 
 bool DeploymentResult::converged() const {
@@ -411,6 +427,7 @@ std::optional<Catalog> LoadCatalogFor(const Inventory& inventory, const std::vec
   if (!catalog) return std::nullopt;
   catalog->CheckInventoryRoles(inventory, diagnostics);
   CheckInventoryVariables(*catalog, inventory, diagnostics, sources.data_dir_found);
+  RefuseSecretsInExtraVars(*catalog, inventory, diagnostics);
   std::vector<std::string> names;
   for (const auto& [name, role] : catalog->roles()) names.push_back(name);
   for (const std::string& role : only_roles) {

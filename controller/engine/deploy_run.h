@@ -31,6 +31,7 @@
 #include "controller/catalog/role.h"
 #include "controller/engine/deploy_events.h"
 #include "controller/engine/executor.h"
+#include "controller/engine/tag_selection.h"
 #include "controller/remote/session_factory.h"
 #include "controller/state/state_store.h"
 #include "inventory/model.h"
@@ -41,6 +42,7 @@ struct DeploymentOptions {
   bool check = false;              // plan: change nothing, record no step
   bool verify = false;             // check every step on every node
   std::vector<std::string> roles;  // only these roles (--roles)
+  TagSelection tags;               // only these steps (--tags/--skip-tags: tag_selection.h)
   std::set<std::string> rotate_secrets;  // generate these anew (--rotate-secret)
   size_t batch_size = 0;           // hosts at a time; 0: all at once
   int max_fail_percent = 100;      // stop starting hosts once more than this failed

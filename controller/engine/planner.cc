@@ -185,7 +185,9 @@ HostPlan Planner::Plan(const Host& host, Diagnostics& diagnostics) {
     const std::vector<const nlohmann::json*> stack = {&cluster_context_, &host_context, &vars};
     if (!RoleApplies(*role, stack, host, diagnostics)) continue;
     applicable.push_back(role);
-    for (const RoleStep& step : role->steps) PlanStep(*role, step, false, stack, plan, diagnostics);
+    for (const RoleStep& step : role->steps) {
+      if (inputs_.tags.Selects(*role, step)) PlanStep(*role, step, false, stack, plan, diagnostics);
+    }
     for (const RoleStep& handler : role->handlers) PlanStep(*role, handler, true, stack, plan, diagnostics);
   }
   plan.roles = std::move(applicable);

@@ -16,6 +16,7 @@
 
 #include "common/diagnostics.h"
 #include "controller/catalog/role.h"
+#include "controller/engine/tag_selection.h"
 #include "inventory/model.h"
 
 namespace clusterctl {
@@ -57,6 +58,7 @@ struct PlanInputs {
   // planning error.
   const SecretVault* secrets = nullptr;
   std::vector<std::string> only_roles;                           // --roles
+  TagSelection tags;  // --tags/--skip-tags: unselected steps are not planned (handlers always are)
   // Hosts gone from the inventory whose removal is not done yet
   // (cluster.removed_hosts: name, address), so roles can drain them.
   nlohmann::json removed_hosts = nlohmann::json::array();

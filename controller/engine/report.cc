@@ -7,6 +7,7 @@
 #include "common/json_text.h"
 #include "common/clock.h"
 #include "common/strings.h"
+#include "controller/output/status_colour.h"
 #include "inventory/hostlist.h"
 
 namespace clusterctl {
@@ -101,11 +102,11 @@ void Reporter::StepFinished(const std::string& host, const StepReport& step) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (step.status == "failed") {
     ClearLive();
-    out_ << host << ": FAILED " << step.identity << ": " << step.error << "\n";
+    out_ << host << ": " << ColourStatus("FAILED", colour_) << " " << step.identity << ": " << step.error << "\n";
     if (!step.command.empty()) out_ << "      command: " << step.command << "\n";
     out_ << Tail(step.output, 10);
   } else if (mode_ == Mode::kPlain && step.status == "changed" && !check_) {
-    out_ << host << ": changed " << step.identity << " (" << Join(step.differences, "; ") << ")\n";
+    out_ << host << ": " << ColourStatus("changed", colour_) << " " << step.identity << " (" << Join(step.differences, "; ") << ")\n";
   }
   Redraw();
 }
@@ -124,9 +125,9 @@ void Reporter::HostFinished(const HostReport& report) {
   if (report.outcome == "failed" || report.outcome == "unreachable") ++failed_;
   if (report.outcome == "unreachable") {
     ClearLive();
-    out_ << report.host << ": UNREACHABLE: " << report.error << "\n";
+    out_ << report.host << ": " << ColourStatus("UNREACHABLE", colour_) << ": " << report.error << "\n";
   } else if (mode_ == Mode::kPlain && !check_) {
-    out_ << report.host << ": " << report.outcome << " (changed=" << report.changed << ", failed=" << report.failed
+    out_ << report.host << ": " << ColourStatus(report.outcome, colour_) << " (changed=" << report.changed << ", failed=" << report.failed
          << (report.contacted ? "" : ", not contacted: nothing to do") << ")\n";
   }
   Redraw();
@@ -190,17 +191,17 @@ void Reporter::Recap(const std::vector<HostReport>& reports, std::chrono::millis
   out_ << "\n";
   for (const char* outcome : {"ok", "failed", "unreachable", "skipped", "stopped"}) {
     auto it = by_outcome.find(outcome);
-    if (it != by_outcome.end()) out_ << "  " << outcome << ": " << CollapseHostList(it->second) << "\n";
+    if (it != by_outcome.end()) out_ << "  " << ColourStatus(outcome, colour_) << ": " << CollapseHostList(it->second) << "\n";
   }
-  if (!with_changes.empty() && !check_) out_ << "  changed: " << CollapseHostList(with_changes) << "\n";
+  if (!with_changes.empty() && !check_) out_ << "  " << ColourStatus("changed", colour_) << ": " << CollapseHostList(with_changes) << "\n";
   for (const HostReport& r : reports) {
     if (r.outcome == "unreachable") {
-      out_ << "\n" << r.host << " UNREACHABLE: " << r.error << "\n";
+      out_ << "\n" << r.host << " " << ColourStatus("UNREACHABLE", colour_) << ": " << r.error << "\n";
       continue;
     }
     for (const StepReport& s : r.steps) {
       if (s.status != "failed") continue;
-      out_ << "\n" << r.host << " FAILED " << s.identity << ": " << s.error << "\n";
+      out_ << "\n" << r.host << " " << ColourStatus("FAILED", colour_) << " " << s.identity << ": " << s.error << "\n";
       if (!s.command.empty()) out_ << "    command: " << s.command << "\n";
       out_ << Tail(s.output, 20);
     }

@@ -28,6 +28,9 @@ class Reporter final : public DeployListener {
   Reporter(Mode mode, std::ostream& out, bool show_diff) : mode_(mode), out_(out), show_diff_(show_diff) {}
 
   void OnEvent(const DeployEvent& event) override;
+  // Colours the status words (ok, changed, failed, unreachable) of the text
+  // output; never the JSON. The caller decides (status_colour.h: UseColour).
+  void SetColour(bool enabled) { colour_ = enabled; }
 
  private:
   void HostStarted(const std::string& host);
@@ -45,6 +48,7 @@ class Reporter final : public DeployListener {
   Mode mode_;
   std::ostream& out_;
   bool show_diff_;
+  bool colour_ = false;
   bool check_ = false;
   size_t total_ = 0;
   size_t done_ = 0;

@@ -17,6 +17,9 @@ Result<std::unique_ptr<RunSession>> RunSession::Open(const Inventory& inventory,
   auto run = session->state_->BeginRun(options.kind, options.command);
   if (!run.ok()) return run.status();
   session->run_id_ = *run;
+  if (!inventory.extra_vars.empty()) {
+    CLUSTERCTL_RETURN_IF_ERROR(session->state_->RecordRunExtraVars(*run, inventory.extra_vars));
+  }
   auto keys = session->state_->LoadHostKeys();
   if (!keys.ok()) return keys.status();
   std::map<std::string, RecordedHostKey> known;

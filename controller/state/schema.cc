@@ -134,6 +134,9 @@ CREATE TABLE secrets (
   run_id      INTEGER REFERENCES runs(id)
 );
 )sql"},
+      {5, "the variables a run was given with -e/--extra-vars", R"sql(
+ALTER TABLE runs ADD COLUMN extra_vars TEXT;
+)sql"},
   };
   return migrations;
 }

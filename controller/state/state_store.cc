@@ -210,9 +210,16 @@ Status StateStore::FinishRun(int64_t run_id, RunStatus status, const nlohmann::j
   return update->Run();
 }
 
+Status StateStore::RecordRunExtraVars(int64_t run_id, const nlohmann::json& extra_vars) {
+  auto update = db_->Prepare("UPDATE runs SET extra_vars = ? WHERE id = ?");
+  if (!update.ok()) return update.status();
+  update->Bind(1, JsonText(extra_vars)).Bind(2, run_id);
+  return update->Run();
+}
+
 Result<std::vector<RunRecord>> StateStore::ListRuns(int limit, int64_t only_id) {
   auto query = db_->Prepare(
-      "SELECT id, kind, command, controller_host, pid, started_at, finished_at, status, summary "
+      "SELECT id, kind, command, controller_host, pid, started_at, finished_at, status, summary, extra_vars "
       "FROM runs WHERE ? = 0 OR id = ? ORDER BY id DESC LIMIT ?");
   if (!query.ok()) return query.status();
   query->Bind(1, only_id).Bind(2, only_id).Bind(3, int64_t{limit});
@@ -220,7 +227,7 @@ Result<std::vector<RunRecord>> StateStore::ListRuns(int limit, int64_t only_id) 
   Status read = query->ForEachRow([&] {
     runs.push_back({query->Int64(0), query->Text(1), query->Text(2), query->Text(3),
                     static_cast<int>(query->Int64(4)), query->Int64(5), query->OptionalInt64(6), query->Text(7),
-                    query->OptionalText(8)});
+                    query->OptionalText(8), query->OptionalText(9)});
   });
   if (!read.ok()) return read;
   return runs;

@@ -106,6 +106,7 @@ struct RunRecord {
   std::optional<int64_t> finished_at;
   std::string status;
   std::optional<std::string> summary;
+  std::optional<std::string> extra_vars;  // JSON object: -e/--extra-vars; null when none
 };
 
 // One stored validation result (docs/state.md, table validations).
@@ -141,6 +142,8 @@ class StateStore {
   // (only a lock holder can be running, and the caller now holds the lock).
   Result<int64_t> BeginRun(const std::string& kind, const std::string& command);
   Status FinishRun(int64_t run_id, RunStatus status, const nlohmann::json& summary);
+  // The run's -e/--extra-vars (a JSON object), for history.
+  Status RecordRunExtraVars(int64_t run_id, const nlohmann::json& extra_vars);
   Result<std::vector<RunRecord>> ListRuns(int limit, int64_t only_id = 0);  // only_id: that run alone
 
   // Hosts (host_records.cc).

@@ -20,7 +20,7 @@
 namespace clusterctl {
 
 // The check catalogue: every check, in report order, with its scope and
-// what it asserts (`clusterctl validate --list-checks` prints it).
+// what it asserts (`clusterctl checks` prints it).
 struct CheckInfo {
   const char* name;
   CheckScope scope;

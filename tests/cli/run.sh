@@ -166,7 +166,7 @@ expect "a mistyped command gets did you mean, exit 2" 2 "unknown command 'deplyo
   "$CLUSTERCTL" deplyo "$SRC/inventory/examples/small.yaml"
 expect "a mistyped nested command too" 2 "unknown command 'chek' of 'clusterctl inventory' (did you mean 'check'?)" -- \
   "$CLUSTERCTL" inventory chek "$SRC/inventory/examples/small.yaml"
-expect "help COMMAND prints that command's help" 0 "Usage: deploy [OPTIONS] INVENTORY" -- "$CLUSTERCTL" help deploy
+expect "help COMMAND prints that command's help" 0 "Usage: deploy [OPTIONS] [INVENTORY]" -- "$CLUSTERCTL" help deploy
 expect "help of a nested command" 0 "validate an inventory" -- "$CLUSTERCTL" help inventory check
 expect "help of an unknown command is a usage error listing the commands" 2 "unknown command 'bogus' (commands: inventory," -- \
   "$CLUSTERCTL" help bogus

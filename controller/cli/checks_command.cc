@@ -1,0 +1,27 @@
+#include "controller/cli/checks_command.h"
+
+#include <nlohmann/json.hpp>
+
+#include "common/json_text.h"
+#include "controller/cli/exit_codes.h"
+#include "controller/output/table.h"
+#include "controller/validate/checks.h"
+
+namespace clusterctl {
+
+int PrintCheckCatalogue(bool json, std::ostream& out) {
+  if (json) {
+    nlohmann::json checks = nlohmann::json::array();
+    for (const CheckInfo& c : CheckCatalogue()) {
+      checks.push_back({{"name", c.name}, {"scope", ToString(c.scope)}, {"summary", c.summary}});
+    }
+    out << JsonText(nlohmann::json{{"checks", checks}}, 2) << "\n";
+    return kExitOk;
+  }
+  TextTable table({"CHECK", "SCOPE", "WHAT IT ASSERTS"});
+  for (const CheckInfo& c : CheckCatalogue()) table.AddRow({c.name, ToString(c.scope), c.summary});
+  table.Print(out);
+  return kExitOk;
+}
+
+}  // namespace clusterctl

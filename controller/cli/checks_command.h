@@ -1,0 +1,14 @@
+// `clusterctl checks [--json]`: the validation catalogue (what `validate
+// --checks` selects from): each check's name, scope and summary, in report
+// order, from controller/validate's own CheckCatalogue.
+#pragma once
+
+#include <ostream>
+
+namespace clusterctl {
+
+// A table (CHECK, SCOPE, WHAT IT ASSERTS), or with `json` one document
+// {"checks": [{"name", "scope", "summary"}...]}. Returns the exit code (0).
+int PrintCheckCatalogue(bool json, std::ostream& out);
+
+}  // namespace clusterctl
