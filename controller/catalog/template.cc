@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 
 #include "common/json_text.h"
 #include "common/strings.h"
@@ -308,6 +309,32 @@ std::vector<Template::Slot> Template::CheckedSlots() const {
   std::sort(slots.begin(), slots.end());
   slots.erase(std::unique(slots.begin(), slots.end()), slots.end());
   return slots;
+}
+
+namespace {
+
+void CollectNames(const std::vector<Template::Node>& nodes, bool descend, std::set<std::string>& names) {
+  for (const Template::Node& node : nodes) {
+    if (node.kind == Template::Node::kText) continue;
+    std::string name = node.text;
+    if (!name.empty() && name.back() == '?') name.pop_back();
+    if (name != ".") names.insert(name.substr(0, name.find('.')));
+    if (descend) CollectNames(node.children, descend, names);
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> Template::TopLevelNames() const {
+  std::set<std::string> names;
+  CollectNames(nodes_, false, names);
+  return {names.begin(), names.end()};
+}
+
+std::vector<std::string> Template::NamesAnywhere() const {
+  std::set<std::string> names;
+  CollectNames(nodes_, true, names);
+  return {names.begin(), names.end()};
 }
 
 std::string Template::Render(const nlohmann::json& context, Diagnostics& diagnostics) const {

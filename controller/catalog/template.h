@@ -67,6 +67,13 @@ class Template {
   };
   // Each (name, place) once, sorted.
   std::vector<Slot> CheckedSlots() const;
+  // The top-level names of the tags outside any section (a tag inside a
+  // section may name the section's item), and of the outermost sections,
+  // once each, sorted: what the template reads from its context.
+  std::vector<std::string> TopLevelNames() const;
+  // The top-level names of every tag and section at any depth: all a
+  // template may read (some of them may be its sections' items' fields).
+  std::vector<std::string> NamesAnywhere() const;
 
   // Renders with `context`. Undefined names are reported (with the tag's
   // location) in `diagnostics` and render as nothing; callers treat any

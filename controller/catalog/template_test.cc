@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include "controller/catalog/when.h"
+
 namespace clusterctl {
 namespace {
 
@@ -170,4 +172,21 @@ TEST_CASE("sections nested too deep are an error, not a stack overflow (a fuzz f
   CHECK(diagnostics.ToString().find("nested deeper than 64 levels") != std::string::npos);
 }
 
+}  // namespace clusterctl
+
+namespace clusterctl {
+namespace {
+
+TEST_CASE("the names a template reads: outside sections, and anywhere") {
+  Diagnostics diagnostics;
+  auto t = Template::Parse("a={{a.b}} {{#list}}{{name}}{{/list}}{{^flag?}}{{c}}{{/flag?}} {{! note}}", "t", diagnostics);
+  REQUIRE(t);
+  CHECK(t->TopLevelNames() == std::vector<std::string>{"a", "flag", "list"});
+  CHECK(t->NamesAnywhere() == std::vector<std::string>{"a", "c", "flag", "list", "name"});
+  auto when = WhenExpression::Parse("facts.pci.gpu_count > 0 and not nfs_rdma");
+  REQUIRE(when.ok());
+  CHECK(when->Names() == std::vector<std::string>{"facts", "nfs_rdma"});
+}
+
+}  // namespace
 }  // namespace clusterctl

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 #include <vector>
 
 #include "common/json_text.h"
@@ -324,6 +325,23 @@ Result<bool> WhenExpression::Evaluate(const std::vector<const nlohmann::json*>& 
   auto value = Eval(*root_, stack);
   if (!value.ok()) return value.status();
   return Truthy(*value);
+}
+
+namespace {
+
+void CollectNames(const WhenExpression::Node& node, std::set<std::string>& names) {
+  if ((node.kind == WhenExpression::Node::kName || node.kind == WhenExpression::Node::kDefined) && !node.name.empty()) {
+    names.insert(node.name.substr(0, node.name.find('.')));
+  }
+  for (const auto& child : node.children) CollectNames(*child, names);
+}
+
+}  // namespace
+
+std::vector<std::string> WhenExpression::Names() const {
+  std::set<std::string> names;
+  if (root_) CollectNames(*root_, names);
+  return {names.begin(), names.end()};
 }
 
 }  // namespace clusterctl

@@ -38,6 +38,8 @@ class WhenExpression {
   // Names are looked up innermost (last) first, as in templates.
   Result<bool> Evaluate(const std::vector<const nlohmann::json*>& stack) const;
   const std::string& text() const { return text_; }
+  // The top-level names it reads ("facts" of facts.pci.gpu_count), sorted, once each.
+  std::vector<std::string> Names() const;
 
   struct Node;
 
