@@ -1,0 +1,19 @@
+# Hosts that cannot be reached (issue 32): refused connections on loopback
+# addresses (nothing listens on port 1), so no case waits for a timeout.
+mkdir -p "$WORK/unreachable"
+unreachable_inv="$WORK/unreachable/inventory.yaml"
+cat >"$unreachable_inv" <<'YAML'
+cluster: t
+connection: {user: root, connect_timeout: 3}
+hosts:
+  node[01-03]:
+    address: 127.0.0.[2-4]
+    connection: {port: 1}
+groups:
+  controller: {hosts: node01}
+  compute: {hosts: "node[02-03]"}
+YAML
+
+expect "a plan of unreachable hosts exits 1 and says they could not be planned" 1 \
+  "Plan: 0 steps would change on 0 of 3 hosts; 3 hosts could not be planned (node[01-03])" -- \
+  "$CLUSTERCTL" plan "$unreachable_inv"
