@@ -17,3 +17,17 @@ YAML
 expect "a plan of unreachable hosts exits 1 and says they could not be planned" 1 \
   "Plan: 0 steps would change on 0 of 3 hosts; 3 hosts could not be planned (node[01-03])" -- \
   "$CLUSTERCTL" plan "$unreachable_inv"
+
+# Each host once: its error is printed when it is refused, not again in the
+# plan or the recap (which count and list hosts in range notation).
+for command in plan deploy; do
+  out=$("$CLUSTERCTL" "$command" "$unreachable_inv" 2>/dev/null)
+  rc=$?
+  if [ "$rc" -eq 1 ] && [ "$(grep -c '127.0.0.3:1' <<<"$out")" -eq 1 ] &&
+    grep -qx 'node02 UNREACHABLE: 127.0.0.3:1: connect: Connection refused' <<<"$out" &&
+    grep -q 'unreachable=3' <<<"$out" && ! grep -q 'cannot plan' <<<"$out"; then
+    pass "$command prints each unreachable host once"
+  else
+    fail "$command prints each unreachable host once: exit $rc; got: $out"
+  fi
+done
