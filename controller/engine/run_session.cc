@@ -67,6 +67,10 @@ nlohmann::json RunSummaryOf(const DeploymentResult& result, bool check) {
   nlohmann::json summary = {{"hosts", result.hosts.size()}, {"changed", result.changed},
                             {"failed", result.failed},      {"check", check}};
   if (result.stopped) summary["stopped"] = true;
+  // Hosts, as they have no steps to count (a run of unreachable hosts failed with "failed": 0 steps).
+  size_t unreachable = 0;
+  for (const HostReport& r : result.hosts) unreachable += r.outcome == "unreachable" ? 1 : 0;
+  if (unreachable > 0) summary["unreachable"] = unreachable;
   return summary;
 }
 

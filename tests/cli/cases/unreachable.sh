@@ -31,3 +31,13 @@ for command in plan deploy; do
     fail "$command prints each unreachable host once: exit $rc; got: $out"
   fi
 done
+
+# The history says what happened to a run whose hosts were all unreachable
+# (the runs above), never "failed: 0".
+out=$("$CLUSTERCTL" history "$unreachable_inv" 2>&1)
+if grep -qE 'deploy .* failed +3 hosts, unreachable: 3$' <<<"$out" && grep -qE 'plan .* failed +3 hosts, unreachable: 3$' <<<"$out" &&
+  ! grep -q '"failed":0' <<<"$out"; then
+  pass "history says a run's hosts were unreachable"
+else
+  fail "history says a run's hosts were unreachable: got: $out"
+fi
