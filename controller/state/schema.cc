@@ -134,6 +134,10 @@ CREATE TABLE secrets (
   run_id      INTEGER REFERENCES runs(id)
 );
 )sql"},
+      {5, "reachability whatever the command (plan, facts, validate too): since when connections fail", R"sql(
+ALTER TABLE hosts ADD COLUMN unreachable_since INTEGER;
+ALTER TABLE hosts ADD COLUMN unreachable_error TEXT;
+)sql"},
   };
   return migrations;
 }

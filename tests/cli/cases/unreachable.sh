@@ -41,3 +41,14 @@ if grep -qE 'deploy .* failed +3 hosts, unreachable: 3$' <<<"$out" && grep -qE '
 else
   fail "history says a run's hosts were unreachable: got: $out"
 fi
+
+# status: a host a plan could not reach is "unreachable" since then, not
+# "never deployed" (a state of its own, where only a plan ran).
+"$CLUSTERCTL" plan "$unreachable_inv" --state "$WORK/unreachable/plan-only" >/dev/null 2>&1
+out=$("$CLUSTERCTL" status "$unreachable_inv" --state "$WORK/unreachable/plan-only" 2>&1)
+if grep -qE '^node02 +127\.0\.0\.3 +unreachable +[0-9]{4}-[0-9]{2}-[0-9]{2} ' <<<"$out" &&
+  grep -q '127.0.0.3:1: connect: Connection refused' <<<"$out" && ! grep -q 'never deployed' <<<"$out"; then
+  pass "status shows a host a plan could not reach as unreachable since then"
+else
+  fail "status after a plan of unreachable hosts: got: $out"
+fi
