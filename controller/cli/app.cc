@@ -334,6 +334,18 @@ void AddLogOptionsToEveryCommand(CLI::App& app, CommandValues& v) {
   }
 }
 
+// A list option (--roles a,b, -e K=V, --rotate-secret NAME) takes one word
+// per occurrence (repeat it, or use commas): without this CLI11 lets it
+// swallow the words after it, so `deploy --roles chrony inventory.yaml`
+// would read the inventory's name as a role now that INVENTORY is optional
+// (it may come from -i or CLUSTERCTL_INVENTORY).
+void OneWordPerListOption(CLI::App& app) {
+  for (CLI::Option* option : app.get_options()) {
+    if (!option->get_positional() && option->get_items_expected_max() > 1) option->allow_extra_args(false);
+  }
+  for (CLI::App* sub : app.get_subcommands({})) OneWordPerListOption(*sub);
+}
+
 LogLevel ChosenLogLevel(const CommandValues& v) {
   if (v.verbose) return LogLevel::kDebug;
   if (v.quiet) return LogLevel::kError;
@@ -401,6 +413,7 @@ CommandLine::CommandLine(const Services& services)
   AddRolesCommands(app, v);
   AddHiddenCommands(app, v);
   AddLogOptionsToEveryCommand(app, v);
+  OneWordPerListOption(app);
   // After every option is read, before any command's callback runs.
   app.parse_complete_callback([&v] {
     v.services.log->SetLevel(ChosenLogLevel(v));

@@ -1,5 +1,6 @@
 #include "controller/cli/history_command.h"
 
+#include "common/json_fields.h"
 #include "common/json_text.h"
 #include "controller/cli/exit_codes.h"
 #include "controller/cli/validate_command.h"
@@ -21,6 +22,23 @@ void PrintExtraVars(StateStore& state, int64_t run_id, std::ostream& out) {
 
 nlohmann::json ExtraVarsJson(const RunRecord& run) {
   return run.extra_vars ? nlohmann::json::parse(*run.extra_vars, nullptr, false) : nlohmann::json(nullptr);
+}
+
+// A deploy's or plan's summary in words, only what happened: "6 hosts,
+// unreachable: 6", never "failed: 0" for a run that failed. Other
+// summaries as they were stored.
+std::string SummaryText(const std::optional<std::string>& stored) {
+  if (!stored) return "";
+  const nlohmann::json s = nlohmann::json::parse(*stored, nullptr, false);
+  if (!s.is_object() || !s.contains("hosts") || !s.contains("check")) return *stored;  // not a deploy's
+  std::string text = std::to_string(CountAt(s, "hosts")) + " hosts";
+  const std::pair<const char*, const char*> counts[] = {
+      {"changed", FlagAt(s, "check") ? "would change" : "changed"}, {"failed", "failed steps"}, {"unreachable", "unreachable"}};
+  for (const auto& [key, words] : counts) {
+    if (CountAt(s, key) > 0) text += std::string(", ") + words + ": " + std::to_string(CountAt(s, key));
+  }
+  if (FlagAt(s, "stopped")) text += ", stopped";
+  return text;
 }
 
 }  // namespace
@@ -104,7 +122,7 @@ int RunHistory(const HistoryOptions& options, const GlobalOptions& global, const
   TextTable table({"RUN", "KIND", "STARTED", "DURATION", "STATUS", "SUMMARY"});
   for (const RunRecord& r : *runs) {
     table.AddRow({std::to_string(r.id), r.kind, FormatUtc(r.started_at),
-                  r.finished_at ? FormatDuration(*r.finished_at - r.started_at) : "-", r.status, r.summary.value_or("")});
+                  r.finished_at ? FormatDuration(*r.finished_at - r.started_at) : "-", r.status, SummaryText(r.summary)});
   }
   table.Print(out);
   return kExitOk;

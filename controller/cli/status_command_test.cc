@@ -43,3 +43,31 @@ TEST_CASE("status of an empty state lists every host as never deployed") {
 }
 
 }  // namespace clusterctl
+
+namespace clusterctl {
+
+TEST_CASE("a host whose last connection attempt failed is unreachable since the first failed one, not never deployed") {
+  Diagnostics d;
+  auto inventory = ParseInventory("cluster: c\nhosts:\n  a: {address: 10.0.0.1}\n  b: {address: 10.0.0.2}\n", "inv.yaml",
+                                  "/tmp", d);
+  REQUIRE(inventory);
+  std::vector<HostRecord> records(2);
+  records[0].name = "a";  // never deployed; a plan could not reach it
+  records[0].status = "never";
+  records[0].unreachable_since = 2000;
+  records[0].unreachable_error = "10.0.0.1:22: connect: Connection refused";
+  records[1].name = "b";  // deployed, then refused
+  records[1].status = "ok";
+  records[1].last_status_at = 1000;
+  records[1].unreachable_since = 3000;
+  records[1].unreachable_error = "10.0.0.2:22: connect: No route to host";
+  std::vector<HostStatusRow> rows = BuildStatusRows(*inventory, records);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0].state == "unreachable");
+  CHECK(rows[0].since == 2000);
+  CHECK(rows[0].detail == "10.0.0.1:22: connect: Connection refused");
+  CHECK(rows[1].state == "unreachable");
+  CHECK(rows[1].since == 3000);
+}
+
+}  // namespace clusterctl

@@ -35,6 +35,7 @@ std::string DeployCounts(const nlohmann::json& s) {
   const bool check = FlagAt(s, "check");
   std::string line = std::to_string(CountAt(s, "hosts")) + " hosts, " + std::to_string(CountAt(s, "changed")) +
                      (check ? " would change, " : " changed, ") + std::to_string(CountAt(s, "failed")) + " failed";
+  if (CountAt(s, "unreachable") > 0) line += ", " + std::to_string(CountAt(s, "unreachable")) + " unreachable";
   if (FlagAt(s, "stopped")) line += ", stopped";
   const std::vector<std::string> drifted = Strings(s, "drifted");
   if (s.contains("drifted")) {

@@ -50,6 +50,11 @@ TEST_CASE("job line: a deploy's counts, a plan's would-change, a drift check's d
   CHECK(JobEndLevel(stopped) == LogLevel::kWarning);
 }
 
+TEST_CASE("job line: a deploy whose hosts were unreachable says so") {
+  JobInfo deploy = Job("deploy", "failed", {{"hosts", 6}, {"changed", 0}, {"failed", 0}, {"check", false}, {"unreachable", 6}});
+  CHECK(JobEndLine(deploy) == "job 7: deploy failed: 6 hosts, 0 changed, 0 failed, 6 unreachable");
+}
+
 TEST_CASE("job line: a failed job is an error, with its message on one line") {
   JobInfo failed = Job("deploy", "failed", {{"error", "internal error: fan-out broke\nsecond line"}});
   CHECK(JobEndLine(failed) == "job 7: deploy failed: internal error: fan-out broke\\x0asecond line");

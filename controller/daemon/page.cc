@@ -128,7 +128,7 @@ async function follow(job) {
   streaming = job;
   const log = clear($("log"));
   $("progress").textContent = "";
-  const hosts = {};
+  const hosts = {};  // host -> { doing: its phase or step, steps: steps done }
   try {
     const r = await fetch("/api/v1/events?job=" + job, { headers: { Authorization: "Bearer " + token } });
     if (!r.ok || !r.body) return;
@@ -143,11 +143,15 @@ async function follow(job) {
         const data = chunk.split("\n").find((line) => line.startsWith("data: "));
         if (!data) continue;
         const e = JSON.parse(data.slice(6));
-        if (e.event === "step") { hosts[e.host] = (hosts[e.host] || 0) + 1; }
-        if (e.event === "host_finished") log.appendChild(el("div", e.host + ": " + e.outcome + " (" + e.changed + " changed, " + e.failed + " failed)"));
-        if (e.event === "recap") log.appendChild(el("div", "recap: " + e.ok + " ok, " + e.changed + " changed, " + e.failed + " failed" + (e.stopped ? ", stopped" : "")));
+        const h = ["host_started", "host_phase", "step_started", "step"].includes(e.event) ? (hosts[e.host] = hosts[e.host] || { doing: "connecting", steps: 0 }) : null;
+        if (e.event === "host_phase") h.doing = e.phase;
+        if (e.event === "step_started") h.doing = e.step;
+        if (e.event === "step") h.steps += 1;
+        if (e.event === "host_finished") delete hosts[e.host];
+        if (e.event === "host_finished") log.appendChild(el("div", e.host + ": " + e.outcome + (e.outcome === "unreachable" ? ": " + e.error : " (" + e.changed + " changed, " + e.failed + " failed)")));
+        if (e.event === "recap") log.appendChild(el("div", "recap: " + e.ok + " ok, " + e.changed + " changed, " + e.failed + " failed" + (e.unreachable ? ", " + e.unreachable + " unreachable" : "") + (e.stopped ? ", stopped" : "")));
         if (e.event === "job_finished") log.appendChild(el("div", "job " + e.job + " finished: " + JSON.stringify(e.summary)));
-        $("progress").textContent = Object.entries(hosts).map(([h, n]) => h + ": " + n + " steps").join(", ");
+        $("progress").textContent = Object.entries(hosts).map(([name, p]) => name + ": " + p.doing + (p.steps ? " (" + p.steps + " steps)" : "")).join(", ");
       }
     }
   } catch (err) { banner("event stream: " + err.message); }

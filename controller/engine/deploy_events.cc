@@ -42,12 +42,22 @@ json RecapToJson(const RecapEvent& recap) {
   }
   json hosts = json::object();
   for (const auto& [outcome, names] : by_outcome) hosts[outcome] = CollapseHostList(names);
+  // Steps are counted; unreachable hosts have none, so they are counted as hosts.
+  const size_t unreachable = by_outcome.count("unreachable") ? by_outcome["unreachable"].size() : 0;
   return {{"event", "recap"}, {"check", recap.check},  {"ok", ok},         {"changed", changed},
-          {"failed", failed}, {"skipped", skipped},    {"hosts", hosts},   {"elapsed_ms", recap.elapsed.count()},
-          {"stopped", recap.stopped}};
+          {"failed", failed}, {"skipped", skipped},    {"unreachable", unreachable},
+          {"hosts", hosts},   {"elapsed_ms", recap.elapsed.count()}, {"stopped", recap.stopped}};
 }
 
 }  // namespace
+
+const char* ToString(HostPhase phase) {
+  switch (phase) {
+    case HostPhase::kConnecting: return "connecting";
+    case HostPhase::kGatheringFacts: return "gathering facts";
+  }
+  return "connecting";
+}
 
 json EventToJson(const DeployEvent& event, bool with_diff) {
   return std::visit(
@@ -57,6 +67,9 @@ json EventToJson(const DeployEvent& event, bool with_diff) {
                     {"verify", e.verify}};
           },
           [](const HostStartedEvent& e) -> json { return {{"event", "host_started"}, {"host", e.host}}; },
+          [](const HostPhaseEvent& e) -> json {
+            return {{"event", "host_phase"}, {"host", e.host}, {"phase", ToString(e.phase)}};
+          },
           [](const StepStartedEvent& e) -> json {
             return {{"event", "step_started"}, {"host", e.host}, {"step", e.identity}};
           },

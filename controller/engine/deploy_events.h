@@ -49,6 +49,14 @@ struct RunStartedEvent {
 struct HostStartedEvent {
   std::string host;
 };
+// What a host is doing before its steps: connecting, then gathering its
+// facts. Its steps' events say the rest.
+enum class HostPhase { kConnecting, kGatheringFacts };
+const char* ToString(HostPhase phase);  // "connecting" | "gathering facts"
+struct HostPhaseEvent {
+  std::string host;
+  HostPhase phase = HostPhase::kConnecting;
+};
 struct StepStartedEvent {
   std::string host;
   std::string identity;  // "role/step", or what the host waits for
@@ -86,7 +94,7 @@ struct RecapEvent {
   bool stopped = false;  // the run was asked to stop before it finished
 };
 
-using DeployEvent = std::variant<RunStartedEvent, HostStartedEvent, StepStartedEvent, StepFinishedEvent, NoteEvent,
+using DeployEvent = std::variant<RunStartedEvent, HostStartedEvent, HostPhaseEvent, StepStartedEvent, StepFinishedEvent, NoteEvent,
                                  IntentEvent, HostFinishedEvent, MessageEvent, RecapEvent>;
 
 // The --json form of an event ({"event": "...", ...}). File diffs only with

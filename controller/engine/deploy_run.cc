@@ -40,7 +40,8 @@ class Deployment {
         cancel_(cancel),
         open_(in.hosts.size()),
         opened_at_(in.hosts.size()),
-        reports_(in.hosts.size()) {}
+        reports_(in.hosts.size()),
+        reported_(in.hosts.size(), false) {}
 
   DeploymentResult Run() {
     const auto start = Clock::now();
@@ -114,7 +115,7 @@ class Deployment {
       try {
         gathered[i] = co_await GatherOne(i);
       } catch (const std::exception& e) {
-        reports_[i] = EndedReport(in_.hosts[i]->name, "failed", std::string("internal error: ") + e.what());
+        EndNow(i, "failed", std::string("internal error: ") + e.what());
       }
     });
     std::vector<std::pair<std::string, nlohmann::json>> to_save;
@@ -130,21 +131,31 @@ class Deployment {
   Task<std::optional<nlohmann::json>> GatherOne(size_t i) {
     const Host& host = *in_.hosts[i];
     if (cancel_.cancelled()) co_return std::nullopt;  // reported as not started
+    listener_.OnEvent(HostPhaseEvent{host.name, HostPhase::kConnecting});
     OpenedSession opened = co_await sessions_.Open(host, &cancel_);
     for (const std::string& note : opened.notes) listener_.OnEvent(NoteEvent{host.name, note});
     if (!opened.session) {
-      reports_[i] = EndedReport(host.name, opened.unreachable ? "unreachable" : "failed", opened.status.message());
+      EndNow(i, opened.unreachable ? "unreachable" : "failed", opened.status.message());
       co_return std::nullopt;
     }
+    listener_.OnEvent(HostPhaseEvent{host.name, HostPhase::kGatheringFacts});
     auto facts = co_await opened.session->Facts(Clock::now() + std::chrono::seconds(60));
     if (!facts.ok()) {
       const bool lost = IsTransportFailure(facts.status());
-      reports_[i] = EndedReport(host.name, lost ? "unreachable" : "failed", "gathering facts: " + facts.status().message());
+      EndNow(i, lost ? "unreachable" : "failed", "gathering facts: " + facts.status().message());
       co_return std::nullopt;
     }
     open_[i] = std::move(opened.session);
     opened_at_[i] = Clock::now();
     co_return std::move(facts).value();
+  }
+
+  // A host that failed while its facts were gathered is reported at once,
+  // not when the slowest host's facts are in. Called on the host's strand.
+  void EndNow(size_t i, std::string outcome, std::string error) {
+    reports_[i] = EndedReport(in_.hosts[i]->name, std::move(outcome), std::move(error));
+    reported_[i] = true;
+    listener_.OnEvent(HostFinishedEvent{&*reports_[i]});
   }
 
   // Facts the roles cannot read (facts_check.h) fail their host, with the
@@ -262,7 +273,7 @@ class Deployment {
         board.Expect(role->name, in_.hosts[i]->name);
       }
       board.MarkHostFailed(in_.hosts[i]->name, reports_[i]->outcome + ": " + reports_[i]->error);
-      listener_.OnEvent(HostFinishedEvent{&*reports_[i]});
+      if (!reported_[i]) listener_.OnEvent(HostFinishedEvent{&*reports_[i]});
     }
   }
 
@@ -377,6 +388,7 @@ class Deployment {
   std::vector<std::unique_ptr<AgentSession>> open_;
   std::vector<Clock::time_point> opened_at_;
   std::vector<std::optional<HostReport>> reports_;
+  std::vector<char> reported_;  // its HostFinishedEvent was sent (not a vector<bool>: hosts write side by side)
 
   std::vector<HostPlan> plans_;
   std::vector<size_t> plan_host_;  // plans_[p] is for in_.hosts[plan_host_[p]]

@@ -773,3 +773,58 @@ TEST_CASE("a node's facts the roles cannot read fail that node alone, naming the
 }
 
 }  // namespace clusterctl
+
+namespace clusterctl {
+namespace {
+
+// The position in the run's events of the first event named `name` about `host` (events.size() when none).
+size_t FirstEvent(const std::vector<nlohmann::json>& events, const std::string& name, const std::string& host,
+                  const std::string& phase = "") {
+  for (size_t i = 0; i < events.size(); ++i) {
+    if (events[i]["event"] == name && events[i].value("host", "") == host &&
+        (phase.empty() || events[i].value("phase", "") == phase)) {
+      return i;
+    }
+  }
+  return events.size();
+}
+
+}  // namespace
+
+TEST_CASE("a refused host is reported when it is refused, not when a slow host's facts are in") {
+  DeployHarness h(Roles{{"web", kWebRole}});
+  h.fleet.node("node02").unreachable = true;
+  h.fleet.node("node03").open_delay = 300ms;  // its connection takes a while
+  for (bool check : {false, true}) {
+    CAPTURE(check);
+    DeploymentOptions options;
+    options.check = check;
+    options.verify = true;  // facts gathered on every run
+    DeploymentResult result = h.Deploy(options);
+    CHECK(ReportOf(result, "node02").outcome == "unreachable");
+    CHECK(ReportOf(result, "node03").outcome == "ok");
+    const std::vector<nlohmann::json> events = h.events->events();
+    const size_t refused = FirstEvent(events, "host_finished", "node02");
+    REQUIRE(refused < events.size());
+    const size_t slow = FirstEvent(events, "host_phase", "node03", "gathering facts");
+    REQUIRE(slow < events.size());
+    CHECK(refused < slow);
+    CHECK(h.Events("host_finished").size() == 3);  // once each
+  }
+}
+
+TEST_CASE("each host's progress says connecting, then gathering facts, then its steps") {
+  DeployHarness h(Roles{{"web", kWebRole}});
+  h.Deploy();
+  const std::vector<nlohmann::json> events = h.events->events();
+  for (const char* host : {"node01", "node02", "node03"}) {
+    CAPTURE(host);
+    const size_t connecting = FirstEvent(events, "host_phase", host, "connecting");
+    const size_t gathering = FirstEvent(events, "host_phase", host, "gathering facts");
+    CHECK(connecting < gathering);
+    CHECK(gathering < FirstEvent(events, "step_started", host));
+    CHECK(FirstEvent(events, "step_started", host) < events.size());
+  }
+}
+
+}  // namespace clusterctl

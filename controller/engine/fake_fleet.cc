@@ -206,6 +206,12 @@ Task<OpenedSession> FakeFleet::Open(const Host& host, const CancelToken* cancel)
     co_return opened;
   }
   FakeNode& node = *it->second;
+  std::chrono::milliseconds delay;
+  {
+    std::lock_guard<std::mutex> lock(node.mutex());
+    delay = node.open_delay;
+  }
+  if (delay.count() > 0) co_await SleepFor(delay);
   std::lock_guard<std::mutex> lock(node.mutex());
   ++node.opens;
   opened.notes = node.open_notes;

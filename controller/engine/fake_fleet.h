@@ -77,6 +77,7 @@ class FakeNode {
   int down_after_reboot = 2;
   bool unreachable = false;
   std::string refusal;                  // set: every connection fails with this message (a banner, an SSH error)
+  std::chrono::milliseconds open_delay{0};  // a slow connection: each takes this long, without blocking a thread
   std::vector<std::string> open_notes;  // what each connection reports (a host key accepted, the agent installed)
   bool asserts_need_reboot = false;  // an assert fails until the node has rebooted once
   bool asserts_fail = false;         // every assert fails

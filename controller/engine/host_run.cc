@@ -100,6 +100,7 @@ Task<HostReport> HostRun::Run() {
 
 Task<bool> HostRun::Connect() {
   if (agent_) co_return true;
+  Emit(HostPhaseEvent{report_.host, HostPhase::kConnecting});
   OpenedSession opened = co_await context_.sessions->Open(*plan_.host, context_.cancel);
   for (const std::string& note : opened.notes) Emit(NoteEvent{report_.host, note});
   // An interrupted run asked this node to reboot: it may still be down.

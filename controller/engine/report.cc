@@ -8,20 +8,10 @@
 #include "common/clock.h"
 #include "common/strings.h"
 #include "controller/output/status_colour.h"
+#include "controller/engine/host_block.h"
 #include "inventory/hostlist.h"
 
 namespace clusterctl {
-namespace {
-
-std::string Tail(const std::string& text, size_t lines) {
-  std::vector<std::string> all = Split(text, '\n');
-  while (!all.empty() && all.back().empty()) all.pop_back();
-  std::string out;
-  for (size_t i = all.size() > lines ? all.size() - lines : 0; i < all.size(); ++i) out += "      | " + all[i] + "\n";
-  return out;
-}
-
-}  // namespace
 
 void Reporter::OnEvent(const DeployEvent& event) {
   if (mode_ == Mode::kJson) {
@@ -41,8 +31,9 @@ void Reporter::OnEvent(const DeployEvent& event) {
       r.start_ = std::chrono::steady_clock::now();
     }
     void operator()(const HostStartedEvent& e) { r.HostStarted(e.host); }
+    void operator()(const HostPhaseEvent& e) { r.HostPhaseChanged(e.host, e.phase); }
     void operator()(const StepStartedEvent& e) { r.StepStarted(e.host, e.identity); }
-    void operator()(const StepFinishedEvent& e) { r.StepFinished(e.host, *e.step); }
+    void operator()(const StepFinishedEvent&) {}  // the host's block says what failed or changed
     void operator()(const NoteEvent& e) { r.Note(e.host, e.message); }
     void operator()(const HostFinishedEvent& e) { r.HostFinished(*e.report); }
     void operator()(const RecapEvent& e) { r.Recap(*e.reports, e.elapsed, e.stopped); }
@@ -92,22 +83,15 @@ void Reporter::HostStarted(const std::string& host) {
   Redraw();
 }
 
-void Reporter::StepStarted(const std::string& host, const std::string& identity) {
+void Reporter::HostPhaseChanged(const std::string& host, HostPhase phase) {
   std::lock_guard<std::mutex> lock(mutex_);
-  running_[host] = identity;
+  running_[host] = ToString(phase);
   Redraw();
 }
 
-void Reporter::StepFinished(const std::string& host, const StepReport& step) {
+void Reporter::StepStarted(const std::string& host, const std::string& identity) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (step.status == "failed") {
-    ClearLive();
-    out_ << host << ": " << ColourStatus("FAILED", colour_) << " " << step.identity << ": " << step.error << "\n";
-    if (!step.command.empty()) out_ << "      command: " << step.command << "\n";
-    out_ << Tail(step.output, 10);
-  } else if (mode_ == Mode::kPlain && step.status == "changed" && !check_) {
-    out_ << host << ": " << ColourStatus("changed", colour_) << " " << step.identity << " (" << Join(step.differences, "; ") << ")\n";
-  }
+  running_[host] = identity;
   Redraw();
 }
 
@@ -115,6 +99,7 @@ void Reporter::Note(const std::string& host, const std::string& message) {
   std::lock_guard<std::mutex> lock(mutex_);
   ClearLive();
   out_ << host << ": note: " << message << "\n";
+  wrote_ = true;
   Redraw();
 }
 
@@ -122,15 +107,24 @@ void Reporter::HostFinished(const HostReport& report) {
   std::lock_guard<std::mutex> lock(mutex_);
   running_.erase(report.host);
   ++done_;
-  if (report.outcome == "failed" || report.outcome == "unreachable") ++failed_;
-  if (report.outcome == "unreachable") {
+  if (FailedOrUnreachable(report)) ++failed_;
+  finished_.insert(report.host);
+  const std::string block = HostBlock(report, {check_, mode_ == Mode::kPlain, colour_});
+  if (!block.empty()) {
     ClearLive();
-    out_ << report.host << ": " << ColourStatus("UNREACHABLE", colour_) << ": " << report.error << "\n";
-  } else if (mode_ == Mode::kPlain && !check_) {
-    out_ << report.host << ": " << ColourStatus(report.outcome, colour_) << " (changed=" << report.changed << ", failed=" << report.failed
-         << (report.contacted ? "" : ", not contacted: nothing to do") << ")\n";
+    out_ << block << std::flush;  // a pipe sees it now, not at the end
+    wrote_ = true;
   }
   Redraw();
+}
+
+void Reporter::PrintUnfinished(const std::vector<HostReport>& reports) {
+  for (const HostReport& r : reports) {
+    if (!finished_.insert(r.host).second) continue;
+    const std::string block = HostBlock(r, {check_, mode_ == Mode::kPlain, colour_});
+    out_ << block;
+    wrote_ = wrote_ || !block.empty();
+  }
 }
 
 void Reporter::PrintPlan(const std::vector<HostReport>& reports, size_t hosts_with_changes, int changed) {
@@ -138,7 +132,10 @@ void Reporter::PrintPlan(const std::vector<HostReport>& reports, size_t hosts_wi
   std::map<std::string, std::vector<std::string>> plans;
   std::vector<std::string> not_planned;
   for (const HostReport& r : reports) {
-    if (r.outcome == "failed" || r.outcome == "unreachable") not_planned.push_back(r.host);
+    if (FailedOrUnreachable(r)) {
+      not_planned.push_back(r.host);  // its own block said why
+      continue;
+    }
     std::string text;
     for (const StepReport& s : r.steps) {
       if (s.status != "would-change") continue;
@@ -149,12 +146,12 @@ void Reporter::PrintPlan(const std::vector<HostReport>& reports, size_t hosts_wi
         }
       }
     }
-    if (r.outcome == "failed" || r.outcome == "unreachable") text = "  cannot plan: " + r.error + "\n";
     if (text.empty()) continue;
     plans[text].push_back(r.host);
   }
   // "Nothing to do" only when every host was planned: a host that could not
   // be reached may need anything.
+  if (wrote_) out_ << "\n";  // after the blocks of hosts that failed
   out_ << "Plan: " << changed << " step" << (changed == 1 ? "" : "s") << " would change on " << hosts_with_changes
        << " of " << reports.size() << " hosts";
   if (!not_planned.empty()) {
@@ -181,6 +178,7 @@ void Reporter::Recap(const std::vector<HostReport>& reports, std::chrono::millis
     by_outcome[r.outcome].push_back(r.host);
     if (r.changed > 0) with_changes.push_back(r.host);
   }
+  PrintUnfinished(reports);
   if (check_) PrintPlan(reports, with_changes.size(), changed);
   // Steps are counted; an unreachable host has none, so it is counted apart
   // (a run of unreachable hosts must not read "failed=0" and nothing else).
@@ -194,19 +192,6 @@ void Reporter::Recap(const std::vector<HostReport>& reports, std::chrono::millis
     if (it != by_outcome.end()) out_ << "  " << ColourStatus(outcome, colour_) << ": " << CollapseHostList(it->second) << "\n";
   }
   if (!with_changes.empty() && !check_) out_ << "  " << ColourStatus("changed", colour_) << ": " << CollapseHostList(with_changes) << "\n";
-  for (const HostReport& r : reports) {
-    if (r.outcome == "unreachable") {
-      out_ << "\n" << r.host << " " << ColourStatus("UNREACHABLE", colour_) << ": " << r.error << "\n";
-      continue;
-    }
-    for (const StepReport& s : r.steps) {
-      if (s.status != "failed") continue;
-      out_ << "\n" << r.host << " " << ColourStatus("FAILED", colour_) << " " << s.identity << ": " << s.error << "\n";
-      if (!s.command.empty()) out_ << "    command: " << s.command << "\n";
-      out_ << Tail(s.output, 20);
-    }
-    if (r.outcome == "failed" && r.failed == 0 && !r.error.empty()) out_ << "\n" << r.host << " FAILED: " << r.error << "\n";
-  }
   if (stopped) {
     out_ << "\nStopped before the end: " << (by_outcome.count("stopped") ? CollapseHostList(by_outcome["stopped"]) : "no host")
          << " did not finish. Follow-ups owed (restarts, reboots) stay recorded; deploy again to finish.\n";

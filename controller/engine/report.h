@@ -1,19 +1,22 @@
 // What a deploy or plan shows the admin: a listener of the engine's events.
 //
-// Three forms: a live view on a terminal (hosts done/total, the step each
-// running host is on, elapsed time; failures printed as they happen), plain
-// lines when not a terminal, and --json (one JSON event per line,
-// EventToJson). At the end a recap per outcome with host lists in range
-// notation, and for each failure the host, role, step, command and the tail
-// of its output. A plan lists, per group of hosts with the same changes, the
-// steps that would change and why (and the diff with --diff; never for
-// secrets).
+// Three forms: a live view on a terminal (hosts done/total, what each
+// running host is doing: connecting, gathering facts, its step; elapsed
+// time), plain lines when not a terminal, and --json (one JSON event per
+// line, EventToJson). Each host's block (host_block.h: a failure with its
+// role, step, command and the tail of its output; in plain lines every
+// host's outcome and changes) is printed once, when the host is done, in
+// the order hosts finish. At the end a plan lists, per group of hosts with
+// the same changes, the steps that would change and why (and the diff with
+// --diff; never for secrets); then the recap: totals, and the hosts per
+// outcome in range notation.
 #pragma once
 
 #include <chrono>
 #include <map>
 #include <mutex>
 #include <ostream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -34,13 +37,15 @@ class Reporter final : public DeployListener {
 
  private:
   void HostStarted(const std::string& host);
+  void HostPhaseChanged(const std::string& host, HostPhase phase);
   void StepStarted(const std::string& host, const std::string& identity);
-  void StepFinished(const std::string& host, const StepReport& step);
   void HostFinished(const HostReport& report);
   void Note(const std::string& host, const std::string& message);
   // The final summary (the plan itself in check mode).
   void Recap(const std::vector<HostReport>& reports, std::chrono::milliseconds elapsed, bool stopped);
   void PrintPlan(const std::vector<HostReport>& reports, size_t hosts_with_changes, int changed);
+  // Blocks of hosts that ended without a HostFinishedEvent. REQUIRES: mutex_ held
+  void PrintUnfinished(const std::vector<HostReport>& reports);
 
   void Redraw();  // REQUIRES: mutex_ held
   void ClearLive();
@@ -55,8 +60,10 @@ class Reporter final : public DeployListener {
   size_t failed_ = 0;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point last_draw_{};
-  std::map<std::string, std::string> running_;  // host -> current step
+  std::map<std::string, std::string> running_;  // host -> what it is doing
+  std::set<std::string> finished_;              // hosts whose block was printed (or had none)
   bool live_line_ = false;
+  bool wrote_ = false;  // a block or a note is on the output
   std::mutex mutex_;
 };
 

@@ -4,6 +4,9 @@
 #include <doctest/doctest.h>
 
 #include <sstream>
+#include <thread>
+
+#include "common/strings.h"
 
 namespace clusterctl {
 namespace {
@@ -23,6 +26,24 @@ std::string ReportLine(const std::vector<HostReport>& reports, const std::string
 }
 
 std::string PlanLine(const std::vector<HostReport>& reports) { return ReportLine(reports, "Plan: "); }
+
+// The whole report of a run whose hosts finish in the order of `finished`
+// (the recap lists them in the order of `reports`).
+std::string Report(Reporter::Mode mode, const std::vector<HostReport>& reports, const std::vector<size_t>& finished,
+                   bool check) {
+  std::ostringstream out;
+  Reporter reporter(mode, out, /*show_diff=*/false);
+  reporter.OnEvent(RunStartedEvent{0, reports.size(), check, false});
+  for (size_t i : finished) reporter.OnEvent(HostFinishedEvent{&reports[i]});
+  reporter.OnEvent(RecapEvent{&reports, std::chrono::milliseconds(5), check, false});
+  return out.str();
+}
+
+size_t Count(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
 
 HostReport Host(const std::string& name, const std::string& outcome, int changed = 0) {
   HostReport r;
@@ -49,6 +70,86 @@ TEST_CASE("the recap counts unreachable hosts, which have no steps to count") {
   CHECK(ReportLine({Host("node01", "unreachable"), Host("node02", "unreachable")}, "Recap", /*check=*/false) ==
         "Recap (5ms): ok=0 changed=0 failed=0 skipped=0 unreachable=2");
   CHECK(ReportLine({Host("node01", "ok")}, "Recap", /*check=*/false) == "Recap (5ms): ok=0 changed=0 failed=0 skipped=0");
+}
+
+namespace {
+
+// node01 changed a step, node02 failed one, node03 could not be reached.
+std::vector<HostReport> MixedRun() {
+  HostReport changed = Host("node01", "ok", 1);
+  changed.contacted = true;
+  changed.ok = 1;
+  StepReport step;
+  step.identity = "web/config";
+  step.status = "changed";
+  step.differences = {"content differs"};
+  changed.steps.push_back(step);
+  HostReport failed = Host("node02", "failed");
+  failed.contacted = true;
+  failed.failed = 1;
+  step.identity = "web/service";
+  step.status = "failed";
+  step.error = "exit status 3";
+  step.command = "systemctl start web";
+  step.output = "web.service: failed to start\n";
+  failed.steps.push_back(step);
+  return {changed, failed, Host("node03", "unreachable")};
+}
+
+}  // namespace
+
+TEST_CASE("each host is printed once, when it finishes, in the order hosts finish; the recap counts and lists") {
+  const std::vector<HostReport> reports = MixedRun();
+  for (Reporter::Mode mode : {Reporter::Mode::kPlain, Reporter::Mode::kLive}) {
+    for (bool check : {false, true}) {
+      CAPTURE(check);
+      const std::string text = Report(mode, reports, {2, 1, 0}, check);
+      CAPTURE(text);
+      CHECK(Count(text, "connection refused") == 1);
+      CHECK(Count(text, "node03 UNREACHABLE: connection refused\n") == 1);
+      CHECK(Count(text, "node02 FAILED web/service: exit status 3\n    command: systemctl start web\n") == 1);
+      CHECK(Count(text, "web.service: failed to start") == 1);
+      CHECK(text.find("node03 UNREACHABLE") < text.find("node02 FAILED"));  // the order they finished in
+      CHECK(text.find("node02 FAILED") < text.find("Recap"));
+      CHECK(text.find("cannot plan") == std::string::npos);
+      CHECK(Count(text, "unreachable=1") == 1);
+    }
+  }
+  const std::string plain = Report(Reporter::Mode::kPlain, reports, {2, 1, 0}, false);
+  CHECK(Count(plain, "node01: ok (changed=1, failed=0)\n  changed web/config (content differs)\n") == 1);
+  CHECK(plain.find("node02 FAILED") < plain.find("node01: ok"));
+}
+
+TEST_CASE("a host that ended without its finished event still gets its block, once, before the recap") {
+  const std::vector<HostReport> reports = MixedRun();
+  const std::string text = Report(Reporter::Mode::kPlain, reports, {0}, true);
+  CHECK(Count(text, "node03 UNREACHABLE: connection refused") == 1);
+  CHECK(Count(text, "node02 FAILED web/service") == 1);
+  CHECK(text.find("node02 FAILED") < text.find("Plan: 1 step would change on 1 of 3 hosts; 2 hosts could not be planned"));
+}
+
+TEST_CASE("the live line shows hosts connecting and gathering facts") {
+  std::ostringstream out;
+  Reporter reporter(Reporter::Mode::kLive, out, false);
+  reporter.OnEvent(RunStartedEvent{0, 2, false, false});
+  reporter.OnEvent(HostPhaseEvent{"node01", HostPhase::kConnecting});
+  CHECK(out.str().find("node01: connecting") != std::string::npos);
+  reporter.OnEvent(HostPhaseEvent{"node02", HostPhase::kConnecting});
+  std::this_thread::sleep_for(std::chrono::milliseconds(120));  // the line is redrawn at most every 100 ms
+  reporter.OnEvent(HostPhaseEvent{"node01", HostPhase::kGatheringFacts});
+  CHECK(out.str().find("node01: gathering facts | node02: connecting") != std::string::npos);
+}
+
+TEST_CASE("the recap's unreachable count is of hosts, beside the counts of steps, in a mixed run") {
+  std::vector<HostReport> reports = MixedRun();
+  HostReport lost = Host("node04", "unreachable");  // lost during a step: a failed step and an unreachable host
+  lost.failed = 1;
+  reports.push_back(lost);
+  reports.push_back(Host("node05", "unreachable"));
+  CHECK(ReportLine(reports, "Recap", /*check=*/false) == "Recap (5ms): ok=1 changed=1 failed=2 skipped=0 unreachable=3");
+  const nlohmann::json recap = EventToJson(RecapEvent{&reports, std::chrono::milliseconds(5), false, false}, false);
+  CHECK(recap["unreachable"] == 3);
+  CHECK(recap["hosts"]["unreachable"] == "node[03-05]");
 }
 
 }  // namespace clusterctl

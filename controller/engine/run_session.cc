@@ -41,6 +41,12 @@ RunSession::Ending RunSession::Finish(const std::vector<HostResult>& results, Ru
   Ending ending;
   ending.recorded = host_keys_->Flush();
   ending.notes = runner_->JumpHostNotes();
+  std::vector<std::pair<std::string, std::optional<std::string>>> reachability;
+  for (const HostResult& r : results) {
+    if (r.state == HostResult::State::kUnreachable) reachability.emplace_back(r.host->name, r.error);
+    if (r.state != HostResult::State::kUnreachable && r.contacted) reachability.emplace_back(r.host->name, std::nullopt);
+  }
+  if (Status reached = state_->RecordReachability(reachability); ending.recorded.ok()) ending.recorded = reached;
   for (const HostResult& r : results) {
     if (r.state == HostResult::State::kOk) continue;
     Status event = state_->RecordEvent(run_id_, r.host->name, "error", ToString(r.state), r.error);
@@ -61,6 +67,7 @@ std::vector<HostResult> HostResultsOf(const DeploymentResult& result, const Inve
                  : r.outcome == "unreachable" ? HostResult::State::kUnreachable
                                               : HostResult::State::kFailed;
     host.error = r.error;
+    host.contacted = r.contacted || r.outcome == "unreachable" || r.outcome == "failed";
     results.push_back(host);
   }
   return results;
@@ -70,6 +77,10 @@ nlohmann::json RunSummaryOf(const DeploymentResult& result, bool check) {
   nlohmann::json summary = {{"hosts", result.hosts.size()}, {"changed", result.changed},
                             {"failed", result.failed},      {"check", check}};
   if (result.stopped) summary["stopped"] = true;
+  // Hosts, as they have no steps to count (a run of unreachable hosts failed with "failed": 0 steps).
+  size_t unreachable = 0;
+  for (const HostReport& r : result.hosts) unreachable += r.outcome == "unreachable" ? 1 : 0;
+  if (unreachable > 0) summary["unreachable"] = unreachable;
   return summary;
 }
 

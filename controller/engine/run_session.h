@@ -66,7 +66,8 @@ class RunSession {
 
 // A finished deployment as its run records it, for the command line and the
 // daemon alike: each host's result (for RunSession::Finish), and the run's
-// summary (hosts, changed, failed, check; stopped when it was).
+// summary (hosts, changed and failed steps, check; unreachable hosts when
+// any were; stopped when it was).
 std::vector<HostResult> HostResultsOf(const DeploymentResult& result, const Inventory& inventory);
 nlohmann::json RunSummaryOf(const DeploymentResult& result, bool check);
 

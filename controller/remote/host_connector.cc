@@ -180,8 +180,9 @@ Task<HostConnection> ConnectHost(const Host& host, RemoteContext& context, const
     const bool retry = IsRetryableHandshakeError(connected.message()) && attempt + 1 < context.options.max_connect_attempts &&
                        Clock::now() + Backoff(attempt) < connect_deadline;
     if (!retry) {
-      out.status = Status::Unavailable(host.name + " (" + host.address + ":" + std::to_string(c.port) +
-                                       "): " + connected.message());
+      // Without the host's name: every report of it names the host already.
+      const std::string where = host.address.find(':') == std::string::npos ? host.address : "[" + host.address + "]";
+      out.status = Status::Unavailable(where + ":" + std::to_string(c.port) + ": " + connected.message());
       out.unreachable = true;
       co_return out;
     }

@@ -40,6 +40,7 @@ struct HostResult {
   std::vector<std::string> notes;  // host keys accepted, agent installed
   nlohmann::json data;             // what the body produced
   std::chrono::milliseconds duration{0};
+  bool contacted = true;  // false: nothing needed the host (a deploy with nothing to do, a host not started)
 
   void Fail(const Status& status);  // kUnreachable for transport errors, kFailed otherwise
 };

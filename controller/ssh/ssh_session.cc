@@ -14,10 +14,18 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include "controller/ssh/ssh_identification.h"
+
 namespace clusterctl {
 namespace {
 
 namespace asio = boost::asio;
+using Clock = std::chrono::steady_clock;
+
+// How long a new connection waits for the server to speak first (an SSH
+// server does at once; one that waits for the client gets the client's
+// identification after this).
+constexpr std::chrono::seconds kFirstWordsWait{2};
 
 // Resolves synchronously: addresses are usually IP literals (no lookup), and
 // a name lookup on a cluster's own DNS answers in microseconds.
@@ -115,13 +123,44 @@ Task<Status> SshSession::Handshake(const SshEndpoint& endpoint, Deadline deadlin
   ssh_options_set(session_, SSH_OPTIONS_USER, endpoint.user.c_str());
   ssh_options_set(session_, SSH_OPTIONS_LOG_VERBOSITY, &verbosity);
   ssh_set_blocking(session_, 0);
-  while (true) {
+  // libssh reads what the server says in its first ssh_connect() when it is
+  // there already: a server that speaks first is given a moment to do so.
+  // That moment is part of the first step's time, not added to it.
+  const Deadline first_step = StepDeadline(deadline);
+  co_await waiter_.AsyncWait(socket_, true, false, std::min(first_step, Clock::now() + kFirstWordsWait),
+                             asio::use_awaitable);
+  bool heard = false;  // the server's first words were judged
+  for (bool first = true;; first = false) {
+    if (!heard) {
+      Status words = JudgeFirstWords(heard);
+      if (!words.ok() && first) ::close(socket_);  // libssh takes the socket over in ssh_connect() only
+      if (!words.ok()) co_return words;
+    }
     int rc = ssh_connect(session_);
     if (rc == SSH_OK) co_return Status::Ok();
     if (rc == SSH_ERROR) co_return Status::Unavailable(LastError());
-    Status waited = co_await WaitForIo(StepDeadline(deadline));
-    if (!waited.ok()) co_return Status::Timeout("SSH handshake timed out");
+    // Until the server says anything, it has made no progress since the start.
+    Status waited = co_await WaitForIo(heard ? StepDeadline(deadline) : first_step);
+    if (!waited.ok()) {
+      const bool silent = !heard && ssh_get_serverbanner(session_) == nullptr;
+      co_return Status::Timeout(silent ? "SSH handshake timed out: the server accepted the connection but sent nothing"
+                                       : "SSH handshake timed out");
+    }
   }
+}
+
+Status SshSession::JudgeFirstWords(bool& heard) {
+  if (ssh_get_serverbanner(session_) != nullptr) {  // libssh has read them: an SSH server
+    heard = true;
+    return Status::Ok();
+  }
+  char first[1024];
+  const ssize_t n = ::recv(socket_, first, sizeof first, MSG_PEEK | MSG_DONTWAIT);
+  if (n < 0) return Status::Ok();  // nothing yet
+  heard = true;                    // (or closed, which libssh reports)
+  if (n == 0) return Status::Ok();
+  std::optional<std::string> not_ssh = NotAnSshServer(std::string_view(first, static_cast<size_t>(n)));
+  return not_ssh ? Status::Unavailable(*not_ssh) : Status::Ok();
 }
 
 Result<HostKey> SshSession::ServerHostKey() {

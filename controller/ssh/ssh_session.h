@@ -54,7 +54,7 @@ class SshSession {
   SshSession& operator=(const SshSession&) = delete;
 
   // TCP connect and SSH key exchange. Unavailable (refused, unreachable,
-  // closed during key exchange), Timeout, or Ok.
+  // not an SSH server, closed during key exchange), Timeout, or Ok.
   Task<Status> Connect(const SshEndpoint& endpoint, Deadline deadline);
   // The same over an already-connected socket (a tunnel through a jump host);
   // the session takes ownership of `fd`.
@@ -81,6 +81,10 @@ class SshSession {
 
  private:
   Task<Status> Handshake(const SshEndpoint& endpoint, Deadline deadline);
+  // Peeks at what the server sent before libssh reads it: Unavailable when
+  // it is not an SSH server (ssh_identification.h). Sets `heard` once the
+  // server said anything (or closed).
+  Status JudgeFirstWords(bool& heard);
   // Set-up steps (handshake, authentication, opening channels) fail when the
   // server makes no progress for `step_timeout_`, or at the caller's overall
   // deadline: a busy server that answers slowly is not a dead one.

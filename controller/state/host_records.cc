@@ -6,7 +6,7 @@ namespace clusterctl {
 Result<std::vector<HostRecord>> StateStore::ListHosts() {
   auto query = db_->Prepare(
       "SELECT name, address, status, in_inventory, first_seen_at, last_run_id, last_status_at, last_error, "
-      "host_key_type, host_key_sha256, drifted, removed_at FROM hosts ORDER BY name");
+      "host_key_type, host_key_sha256, drifted, removed_at, unreachable_since, unreachable_error FROM hosts ORDER BY name");
   if (!query.ok()) return query.status();
   std::vector<HostRecord> hosts;
   Status read = query->ForEachRow([&] {
@@ -23,6 +23,8 @@ Result<std::vector<HostRecord>> StateStore::ListHosts() {
     h.host_key_sha256 = query->OptionalText(9);
     h.drifted = query->Int64(10) != 0;
     h.removed_at = query->OptionalInt64(11);
+    h.unreachable_since = query->OptionalInt64(12);
+    h.unreachable_error = query->OptionalText(13);
     hosts.push_back(std::move(h));
   });
   if (!read.ok()) return read;
@@ -41,6 +43,28 @@ Status StateStore::SyncInventoryHosts(const std::vector<std::pair<std::string, s
     upsert->Reset();
     upsert->Bind(1, name).Bind(2, address).Bind(3, NowMs());
     CLUSTERCTL_RETURN_IF_ERROR(upsert->Run());
+  }
+  return (*transaction)->Commit();
+}
+
+Status StateStore::RecordReachability(const std::vector<std::pair<std::string, std::optional<std::string>>>& hosts) {
+  if (hosts.empty()) return Status::Ok();
+  auto transaction = SqliteTransaction::Begin(*db_);
+  if (!transaction.ok()) return transaction.status();
+  auto failed = db_->Prepare(
+      "UPDATE hosts SET unreachable_since = COALESCE(unreachable_since, ?1), unreachable_error = ?2 WHERE name = ?3");
+  auto reached = db_->Prepare("UPDATE hosts SET unreachable_since = NULL, unreachable_error = NULL WHERE name = ?1");
+  if (!failed.ok()) return failed.status();
+  if (!reached.ok()) return reached.status();
+  for (const auto& [name, error] : hosts) {
+    SqliteStatement& statement = error ? *failed : *reached;
+    statement.Reset();
+    if (error) {
+      statement.Bind(1, NowMs()).Bind(2, *error).Bind(3, name);
+    } else {
+      statement.Bind(1, name);
+    }
+    CLUSTERCTL_RETURN_IF_ERROR(statement.Run());
   }
   return (*transaction)->Commit();
 }

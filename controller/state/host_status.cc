@@ -19,6 +19,12 @@ std::vector<HostStatusRow> BuildStatusRows(const Inventory& inventory, const std
       row.since = r.last_status_at;
       if (r.drifted) row.detail = "drift detected";
       if (r.last_error && r.status != "ok") row.detail = *r.last_error;
+      // The last attempt to connect failed, whatever the command (a plan too).
+      if (r.unreachable_since) {
+        row.state = "unreachable";
+        row.since = r.unreachable_since;
+        row.detail = r.unreachable_error.value_or("");
+      }
       by_name.erase(it);
     }
     rows.push_back(std::move(row));

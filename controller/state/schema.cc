@@ -137,6 +137,10 @@ CREATE TABLE secrets (
       {5, "the variables a run was given with -e/--extra-vars", R"sql(
 ALTER TABLE runs ADD COLUMN extra_vars TEXT;
 )sql"},
+      {6, "reachability whatever the command (plan, facts, validate too): since when connections fail", R"sql(
+ALTER TABLE hosts ADD COLUMN unreachable_since INTEGER;
+ALTER TABLE hosts ADD COLUMN unreachable_error TEXT;
+)sql"},
   };
   return migrations;
 }

@@ -63,6 +63,10 @@ struct HostRecord {
   std::optional<std::string> host_key_sha256;
   bool drifted = false;
   std::optional<int64_t> removed_at;
+  // The first of the connection attempts that failed since the last that
+  // worked, whatever the command; its last error. Unset while reachable.
+  std::optional<int64_t> unreachable_since;
+  std::optional<std::string> unreachable_error;
 };
 
 struct StoredHostKey {
@@ -185,6 +189,9 @@ class StateStore {
   // Roles that ever converged steps on a host (what it may still carry).
   Result<std::vector<std::string>> RolesRecordedFor(const std::string& host);
   Status DeleteIntent(int64_t intent_id);
+  // Per host: the error of a connection attempt that failed (the first of
+  // a row of them sets unreachable_since), or nullopt: it was reached.
+  Status RecordReachability(const std::vector<std::pair<std::string, std::optional<std::string>>>& hosts);
   Status RecordHostOutcome(const std::string& host, const std::string& status, int64_t run_id,
                            const std::optional<std::string>& error);
   // Whether a drift check (deploy --verify without changes) found the host

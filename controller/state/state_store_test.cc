@@ -200,3 +200,34 @@ TEST_CASE("latest validations: per node, and per check and subject for the clust
 }
 
 }  // namespace clusterctl
+
+namespace clusterctl {
+
+TEST_CASE("reachability: the first failed attempt of a row is kept with the last error; a reached host clears it") {
+  testing::TempDir dir;
+  FakeClock clock;
+  LocalProbe probe;
+  auto store = StateStore::OpenForWriting(StatePaths{dir.path() + "/s"}, {&clock, &probe, "clusterctl test"});
+  REQUIRE(store.ok());
+  StateStore& state = **store;
+  REQUIRE(state.SyncInventoryHosts({{"a", "10.0.0.1"}, {"b", "10.0.0.2"}}).ok());
+  auto record = [&](const std::string& name) {
+    auto hosts = state.ListHosts();
+    REQUIRE(hosts.ok());
+    for (const HostRecord& h : *hosts) {
+      if (h.name == name) return h;
+    }
+    FAIL("no record of " << name);
+    return HostRecord{};
+  };
+  REQUIRE(state.RecordReachability({{"a", "refused"}, {"b", "refused"}}).ok());
+  const int64_t first = *record("a").unreachable_since;
+  clock.Advance(std::chrono::seconds(60));
+  REQUIRE(state.RecordReachability({{"a", "timed out"}, {"b", std::nullopt}}).ok());
+  CHECK(record("a").unreachable_since == first);
+  CHECK(record("a").unreachable_error == "timed out");
+  CHECK_FALSE(record("b").unreachable_since);
+  CHECK_FALSE(record("b").unreachable_error);
+}
+
+}  // namespace clusterctl
