@@ -70,6 +70,7 @@ struct CommandValues {
     CLI::App* command;
     InventoryArgument argument;
     std::string* target;
+    bool optional = false;  // none given anywhere: the command runs without one (roles)
   };
   std::deque<InventorySource> inventory_sources;
   // Commands whose words after `--` are their COMMAND (run, hold): those
@@ -89,9 +90,9 @@ std::string CommandLineText(int argc, char** argv) {
 // before the command's callback runs (ResolveInventories). `rest`: see
 // InventoryArgument.
 void AddInventoryArgument(CLI::App* command, CommandValues& v, std::string& target,
-                          std::vector<std::string>* rest = nullptr, bool rest_required = false) {
+                          std::vector<std::string>* rest = nullptr, bool rest_required = false, bool optional = false) {
   CommandValues::InventorySource& source = v.inventory_sources.emplace_back();
-  source = {command, {"", "", rest, rest_required}, &target};
+  source = {command, {"", "", rest, rest_required}, &target, optional};
   command->add_option("INVENTORY", source.argument.positional,
                       std::string("inventory file (or -i FILE, or set ") + kInventoryVariable + ")");
   command->add_option("-i,--inventory", source.argument.option, "inventory file, instead of INVENTORY")
@@ -103,6 +104,10 @@ void AddInventoryArgument(CLI::App* command, CommandValues& v, std::string& targ
 void ResolveInventories(CommandValues& v) {
   for (CommandValues::InventorySource& source : v.inventory_sources) {
     if (!source.command->parsed()) continue;
+    if (source.optional && source.argument.positional.empty() && source.argument.option.empty() &&
+        !std::getenv(kInventoryVariable)) {
+      continue;
+    }
     Result<std::string> path = ResolveInventory(source.argument, std::getenv(kInventoryVariable));
     if (!path.ok()) throw CLI::ValidationError(path.status().message());
     *source.target = *path;
@@ -360,12 +365,12 @@ void AddRolesCommands(CLI::App& app, CommandValues& v) {
     if (roles->get_subcommands().empty()) v.exit_code = RunRolesList(v.roles, v.services);
   });
   CLI::App* list = roles->add_subcommand("list", "every role: what it applies to, its hosts, what it does");
-  list->add_option("INVENTORY", v.roles.inventory_path, "inventory file (adds its own roles/ and shows hosts)");
+  AddInventoryArgument(list, v, v.roles.inventory_path, nullptr, false, true);
   list->add_flag("--json", v.roles.json, "JSON output");
   list->callback([&v] { v.exit_code = RunRolesList(v.roles, v.services); });
   CLI::App* show = roles->add_subcommand("show", "one role: what it does, its hosts, every variable it reads");
   show->add_option("ROLE", v.roles.name, "role name")->required();
-  show->add_option("INVENTORY", v.roles.inventory_path, "inventory file (adds its own roles/ and shows hosts)");
+  AddInventoryArgument(show, v, v.roles.inventory_path, nullptr, false, true);
   show->add_flag("--json", v.roles.json, "JSON output");
   show->callback([&v] { v.exit_code = RunRolesShow(v.roles, v.services); });
 }

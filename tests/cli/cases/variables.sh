@@ -80,3 +80,6 @@ python3 -c 'import json,sys; d=json.loads(sys.argv[1]); v={x["name"]: x for x in
 assert v["slurm_def_mem_per_cpu"]["default"] == 1024 and v["slurm_def_mem_per_cpu"]["type"] == "integer, at least 1"
 assert "slurm_partitions[].group" in v and all(x["description"] for x in d["variables"])' "$out" &&
   pass "roles show --json: defaults as values, every variable described" || fail "roles show --json: $out"
+expect "roles list -i INVENTORY" 0 "gpu[01-04],head01,login01" -- "$CLUSTERCTL" roles list -i "$SRC/inventory/examples/small.yaml"
+expect "roles show takes CLUSTERCTL_INVENTORY" 0 "hosts: gpu[01-04],head01,login01" -- \
+  env CLUSTERCTL_INVENTORY="$SRC/inventory/examples/small.yaml" "$CLUSTERCTL" roles show chrony
