@@ -20,6 +20,10 @@ std::string AsciiUpper(std::string_view s);
 
 std::string Join(const std::vector<std::string>& parts, std::string_view separator);
 
+// A number as people write it, in at most six significant digits: 1, 0.5,
+// 1e-06, 65520 (printf's %g).
+std::string ShortNumber(double value);
+
 // Edit distance with transpositions of neighbours (optimal string
 // alignment: "tpye" is one edit from "type"), for "did you mean" suggestions.
 size_t EditDistance(std::string_view a, std::string_view b);

@@ -24,6 +24,10 @@ TEST_CASE("DidYouMean suggests a close key and nothing for an unrelated word") {
   CHECK(DidYouMean("var", keys) == " (did you mean 'vars'?)");
   // Swapped neighbours are one edit, the commonest typo of short words.
   CHECK(EditDistance("tpye", "type") == 1);
+  CHECK(ShortNumber(1) == "1");
+  CHECK(ShortNumber(0.5) == "0.5");
+  CHECK(ShortNumber(65520) == "65520");
+  CHECK(ShortNumber(0.000001) == "1e-06");
   CHECK(EditDistance("ab", "ba") == 1);
   CHECK(EditDistance("abc", "ca") == 3);  // optimal string alignment, not full Damerau (2)
   CHECK(DidYouMean("rdam", {"rdma", "hosts"}) == " (did you mean 'rdma'?)");

@@ -1,6 +1,5 @@
 #include "controller/catalog/variable_docs.h"
 
-#include <cstdio>
 
 #include "common/json_text.h"
 #include "common/strings.h"
@@ -11,12 +10,6 @@ namespace {
 using json = nlohmann::json;
 
 std::string Text(const json& value) { return value.is_string() ? value.get<std::string>() : JsonText(value); }
-
-std::string Number(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", value);
-  return text;
-}
 
 void AddRows(const VariableSpec& spec, const std::string& name, std::vector<VariableRow>& rows) {
   rows.push_back({name, DescribeType(spec), DescribeDefault(spec), spec.description});
@@ -51,9 +44,9 @@ std::string DescribeType(const VariableSpec& spec) {
   }
   if (spec.syntax) text += " (" + std::string(spec.syntax->name) + ")";
   if (spec.file) text += " (a file beside the inventory)";
-  if (spec.minimum && spec.maximum) text += ", " + Number(*spec.minimum) + " to " + Number(*spec.maximum);
-  else if (spec.minimum) text += ", at least " + Number(*spec.minimum);
-  else if (spec.maximum) text += ", at most " + Number(*spec.maximum);
+  if (spec.minimum && spec.maximum) text += ", " + ShortNumber(*spec.minimum) + " to " + ShortNumber(*spec.maximum);
+  else if (spec.minimum) text += ", at least " + ShortNumber(*spec.minimum);
+  else if (spec.maximum) text += ", at most " + ShortNumber(*spec.maximum);
   if (spec.required) text += ", required";
   return text;
 }

@@ -3,7 +3,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cstdio>
 
 #include "common/json_text.h"
 #include "common/strings.h"
@@ -66,12 +65,6 @@ std::string Wanted(Type type) {
     case Type::kAny: return "a value";
   }
   return "a value";
-}
-
-std::string Bound(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", value);
-  return text;
 }
 
 std::string TextOf(const json& value) { return value.is_string() ? value.get<std::string>() : JsonText(value); }
@@ -202,8 +195,8 @@ void CheckScalar(const VariableSpec& spec, const json& value, const std::string&
   }
   if (value.is_number()) {
     const double number = value.get<double>();
-    if (spec.minimum && number < *spec.minimum) problems.push_back(path + " is " + Shown(value) + ", below its minimum " + Bound(*spec.minimum));
-    if (spec.maximum && number > *spec.maximum) problems.push_back(path + " is " + Shown(value) + ", above its maximum " + Bound(*spec.maximum));
+    if (spec.minimum && number < *spec.minimum) problems.push_back(path + " is " + Shown(value) + ", below its minimum " + ShortNumber(*spec.minimum));
+    if (spec.maximum && number > *spec.maximum) problems.push_back(path + " is " + Shown(value) + ", above its maximum " + ShortNumber(*spec.maximum));
   }
   if (spec.file && value.is_string() && !value.get<std::string>().empty()) {
     auto resolved = ResolveInventoryFile(context.inventory_dir, value.get<std::string>());
