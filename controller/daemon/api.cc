@@ -40,7 +40,7 @@ bool StartsWith(std::string_view text, std::string_view prefix) { return text.su
 std::variant<JobRequest, BodyError> ReadJobRequest(const HttpRequest& request, JobRequest::Kind kind) {
   std::set<std::string> fields = {"limit"};
   if (kind == JobRequest::Kind::kDeploy || kind == JobRequest::Kind::kPlan) {
-    fields.insert({"roles", "verify", "batch", "max_fail_percent"});
+    fields.insert({"roles", "tags", "skip_tags", "verify", "batch", "max_fail_percent"});
   }
   if (kind == JobRequest::Kind::kValidate) fields.insert({"checks", "deadline_s"});
   auto parsed = RequestBody::Parse(request, fields);
@@ -50,6 +50,8 @@ std::variant<JobRequest, BodyError> ReadJobRequest(const HttpRequest& request, J
   job.kind = kind;
   body.String("limit", job.limit);
   body.StringList("roles", job.roles);
+  body.StringList("tags", job.tags);
+  body.StringList("skip_tags", job.skip_tags);
   body.Bool("verify", job.verify);
   body.String("batch", job.batch);
   body.Int("max_fail_percent", 0, 100, job.max_fail_percent);

@@ -2,6 +2,7 @@
 
 #include "common/strings.h"
 #include "controller/engine/deploy_run.h"
+#include "controller/engine/tag_selection.h"
 #include "controller/validate/checks.h"
 #include "controller/validate/thresholds.h"
 #include "controller/validate/validation_record.h"
@@ -80,6 +81,9 @@ Result<std::unique_ptr<JobRunner::Prepared>> JobRunner::Prepare(const Site& site
   for (const std::string& role : request.roles) {
     if (!site.catalog->Find(role)) return Status::InvalidArgument("roles: unknown role '" + role + "'");
   }
+  Diagnostics tags;
+  CheckTagNames(*site.catalog, {request.tags, request.skip_tags}, tags);
+  if (tags.has_errors()) return Status::InvalidArgument(tags.items().front().message);
   if (request.max_fail_percent < 0 || request.max_fail_percent > 100) {
     return Status::InvalidArgument("max_fail: a percentage, 0-100");
   }
@@ -167,6 +171,7 @@ nlohmann::json JobRunner::RunDeployJob(const Site& site, const JobRequest& reque
   inputs.options.check = request.kind != JobRequest::Kind::kDeploy;
   inputs.options.verify = request.verify || drift_check;
   inputs.options.roles = request.roles;
+  inputs.options.tags = {request.tags, request.skip_tags};
   inputs.options.batch_size = prepared.batch_size;
   inputs.options.max_fail_percent = request.max_fail_percent;
   DeploymentResult result = RunDeployment(inputs, SessionsOf(session), hub_, *cancel_);
@@ -185,7 +190,7 @@ nlohmann::json JobRunner::RunDeployJob(const Site& site, const JobRequest& reque
   } else if (request.kind == JobRequest::Kind::kPlan) {
     std::lock_guard<std::mutex> lock(mutex_);
     last_plan_ = PlanJson(result.hosts, now);
-  } else if (inputs.options.verify && request.roles.empty()) {
+  } else if (inputs.options.verify && request.roles.empty() && inputs.options.tags.empty()) {
     for (const HostReport& r : result.hosts) {
       if (r.outcome == "ok") drift_.Clear(r.host, now);
     }

@@ -34,6 +34,7 @@ struct JobRequest {
   std::string origin = "api";  // api | drift | remediate | inventory | resume
   std::string limit;
   std::vector<std::string> roles;
+  std::vector<std::string> tags, skip_tags;  // deploy and plan: engine/tag_selection.h
   bool verify = false;
   std::string batch;
   int max_fail_percent = 100;

@@ -21,6 +21,7 @@ namespace clusterctl::testing {
 // A site role with one command on every node ("echo").
 inline const char* const kEchoRole = R"(description: one command on every node
 applies_to: [all]
+tags: [site]
 steps:
   - name: echo
     command: {argv: [echo, hi]}
