@@ -1,5 +1,6 @@
 #include "controller/catalog/variable_check.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <set>
@@ -143,7 +144,7 @@ std::string SuggestVariable(const std::string& name, const std::vector<std::stri
 }
 
 // The declaration's own rules: known name, type, allowed values, syntax, bounds, files.
-void CheckDeclared(const Catalog& catalog, const Inventory& inventory, const Definition& d,
+void CheckDeclared(const Catalog& catalog, const ValueCheckContext& context, const Definition& d,
                    const std::vector<std::string>& known, bool catalog_complete, Diagnostics& diagnostics) {
   const VariableSpec* spec = catalog.FindVariable(d.name);
   if (!spec && !catalog_complete) return;
@@ -153,7 +154,7 @@ void CheckDeclared(const Catalog& catalog, const Inventory& inventory, const Def
     return;
   }
   const std::string owner = spec->declared_by == "validate" ? "validate" : "role " + spec->declared_by;
-  for (const std::string& problem : CheckVariableValue(*spec, *d.value, d.name, {inventory.base_dir})) {
+  for (const std::string& problem : CheckVariableValue(*spec, *d.value, d.name, context)) {
     diagnostics.Error(d.at, "variable " + problem + " (" + owner + ")");
   }
 }
@@ -191,8 +192,12 @@ void CheckInventoryVariables(const Catalog& catalog, const Inventory& inventory,
   std::vector<std::string> known;
   for (const auto& [name, spec] : catalog.variables()) known.push_back(name);
   for (const Definition& d : DefinitionsOf(inventory)) {
-    CheckDeclared(catalog, inventory, d, known, catalog_complete, diagnostics);
-    if (auto it = uses.find(d.name); it != uses.end()) CheckUses(it->second, inventory, d, diagnostics);
+    auto used = uses.find(d.name);
+    const bool sent_by_a_step = used != uses.end() && std::any_of(used->second.begin(), used->second.end(), [](const Use& u) {
+      return u.kind == Use::Kind::kInventoryFile;
+    });
+    CheckDeclared(catalog, {inventory.base_dir, sent_by_a_step}, d, known, catalog_complete, diagnostics);
+    if (used != uses.end()) CheckUses(used->second, inventory, d, diagnostics);
   }
 }
 

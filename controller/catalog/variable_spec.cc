@@ -165,12 +165,10 @@ class SpecParser {
     }
   }
 
-  // The default must pass its own declaration (a file default is not looked for).
+  // The default must pass its own declaration.
   void CheckDefault(const YamlNode& node, const std::string& what, const VariableSpec& spec) {
-    if (!spec.has_default || spec.default_value.is_null()) return;
-    VariableSpec own = spec;
-    own.file = false;
-    for (const std::string& problem : CheckVariableValue(own, spec.default_value, "the default", {})) {
+    if (!spec.has_default) return;
+    for (const std::string& problem : DefaultProblems(spec, "the default")) {
       fields_.Error(node.Find("default")->location, what + ": " + problem);
     }
   }
@@ -202,7 +200,7 @@ void CheckScalar(const VariableSpec& spec, const json& value, const std::string&
     auto resolved = ResolveInventoryFile(context.inventory_dir, value.get<std::string>());
     struct stat st {};
     if (!resolved.ok()) {
-      problems.push_back(path + ": " + resolved.status().message());
+      if (!context.containment_checked_by_step) problems.push_back(path + ": " + resolved.status().message());
     } else if (::stat(resolved->c_str(), &st) != 0 || !S_ISREG(st.st_mode) || ::access(resolved->c_str(), R_OK) != 0) {
       problems.push_back(path + " names '" + Printable(value.get<std::string>(), 80) +
                          "', which is not a readable file beside the inventory (in " + context.inventory_dir + ")");
@@ -242,6 +240,13 @@ const char* TypeName(VariableSpec::Type type) {
     if (t == type) return name.c_str();
   }
   return "any";
+}
+
+std::vector<std::string> DefaultProblems(const VariableSpec& spec, const std::string& path) {
+  if (spec.default_value.is_null()) return {};
+  VariableSpec own = spec;
+  own.file = false;
+  return CheckVariableValue(own, spec.default_value, path, {});
 }
 
 VariableSpec InferVariableSpec(const std::string& name, const json& default_value) {

@@ -70,7 +70,16 @@ std::optional<VariableSpec> ParseVariableSpec(const std::string& name, const Yam
 // What checking a value needs besides the value: where files are looked for.
 struct ValueCheckContext {
   std::string inventory_dir;  // files named by `file: true` variables resolve here
+  // A step sends the file to nodes and its parameter check already refuses
+  // a path outside inventory_dir, naming the step (variable_check.cc): the
+  // declaration then checks only that the file exists, so the same path is
+  // not refused twice.
+  bool containment_checked_by_step = false;
 };
+
+// Every way a declaration's own non-null default fails it (a file it names
+// is not looked for: defaults are checked where the role is loaded).
+std::vector<std::string> DefaultProblems(const VariableSpec& spec, const std::string& path);
 
 // Every way `value` fails `spec`, each one sentence starting with the path
 // ("slurm_partitions[1]: unknown key 'nodes' (did you mean 'group'?)").

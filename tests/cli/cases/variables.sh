@@ -83,3 +83,10 @@ assert "slurm_partitions[].group" in v and all(x["description"] for x in d["vari
 expect "roles list -i INVENTORY" 0 "gpu[01-04],head01,login01" -- "$CLUSTERCTL" roles list -i "$SRC/inventory/examples/small.yaml"
 expect "roles show takes CLUSTERCTL_INVENTORY" 0 "hosts: gpu[01-04],head01,login01" -- \
   env CLUSTERCTL_INVENTORY="$SRC/inventory/examples/small.yaml" "$CLUSTERCTL" roles show chrony
+# A file path a step sends to nodes is refused once, by the step that sends it
+# (the declaration's file: true then only checks that the file exists).
+vars_inventory outside '  rdma_stack: mlnx_ofed
+  rdma_ofed_bundle: ../../etc/shadow'
+"$CLUSTERCTL" inventory check "$WORK/vars/outside.yaml" >/dev/null 2>"$WORK/vars/outside.err"
+[ "$(grep -c "rdma_ofed_bundle" "$WORK/vars/outside.err")" = 1 ] && grep -q "copy parameter 'source'" "$WORK/vars/outside.err" &&
+  pass "a path outside the inventory's directory is one error, naming the step" || fail "outside path: $(cat "$WORK/vars/outside.err")"
