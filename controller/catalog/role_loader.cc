@@ -121,10 +121,7 @@ class RoleParser {
       }
       VariableSpec& spec = role.variables[name];
       spec.syntax = syntax;
-      if (spec.default_value.is_null()) continue;
-      VariableSpec checked = spec;
-      checked.file = false;
-      for (const std::string& problem : CheckVariableValue(checked, spec.default_value, "the default of '" + name + "'", {})) {
+      for (const std::string& problem : DefaultProblems(spec, "the default of '" + name + "'")) {
         fields_.Error(value.location, problem);
       }
     }
