@@ -1,7 +1,6 @@
 #include "inventory/ini_value.h"
 
 #include <cerrno>
-#include <cctype>
 #include <cstdlib>
 #include <optional>
 #include <string>
@@ -16,8 +15,7 @@ bool IsQuoted(std::string_view text) {
 }
 
 std::optional<bool> IniBool(std::string_view text) {
-  std::string lower;
-  for (char c : text) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string lower = AsciiLower(text);
   if (lower == "true" || lower == "yes") return true;
   if (lower == "false" || lower == "no") return false;
   return std::nullopt;

@@ -4,6 +4,7 @@
 #include "common/strings.h"
 #include "controller/catalog/variable_docs.h"
 #include "controller/cli/exit_codes.h"
+#include "controller/engine/deploy_run.h"
 #include "controller/output/table.h"
 #include "inventory/hostlist.h"
 
@@ -25,11 +26,7 @@ std::optional<Loaded> Load(const RolesOptions& options, const Services& services
   }
   Diagnostics diagnostics;
   const Catalog::Sources sources = Catalog::DefaultSources(loaded.inventory ? loaded.inventory->base_dir : "");
-  if (!sources.data_dir_found) {
-    diagnostics.Warning({"clusterctl", 0, 0}, "no built-in roles found: looked for roles/ in " +
-                                                  Join(sources.data_dirs_searched, " and ") +
-                                                  "; set CLUSTERCTL_DATA_DIR to the directory that holds roles/");
-  }
+  WarnWithoutBuiltInRoles(sources, diagnostics);
   loaded.catalog = Catalog::Load(sources, diagnostics);
   LogDiagnostics(diagnostics, *services.log);
   if (!loaded.catalog) return std::nullopt;

@@ -190,7 +190,7 @@ nlohmann::json JobRunner::RunDeployJob(const Site& site, const JobRequest& reque
   } else if (request.kind == JobRequest::Kind::kPlan) {
     std::lock_guard<std::mutex> lock(mutex_);
     last_plan_ = PlanJson(result.hosts, now);
-  } else if (inputs.options.verify && request.roles.empty() && inputs.options.tags.empty()) {
+  } else if (inputs.options.VerifiesEverything()) {
     for (const HostReport& r : result.hosts) {
       if (r.outcome == "ok") drift_.Clear(r.host, now);
     }

@@ -236,8 +236,7 @@ class Deployment {
     ExecutionOptions execution = in_.options.execution;
     execution.check = in_.options.check;
     execution.verify = in_.options.verify;
-    execution.clears_drift =
-        in_.options.verify && !in_.options.check && in_.options.roles.empty() && in_.options.tags.empty();
+    execution.clears_drift = in_.options.VerifiesEverything();
     DeployContext context{&sessions_, &cancel_,  writer.get(), &board,         &listener_,      in_.inventory,
                           vault_.get(), in_.run_id, execution,    &last_results_, &intents_by_host_};
     ReportEarlyFailures(board, writer.get());
@@ -425,16 +424,19 @@ DeploymentResult RunDeployment(const DeploymentInputs& inputs, SessionFactory& s
   return deployment.Run();
 }
 
+void WarnWithoutBuiltInRoles(const Catalog::Sources& sources, Diagnostics& diagnostics) {
+  if (sources.data_dir_found) return;
+  diagnostics.Warning({"clusterctl", 0, 0},
+                      "no built-in roles found: looked for roles/ in " + Join(sources.data_dirs_searched, " and ") +
+                          (std::getenv("CLUSTERCTL_DATA_DIR") ? " (CLUSTERCTL_DATA_DIR)" : "") +
+                          "; set CLUSTERCTL_DATA_DIR to the directory that holds roles/ and templates/ "
+                          "(installed: /usr/share/clusterctl)");
+}
+
 std::optional<Catalog> LoadCatalogFor(const Inventory& inventory, const std::vector<std::string>& only_roles,
                                       Diagnostics& diagnostics) {
   const Catalog::Sources sources = Catalog::DefaultSources(inventory.base_dir);
-  if (!sources.data_dir_found) {
-    diagnostics.Warning({"clusterctl", 0, 0},
-                        "no built-in roles found: looked for roles/ in " + Join(sources.data_dirs_searched, " and ") +
-                            (std::getenv("CLUSTERCTL_DATA_DIR") ? " (CLUSTERCTL_DATA_DIR)" : "") +
-                            "; set CLUSTERCTL_DATA_DIR to the directory that holds roles/ and templates/ "
-                            "(installed: /usr/share/clusterctl)");
-  }
+  WarnWithoutBuiltInRoles(sources, diagnostics);
   std::optional<Catalog> catalog = Catalog::Load(sources, diagnostics);
   if (!catalog) return std::nullopt;
   catalog->CheckInventoryRoles(inventory, diagnostics);

@@ -47,6 +47,10 @@ struct DeploymentOptions {
   size_t batch_size = 0;           // hosts at a time; 0: all at once
   int max_fail_percent = 100;      // stop starting hosts once more than this failed
   ExecutionOptions execution;      // timeouts; check and verify are set from the above
+
+  // A deploy that checked every step of every role on its hosts: only such a
+  // run may clear their drift marks (--roles and --tags check a part).
+  bool VerifiesEverything() const { return verify && !check && roles.empty() && tags.empty(); }
 };
 
 struct DeploymentInputs {
@@ -77,6 +81,10 @@ struct DeploymentResult {
 
 DeploymentResult RunDeployment(const DeploymentInputs& inputs, SessionFactory& sessions, DeployListener& listener,
                                const CancelToken& cancel);
+
+// A warning naming where the built-in roles were looked for, when they were
+// not found (every command that loads the catalog says it the same way).
+void WarnWithoutBuiltInRoles(const Catalog::Sources& sources, Diagnostics& diagnostics);
 
 // Loads the role catalog for `inventory` and checks it against the inventory
 // and against `only_roles` (--roles). Every problem goes to `diagnostics`;
