@@ -5,8 +5,10 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -37,6 +39,25 @@ inline int64_t CountAt(const nlohmann::json& object, const char* key, int64_t ma
 inline bool FlagAt(const nlohmann::json& object, const char* key) {
   const nlohmann::json* value = MemberOf(object, key);
   return value != nullptr && value->is_boolean() && value->get<bool>();
+}
+
+// The finite number at `key`; `fallback` when absent or not a number.
+inline double NumberAt(const nlohmann::json& object, const char* key, double fallback) {
+  const nlohmann::json* value = MemberOf(object, key);
+  if (value == nullptr || !value->is_number()) return fallback;
+  double number = value->get<double>();
+  return std::isfinite(number) ? number : fallback;
+}
+
+// The texts of the list at `key`; members of another type are left out.
+inline std::vector<std::string> StringsAt(const nlohmann::json& object, const char* key) {
+  std::vector<std::string> texts;
+  const nlohmann::json* value = MemberOf(object, key);
+  if (value == nullptr || !value->is_array()) return texts;
+  for (const nlohmann::json& item : *value) {
+    if (item.is_string()) texts.push_back(item.get<std::string>());
+  }
+  return texts;
 }
 
 }  // namespace clusterctl

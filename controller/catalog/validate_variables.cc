@@ -5,6 +5,7 @@
 
 #include "common/yaml_doc.h"
 #include "common/yaml_fields.h"
+#include "controller/validate/check_spec.h"
 
 namespace clusterctl {
 namespace {
@@ -96,14 +97,19 @@ std::map<std::string, VariableSpec> Parse() {
   Diagnostics diagnostics;
   YamlFields fields(diagnostics);
   std::map<std::string, VariableSpec> out;
-  std::optional<YamlNode> root = ParseYaml(kDeclarations, "validate_variables.cc", YamlLimits{}, diagnostics);
-  if (root && root->is_map()) {
+  auto declare = [&](const std::string& text, const std::string& where) {
+    std::optional<YamlNode> root = ParseYaml(text, where, YamlLimits{}, diagnostics);
+    if (!root || !root->is_map()) return;
     for (const auto& [name, node] : root->entries) {
-      if (auto spec = ParseVariableSpec(name, node, false, fields)) {
-        spec->declared_by = "validate";
-        out.emplace(name, std::move(*spec));
-      }
+      auto spec = ParseVariableSpec(name, node, false, fields);
+      if (!spec) continue;
+      spec->declared_by = "validate";
+      if (!out.emplace(name, std::move(*spec)).second) diagnostics.Error(SourceLocation{where}, "'" + name + "' is declared twice");
     }
+  };
+  declare(kDeclarations, "validate_variables.cc");
+  for (const CheckSpec* check : CheckSpecs()) {
+    if (!check->variables.empty()) declare(check->variables, "the " + check->name + " check's variables");
   }
   if (diagnostics.has_errors()) {  // a defect of this file, caught by its unit test
     std::fprintf(stderr, "%s", diagnostics.ToString().c_str());

@@ -1,7 +1,8 @@
 // The variables `clusterctl validate` reads (its thresholds, docs/validation.md),
 // declared like role variables so that `inventory check` knows them. Declared
 // here, below both the catalog that checks them and validate's reader
-// (controller/validate/thresholds.cc), which takes its defaults from them.
+// (controller/validate/thresholds.cc), which takes its defaults from them;
+// with them the variables each check spec declares (check_spec.h).
 #pragma once
 
 #include <map>

@@ -1,8 +1,9 @@
 #include <algorithm>
 
 #include "common/strings.h"
+#include "controller/validate/check_spec.h"
 #include "controller/validate/checks.h"
-#include "controller/validate/validation_run.h"
+#include "controller/validate/check_selection.h"
 
 namespace clusterctl {
 
@@ -40,5 +41,19 @@ bool CheckSelection::HasAny(const std::vector<std::string>& checks) const {
   return std::any_of(checks.begin(), checks.end(), [&](const std::string& c) { return Has(c); });
 }
 
+std::set<std::string> NeededChecks(const CheckSelection& selection) {
+  std::set<std::string> needed;
+  std::vector<const CheckSpec*> todo;
+  for (const CheckSpec* spec : CheckSpecs()) {
+    if (selection.Has(spec->name)) todo.push_back(spec);
+  }
+  while (!todo.empty()) {
+    const CheckSpec* spec = todo.back();
+    todo.pop_back();
+    if (!needed.insert(spec->name).second) continue;
+    for (const Prerequisite& p : spec->prerequisites) todo.push_back(FindCheckSpec(p.check));
+  }
+  return needed;
+}
 
 }  // namespace clusterctl

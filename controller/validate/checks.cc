@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "common/strings.h"
+#include "controller/validate/check_spec.h"
 #include "controller/validate/nccl_tests.h"
 #include "controller/validate/system_tools.h"
 
@@ -35,37 +36,12 @@ CheckResult ToolFailed(const std::string& check, CheckScope scope, const std::st
 }
 
 const std::vector<CheckInfo>& CheckCatalogue() {
-  // Report order. A role's own checks (ipoib, nfs, monitoring) join here
-  // with their evaluators; --checks, the report and docs/validation.md follow.
-  static const std::vector<CheckInfo> catalogue = {
-      {"reachable", CheckScope::kNode, "the agent answers over SSH"},
-      {"clock.offset", CheckScope::kNode, "chrony synchronised, offset within the limit"},
-      {"munge.decode", CheckScope::kNode, "munge credentials decode both ways with the controller"},
-      {"slurm.controller", CheckScope::kCluster, "slurmctld answers scontrol ping"},
-      {"slurm.node", CheckScope::kNode, "slurmd active and the node idle/mixed/allocated"},
-      {"slurm.conf", CheckScope::kNode, "slurm.conf identical to the controller's"},
-      {"slurm.gres", CheckScope::kNode, "Slurm's GPU count equals the detected GPUs"},
-      {"slurm.srun", CheckScope::kCluster, "srun runs on every usable compute node"},
-      {"slurm.gpu_job", CheckScope::kNode, "a job given all GPUs sees them all"},
-      {"gpu.driver", CheckScope::kNode, "the NVIDIA driver is loaded"},
-      {"gpu.count", CheckScope::kNode, "nvidia-smi sees the expected GPUs"},
-      {"gpu.persistence", CheckScope::kNode, "persistence mode on every GPU"},
-      {"gpu.ecc", CheckScope::kNode, "ECC on, no uncorrectable errors or pending retirement/remap"},
-      {"gpu.xid", CheckScope::kNode, "no Xid and no fatal NVIDIA driver message in the kernel log since boot"},
-      {"gpu.pcie", CheckScope::kNode, "every GPU's PCIe link at its full width and generation"},
-      {"gpu.clocks", CheckScope::kNode, "no hardware, thermal or power-brake slowdown active"},
-      {"gpu.nvlink", CheckScope::kNode, "every NVLink up at full speed; fabric manager done on NVSwitch systems"},
-      {"gpu.dcgm", CheckScope::kNode, "dcgmi diag -r 1 passes"},
-      {"ib.ports", CheckScope::kNode, "every expected InfiniBand port Active at the expected rate"},
-      {"ib.peermem", CheckScope::kNode, "GPUDirect RDMA is possible: a peer memory module is loaded, or DMA-BUF"},
-      {"ib.write_bw", CheckScope::kPair, "ib_write_bw between ring neighbours above the floor"},
-      {"fabric.ipoib", CheckScope::kNode, "every other node's IPoIB address reached at the configured MTU, DF set"},
-      {"nfs.export", CheckScope::kNode, "the client's NFS export answers: a file written from here reads back on another client"},
-      {"nfs.mounts", CheckScope::kNode, "every nfs_mounts entry mounted from its server and export, written and read back"},
-      {"monitoring.targets", CheckScope::kCluster, "Prometheus has every expected exporter target up (named when not)"},
-      {"nccl.node", CheckScope::kNode, "all_reduce_perf within a node: correct, bandwidth above the floor"},
-      {"nccl.cluster", CheckScope::kCluster, "all_reduce_perf across nodes: correct, bandwidth and latency"},
-  };
+  // The registered specs (check_spec.h), one file each under checks/.
+  static const std::vector<CheckInfo> catalogue = [] {
+    std::vector<CheckInfo> out;
+    for (const CheckSpec* spec : CheckSpecs()) out.push_back({spec->name.c_str(), spec->scope, spec->summary.c_str()});
+    return out;
+  }();
   return catalogue;
 }
 

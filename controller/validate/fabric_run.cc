@@ -22,7 +22,7 @@ void Validator::Fabric() {
     const NodeProbe& probe = probes_.at(h->name);
     if (!probe.reached) continue;  // `reachable` already failed it
     std::vector<IpoibInterface>& interfaces = interfaces_of[h->name];
-    interfaces = IpoibInterfacesOf(*h, probe.facts, ThresholdsOf(h->name).ipoib_mtu.value_or(0));
+    interfaces = IpoibInterfacesOf(*h, probe.readings.facts, ThresholdsOf(h->name).ipoib_mtu.value_or(0));
     std::vector<IpoibPing>& pings = pings_of[h->name];
     for (const IpoibInterface& i : interfaces) {
       if (!i.Usable()) continue;

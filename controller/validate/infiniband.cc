@@ -6,6 +6,7 @@
 #include <optional>
 #include <regex>
 
+#include "common/json_fields.h"
 #include "common/strings.h"
 #include "controller/validate/outline.h"
 
@@ -181,6 +182,35 @@ Result<std::vector<IbBandwidthRow>> ParseIbWriteBw(std::string_view text) {
     return Status::InvalidArgument("no ib_write_bw result rows" + (failure.empty() ? std::string() : ": " + failure));
   }
   return rows;
+}
+
+namespace {
+
+double RateField(const nlohmann::json& object, const char* key) {
+  auto it = object.find(key);
+  return it != object.end() && it->is_number() ? std::clamp(it->get<double>(), 0.0, 1e6) : 0.0;
+}
+
+}  // namespace
+
+std::vector<IbPortStatus> SysfsIbPorts(const nlohmann::json& facts) {
+  std::vector<IbPortStatus> ports;
+  if (!facts.contains("ib_ports") || !facts["ib_ports"].is_array()) return ports;
+  for (const auto& p : facts["ib_ports"]) {
+    if (!p.is_object()) continue;
+    IbPortStatus port;
+    port.device = TextAt(p, "device");
+    port.port = static_cast<int>(CountAt(p, "port", 1'000'000));
+    port.state = NormalizePortState(TextAt(p, "state"));
+    port.phys_state = NormalizePortState(TextAt(p, "phys_state"));
+    port.rate_gbps = RateField(p, "rate_gbps");
+    port.link_layer = TextAt(p, "link_layer");
+    port.line = port.device + " port " + std::to_string(port.port) + ": state " + TextAt(p, "state") +
+                ", phys_state " + TextAt(p, "phys_state") + ", rate " + TextAt(p, "rate_text") + ", link_layer " +
+                port.link_layer + " (sysfs)";
+    ports.push_back(std::move(port));
+  }
+  return ports;
 }
 
 }  // namespace clusterctl

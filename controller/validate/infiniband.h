@@ -2,6 +2,8 @@
 // Pure functions; text they do not understand is an error, never a pass.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,6 +44,11 @@ Result<std::vector<IbPortStatus>> ParseIbvDevinfo(std::string_view text, std::ve
 
 // "PORT_ACTIVE (4)", "Active", "4: ACTIVE" -> "ACTIVE"; "LinkUp", "LINK_UP (5)", "5: LinkUp" -> "LINKUP".
 std::string NormalizePortState(std::string_view state);
+
+// The ports of a node's facts (their sysfs reading, `ib_ports`): what
+// ib.ports reads when neither ibstat nor ibv_devinfo is installed, and the
+// adapters the pair and NCCL phases use. A field of another type reads as absent.
+std::vector<IbPortStatus> SysfsIbPorts(const nlohmann::json& facts);
 
 struct IbBandwidthRow {
   long long bytes = 0;

@@ -11,6 +11,7 @@
 #include "common/strings.h"
 #include "controller/validate/pair_schedule.h"
 #include "controller/validate/remote_exec.h"
+#include "controller/validate/checks/common.h"
 #include "controller/validate/validator.h"
 #include "inventory/hostlist.h"
 
@@ -38,48 +39,56 @@ std::vector<std::string> NodesNamedIn(const std::string& text, const std::set<st
   return named;
 }
 
+bool HasNcclTests(const NodeReadings& node) { return node.Output(checks::NcclTestsProbe().id).Succeeded(); }
+
 }  // namespace
 
-void Validator::Jobs() {
+// One compute node's GPU job and all_reduce_perf run, planned before the fan-out.
+struct Validator::GpuJob {
+  std::string host;
+  int gpus = 0;
+  bool nccl = false;
+  bool listed = false, nccl_ran = false;  // false: the deadline came first
+  ToolOutput list, nccl_output;
+};
+
+// Whether the job phase cannot run at all; if so its checks are skipped or
+// blocked here, naming why.
+bool Validator::JobsCannotRun() {
   const std::string cluster = in_.inventory->cluster_name;
   bool any_compute_selected = std::any_of(in_.selected.begin(), in_.selected.end(),
                                           [](const Host* h) { return HasGroup(*h, kGroupCompute); });
   if (slurm_hosts_.empty() || !any_compute_selected) {
-    Add(Skip("slurm.srun", kCluster, cluster, slurm_hosts_.empty() ? "no Slurm cluster in the inventory" : "no compute node selected"));
-    Add(Skip("nccl.cluster", kCluster, cluster, slurm_hosts_.empty() ? "no Slurm cluster in the inventory" : "no compute node selected"));
-    return;
+    std::string why = slurm_hosts_.empty() ? "no Slurm cluster in the inventory" : "no compute node selected";
+    Add(Skip("slurm.srun", kCluster, cluster, why));
+    Add(Skip("nccl.cluster", kCluster, cluster, why));
+    return true;
   }
-  if (!controller_problem_.empty()) {
-    const std::string& cause = controller_problem_check_;
-    Add(Blocked("slurm.srun", kCluster, cluster, cause, controller_problem_));
-    Add(Blocked("nccl.cluster", kCluster, cluster, cause, controller_problem_));
-    for (const Host* h : in_.selected) {
-      if (!HasGroup(*h, kGroupCompute) || !probes_.at(h->name).reached) continue;
-      Add(Blocked("slurm.gpu_job", kNode, h->name, cause, controller_problem_));
-      Add(Blocked("nccl.node", kNode, h->name, cause, controller_problem_));
-    }
-    return;
+  if (slurm_.problem.empty()) return false;
+  const std::string& cause = slurm_.problem_check;
+  Add(Blocked("slurm.srun", kCluster, cluster, cause, slurm_.problem));
+  Add(Blocked("nccl.cluster", kCluster, cluster, cause, slurm_.problem));
+  for (const Host* h : in_.selected) {
+    if (!HasGroup(*h, kGroupCompute) || !probes_.at(h->name).reached) continue;
+    Add(Blocked("slurm.gpu_job", kNode, h->name, cause, slurm_.problem));
+    Add(Blocked("nccl.node", kNode, h->name, cause, slurm_.problem));
   }
-  std::vector<std::string> usable(usable_compute_.begin(), usable_compute_.end());
-  // Per-node job plans, decided before the fan-out.
-  struct GpuJob {
-    std::string host;
-    int gpus = 0;
-    bool nccl = false;
-    bool listed = false, nccl_ran = false;  // false: the deadline came first
-    ToolOutput list, nccl_output;
-  };
+  return true;
+}
+
+std::vector<Validator::GpuJob> Validator::PlanGpuJobs() {
   std::vector<GpuJob> gpu_jobs;
   for (const Host* h : in_.selected) {
     if (!HasGroup(*h, kGroupCompute) || !probes_.at(h->name).reached) continue;
-    const NodeProbe& p = probes_.at(h->name);
+    const NodeReadings& node = probes_.at(h->name).readings;
     std::string why, cause;  // cause: the failed check that keeps the job off the node ("": nothing failed)
-    if (p.pci_gpus == 0) why = "no GPUs on " + h->name;
-    else if (!usable_compute_.count(h->name)) {
-      cause = not_usable_.count(h->name) ? not_usable_.at(h->name).substr(0, not_usable_.at(h->name).find(' ')) : "slurm.node";
-      why = h->name + " cannot run jobs (" + (not_usable_.count(h->name) ? not_usable_.at(h->name) : "not usable") + ")";
-    }
-    else if (!gpu_ok_.count(h->name)) {
+    if (node.pci_gpus == 0) {
+      why = "no GPUs on " + h->name;
+    } else if (!usable_compute_.count(h->name)) {
+      auto reason = not_usable_.find(h->name);
+      cause = reason != not_usable_.end() ? reason->second.substr(0, reason->second.find(' ')) : "slurm.node";
+      why = h->name + " cannot run jobs (" + (reason != not_usable_.end() ? reason->second : "not usable") + ")";
+    } else if (!gpu_ok_.count(h->name)) {
       cause = FailureReported("gpu.driver", h->name) ? "gpu.driver" : "gpu.count";
       why = "the GPUs of " + h->name + " are not usable (gpu.driver or gpu.count failed)";
     }
@@ -88,36 +97,37 @@ void Validator::Jobs() {
       Add(Blocked("nccl.node", kNode, h->name, cause, why));
       continue;
     }
-    GpuJob job;
-    job.host = h->name;
-    job.gpus = p.pci_gpus;
-    job.nccl = p.has_nccl_tests && p.pci_gpus >= 2 && Want("nccl.node");
-    if (p.pci_gpus < 2) {
+    bool nccl_tests = HasNcclTests(node);
+    if (node.pci_gpus < 2) {
       Add(Skip("nccl.node", kNode, h->name, "one GPU on " + h->name + ": there is no all_reduce within the node "
                "(nccl.cluster measures it across nodes)"));
-    } else if (!p.has_nccl_tests) {
+    } else if (!nccl_tests) {
       Add(Skip("nccl.node", kNode, h->name, "nccl-tests not installed on " + h->name + " (" +
                ThresholdsOf(h->name).nccl_tests_dir + "/all_reduce_perf)"));
     }
-    gpu_jobs.push_back(std::move(job));
+    gpu_jobs.push_back({h->name, node.pci_gpus, nccl_tests && node.pci_gpus >= 2 && Want("nccl.node")});
   }
+  return gpu_jobs;
+}
+
+void Validator::Jobs() {
+  if (JobsCannotRun()) return;
+  const std::string cluster = in_.inventory->cluster_name;
+  std::vector<std::string> usable(usable_compute_.begin(), usable_compute_.end());
+  std::vector<GpuJob> gpu_jobs = PlanGpuJobs();
   std::vector<std::string> nccl_nodes;
   for (const GpuJob& j : gpu_jobs) {
-    if (probes_.at(j.host).has_nccl_tests) nccl_nodes.push_back(j.host);
+    if (HasNcclTests(probes_.at(j.host).readings)) nccl_nodes.push_back(j.host);
   }
-
-  NodeProbe& submit = probes_.at(submit_host_->name);
-  if (!submit.reached) {
+  if (!probes_.at(submit_host_->name).reached) {
     std::string why = "the submit host " + submit_host_->name + " is unreachable";
     Add(Fail("slurm.srun", kCluster, cluster, why));
     for (const GpuJob& j : gpu_jobs) Add(Fail("slurm.gpu_job", kNode, j.host, why));
     return;
   }
-  ToolOutput srun;
-  bool srun_ran = false;
+  ToolOutput srun, nccl_cluster;
+  bool srun_ran = false, nccl_cluster_ran = false;
   int srun_limit = 0;
-  ToolOutput nccl_cluster;
-  bool nccl_cluster_ran = false;
   const std::string none;
   std::vector<const Host*> submit_only = {submit_host_};
   in_.run_on(submit_only, [&, this](AgentSession& agent, HostResult&) -> Task<void> {
@@ -149,7 +159,7 @@ void Validator::Jobs() {
     }
     if (Want("nccl.cluster") && nccl_nodes.size() >= 2 && SecondsLeft() > 0) {
       const Thresholds& t = ThresholdsOf(nccl_nodes.front());
-      int gpus = probes_.at(nccl_nodes.front()).pci_gpus;
+      int gpus = probes_.at(nccl_nodes.front()).readings.pci_gpus;
       std::vector<std::string> argv = {"srun", "-N", std::to_string(nccl_nodes.size()), "-w", Join(nccl_nodes, ","),
                                        "--ntasks-per-node=" + std::to_string(gpus), "--gres=gpu:" + std::to_string(gpus),
                                        "--mpi=pmix", "--immediate=60", "--time=15", "-J", "clusterctl-validate",
@@ -159,47 +169,58 @@ void Validator::Jobs() {
       nccl_cluster_ran = true;
     }
   });
+  JudgeSrun(usable, srun, srun_ran, srun_limit);
+  JudgeGpuJobs(gpu_jobs);
+  JudgeNcclCluster(nccl_nodes, nccl_cluster, nccl_cluster_ran);
+}
 
-  // slurm.srun
+void Validator::JudgeSrun(const std::vector<std::string>& usable, const ToolOutput& srun, bool ran, int limit) {
+  const std::string cluster = in_.inventory->cluster_name;
   if (usable.empty()) {
     Add(Fail("slurm.srun", kCluster, cluster, "no compute node can run jobs (slurm.node or munge.decode failed on each)"));
-  } else if (!srun_ran) {
-    DeadlinePassed("slurm.srun", kCluster, cluster);
-  } else {
-    std::set<std::string> answered;
-    static const std::regex kTaskLine(R"(^\d+:\s*(\S+)\s*$)");
-    std::smatch m;
-    for (const std::string& line : Split(srun.out, '\n')) {
-      if (std::regex_match(line, m, kTaskLine)) answered.insert(m[1]);
-    }
-    std::vector<std::string> missing;
-    for (const std::string& n : usable) {
-      if (!answered.count(n)) missing.push_back(n);
-    }
-    std::string measured = std::to_string(usable.size() - missing.size()) + "/" + std::to_string(usable.size()) + " nodes";
-    bool queued = srun.Both().find("queued and waiting for resources") != std::string::npos && answered.empty();
-    if (queued && srun.timed_out) {
-      Add(Fail("slurm.srun", kCluster, cluster,
-               "srun across " + CollapseHostList(usable) + " never started: its job waited for resources until srun " +
-                   "was stopped after " + std::to_string(srun_limit) + " s (the nodes are busy?)",
-               TailLines(srun.Both()), measured, "all " + std::to_string(usable.size())));
-    } else if (srun.exit_code != 0 || !missing.empty()) {
-      std::set<std::string> candidates(usable.begin(), usable.end());
-      std::vector<std::string> named = NodesNamedIn(srun.Both(), candidates);
-      std::string who = !named.empty() ? CollapseHostList(named) : CollapseHostList(missing);
-      Add(Fail("slurm.srun", kCluster, cluster,
-               "srun across " + CollapseHostList(usable) + " failed" + (who.empty() ? "" : " on " + who) +
-                   (srun.timed_out ? " (timed out)" : " (exit " + std::to_string(srun.exit_code) + ")"),
-               TailLines(srun.Both()), measured, "all " + std::to_string(usable.size())));
-    } else {
-      std::vector<std::string> left_out;
-      for (const auto& [node, why] : not_usable_) left_out.push_back(node + " (" + why + ")");
-      Add(Pass("slurm.srun", kCluster, cluster, measured, "all " + std::to_string(usable.size()),
-               "srun -N" + std::to_string(usable.size()) + " hostname on " + CollapseHostList(usable) +
-                   (left_out.empty() ? "" : "; left out: " + Join(left_out, ", "))));
-    }
+    return;
   }
-  for (const GpuJob& job : gpu_jobs) {
+  if (!ran) {
+    DeadlinePassed("slurm.srun", kCluster, cluster);
+    return;
+  }
+  std::set<std::string> answered;
+  static const std::regex kTaskLine(R"(^\d+:\s*(\S+)\s*$)");
+  std::smatch m;
+  for (const std::string& line : Split(srun.out, '\n')) {
+    if (std::regex_match(line, m, kTaskLine)) answered.insert(m[1]);
+  }
+  std::vector<std::string> missing;
+  for (const std::string& n : usable) {
+    if (!answered.count(n)) missing.push_back(n);
+  }
+  std::string measured = std::to_string(usable.size() - missing.size()) + "/" + std::to_string(usable.size()) + " nodes";
+  std::string threshold = "all " + std::to_string(usable.size());
+  bool queued = srun.Both().find("queued and waiting for resources") != std::string::npos && answered.empty();
+  if (queued && srun.timed_out) {
+    Add(Fail("slurm.srun", kCluster, cluster,
+             "srun across " + CollapseHostList(usable) + " never started: its job waited for resources until srun " +
+                 "was stopped after " + std::to_string(limit) + " s (the nodes are busy?)",
+             TailLines(srun.Both()), measured, threshold));
+  } else if (srun.exit_code != 0 || !missing.empty()) {
+    std::set<std::string> candidates(usable.begin(), usable.end());
+    std::vector<std::string> named = NodesNamedIn(srun.Both(), candidates);
+    std::string who = !named.empty() ? CollapseHostList(named) : CollapseHostList(missing);
+    Add(Fail("slurm.srun", kCluster, cluster,
+             "srun across " + CollapseHostList(usable) + " failed" + (who.empty() ? "" : " on " + who) +
+                 (srun.timed_out ? " (timed out)" : " (exit " + std::to_string(srun.exit_code) + ")"),
+             TailLines(srun.Both()), measured, threshold));
+  } else {
+    std::vector<std::string> left_out;
+    for (const auto& [node, why] : not_usable_) left_out.push_back(node + " (" + why + ")");
+    Add(Pass("slurm.srun", kCluster, cluster, measured, threshold,
+             "srun -N" + std::to_string(usable.size()) + " hostname on " + CollapseHostList(usable) +
+                 (left_out.empty() ? "" : "; left out: " + Join(left_out, ", "))));
+  }
+}
+
+void Validator::JudgeGpuJobs(const std::vector<GpuJob>& jobs) {
+  for (const GpuJob& job : jobs) {
     if (Want("slurm.gpu_job")) {
       if (!job.listed) DeadlinePassed("slurm.gpu_job", kNode, job.host);
       else Add(EvaluateGpuJob(job.host, job.list, job.gpus));
@@ -208,24 +229,32 @@ void Validator::Jobs() {
       DeadlinePassed("nccl.node", kNode, job.host);
     } else if (job.nccl) {
       const Thresholds& t = ThresholdsOf(job.host);
-      double floor = t.nccl_busbw_min_gbps.value_or(DefaultNodeBusbwFloorGbps(probes_.at(job.host).gpu_model));
+      Result<NvidiaSmiReport> report = checks::GpuReport(probes_.at(job.host).readings);
+      std::string model = report.ok() && !report->gpus.empty() ? report->gpus.front().name : "";
+      double floor = t.nccl_busbw_min_gbps.value_or(DefaultNodeBusbwFloorGbps(model));
       Add(EvaluateNccl("nccl.node", kNode, job.host, job.nccl_output, floor, false, t));
     }
   }
-  if (nccl_nodes.size() < 2) {
-    Add(Skip("nccl.cluster", kCluster, cluster, nccl_nodes.empty() ? "nccl-tests not installed on any usable GPU node"
-                                                                   : "nccl-tests on only one usable GPU node"));
-  } else if (!nccl_cluster_ran) {
-    DeadlinePassed("nccl.cluster", kCluster, cluster);
-  } else {
-    const Thresholds& t = ThresholdsOf(nccl_nodes.front());
-    double ib_gbps = 0;
-    for (const IbPortStatus& p : ExpectedIbPorts(SysfsIbPorts(probes_.at(nccl_nodes.front()).facts), t)) {
-      if (p.state == "ACTIVE") ib_gbps += p.rate_gbps;
-    }
-    double floor = t.nccl_busbw_min_gbps.value_or(DefaultClusterBusbwFloorGbps(ib_gbps));
-    Add(EvaluateNccl("nccl.cluster", kCluster, cluster, nccl_cluster, floor, true, t));
+}
+
+void Validator::JudgeNcclCluster(const std::vector<std::string>& nodes, const ToolOutput& output, bool ran) {
+  const std::string cluster = in_.inventory->cluster_name;
+  if (nodes.size() < 2) {
+    Add(Skip("nccl.cluster", kCluster, cluster, nodes.empty() ? "nccl-tests not installed on any usable GPU node"
+                                                              : "nccl-tests on only one usable GPU node"));
+    return;
   }
+  if (!ran) {
+    DeadlinePassed("nccl.cluster", kCluster, cluster);
+    return;
+  }
+  const Thresholds& t = ThresholdsOf(nodes.front());
+  double ib_gbps = 0;
+  for (const IbPortStatus& p : ExpectedIbPorts(SysfsIbPorts(probes_.at(nodes.front()).readings.facts), t)) {
+    if (p.state == "ACTIVE") ib_gbps += p.rate_gbps;
+  }
+  double floor = t.nccl_busbw_min_gbps.value_or(DefaultClusterBusbwFloorGbps(ib_gbps));
+  Add(EvaluateNccl("nccl.cluster", kCluster, cluster, output, floor, true, t));
 }
 
 void Validator::Pairs() {
@@ -239,8 +268,9 @@ void Validator::Pairs() {
       Add(Fail("ib.write_bw", CheckScope::kPair, h->name, "not checked: " + h->name + " is unreachable (" + p.unreachable + ")",
                {}, "unknown"));
     }
-    if (!p.reached || !p.has_ib_write_bw || !ib_ok_.count(h->name)) continue;
-    std::vector<IbPortStatus> expected = ExpectedIbPorts(SysfsIbPorts(p.facts), ThresholdsOf(h->name));
+    bool has_ib_write_bw = p.readings.Output(checks::IbWriteBwProbe().id).Succeeded();
+    if (!p.reached || !has_ib_write_bw || !ib_ok_.count(h->name)) continue;
+    std::vector<IbPortStatus> expected = ExpectedIbPorts(SysfsIbPorts(p.readings.facts), ThresholdsOf(h->name));
     if (expected.empty()) continue;
     port_of[h->name] = expected.front();
     nodes.push_back(h);

@@ -67,7 +67,7 @@ void Validator::Monitoring() {
     return;
   }
   std::map<std::string, nlohmann::json> facts;
-  for (const auto& [name, p] : probes_) facts[name] = p.facts;
+  for (const auto& [name, p] : probes_) facts[name] = p.readings.facts;
   const std::vector<ExpectedTarget> expected = ExpectedTargets(*in_.inventory, facts);
   // A target down in one reading is read again one scrape interval later:
   // an exporter the deploy restarted just before is not down, and one that
@@ -98,7 +98,7 @@ void Validator::Nfs() {
     if (!per_host.contains(h->name) || !per_host[h->name].contains("mounts") || per_host[h->name]["mounts"].empty()) continue;
     if (!probes_.at(h->name).reached) continue;
     NfsClientWork& w = work[h->name];
-    const nlohmann::json& facts = probes_.at(h->name).facts;
+    const nlohmann::json& facts = probes_.at(h->name).readings.facts;
     const nlohmann::json* nfs = facts.is_object() && facts.contains("nfs") && facts["nfs"].is_object() ? &facts["nfs"] : nullptr;
     w.kernel_client = nfs && nfs->contains("kernel_client") && (*nfs)["kernel_client"].is_boolean() &&
                       (*nfs)["kernel_client"].get<bool>();

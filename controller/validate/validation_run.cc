@@ -7,72 +7,43 @@
 #include "controller/validate/remote_exec.h"
 #include "controller/validate/scontrol_nodes.h"
 #include "controller/validate/system_tools.h"
+#include "controller/catalog/validate_variables.h"
+#include "controller/validate/checks/common.h"
 #include "controller/validate/validator.h"
 
 namespace clusterctl {
 namespace validation_internal {
 
-std::vector<std::string> ModulesOf(const nlohmann::json& facts) {
-  std::vector<std::string> modules;
-  if (facts.contains("modules") && facts["modules"].is_array()) {
-    for (const auto& m : facts["modules"]) {
-      if (m.is_string()) modules.push_back(m.get<std::string>());
-    }
-  }
-  return modules;
-}
-
-namespace {
-
-// A node's facts are its own word: a field of another type reads as absent
-// (nlohmann's value() throws for it, which ended the whole validation;
-// common/json_fields.h).
-constexpr int64_t kMaxCount = 1'000'000;
-
-double RateField(const nlohmann::json& object, const char* key) {
-  auto it = object.find(key);
-  return it != object.end() && it->is_number() ? std::clamp(it->get<double>(), 0.0, 1e6) : 0.0;
-}
-
-}  // namespace
-
-std::vector<IbPortStatus> SysfsIbPorts(const nlohmann::json& facts) {
-  std::vector<IbPortStatus> ports;
-  if (!facts.contains("ib_ports") || !facts["ib_ports"].is_array()) return ports;
-  for (const auto& p : facts["ib_ports"]) {
-    if (!p.is_object()) continue;
-    IbPortStatus port;
-    port.device = TextAt(p, "device");
-    port.port = static_cast<int>(CountAt(p, "port", kMaxCount));
-    port.state = NormalizePortState(TextAt(p, "state"));
-    port.phys_state = NormalizePortState(TextAt(p, "phys_state"));
-    port.rate_gbps = RateField(p, "rate_gbps");
-    port.link_layer = TextAt(p, "link_layer");
-    port.line = port.device + " port " + std::to_string(port.port) + ": state " + TextAt(p, "state") +
-                ", phys_state " + TextAt(p, "phys_state") + ", rate " + TextAt(p, "rate_text") + ", link_layer " +
-                port.link_layer + " (sysfs)";
-    ports.push_back(std::move(port));
-  }
-  return ports;
-}
-
 bool HasGroup(const Host& host, const char* group) {
   return std::find(host.groups.begin(), host.groups.end(), group) != host.groups.end();
 }
 
-
 namespace {
 
-bool SlurmChecksWanted(const CheckSelection& s) {
-  return s.HasAny({"munge.decode", "slurm.controller", "slurm.node", "slurm.conf", "slurm.gres", "slurm.srun",
-                   "slurm.gpu_job", "nccl.node", "nccl.cluster"});
+// The checks whose verdicts read the controller's view (check_spec.h): with
+// none of them needed the controller takes no part.
+bool NeedsController(const std::set<std::string>& needed) {
+  return std::any_of(needed.begin(), needed.end(), [](const std::string& name) {
+    const CheckSpec* spec = FindCheckSpec(name);
+    return spec != nullptr && spec->needs_controller;
+  });
 }
 
+// A host's variables with the default of every variable a check declares
+// filled in, so a verdict reads each one resolved (as it will on the node).
+nlohmann::json CheckVariables(const Host& host) {
+  nlohmann::json vars = host.vars.is_object() ? host.vars : nlohmann::json::object();
+  for (const auto& [name, spec] : ValidateVariables()) {
+    if (!vars.contains(name) && spec.has_default) vars[name] = spec.default_value;
+  }
+  return vars;
+}
 
 }  // namespace
 
 ValidationOutcome Validator::Run() {
   const Inventory& inv = *in_.inventory;
+  needed_ = NeededChecks(in_.checks);
   for (const Host* h : in_.selected) selected_names_.insert(h->name);
   if (const Group* g = inv.FindGroup(kGroupController); g != nullptr && !g->members.empty()) {
     controller_ = inv.FindHost(g->members.front());
@@ -87,7 +58,7 @@ ValidationOutcome Validator::Run() {
     participants_.push_back(h);
     joined.insert(h->name);
   }
-  if (slurm_cluster && SlurmChecksWanted(in_.checks)) {
+  if (slurm_cluster && NeedsController(needed_)) {
     // The controller and the submit host take part even outside --limit: they
     // answer for the selected nodes.
     for (const Host* helper : {controller_, submit_host_}) {
@@ -99,7 +70,10 @@ ValidationOutcome Validator::Run() {
       }
     }
   }
-  for (const Host* h : participants_) probes_[h->name];
+  for (const Host* h : participants_) {
+    probes_[h->name].readings.host = h->name;
+    check_vars_[h->name] = CheckVariables(*h);
+  }
 
   Probe();
   CrossCheck();
@@ -121,7 +95,47 @@ ValidationOutcome Validator::Run() {
   return std::move(outcome_);
 }
 
+NodeRole Validator::RoleOf(const Host& host) const {
+  NodeRole role;
+  role.slurm_cluster = !slurm_hosts_.empty();
+  role.slurm_host = std::find(slurm_hosts_.begin(), slurm_hosts_.end(), &host) != slurm_hosts_.end();
+  role.compute = HasGroup(host, kGroupCompute);
+  role.controller = &host == controller_;
+  return role;
+}
+
+NodeView Validator::ViewOf(const Host& host) const {
+  NodeView view{probes_.at(host.name).readings, ThresholdsOf(host.name), check_vars_.at(host.name), RoleOf(host),
+                &slurm_, nullptr};
+  view.blocked = [this, &host](const std::string& check, const std::string& prerequisite, const std::string& why) {
+    return Blocked(check, kNode, host.name, prerequisite, why);
+  };
+  return view;
+}
+
 // ---------------------------------------------------------------- phase 1
+
+// A probe's reading: the first of its commands that is installed, read again
+// after `settle` when it is not settled yet; "not installed" when its
+// executable is missing.
+Task<ToolOutput> Validator::RunProbe(AgentSession& agent, const ProbeSpec& probe, const NodeView& view, size_t& used) {
+  const std::string none;
+  ToolOutput output;
+  output.started = false;
+  if (!probe.executable.empty() && !co_await IsExecutableOnNode(agent, probe.executable, Limit(10))) co_return output;
+  std::vector<Argv> commands = probe.CommandsFor(view);
+  for (used = 0; used < commands.size(); ++used) {
+    output = co_await ExecOnNode(agent, commands[used], none, Limit(probe.timeout_s));
+    if (output.started) break;
+  }
+  if (used == commands.size()) co_return output;
+  if (probe.settled != nullptr && !probe.settled(output)) {
+    ToolOutput waited = co_await ExecOnNode(agent, probe.settle, none, Limit(probe.settle_timeout_s));
+    (void)waited;
+    output = co_await ExecOnNode(agent, commands[used], none, Limit(probe.timeout_s));
+  }
+  co_return output;
+}
 
 Task<void> Validator::ProbeHost(const Host& host, AgentSession& agent, HostResult& result) {
   NodeProbe& probe = probes_.at(host.name);
@@ -131,87 +145,14 @@ Task<void> Validator::ProbeHost(const Host& host, AgentSession& agent, HostResul
     co_return;
   }
   probe.reached = true;
-  probe.facts = std::move(facts).value();
-  result.data = probe.facts;
-  probe.modules = ModulesOf(probe.facts);
-  if (probe.facts.contains("pci")) probe.pci_gpus = static_cast<int>(CountAt(probe.facts["pci"], "gpu_count", kMaxCount));
-  if (probe.facts.contains("pci")) probe.nvswitches = static_cast<int>(CountAt(probe.facts["pci"], "nvswitch_count", kMaxCount));
-  if (probe.facts.contains("nvidia_driver") && probe.facts["nvidia_driver"].is_string()) {
-    probe.driver_version = probe.facts["nvidia_driver"].get<std::string>();
-  }
-  const std::string none;
-  if (Want("clock.offset")) {
-    std::vector<std::string> argv = {"chronyc", "-n", "tracking"};
-    probe.chrony = co_await ExecOnNode(agent, argv, none, Limit(15));
-    // A chronyd that runs but has not synchronised yet (just started, as
-    // right after a deploy) gets up to 30 s to do so, as an admin would
-    // give it with chronyc waitsync, before its state is judged.
-    auto tracking = ParseChronyTracking(probe.chrony.out);
-    if (tracking.ok() && tracking->leap_status != "Normal") {
-      std::vector<std::string> wait = {"chronyc", "-n", "waitsync", "15", "0", "0", "2"};
-      ToolOutput waited = co_await ExecOnNode(agent, wait, none, Limit(40));
-      (void)waited;
-      probe.chrony = co_await ExecOnNode(agent, argv, none, Limit(15));
-    }
-  }
-  bool slurm_host = std::find(slurm_hosts_.begin(), slurm_hosts_.end(), &host) != slurm_hosts_.end();
-  if (slurm_host && Want("munge.decode")) {
-    std::vector<std::string> argv = {"munge", "-n"};
-    probe.munge_credential = co_await ExecOnNode(agent, argv, none, Limit(15));
-  }
-  if (slurm_host && Want("slurm.conf")) {
-    std::vector<std::string> argv = {"sha256sum", "/etc/slurm/slurm.conf"};
-    probe.slurm_conf_digest = co_await ExecOnNode(agent, argv, none, Limit(15));
-  }
-  if (slurm_host && HasGroup(host, kGroupCompute) &&
-      in_.checks.HasAny({"slurm.node", "slurm.srun", "slurm.gpu_job", "nccl.node", "nccl.cluster"})) {
-    std::vector<std::string> argv = {"systemctl", "is-active", "slurmd"};
-    probe.slurmd_active = co_await ExecOnNode(agent, argv, none, Limit(15));
-  }
-  bool driver_loaded = std::find(probe.modules.begin(), probe.modules.end(), "nvidia") != probe.modules.end();
-  // Later checks need these too: jobs run only on nodes whose slurmd and GPUs passed.
-  if (probe.pci_gpus > 0 && driver_loaded &&
-      in_.checks.HasAny({"gpu.count", "gpu.persistence", "gpu.ecc", "gpu.pcie", "gpu.clocks", "gpu.nvlink",
-                         "slurm.gpu_job", "nccl.node", "nccl.cluster"})) {
-    std::vector<std::string> argv = {"nvidia-smi", "-q"};
-    probe.nvidia_smi = co_await ExecOnNode(agent, argv, none, Limit(60));
-  }
-  if (probe.pci_gpus > 0 && Want("gpu.xid")) {
-    std::vector<std::string> argv = {"journalctl", "-q", "-k", "-b", "0", "-o", "short-precise", "--no-pager",
-                                     "--grep", "NVRM"};  // every driver line: Xids and the fatal messages without one
-    probe.xid_log = co_await ExecOnNode(agent, argv, none, Limit(60));
-    std::vector<std::string> sample = {"journalctl", "-q", "-k", "-b", "0", "-n", "1", "-o", "short-precise", "--no-pager"};
-    probe.kernel_log_sample = co_await ExecOnNode(agent, sample, none, Limit(30));
-  }
-  if (probe.pci_gpus > 0 && driver_loaded && Want("gpu.nvlink")) {
-    std::vector<std::string> argv = {"nvidia-smi", "nvlink", "-s"};
-    probe.nvlink_status = co_await ExecOnNode(agent, argv, none, Limit(60));
-  }
-  if (probe.pci_gpus > 0 && driver_loaded && Want("gpu.dcgm")) {
-    probe.has_dcgm = co_await IsExecutableOnNode(agent, "/usr/bin/dcgmi", Limit(10));
-    if (probe.has_dcgm) {
-      std::vector<std::string> argv = {"dcgmi", "diag", "-r", "1"};
-      probe.dcgm_diag = co_await ExecOnNode(agent, argv, none, Limit(300));
-    }
-  }
-  bool has_ib = probe.facts.contains("ib_ports") && !probe.facts["ib_ports"].empty();
-  if (has_ib && in_.checks.HasAny({"ib.ports", "ib.write_bw"})) {
-    std::vector<std::string> ibstat = {"ibstat"};
-    probe.ib_tool = co_await ExecOnNode(agent, ibstat, none, Limit(30));
-    probe.ib_source = "ibstat";
-    if (!probe.ib_tool.started) {
-      std::vector<std::string> devinfo = {"ibv_devinfo", "-v"};
-      probe.ib_tool = co_await ExecOnNode(agent, devinfo, none, Limit(30));
-      probe.ib_source = "ibv_devinfo";
-    }
-    if (!probe.ib_tool.started) probe.ib_source = "sysfs";
-  }
-  if (has_ib && Want("ib.write_bw")) {
-    probe.has_ib_write_bw = co_await IsExecutableOnNode(agent, "/usr/bin/ib_write_bw", Limit(10));
-  }
-  if (probe.pci_gpus > 0 && in_.checks.HasAny({"nccl.node", "nccl.cluster"})) {
-    probe.has_nccl_tests =
-        co_await IsExecutableOnNode(agent, ThresholdsOf(host.name).nccl_tests_dir + "/all_reduce_perf", Limit(10));
+  probe.readings = NodeReadings::FromFacts(host.name, std::move(facts).value());
+  result.data = probe.readings.facts;
+  const NodeView view = ViewOf(host);
+  for (const ProbeSpec* spec : ProbesFor(view, needed_)) {
+    size_t used = 0;
+    ToolOutput output = co_await RunProbe(agent, *spec, view, used);
+    probe.readings.outputs[spec->id] = std::move(output);
+    probe.readings.command_used[spec->id] = used;
   }
 }
 
@@ -225,7 +166,7 @@ void Validator::Probe() {
       probe.reached = false;
       probe.unreachable = r.error;
     } else {
-      outcome_.facts.emplace_back(r.host->name, probe.facts);
+      outcome_.facts.emplace_back(r.host->name, probe.readings.facts);
     }
     if (!Selected(r.host->name)) continue;
     if (probe.reached) {
@@ -238,92 +179,112 @@ void Validator::Probe() {
 
 // ---------------------------------------------------------------- phase 2
 
+// What the controller's own probes read: its credential and its slurm.conf.
+void Validator::ReadControllerProbes() {
+  const NodeProbe& head = probes_.at(controller_->name);
+  slurm_.controller = controller_->name;
+  slurm_.controller_reached = head.reached;
+  const ToolOutput& digest = head.readings.Output(checks::SlurmConfDigestProbe().id);
+  if (digest.started && digest.exit_code == 0) slurm_.controller_conf_digest = digest.out.substr(0, 64);
+  const ToolOutput& credential = head.readings.Output(checks::MungeCredentialProbe().id);
+  if (credential.started && credential.exit_code == 0) slurm_.controller_credential = credential.out;
+}
+
+// On the controller: scontrol ping and the nodes' states, and every other
+// node's credential decoded; on the others: the controller's credential decoded.
+Task<void> Validator::CrossOnHost(AgentSession& agent, const Host& host,
+                                  const std::vector<std::pair<std::string, std::string>>& credentials) {
+  const std::string none;
+  const Argv unmunge = {"unmunge"};
+  if (&host != controller_) {
+    if (!slurm_.controller_credential.empty() && Want("munge.decode")) {
+      slurm_.controller_decoded_here.at(host.name) =
+          co_await ExecOnNode(agent, unmunge, slurm_.controller_credential, Limit(15));
+    }
+    co_return;
+  }
+  if (ReadsSlurmStates()) {
+    const Argv ping = {"scontrol", "ping"};
+    controller_ping_ = co_await ExecOnNode(agent, ping, none, Limit(30));
+    ToolOutput json_run = co_await ExecOnNode(agent, ScontrolShowNodeJsonArgv(), none, Limit(30));
+    slurm_nodes_read_ = ReadScontrolNodesJson(json_run);
+    if (!slurm_nodes_read_.ok()) {
+      std::string json_problem = slurm_nodes_read_.status().message();
+      ToolOutput text_run = co_await ExecOnNode(agent, ScontrolShowNodeTextArgv(), none, Limit(30));
+      slurm_nodes_read_ = ReadScontrolNodesText(text_run, json_problem);
+    }
+  }
+  // Indexes, not structured bindings: g++ 12 mishandles those across co_await.
+  for (size_t i = 0; i < credentials.size(); ++i) {
+    slurm_.decoded_on_controller.at(credentials[i].first) =
+        co_await ExecOnNode(agent, unmunge, credentials[i].second, Limit(15));
+  }
+}
+
 void Validator::CrossCheck() {
   const std::string& cluster = in_.inventory->cluster_name;
   if (slurm_hosts_.empty()) {
     Add(Skip("slurm.controller", kCluster, cluster, "no Slurm cluster in the inventory (no controller or compute group)"));
     return;
   }
-  NodeProbe& head = probes_.at(controller_->name);
-  if (!head.reached) {
-    controller_problem_ = "the Slurm controller " + controller_->name + " is unreachable: " + head.unreachable;
-    controller_problem_check_ = "slurm.controller";
-    Add(Fail("slurm.controller", kCluster, cluster, controller_problem_));
+  ReadControllerProbes();
+  if (!slurm_.controller_reached) {
+    slurm_.problem = "the Slurm controller " + controller_->name + " is unreachable: " + probes_.at(controller_->name).unreachable;
+    slurm_.problem_check = "slurm.controller";
+    Add(Fail("slurm.controller", kCluster, cluster, slurm_.problem));
     return;
   }
-  const std::string none;
   // Credentials to decode on the controller, by host.
   std::vector<std::pair<std::string, std::string>> credentials;
-  for (const Host* h : slurm_hosts_) {
-    const NodeProbe& p = probes_.at(h->name);
-    if (!Want("munge.decode")) break;
-    if (h != controller_ && p.reached && p.munge_credential.exit_code == 0 && p.munge_credential.started) {
-      credentials.emplace_back(h->name, p.munge_credential.out);
-    }
-  }
   std::vector<const Host*> hosts;
   for (const Host* h : slurm_hosts_) {
-    if (probes_.at(h->name).reached) hosts.push_back(h);
+    const NodeProbe& p = probes_.at(h->name);
+    if (!p.reached) continue;
+    hosts.push_back(h);
+    const ToolOutput& credential = p.readings.Output(checks::MungeCredentialProbe().id);
+    if (h != controller_ && Want("munge.decode") && credential.started && credential.exit_code == 0) {
+      credentials.emplace_back(h->name, credential.out);
+      slurm_.decoded_on_controller[h->name];
+    }
+    if (h != controller_) slurm_.controller_decoded_here[h->name].started = false;
   }
-  ToolOutput ping;
-  Result<std::vector<SlurmNodeState>> nodes = Status::Unavailable("scontrol show node was not run");
-  std::map<std::string, ToolOutput> decoded_on_controller;
-  for (const auto& [name, credential] : credentials) decoded_on_controller[name];
   in_.run_on(hosts, [&, this](AgentSession& agent, HostResult& result) -> Task<void> {
-    const Host& host = *result.host;
-    NodeProbe& probe = probes_.at(host.name);
-    if (&host == controller_) {
-      if (in_.checks.HasAny({"slurm.controller", "slurm.node", "slurm.gres", "slurm.srun", "slurm.gpu_job", "nccl.node",
-                             "nccl.cluster"})) {
-        std::vector<std::string> ping_argv = {"scontrol", "ping"};
-        ping = co_await ExecOnNode(agent, ping_argv, none, Limit(30));
-        ToolOutput json_run = co_await ExecOnNode(agent, ScontrolShowNodeJsonArgv(), none, Limit(30));
-        nodes = ReadScontrolNodesJson(json_run);
-        if (!nodes.ok()) {
-          std::string json_problem = nodes.status().message();
-          ToolOutput text_run = co_await ExecOnNode(agent, ScontrolShowNodeTextArgv(), none, Limit(30));
-          nodes = ReadScontrolNodesText(text_run, json_problem);
-        }
-      }
-      std::vector<std::string> unmunge = {"unmunge"};
-      // Indexes, not structured bindings: g++ 12 mishandles those across co_await.
-      for (size_t i = 0; i < credentials.size(); ++i) {
-        ToolOutput decoded = co_await ExecOnNode(agent, unmunge, credentials[i].second, Limit(15));
-        decoded_on_controller.at(credentials[i].first) = std::move(decoded);
-      }
-    } else if (head.munge_credential.started && head.munge_credential.exit_code == 0 && Want("munge.decode")) {
-      std::vector<std::string> unmunge = {"unmunge"};
-      probe.unmunge_controller = co_await ExecOnNode(agent, unmunge, head.munge_credential.out, Limit(15));
-    }
+    co_await CrossOnHost(agent, *result.host, credentials);
   });
-  for (auto& [name, output] : decoded_on_controller) probes_.at(name).unmunge_here = std::move(output);
-
-  // Slurm controller and node states.
-  if (!ping.started) {
-    controller_problem_ = "Slurm is not installed on the controller " + controller_->name + " (no scontrol)";
-    Add(Skip("slurm.controller", kCluster, cluster, controller_problem_));
-  } else {
-    auto controllers = ParseScontrolPing(ping.out);
-    bool up = controllers.ok() && std::any_of(controllers->begin(), controllers->end(), [](const auto& c) { return c.second; });
-    if (up) {
-      Add(Pass("slurm.controller", kCluster, cluster, "UP", "UP",
-               std::string(Trim(ping.out))));
-    } else {
-      Add(Fail("slurm.controller", kCluster, cluster,
-               "slurmctld is not responding on " + controller_->name, TailLines(ping.Both()), "DOWN", "UP"));
-      controller_problem_ = "slurmctld on " + controller_->name + " is not responding (slurm.controller failed)";
-      controller_problem_check_ = "slurm.controller";
-    }
-    if (up && nodes.ok()) {
-      for (SlurmNodeState& n : *nodes) slurm_nodes_[n.name] = std::move(n);
-    } else if (up) {
-      // No reading of the nodes' states: slurm.node fails on each compute node (node_verdicts.cc).
-      controller_problem_ = "no reading of the nodes' states: " + nodes.status().message();
-      controller_problem_check_ = "slurm.node";
-    }
+  for (const auto& [name, decoded] : slurm_.controller_decoded_here) {
+    if (!decoded.started) continue;
+    ++slurm_.tried_elsewhere;
+    if (decoded.exit_code == 0) ++slurm_.decoded_elsewhere;
   }
+  if (ReadsSlurmStates()) JudgeController(controller_ping_);
 }
 
+// slurm.controller from scontrol ping, and the nodes' states for slurm.node.
+void Validator::JudgeController(const ToolOutput& ping) {
+  const std::string& cluster = in_.inventory->cluster_name;
+  if (!ping.started) {
+    slurm_.problem = "Slurm is not installed on the controller " + controller_->name + " (no scontrol)";
+    Add(Skip("slurm.controller", kCluster, cluster, slurm_.problem));
+    return;
+  }
+  auto controllers = ParseScontrolPing(ping.out);
+  bool up = controllers.ok() && std::any_of(controllers->begin(), controllers->end(), [](const auto& c) { return c.second; });
+  if (!up) {
+    Add(Fail("slurm.controller", kCluster, cluster, "slurmctld is not responding on " + controller_->name,
+             TailLines(ping.Both()), "DOWN", "UP"));
+    slurm_.problem = "slurmctld on " + controller_->name + " is not responding (slurm.controller failed)";
+    slurm_.problem_check = "slurm.controller";
+    return;
+  }
+  Add(Pass("slurm.controller", kCluster, cluster, "UP", "UP", std::string(Trim(ping.out))));
+  if (slurm_nodes_read_.ok()) {
+    for (SlurmNodeState& n : *slurm_nodes_read_) slurm_.nodes[n.name] = std::move(n);
+  } else {
+    // No reading of the nodes' states: slurm.node fails on each compute node.
+    slurm_.problem = "no reading of the nodes' states: " + slurm_nodes_read_.status().message();
+    slurm_.problem_check = "slurm.node";
+  }
+}
 
 }  // namespace validation_internal
 

@@ -27,24 +27,11 @@
 
 #include "controller/remote/remote_runner.h"
 #include "controller/validate/check_result.h"
+#include "controller/validate/check_selection.h"
 #include "controller/validate/thresholds.h"
 #include "inventory/model.h"
 
 namespace clusterctl {
-
-// Which checks run: names or prefixes ("slurm", "gpu.ecc"), "!name" to leave
-// one out ("!nccl"); no positive name: every check.
-class CheckSelection {
- public:
-  // An unknown name is an error naming the known ones.
-  static Result<CheckSelection> Parse(const std::vector<std::string>& names);
-  bool Has(const std::string& check) const;
-  bool HasAny(const std::vector<std::string>& checks) const;
-
- private:
-  std::set<std::string> chosen_;    // empty: every check
-  std::set<std::string> excluded_;
-};
 
 struct ValidationInputs {
   const Inventory* inventory = nullptr;

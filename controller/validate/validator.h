@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "controller/validate/check_spec.h"
 #include "controller/validate/checks.h"
 #include "controller/validate/infiniband.h"
 #include "controller/validate/validation_run.h"
@@ -20,32 +21,13 @@ namespace clusterctl::validation_internal {
 constexpr CheckScope kNode = CheckScope::kNode;
 constexpr CheckScope kCluster = CheckScope::kCluster;
 
-// What phase 1 found on one host, and what later phases add.
+// What phase 1 found on one host.
 struct NodeProbe {
   bool reached = false;
   std::string unreachable;  // why, when not reached
-  nlohmann::json facts;
-  int pci_gpus = 0;
-  std::vector<std::string> modules;
-  std::string driver_version;
-  ToolOutput chrony, munge_credential, slurm_conf_digest, slurmd_active, nvidia_smi, xid_log, ib_tool;
-  ToolOutput kernel_log_sample;     // the last kernel log line since boot (is there a log to read Xids from?)
-  ToolOutput nvlink_status;         // nvidia-smi nvlink -s
-  ToolOutput dcgm_diag;             // dcgmi diag -r 1
-  bool has_dcgm = false;
-  int nvswitches = 0;               // NVIDIA NVSwitch functions on the PCI bus (facts)
-  std::string ib_source;            // "ibstat", "ibv_devinfo", "sysfs"
-  std::string gpu_model;            // nvidia-smi's product name of the first GPU (NCCL floors)
-  bool has_ib_write_bw = false;
-  bool has_nccl_tests = false;
-  ToolOutput unmunge_controller;    // phase 2: the controller's credential decoded here
-  ToolOutput unmunge_here;          // phase 2: this node's credential decoded on the controller
+  NodeReadings readings;    // facts and the probes' outputs
 };
 
-// The kernel modules the facts list.
-std::vector<std::string> ModulesOf(const nlohmann::json& facts);
-// IB ports from the facts' sysfs reading (when neither ibstat nor ibv_devinfo is installed).
-std::vector<IbPortStatus> SysfsIbPorts(const nlohmann::json& facts);
 bool HasGroup(const Host& host, const char* group);
 
 // One validation run: the phases of validation_run.h in order, each adding
@@ -60,6 +42,7 @@ class Validator {
 
  private:
   bool Want(const std::string& check) const { return in_.checks.Has(check); }
+  bool Needed(const std::string& check) const { return needed_.count(check) > 0; }
   const Thresholds& ThresholdsOf(const std::string& host) const { return in_.thresholds.at(host); }
   bool Selected(const std::string& host) const { return selected_names_.count(host) > 0; }
   int SecondsLeft() const {
@@ -101,9 +84,27 @@ class Validator {
   void Nfs();         // service_run.cc
   void NodeVerdicts();
   void UnreachableVerdicts(const std::string& name, const NodeProbe& probe);
-  void GpuVerdicts(const Host& host, const NodeProbe& probe, const Thresholds& t);
+  // One node check on one node: its requirements, its prerequisites' verdicts, then its own.
+  CheckResult Judge(const CheckSpec& spec, const NodeView& view, const std::map<std::string, CheckResult>& verdicts) const;
+  // Which compute nodes can run the job phase's jobs, from their node verdicts.
+  void NoteUsability(const Host& host, const std::map<std::string, CheckResult>& verdicts);
+  NodeView ViewOf(const Host& host) const;
+  NodeRole RoleOf(const Host& host) const;
 
   Task<void> ProbeHost(const Host& host, AgentSession& agent, HostResult& result);
+  Task<ToolOutput> RunProbe(AgentSession& agent, const ProbeSpec& probe, const NodeView& view, size_t& used);
+  void ReadControllerProbes();
+  Task<void> CrossOnHost(AgentSession& agent, const Host& host,
+                         const std::vector<std::pair<std::string, std::string>>& credentials);
+  void JudgeController(const ToolOutput& ping);
+  bool ReadsSlurmStates() const { return Needed("slurm.controller") || Needed("slurm.node") || Needed("slurm.gres"); }
+  // The job phase (job_checks.cc).
+  struct GpuJob;
+  bool JobsCannotRun();
+  std::vector<GpuJob> PlanGpuJobs();
+  void JudgeSrun(const std::vector<std::string>& usable, const ToolOutput& srun, bool ran, int limit);
+  void JudgeGpuJobs(const std::vector<GpuJob>& jobs);
+  void JudgeNcclCluster(const std::vector<std::string>& nodes, const ToolOutput& output, bool ran);
 
   const ValidationInputs& in_;
   std::chrono::steady_clock::time_point deadline_;
@@ -113,12 +114,14 @@ class Validator {
   std::vector<const Host*> slurm_hosts_;  // controller, login, compute (selected or helpers)
   std::vector<const Host*> participants_;
   std::map<std::string, NodeProbe> probes_;  // every participant; entries made before any fan-out
-  std::string controller_problem_;  // why Slurm's cluster-wide checks cannot run (empty: they can)
-  std::string controller_problem_check_;  // the failed check behind it ("": no failure, Slurm not installed)
-  std::map<std::string, SlurmNodeState> slurm_nodes_;
+  std::set<std::string> needed_;  // the selected checks and their prerequisites (check_spec.h)
+  std::map<std::string, nlohmann::json> check_vars_;  // per host: its variables, check variables' defaults filled in
+  SlurmReading slurm_;
+  ToolOutput controller_ping_;  // scontrol ping on the controller
+  Result<std::vector<SlurmNodeState>> slurm_nodes_read_ = Status::Unavailable("scontrol show node was not run");  // the controller's reading (phase 2); problem: why Slurm's cluster-wide checks cannot run
   std::set<std::string> usable_compute_;   // slurm.node passed and munge.decode did not fail
   std::map<std::string, std::string> not_usable_;  // compute node -> the failed check that keeps jobs off it
-  std::set<std::string> gpu_ok_;           // gpu.driver and gpu.count passed
+  std::set<std::string> gpu_ok_;           // gpu.count passed (so gpu.driver did)
   std::set<std::string> ib_ok_;            // ib.ports passed
   std::vector<CheckResult> results_;
   ValidationOutcome outcome_;

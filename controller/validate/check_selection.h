@@ -1,0 +1,30 @@
+// Which checks a validation runs (`--checks`).
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace clusterctl {
+
+// Which checks run: names or prefixes ("slurm", "gpu.ecc"), "!name" to leave
+// one out ("!nccl"); no positive name: every check.
+class CheckSelection {
+ public:
+  // An unknown name is an error naming the known ones.
+  static Result<CheckSelection> Parse(const std::vector<std::string>& names);
+  bool Has(const std::string& check) const;
+  bool HasAny(const std::vector<std::string>& checks) const;
+
+ private:
+  std::set<std::string> chosen_;    // empty: every check
+  std::set<std::string> excluded_;
+};
+
+// The checks a selection needs judged: the selected ones and, transitively,
+// their prerequisites (judged, reported only when selected themselves).
+std::set<std::string> NeededChecks(const CheckSelection& selection);
+
+}  // namespace clusterctl

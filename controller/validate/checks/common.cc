@@ -1,0 +1,98 @@
+#include "controller/validate/checks/common.h"
+
+namespace clusterctl::checks {
+
+Requirement GpusOnPciBus() {
+  return {[](const NodeView& v) { return v.node.HasGpus(); },
+          [](const NodeView& v) { return "no NVIDIA GPUs on the PCI bus of " + v.host(); }};
+}
+
+Requirement InfinibandPorts() {
+  return {[](const NodeView& v) { return v.node.HasIbPorts(); },
+          [](const NodeView& v) { return "no InfiniBand ports on " + v.host(); }};
+}
+
+Requirement SlurmHost() {
+  return {[](const NodeView& v) { return v.role.slurm_host; },
+          [](const NodeView& v) {
+            return v.role.slurm_cluster ? v.host() + " is not in the controller, login or compute group"
+                                        : std::string("no Slurm cluster in the inventory (no controller or compute group)");
+          }};
+}
+
+Requirement ComputeNodeOfSlurm() {
+  return {[](const NodeView& v) { return v.role.compute && v.role.slurm_host; },
+          [](const NodeView& v) {
+            return v.role.compute ? std::string("no Slurm cluster in the inventory") : v.host() + " is not a compute node";
+          }};
+}
+
+Prerequisite DriverLoaded() {
+  return {"gpu.driver",
+          [](const NodeView& v) { return "the NVIDIA driver is not loaded on " + v.host() + " (gpu.driver failed)"; }};
+}
+
+const ProbeSpec& NvidiaSmiQueryProbe() {
+  static const ProbeSpec probe{.id = "nvidia-smi -q",
+                               .commands = {{"nvidia-smi", "-q"}},
+                               .timeout_s = 60,
+                               .when = [](const NodeReadings& n) { return n.HasGpus() && n.DriverModuleLoaded(); }};
+  return probe;
+}
+
+const ProbeSpec& MungeCredentialProbe() {
+  static const ProbeSpec probe{.id = "munge -n", .commands = {{"munge", "-n"}}, .timeout_s = 15};
+  return probe;
+}
+
+const ProbeSpec& SlurmConfDigestProbe() {
+  static const ProbeSpec probe{
+      .id = "slurm.conf sha256", .commands = {{"sha256sum", "/etc/slurm/slurm.conf"}}, .timeout_s = 15};
+  return probe;
+}
+
+const ProbeSpec& NcclTestsProbe() {
+  static const ProbeSpec probe{
+      .id = "nccl-tests installed",
+      .command_for = [](const NodeView& v) -> Argv { return {"test", "-x", v.thresholds.nccl_tests_dir + "/all_reduce_perf"}; },
+      .timeout_s = 10,
+      .when = [](const NodeReadings& n) { return n.HasGpus(); }};
+  return probe;
+}
+
+const ProbeSpec& IbWriteBwProbe() {
+  static const ProbeSpec probe{.id = "ib_write_bw installed",
+                               .commands = {{"test", "-x", "/usr/bin/ib_write_bw"}},
+                               .timeout_s = 10,
+                               .when = [](const NodeReadings& n) { return n.HasIbPorts(); }};
+  return probe;
+}
+
+Result<NvidiaSmiReport> GpuReport(const NodeReadings& node) {
+  const ToolOutput& smi = node.Output(NvidiaSmiQueryProbe().id);
+  if (!smi.Succeeded()) return Status::Unavailable(ExitDescription(smi));
+  return ParseNvidiaSmiQuery(smi.out);
+}
+
+int ExpectedGpus(const NodeView& view) { return view.thresholds.gpus_expected.value_or(view.node.pci_gpus); }
+
+std::optional<CheckResult> NvidiaSmiMissing(const std::string& check, const NodeView& view) {
+  if (view.node.Output(NvidiaSmiQueryProbe().id).started) return std::nullopt;
+  return Fail(check, kNode, view.host(), "nvidia-smi is not installed on " + view.host() + " although the driver is loaded");
+}
+
+CheckResult GpuHealth(const std::string& check, const NodeView& view) {
+  if (auto missing = NvidiaSmiMissing(check, view)) return *missing;
+  const ToolOutput& smi = view.node.Output(NvidiaSmiQueryProbe().id);
+  for (CheckResult& r : EvaluateGpuHealth(view.host(), GpuReport(view.node), smi.Both(), ExpectedGpus(view), view.thresholds)) {
+    if (r.check == check) return std::move(r);
+  }
+  return Fail(check, kNode, view.host(), "no verdict from nvidia-smi's report", {}, "unknown");
+}
+
+CheckResult ReportUnreadable(const std::string& check, const NodeView& view, const Status& problem) {
+  return Fail(check, kNode, view.host(), "nvidia-smi: " + problem.message(),
+              CauseEvidence(view.node.Output(NvidiaSmiQueryProbe().id).Both()), "unknown");
+}
+
+}  // namespace clusterctl::checks

@@ -1,0 +1,46 @@
+// What several check specs share (check_spec.h): the requirements and
+// prerequisites most node checks state, the probes more than one check reads,
+// and the reading of nvidia-smi -q that the GPU checks judge.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "controller/validate/check_spec.h"
+#include "controller/validate/checks.h"
+#include "controller/validate/nvidia_smi.h"
+
+namespace clusterctl::checks {
+
+constexpr CheckScope kNode = CheckScope::kNode;
+constexpr CheckScope kCluster = CheckScope::kCluster;
+
+// Requirements.
+Requirement GpusOnPciBus();        // "no NVIDIA GPUs on the PCI bus of X"
+Requirement InfinibandPorts();     // "no InfiniBand ports on X"
+Requirement SlurmHost();           // "X is not in the controller, login or compute group"
+Requirement ComputeNodeOfSlurm();  // "X is not a compute node" / "no Slurm cluster in the inventory"
+
+// gpu.driver passed: "the NVIDIA driver is not loaded on X (gpu.driver failed)".
+Prerequisite DriverLoaded();
+
+// Probes read by more than one check, or by validation_run's cross phase.
+const ProbeSpec& NvidiaSmiQueryProbe();    // nvidia-smi -q, on nodes with GPUs and the nvidia module
+const ProbeSpec& MungeCredentialProbe();   // munge -n (munge.decode; the controller's is decoded on the nodes)
+const ProbeSpec& SlurmConfDigestProbe();   // sha256sum /etc/slurm/slurm.conf (slurm.conf; the controller's is the reference)
+const ProbeSpec& NcclTestsProbe();
+const ProbeSpec& IbWriteBwProbe();         // test -x /usr/bin/ib_write_bw on nodes with InfiniBand ports (ib.write_bw)         // test -x <validate_nccl_tests_dir>/all_reduce_perf (nccl.node, nccl.cluster)
+
+// nvidia-smi -q read into a report; the exit status as the error when it failed.
+Result<NvidiaSmiReport> GpuReport(const NodeReadings& node);
+// The GPUs nvidia-smi must see: validate_gpus_expected, else the PCI count.
+int ExpectedGpus(const NodeView& view);
+// A check that reads nvidia-smi fails when nvidia-smi is missing although the
+// driver is loaded; nullopt when it ran.
+std::optional<CheckResult> NvidiaSmiMissing(const std::string& check, const NodeView& view);
+// gpu.count, gpu.persistence or gpu.ecc: its result of EvaluateGpuHealth over nvidia-smi -q.
+CheckResult GpuHealth(const std::string& check, const NodeView& view);
+// A check that needs the report fails with nvidia-smi's problem when there is none.
+CheckResult ReportUnreadable(const std::string& check, const NodeView& view, const Status& problem);
+
+}  // namespace clusterctl::checks

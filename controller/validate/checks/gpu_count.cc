@@ -1,0 +1,29 @@
+// gpu.count: nvidia-smi sees the expected GPUs; with validate_gpus_expected
+// set, PCI detection must find that many too (a GPU that fell off the bus).
+#include "controller/validate/checks/common.h"
+
+namespace clusterctl::checks {
+namespace {
+
+CheckResult Judge(const NodeView& v) {
+  int expected = ExpectedGpus(v);
+  if (v.thresholds.gpus_expected && v.node.pci_gpus != expected && !NvidiaSmiMissing("gpu.count", v)) {
+    return Fail("gpu.count", kNode, v.host(),
+                "PCI detection finds " + std::to_string(v.node.pci_gpus) + " GPUs, the inventory expects " +
+                    std::to_string(expected),
+                {}, std::to_string(v.node.pci_gpus) + " on PCI", "== " + std::to_string(expected) + " (inventory)");
+  }
+  return GpuHealth("gpu.count", v);
+}
+
+const CheckRegistration kGpuCount({.name = "gpu.count",
+                                   .scope = kNode,
+                                   .summary = "nvidia-smi sees the expected GPUs",
+                                   .rank = 110,
+                                   .requirements = {GpusOnPciBus()},
+                                   .prerequisites = {DriverLoaded()},
+                                   .probes = {&NvidiaSmiQueryProbe()},
+                                   .verdict = Judge});
+
+}  // namespace
+}  // namespace clusterctl::checks

@@ -1,0 +1,30 @@
+// gpu.dcgm: dcgmi diag -r 1 passes.
+#include "controller/validate/checks/common.h"
+
+namespace clusterctl::checks {
+namespace {
+
+const ProbeSpec kDcgmDiag{.id = "dcgmi diag -r 1",
+                          .commands = {{"dcgmi", "diag", "-r", "1"}},
+                          .timeout_s = 300,
+                          .when = [](const NodeReadings& n) { return n.HasGpus() && n.DriverModuleLoaded(); },
+                          .executable = "/usr/bin/dcgmi"};
+
+CheckResult Judge(const NodeView& v) {
+  if (auto missing = NvidiaSmiMissing("gpu.dcgm", v)) return *missing;
+  const ToolOutput& diag = v.node.Output(kDcgmDiag.id);
+  if (!diag.started) return Skip("gpu.dcgm", kNode, v.host(), "DCGM is not installed on " + v.host() + " (no /usr/bin/dcgmi)");
+  return EvaluateDcgmDiag(v.host(), diag);
+}
+
+const CheckRegistration kGpuDcgm({.name = "gpu.dcgm",
+                                  .scope = kNode,
+                                  .summary = "dcgmi diag -r 1 passes",
+                                  .rank = 180,
+                                  .requirements = {GpusOnPciBus()},
+                                  .prerequisites = {DriverLoaded()},
+                                  .probes = {&NvidiaSmiQueryProbe(), &kDcgmDiag},
+                                  .verdict = Judge});
+
+}  // namespace
+}  // namespace clusterctl::checks

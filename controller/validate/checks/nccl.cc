@@ -1,0 +1,26 @@
+// nccl.node and nccl.cluster: all_reduce_perf in Slurm jobs, judged by
+// validation_run's job phase (job_checks.cc) on the nodes where slurm.node
+// and gpu.count passed and nccl-tests is installed.
+#include "controller/validate/checks/common.h"
+
+namespace clusterctl::checks {
+namespace {
+
+const CheckRegistration kNcclNode({.name = "nccl.node",
+                                   .scope = kNode,
+                                   .summary = "all_reduce_perf within a node: correct, bandwidth above the floor",
+                                   .rank = 260,
+                                   .prerequisites = {{"slurm.node"}, {"gpu.count"}},
+                                   .probes = {&NcclTestsProbe()},
+                                   .needs_controller = true});
+
+const CheckRegistration kNcclCluster({.name = "nccl.cluster",
+                                      .scope = kCluster,
+                                      .summary = "all_reduce_perf across nodes: correct, bandwidth and latency",
+                                      .rank = 270,
+                                      .prerequisites = {{"slurm.node"}, {"gpu.count"}},
+                                      .probes = {&NcclTestsProbe()},
+                                      .needs_controller = true});
+
+}  // namespace
+}  // namespace clusterctl::checks

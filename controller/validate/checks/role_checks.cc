@@ -1,0 +1,33 @@
+// The checks a role brings, each judged by its own phase of validation_run:
+// fabric.ipoib (fabric_run.cc), nfs.export and nfs.mounts, monitoring.targets
+// (service_run.cc).
+#include "controller/validate/checks/common.h"
+
+namespace clusterctl::checks {
+namespace {
+
+const CheckRegistration kFabricIpoib({.name = "fabric.ipoib",
+                                      .scope = kNode,
+                                      .summary = "every other node's IPoIB address reached at the configured MTU, DF set",
+                                      .rank = 220});
+
+const CheckRegistration kNfsExport(
+    {.name = "nfs.export",
+     .scope = kNode,
+     .summary = "the client's NFS export answers: a file written from here reads back on another client",
+     .rank = 230});
+
+const CheckRegistration kNfsMounts(
+    {.name = "nfs.mounts",
+     .scope = kNode,
+     .summary = "every nfs_mounts entry mounted from its server and export, written and read back",
+     .rank = 240});
+
+const CheckRegistration kMonitoringTargets(
+    {.name = "monitoring.targets",
+     .scope = kCluster,
+     .summary = "Prometheus has every expected exporter target up (named when not)",
+     .rank = 250});
+
+}  // namespace
+}  // namespace clusterctl::checks

@@ -1,0 +1,23 @@
+// slurm.srun and slurm.gpu_job: judged by validation_run's job phase
+// (job_checks.cc) on the submit host, over the node checks listed here.
+#include "controller/validate/checks/common.h"
+
+namespace clusterctl::checks {
+namespace {
+
+const CheckRegistration kSlurmSrun({.name = "slurm.srun",
+                                    .scope = kCluster,
+                                    .summary = "srun runs on every usable compute node",
+                                    .rank = 80,
+                                    .prerequisites = {{"slurm.node"}},
+                                    .needs_controller = true});
+
+const CheckRegistration kSlurmGpuJob({.name = "slurm.gpu_job",
+                                      .scope = kNode,
+                                      .summary = "a job given all GPUs sees them all",
+                                      .rank = 90,
+                                      .prerequisites = {{"slurm.node"}, {"gpu.count"}},
+                                      .needs_controller = true});
+
+}  // namespace
+}  // namespace clusterctl::checks
