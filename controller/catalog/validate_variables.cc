@@ -125,4 +125,12 @@ const std::map<std::string, VariableSpec>& ValidateVariables() {
   return variables;
 }
 
+nlohmann::json WithValidateDefaults(const nlohmann::json& vars) {
+  nlohmann::json resolved = vars.is_object() ? vars : nlohmann::json::object();
+  for (const auto& [name, spec] : ValidateVariables()) {
+    if (!resolved.contains(name) && spec.has_default) resolved[name] = spec.default_value;
+  }
+  return resolved;
+}
+
 }  // namespace clusterctl

@@ -15,4 +15,8 @@ namespace clusterctl {
 // Parsed once; declared_by is "validate".
 const std::map<std::string, VariableSpec>& ValidateVariables();
 
+// A host's variables with every validate variable it does not set at its
+// declared default, so a check reads each one resolved (as it will on the node).
+nlohmann::json WithValidateDefaults(const nlohmann::json& vars);
+
 }  // namespace clusterctl

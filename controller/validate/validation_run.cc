@@ -29,16 +29,6 @@ bool NeedsController(const std::set<std::string>& needed) {
   });
 }
 
-// A host's variables with the default of every variable a check declares
-// filled in, so a verdict reads each one resolved (as it will on the node).
-nlohmann::json CheckVariables(const Host& host) {
-  nlohmann::json vars = host.vars.is_object() ? host.vars : nlohmann::json::object();
-  for (const auto& [name, spec] : ValidateVariables()) {
-    if (!vars.contains(name) && spec.has_default) vars[name] = spec.default_value;
-  }
-  return vars;
-}
-
 }  // namespace
 
 ValidationOutcome Validator::Run() {
@@ -72,7 +62,7 @@ ValidationOutcome Validator::Run() {
   }
   for (const Host* h : participants_) {
     probes_[h->name].readings.host = h->name;
-    check_vars_[h->name] = CheckVariables(*h);
+    check_vars_[h->name] = WithValidateDefaults(h->vars);
   }
 
   Probe();

@@ -82,7 +82,9 @@ CheckResult Judge(const NodeView& v) {
   std::string threshold = ">= " + FormatNumber(min_gib) + " GiB and " + FormatNumber(min_percent) + "% free";
   Result<std::vector<DiskSpace>> disks = ParseDfOutput(df.out);
   if (!df.Succeeded() || !disks.ok()) {
-    return ToolFailed("node.disk", kNode, v.host(), "df", df, disks.ok() ? "" : disks.status().message(), threshold);
+    // df names a path it cannot read on stderr ("df: /scratch: No such file or directory").
+    std::string problem = disks.ok() ? std::string(Trim(df.err.substr(0, df.err.find('\n')))) : disks.status().message();
+    return ToolFailed("node.disk", kNode, v.host(), "df", df, Printable(problem, 200), threshold);
   }
   std::vector<std::string> short_of, seen;
   std::set<std::string> mounts;

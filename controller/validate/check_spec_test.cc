@@ -1,0 +1,131 @@
+// The check registry (check_spec.h): the specs, their order, docs/validation.md
+// held to them, the selection's closure over prerequisites, the probes a node
+// gets, and "no reading, no pass" for every spec, present and future.
+#include "controller/validate/check_spec.h"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <regex>
+#include <sstream>
+
+#include "controller/validate/check_selection.h"
+#include "controller/validate/checks/spec_test_util.h"
+#include "tests/unit/fixture.h"
+#include "tests/unit/test_paths.h"
+
+namespace clusterctl {
+namespace {
+
+// docs/validation.md's check table: (name, scope) per row, in order.
+std::vector<std::pair<std::string, std::string>> DocumentedChecks() {
+  std::istringstream doc(testing::ReadFixture(testing::SourceDir() + "/docs/validation.md"));
+  std::vector<std::pair<std::string, std::string>> rows;
+  static const std::regex kRow(R"(^\| `([a-z_.]+)` \| (node|cluster|pair) \|)");
+  bool in_table = false;
+  for (std::string line; std::getline(doc, line);) {
+    if (line.rfind("| Check | Scope | Passes when | Skipped when |", 0) == 0) in_table = true;
+    else if (in_table && line.empty()) break;
+    std::smatch m;
+    if (in_table && std::regex_search(line, m, kRow)) rows.emplace_back(m[1], m[2]);
+  }
+  return rows;
+}
+
+TEST_CASE("docs/validation.md's check table lists every registered check, in report order, with its scope") {
+  std::vector<std::pair<std::string, std::string>> registered;
+  for (const CheckSpec* spec : CheckSpecs()) registered.emplace_back(spec->name, ToString(spec->scope));
+  CHECK(DocumentedChecks() == registered);
+  CHECK(registered.size() >= 28);
+}
+
+TEST_CASE("every spec states what it checks, and its prerequisites are judged before it") {
+  for (const CheckSpec* spec : CheckSpecs()) {
+    CAPTURE(spec->name);
+    CHECK(!spec->summary.empty());
+    for (const Prerequisite& p : spec->prerequisites) {
+      const CheckSpec* before = FindCheckSpec(p.check);
+      REQUIRE(before != nullptr);
+      if (spec->verdict != nullptr) {
+        CHECK(before->rank < spec->rank);
+        const bool says_why = p.why != nullptr;
+        CHECK_MESSAGE(says_why, p.check << " has no reason");
+      }
+    }
+    if (spec->verdict == nullptr) continue;
+    CHECK(spec->scope == CheckScope::kNode);
+  }
+}
+
+std::set<std::string> Needed(const std::vector<std::string>& names) {
+  auto selection = CheckSelection::Parse(names);
+  REQUIRE(selection.ok());
+  return NeededChecks(*selection);
+}
+
+TEST_CASE("a selected check brings its prerequisites, transitively, and nothing else") {
+  CHECK(Needed({"slurm.gpu_job"}) == std::set<std::string>{"slurm.gpu_job", "slurm.node", "gpu.count", "gpu.driver"});
+  CHECK(Needed({"ib.write_bw"}) == std::set<std::string>{"ib.write_bw", "ib.ports"});
+  CHECK(Needed({"node.disk"}) == std::set<std::string>{"node.disk"});
+  std::set<std::string> all_but_nccl = Needed({"!nccl"});
+  CHECK(all_but_nccl.count("nccl.node") == 0);
+  CHECK(all_but_nccl.count("gpu.ecc") == 1);
+  CHECK(Needed({}).size() == CheckSpecs().size());
+}
+
+// A GPU node with the driver loaded and an InfiniBand port, as its facts say.
+NodeReadings GpuNode() {
+  nlohmann::json facts = {{"pci", {{"gpu_count", 8}}},
+                          {"modules", {"nvidia", "nvidia_peermem"}},
+                          {"nvidia_driver", "550.54.15"},
+                          {"ib_ports", {{{"device", "mlx5_0"}, {"port", 1}, {"state", "4: ACTIVE"}}}}};
+  return NodeReadings::FromFacts("dgx01", facts);
+}
+
+std::vector<std::string> ProbeIds(const NodeReadings& node, const std::vector<std::string>& checks) {
+  Thresholds t;
+  nlohmann::json vars = nlohmann::json::object();
+  NodeView view{node, t, vars, NodeRole{}, nullptr, nullptr};
+  std::vector<std::string> ids;
+  for (const ProbeSpec* probe : ProbesFor(view, Needed(checks))) ids.push_back(probe->id);
+  return ids;
+}
+
+TEST_CASE("the probe phase runs each probe once per node, however many checks read it") {
+  std::vector<std::string> ids = ProbeIds(GpuNode(), {});
+  CHECK(std::count(ids.begin(), ids.end(), "nvidia-smi -q") == 1);
+  int readers = 0;
+  for (const CheckSpec* spec : CheckSpecs()) {
+    readers += std::any_of(spec->probes.begin(), spec->probes.end(), [](const ProbeSpec* p) { return p->id == "nvidia-smi -q"; });
+  }
+  CHECK(readers >= 6);
+  std::set<std::string> unique(ids.begin(), ids.end());
+  CHECK(unique.size() == ids.size());
+
+  // What the node has decides what runs: no GPUs, no GPU tool; no driver, only the kernel log.
+  NodeReadings plain = NodeReadings::FromFacts("cpu01", nlohmann::json::object());
+  CHECK(ProbeIds(plain, {"gpu"}).empty());
+  NodeReadings no_driver = GpuNode();
+  no_driver.modules.clear();
+  CHECK(ProbeIds(no_driver, {"gpu"}) == std::vector<std::string>{"kernel log NVRM", "kernel log last line"});
+  // The selection decides too: gpu.ecc alone reads nvidia-smi -q and nothing else.
+  CHECK(ProbeIds(GpuNode(), {"gpu.ecc"}) == std::vector<std::string>{"nvidia-smi -q"});
+}
+
+TEST_CASE("no spec passes a node whose probes gave it nothing to read") {
+  for (const CheckSpec* spec : CheckSpecs()) {
+    if (spec->verdict == nullptr || spec->needs_controller || spec->probes.empty()) continue;
+    CAPTURE(spec->name);
+    testing::SpecBench bench;
+    bench.node = GpuNode();
+    CheckResult r = bench.Judge(spec->name);  // nothing ran: every output not started
+    CHECK(r.check == spec->name);
+    CHECK(r.outcome != CheckOutcome::kPass);
+    for (const ProbeSpec* probe : spec->probes) bench.Reads(probe->id, "");  // ran, printed nothing
+    r = bench.Judge(spec->name);
+    CHECK(r.outcome != CheckOutcome::kPass);
+  }
+}
+
+}  // namespace
+}  // namespace clusterctl
