@@ -257,11 +257,10 @@ void Validator::JudgeNcclCluster(const std::vector<std::string>& nodes, const To
   Add(EvaluateNccl("nccl.cluster", kCluster, cluster, output, floor, true, t));
 }
 
-void Validator::Pairs() {
-  if (!Want("ib.write_bw")) return;
-  // Candidates: selected nodes whose ib.ports passed and that have perftest.
+// The pair phase's nodes: selected nodes whose ib.ports passed and that
+// have perftest, each with the port it tests; an unreachable one fails.
+std::vector<const Host*> Validator::PairCandidates(std::map<std::string, IbPortStatus>& port_of) {
   std::vector<const Host*> nodes;
-  std::map<std::string, IbPortStatus> port_of;
   for (const Host* h : in_.selected) {
     const NodeProbe& p = probes_.at(h->name);
     if (!p.reached) {  // its adapters are unknown: no reading, no pass
@@ -275,6 +274,13 @@ void Validator::Pairs() {
     port_of[h->name] = expected.front();
     nodes.push_back(h);
   }
+  return nodes;
+}
+
+void Validator::Pairs() {
+  if (!Want("ib.write_bw")) return;
+  std::map<std::string, IbPortStatus> port_of;
+  std::vector<const Host*> nodes = PairCandidates(port_of);
   const std::string cluster = in_.inventory->cluster_name;
   if (nodes.size() < 2) {
     Add(Skip("ib.write_bw", CheckScope::kPair, cluster,

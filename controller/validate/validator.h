@@ -104,6 +104,7 @@ class Validator {
   std::vector<GpuJob> PlanGpuJobs();
   void JudgeSrun(const std::vector<std::string>& usable, const ToolOutput& srun, bool ran, int limit);
   void JudgeGpuJobs(const std::vector<GpuJob>& jobs);
+  std::vector<const Host*> PairCandidates(std::map<std::string, IbPortStatus>& port_of);
   void JudgeNcclCluster(const std::vector<std::string>& nodes, const ToolOutput& output, bool ran);
 
   const ValidationInputs& in_;

@@ -53,7 +53,7 @@ check "validate after the deploy exits 0" test $rc -eq 0 || cat "$WORK/healthy.t
 validate_json healthy "$inventory"
 passed=$(results healthy pass | awk '{print $1}' | sort -u | paste -sd' ')
 check "cluster, node and Slurm checks pass ($passed)" test "$passed" = \
-  "clock.offset munge.decode reachable slurm.conf slurm.controller slurm.node slurm.srun"
+  "clock.offset munge.decode node.disk reachable slurm.conf slurm.controller slurm.node slurm.srun"
 check "slurm.node passed on each compute node" test "$(results healthy pass | grep -c '^slurm.node node0[234]$')" = 3
 check "nothing failed" test -z "$(results healthy fail)"
 skip_without_reason=$(python3 -c 'import json,sys; print(sum(1 for r in json.load(open(sys.argv[1]))["results"] if r["result"] == "skip" and not r["detail"]))' "$WORK/healthy.json")
@@ -61,6 +61,16 @@ check "every skip has a reason (without: $skip_without_reason)" test "$skip_with
 check "gpu.driver is skipped: no GPUs on node02" test "$(detail healthy gpu.driver node02)" = "no NVIDIA GPUs on the PCI bus of node02"
 check "ib.ports is skipped: no InfiniBand ports on node03" test "$(detail healthy ib.ports node03)" = "no InfiniBand ports on node03"
 check "the text report groups hosts in range notation" grep -qE '^slurm\.node +pass +node\[02-04\]' "$WORK/healthy.txt"
+
+# node.disk (a check added as one spec file): df's real reading on every
+# node, judged against a floor no disk meets; a path that does not exist is
+# no reading, named.
+validate_json disk "$inventory" --checks node.disk -e validate_disk_free_min_gib=100000 --limit node03
+check "node.disk under an impossible floor: exit 1 (got $rc)" test $rc -eq 1
+check "node.disk names the root file system it read on node03" grep -qE '^low on space: /: [0-9.]+ GiB free' <<<"$(detail disk node.disk node03)"
+printf 'validate_disk_paths: [/, /scratch]\n' >"$WORK/disk-paths.yaml"
+validate_json disk_path "$inventory" --checks node.disk -e @"$WORK/disk-paths.yaml" --limit node03
+check "node.disk fails a path that does not exist, naming it" grep -q '/scratch: No such file or directory' <<<"$(detail disk_path node.disk node03)"
 
 # 2. slurmd stopped on node02 (slurmctld still lists it idle: SlurmdTimeout has not passed).
 tb ssh node02 systemctl stop slurmd
