@@ -135,13 +135,40 @@ Status ReplyStatus(const Frame& frame, const char* what) {
   return Status::Internal(message + (code.empty() ? "" : " (" + code + ")"));
 }
 
+// The kind-specific parts as the outcome's `extra` (the wire keeps version
+// 1's untyped object; only this codec reads and writes its keys).
+json ExtraToJson(const ResourceResult& r) {
+  json extra = json::object();
+  if (r.upload) {
+    extra["need_upload"] = true;
+    extra["partial_size"] = r.upload->partial_size;
+    extra["partial_sha256"] = r.upload->partial_sha256;
+  }
+  if (r.unit) {
+    extra["invocation_before"] = r.unit->invocation_before;
+    extra["active_state"] = r.unit->active_state;
+    if (!r.unit->invocation_after.empty()) extra["invocation_after"] = r.unit->invocation_after;
+  }
+  return extra;
+}
+
+// Each part is typed as it is read: a mistyped key fails the reply naming it.
+Status ReadExtra(const json& extra, ResourceResult& r) {
+  Fields f(extra, "resource reply extra");
+  if (f.Bool("need_upload")) r.upload = UploadNeed{f.Uint("partial_size"), f.String("partial_sha256")};
+  if (extra.contains("invocation_before") || extra.contains("active_state")) {
+    r.unit = UnitState{f.String("invocation_before"), f.String("active_state"), f.String("invocation_after")};
+  }
+  return f.status();
+}
+
 json ResultToJson(const ResourceResult& r) {
   json commands = json::array();
   for (const ExecutedCommand& c : r.commands) {
     commands.push_back({{"argv", c.argv}, {"mutating", c.mutating}, {"exit_code", c.exit_code}});
   }
   json j = {{"changed", r.changed},   {"differences", r.differences}, {"failed", r.failed},
-            {"commands", commands},   {"extra", r.extra},             {"has_backup", r.has_backup},
+            {"commands", commands},   {"extra", ExtraToJson(r)},             {"has_backup", r.has_backup},
             {"timed_out", r.timed_out}};
   if (!r.diff.empty()) j["diff"] = r.diff;
   if (r.failed) {
@@ -171,23 +198,6 @@ int ResourceResult::MutatingCommands() const {
   int count = 0;
   for (const ExecutedCommand& c : commands) count += c.mutating ? 1 : 0;
   return count;
-}
-
-std::string ExtraString(const ResourceResult& result, const char* key, std::string fallback) {
-  auto it = result.extra.find(key);
-  return it != result.extra.end() && it->is_string() ? it->get<std::string>() : fallback;
-}
-
-uint64_t ExtraUint(const ResourceResult& result, const char* key, uint64_t fallback) {
-  auto it = result.extra.find(key);
-  if (it == result.extra.end() || !it->is_number_integer()) return fallback;
-  if (it->is_number_unsigned()) return it->get<uint64_t>();
-  return it->get<int64_t>() < 0 ? fallback : static_cast<uint64_t>(it->get<int64_t>());
-}
-
-bool ExtraBool(const ResourceResult& result, const char* key, bool fallback) {
-  auto it = result.extra.find(key);
-  return it != result.extra.end() && it->is_boolean() ? it->get<bool>() : fallback;
 }
 
 // ------------------------------------------------------------- agent side
@@ -387,9 +397,12 @@ Result<ResourceResult> DecodeResourceReply(const Frame& frame) {
   r.output = f.String("output");
   r.timed_out = f.Bool("timed_out");
   r.has_backup = f.Bool("has_backup");
-  if (const json* extra = f.Structured("extra", json::value_t::object)) r.extra = *extra;
+  const json* extra = f.Structured("extra", json::value_t::object);
   const json* commands = f.Structured("commands", json::value_t::array);
   if (!f.status().ok()) return f.status();
+  if (extra) {
+    if (Status read = ReadExtra(*extra, r); !read.ok()) return read;
+  }
   if (commands) {
     if (Status read = ReadCommands(*commands, r.commands); !read.ok()) return read;
   }

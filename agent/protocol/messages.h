@@ -89,6 +89,26 @@ struct ExecutedCommand {
   int exit_code = 0;
 };
 
+// Kind-specific parts of a resource reply, each set only by the kind it
+// belongs to (on the wire: keys of the outcome's `extra`, version 1).
+
+// copy: the node lacks the content and waits for an upload; it already has
+// `partial_size` bytes of it (sha256 `partial_sha256`) from an interrupted
+// transfer, which the controller resumes after when they match its source.
+struct UploadNeed {
+  uint64_t partial_size = 0;
+  std::string partial_sha256;
+};
+
+// service: the unit as the check found it (before any change), and its
+// InvocationID after a change was applied ("" otherwise). The controller
+// reads it to tell whether a restart an interrupted run owed happened.
+struct UnitState {
+  std::string invocation_before;
+  std::string active_state;
+  std::string invocation_after;
+};
+
 // What a resource check or apply found and did.
 struct ResourceResult {
   bool changed = false;                  // something differs (and was changed when applying)
@@ -101,8 +121,9 @@ struct ResourceResult {
   bool timed_out = false;      // it was stopped at its time limit
   bool has_backup = false;     // the previous content of a replaced file ...
   std::string backup;          // ... travelling as the frame's body
-  std::vector<ExecutedCommand> commands;            // what ran, and whether it changes the node
-  nlohmann::json extra = nlohmann::json::object();  // kind-specific (service invocation ids, ...)
+  std::vector<ExecutedCommand> commands;  // what ran, and whether it changes the node
+  std::optional<UploadNeed> upload;       // copy
+  std::optional<UnitState> unit;          // service
 
   // Records a difference; `changed` follows.
   void Differs(std::string what) {
@@ -116,12 +137,6 @@ struct ResourceResult {
   }
   int MutatingCommands() const;
 };
-
-// Kind-specific values of ResourceResult::extra, read without throwing: a
-// missing value or one of another type gives `fallback`.
-std::string ExtraString(const ResourceResult& result, const char* key, std::string fallback = "");
-uint64_t ExtraUint(const ResourceResult& result, const char* key, uint64_t fallback = 0);
-bool ExtraBool(const ResourceResult& result, const char* key, bool fallback = false);
 
 // Error codes of an `error` reply.
 inline constexpr const char* kUnknownType = "unknown_type";

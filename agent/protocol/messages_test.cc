@@ -61,7 +61,8 @@ TEST_CASE("replies round-trip: exec output split at stdout_bytes, a resource res
   result.Differs("content");
   result.has_backup = true;
   result.backup = "old";
-  result.extra["partial_size"] = 42;
+  result.upload = UploadNeed{42, "abc"};
+  result.unit = UnitState{"inv-1", "active", ""};
   result.commands.push_back({{"systemctl", "restart", "x"}, true, 0});
   auto r = DecodeResourceReply(Wire(EncodeResourceReply(6, result)));
   REQUIRE(r.ok());
@@ -69,8 +70,27 @@ TEST_CASE("replies round-trip: exec output split at stdout_bytes, a resource res
   CHECK(r->differences == std::vector<std::string>{"content"});
   CHECK(r->backup == "old");
   CHECK(r->MutatingCommands() == 1);
-  CHECK(ExtraUint(*r, "partial_size") == 42);
-  CHECK(ExtraString(*r, "partial_size", "none") == "none");  // of another type: the fallback
+  REQUIRE(r->upload.has_value());
+  CHECK(r->upload->partial_size == 42);
+  CHECK(r->upload->partial_sha256 == "abc");
+  REQUIRE(r->unit.has_value());
+  CHECK(r->unit->invocation_before == "inv-1");
+  CHECK(r->unit->active_state == "active");
+  CHECK(r->unit->invocation_after.empty());
+  ResourceResult plain;
+  auto none = DecodeResourceReply(Wire(EncodeResourceReply(7, plain)));
+  REQUIRE(none.ok());
+  CHECK_FALSE(none->upload.has_value());  // a kind's part only where that kind set it
+  CHECK_FALSE(none->unit.has_value());
+}
+
+TEST_CASE("a kind's reply part of the wrong type fails the reply naming it") {
+  const nlohmann::json outcome = {{"extra", {{"need_upload", true}, {"partial_size", "many"}}}};
+  CHECK(DecodeResourceReply({{{"type", "result"}, {"id", 1}, {"outcome", outcome}}, ""}).status().message() ==
+        "malformed resource reply extra: 'partial_size' is string, not a non-negative integer");
+  const nlohmann::json unit = {{"extra", {{"active_state", 3}}}};
+  CHECK(DecodeResourceReply({{{"type", "result"}, {"id", 1}, {"outcome", unit}}, ""}).status().code() ==
+        Status::Code::kCorruption);
 }
 
 TEST_CASE("hostile or broken replies are statuses naming the problem, never exceptions") {

@@ -86,9 +86,7 @@ ResourceOutcome CopyResource(const ResourceRequest& request, ResourceHost&) {
     RemoveNodeFile(partial);
     have = 0;
   }
-  outcome.extra["need_upload"] = true;
-  outcome.extra["partial_size"] = have;
-  outcome.extra["partial_sha256"] = have ? Sha256File(partial).value() : Sha256Hex("");
+  outcome.upload = agent_protocol::UploadNeed{have, have ? Sha256File(partial).value() : Sha256Hex("")};
   return outcome;
 }
 

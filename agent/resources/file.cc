@@ -89,12 +89,15 @@ namespace {
 using resources::ControllerSide;
 using resources::InventoryFile;
 using resources::P;
+using resources::Used;
 using T = resources::ParamType;
+using U = resources::ParamUse;
 
 const ResourceKindRegistration kFileKind(
     {"file", "a file's content, owner, group and mode (atomic replace; old content kept in the state)",
-     {P("path", T::kString, true), ControllerSide("content", T::kString), ControllerSide("template", T::kString),
-      InventoryFile("source"), ControllerSide("secret_content", T::kString), P("owner", T::kString),
+     {P("path", T::kString, true), Used(ControllerSide("content", T::kString), U::kPathContent),
+      Used(ControllerSide("template", T::kString), U::kTemplateName), InventoryFile("source"),
+      Used(ControllerSide("secret_content", T::kString), U::kSecretName), P("owner", T::kString),
       P("group", T::kString), P("mode", T::kMode), P("state", T::kString, false, {"present", "absent"}),
       P("secret", T::kBool), P("validate", T::kStringList)},
      {"content", "template", "source", "secret_content"}},

@@ -188,17 +188,18 @@ TEST_CASE("copy: resumes a partial upload and verifies the checksum") {
   ResourceHost host;
   ResourceOutcome first = Run("copy", params, true, host);
   CHECK(first.changed);
-  CHECK(first.extra["need_upload"] == true);
-  CHECK(first.extra["partial_size"] == 0);
+  REQUIRE(first.upload.has_value());
+  CHECK(first.upload->partial_size == 0);
   REQUIRE(WriteUploadChunk(path, 0, content.substr(0, 100'000)).ok());
   // An interrupted transfer: the next attempt learns what is there and resumes.
   ResourceOutcome resumed = Run("copy", params, true, host);
-  CHECK(resumed.extra["partial_size"] == 100'000);
-  CHECK(resumed.extra["partial_sha256"] == Sha256Hex(content.substr(0, 100'000)));
+  REQUIRE(resumed.upload.has_value());
+  CHECK(resumed.upload->partial_size == 100'000);
+  CHECK(resumed.upload->partial_sha256 == Sha256Hex(content.substr(0, 100'000)));
   REQUIRE(WriteUploadChunk(path, 100'000, content.substr(100'000)).ok());
   ResourceOutcome installed = Run("copy", params, true, host);
   CHECK_FALSE(installed.failed);
-  CHECK_FALSE(installed.extra.contains("need_upload"));
+  CHECK_FALSE(installed.upload.has_value());
   CHECK(Sha256Hex(Slurp(path)) == Sha256Hex(content));
   CHECK(StatPath(path).mode == 0755);
   ResourceHost quiet;

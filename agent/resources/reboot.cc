@@ -1,5 +1,5 @@
 // reboot: carried out by the controller (a reboot step owed by an intent;
-// controller/engine/host_followups.cc), which asks the agent to schedule it
+// controller/engine/kinds/reboot_kind.cc), which asks the agent to schedule it
 // and waits for a new boot id. The agent registers only its parameters.
 #include <signal.h>
 #include <sys/wait.h>
@@ -29,11 +29,12 @@ Status ScheduleReboot(int delay_ms) {
 
 namespace {
 using resources::P;
+using resources::Used;
 using T = resources::ParamType;
 
 const ResourceKindRegistration kRebootKind(
     {"reboot", "reboot the node and wait for it to come back (a new boot id)",
-     {P("reason", T::kString), P("timeout", T::kInt), P("after", T::kStringList)},
+     {P("reason", T::kString), P("timeout", T::kInt), Used(P("after", T::kStringList), resources::ParamUse::kEarlierSteps)},
      {}},
     nullptr);
 

@@ -18,6 +18,15 @@ const char* ParamTypeName(ParamType type) {
   return "?";
 }
 
+const ParamSpec* ParamWithUse(const std::string& kind, const std::string& name, ParamUse use) {
+  const ResourceSpec* spec = FindResourceSpec(kind);
+  if (!spec) return nullptr;
+  for (const ParamSpec& p : spec->params) {
+    if (p.name == name && p.use == use) return &p;
+  }
+  return nullptr;
+}
+
 int ParseMode(const nlohmann::json& value) {
   std::string text;
   if (value.is_string()) {

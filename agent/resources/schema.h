@@ -14,6 +14,16 @@ namespace clusterctl::resources {
 
 enum class ParamType { kString, kInt, kBool, kStringList, kMode, kStringMap };
 
+// What the role loader makes of a parameter beyond its type, so that it
+// knows no kind by name: the kind's own file says it in its table.
+enum class ParamUse {
+  kPlain,
+  kTemplateName,  // a template the loader loads as the step's content (file: template)
+  kPathContent,   // text in the format of the file the step's `path` names (file: content)
+  kSecretName,    // a secret its role must declare under secrets: (file: secret_content)
+  kEarlierSteps,  // names of earlier steps of its role (reboot: after)
+};
+
 struct ParamSpec {
   std::string name;
   ParamType type;
@@ -27,6 +37,7 @@ struct ParamSpec {
   // A controller-side path of a file the controller reads and sends to the
   // node: it must lie inside the inventory's directory (inventory_file.h).
   bool inventory_file = false;
+  ParamUse use = ParamUse::kPlain;
 };
 
 struct ResourceSpec {
@@ -50,6 +61,10 @@ inline ParamSpec InventoryFile(std::string name) {
   spec.inventory_file = true;
   return spec;
 }
+inline ParamSpec Used(ParamSpec spec, ParamUse use) {
+  spec.use = use;
+  return spec;
+}
 // `spec` whose values must pass `refuses` (a names.h syntax).
 inline ParamSpec Refusing(ParamSpec spec, std::string (*refuses)(std::string_view)) {
   spec.refuses = refuses;
@@ -61,6 +76,9 @@ const std::vector<ResourceSpec>& ResourceSpecs();
 const ResourceSpec* FindResourceSpec(const std::string& kind);
 std::vector<std::string> ResourceKinds();
 const char* ParamTypeName(ParamType type);
+// The parameter `name` of `kind` when its use is `use`; null otherwise (an
+// unknown kind or parameter included).
+const ParamSpec* ParamWithUse(const std::string& kind, const std::string& name, ParamUse use);
 
 // Checks `params` against the spec of `kind`: unknown names, missing required
 // ones, wrong types, values outside the choices, values a parameter's

@@ -75,8 +75,7 @@ ResourceOutcome ServiceResource(const ResourceRequest& request, ResourceHost& ho
   const nlohmann::json& p = request.params;
   const std::string name = p["name"].get<std::string>();
   std::map<std::string, std::string> unit = ShowUnit(name, host);
-  outcome.extra["invocation_before"] = unit["InvocationID"];
-  outcome.extra["active_state"] = unit["ActiveState"];
+  outcome.unit = agent_protocol::UnitState{unit["InvocationID"], unit["ActiveState"], ""};
   if (unit["LoadState"] == "not-found" || unit["LoadState"].empty()) {
     if (!request.apply) {
       // A plan on a fresh node: an earlier step (a package) installs the unit.
@@ -124,7 +123,7 @@ ResourceOutcome ServiceResource(const ResourceRequest& request, ResourceHost& ho
     outcome.Differs("reload");
     if (request.apply && !RunOrFail(host, outcome, {"systemctl", "reload-or-restart", "--", name}, true)) return outcome;
   }
-  if (request.apply && outcome.changed) outcome.extra["invocation_after"] = ShowUnit(name, host)["InvocationID"];
+  if (request.apply && outcome.changed) outcome.unit->invocation_after = ShowUnit(name, host)["InvocationID"];
   return outcome;
 }
 

@@ -282,9 +282,12 @@ class RoleParser {
       }
     }
     // A template that is not a string was reported by ValidateParams above.
-    if (step.kind == "file" && step.params.contains("template") && step.params["template"].is_string()) {
-      step.template_name = step.params["template"].get<std::string>();
-      step.content_template = LoadTemplate(step.template_name, node.Find("template")->location);
+    for (const auto& p : spec.params) {
+      if (p.use != resources::ParamUse::kTemplateName || !step.params.contains(p.name) || !step.params[p.name].is_string()) {
+        continue;
+      }
+      step.template_name = step.params[p.name].get<std::string>();
+      step.content_template = LoadTemplate(step.template_name, node.Find(p.name)->location);
     }
   }
 
@@ -324,19 +327,22 @@ std::string ExecutableDirectory() {
   return std::filesystem::path(self).parent_path().string();
 }
 
-// A reboot's `after` names steps of its role that come before it.
-void CheckRebootAfter(const Role& role, const RoleStep& step, Diagnostics& diagnostics) {
-  if (step.kind != "reboot" || !step.params.contains("after") || !step.params["after"].is_array()) return;
-  for (const nlohmann::json& name : step.params["after"]) {
-    const std::string wanted = name.is_string() ? name.get<std::string>() : JsonText(name);
-    bool earlier = false;
-    for (const RoleStep& other : role.steps) {
-      if (&other == &step) break;
-      earlier = earlier || other.name == wanted;
-    }
-    if (!earlier) {
-      diagnostics.Error(step.where, "reboot step '" + step.name + "' is after '" + wanted +
-                                        "', which is not an earlier step of role " + role.name);
+// A parameter naming earlier steps (a reboot's `after`) names steps of its
+// role that come before the step.
+void CheckEarlierSteps(const Role& role, const RoleStep& step, Diagnostics& diagnostics) {
+  for (const auto& [param, names] : step.params.items()) {
+    if (!resources::ParamWithUse(step.kind, param, resources::ParamUse::kEarlierSteps) || !names.is_array()) continue;
+    for (const nlohmann::json& name : names) {
+      const std::string wanted = name.is_string() ? name.get<std::string>() : JsonText(name);
+      bool earlier = false;
+      for (const RoleStep& other : role.steps) {
+        if (&other == &step) break;
+        earlier = earlier || other.name == wanted;
+      }
+      if (!earlier) {
+        diagnostics.Error(step.where, step.kind + " step '" + step.name + "' is after '" + wanted +
+                                          "', which is not an earlier step of role " + role.name);
+      }
     }
   }
 }
@@ -436,7 +442,7 @@ std::optional<Catalog> Catalog::Load(const Sources& sources, Diagnostics& diagno
       }
     }
     for (const RoleStep& step : role.steps) {
-      CheckRebootAfter(role, step, diagnostics);
+      CheckEarlierSteps(role, step, diagnostics);
       for (const std::string& target : step.notify) {
         const HandlerRef ref = ParseHandlerRef(target, name);
         if (!ref.other_role) continue;
@@ -458,11 +464,13 @@ std::optional<Catalog> Catalog::Load(const Sources& sources, Diagnostics& diagno
   }
   for (const auto& [name, role] : catalog.roles_) {
     for (const RoleStep& step : role.steps) {
-      if (step.kind != "file" || !step.params.contains("secret_content")) continue;
-      const std::string secret = step.params["secret_content"].is_string() ? step.params["secret_content"].get<std::string>() : "";
-      if (!role.secrets.count(secret)) {
-        diagnostics.Error(step.where, "step '" + step.name + "' uses secret '" + secret + "', which role " + name +
-                                          " does not declare under secrets:");
+      for (const auto& [param, value] : step.params.items()) {
+        if (!resources::ParamWithUse(step.kind, param, resources::ParamUse::kSecretName)) continue;
+        const std::string secret = value.is_string() ? value.get<std::string>() : "";
+        if (!role.secrets.count(secret)) {
+          diagnostics.Error(step.where, "step '" + step.name + "' uses secret '" + secret + "', which role " + name +
+                                            " does not declare under secrets:");
+        }
       }
     }
   }

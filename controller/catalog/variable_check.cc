@@ -86,7 +86,8 @@ std::map<std::string, std::vector<Use>> UsesOf(const Role& role) {
       }
     } else if (value.is_object()) {
       for (const auto& [key, item] : value.items()) {
-        const bool content = step.kind == "file" && key == "content" && value.contains("path") && value["path"].is_string();
+        const bool content = resources::ParamWithUse(step.kind, key, resources::ParamUse::kPathContent) &&
+                             value.contains("path") && value["path"].is_string();
         params(item, step, content ? Template::FormatOf(value["path"].get<std::string>()) : Template::Format::kLines);
       }
     } else if (value.is_array()) {

@@ -16,7 +16,12 @@
 namespace clusterctl {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using TimePoint = std::chrono::steady_clock::time_point;
+
+const Clock& ClockOf(const DeploymentInputs& in) {
+  static const SystemClock system;
+  return in.clock ? *in.clock : system;
+}
 
 // A session opened for facts that waited this long is pinged before its
 // host's steps use it (an idle SSH session may have been dropped meanwhile).
@@ -35,6 +40,7 @@ class Deployment {
  public:
   Deployment(const DeploymentInputs& in, SessionFactory& sessions, DeployListener& listener, const CancelToken& cancel)
       : in_(in),
+        clock_(ClockOf(in)),
         sessions_(sessions),
         listener_(listener),
         cancel_(cancel),
@@ -44,7 +50,7 @@ class Deployment {
         reported_(in.hosts.size(), false) {}
 
   DeploymentResult Run() {
-    const auto start = Clock::now();
+    const auto start = clock_.Monotonic();
     listener_.OnEvent(RunStartedEvent{in_.options.check ? 0 : in_.run_id, in_.hosts.size(), in_.options.check,
                                       in_.options.verify});
     if (LoadState() && PrepareSecrets()) {
@@ -64,7 +70,7 @@ class Deployment {
       result_.hosts.push_back(std::move(*reports_[i]));
     }
     result_.stopped = cancel_.cancelled();
-    const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
+    const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(clock_.Monotonic() - start);
     listener_.OnEvent(RecapEvent{&result_.hosts, elapsed, in_.options.check, result_.stopped});
     return std::move(result_);
   }
@@ -139,14 +145,14 @@ class Deployment {
       co_return std::nullopt;
     }
     listener_.OnEvent(HostPhaseEvent{host.name, HostPhase::kGatheringFacts});
-    auto facts = co_await opened.session->Facts(Clock::now() + std::chrono::seconds(60));
+    auto facts = co_await opened.session->Facts(clock_.Monotonic() + std::chrono::seconds(60));
     if (!facts.ok()) {
       const bool lost = IsTransportFailure(facts.status());
       EndNow(i, lost ? "unreachable" : "failed", "gathering facts: " + facts.status().message());
       co_return std::nullopt;
     }
     open_[i] = std::move(opened.session);
-    opened_at_[i] = Clock::now();
+    opened_at_[i] = clock_.Monotonic();
     co_return std::move(facts).value();
   }
 
@@ -239,6 +245,7 @@ class Deployment {
     execution.clears_drift = in_.options.VerifiesEverything();
     DeployContext context{&sessions_, &cancel_,  writer.get(), &board,         &listener_,      in_.inventory,
                           vault_.get(), in_.run_id, execution,    &last_results_, &intents_by_host_};
+    context.clock = &clock_;
     ReportEarlyFailures(board, writer.get());
     const size_t batch = in_.options.batch_size == 0 ? std::max<size_t>(1, plans_.size()) : in_.options.batch_size;
     for (size_t first = 0; first < plans_.size(); first += batch) {
@@ -305,9 +312,9 @@ class Deployment {
     if (reports_[i]->outcome == "failed" || reports_[i]->outcome == "unreachable") ++failures_;
   }
 
-  Task<std::unique_ptr<AgentSession>> StillAlive(std::unique_ptr<AgentSession> session, Clock::time_point since) {
-    if (!session || Clock::now() - since < kIdleBeforePing) co_return std::move(session);
-    Status alive = co_await session->Ping(Clock::now() + std::chrono::seconds(15));
+  Task<std::unique_ptr<AgentSession>> StillAlive(std::unique_ptr<AgentSession> session, TimePoint since) {
+    if (!session || clock_.Monotonic() - since < kIdleBeforePing) co_return std::move(session);
+    Status alive = co_await session->Ping(clock_.Monotonic() + std::chrono::seconds(15));
     if (!alive.ok()) session.reset();  // ExecuteHost connects again
     co_return std::move(session);
   }
@@ -365,12 +372,13 @@ class Deployment {
       if (open_[i]) open.push_back(i);
     }
     sessions_.ForEach(open.size(), [&](size_t k) -> Task<void> {
-      co_await open_[open[k]]->Close(Clock::now() + std::chrono::seconds(5));
+      co_await open_[open[k]]->Close(clock_.Monotonic() + std::chrono::seconds(5));
     });
     open_.clear();
   }
 
   const DeploymentInputs& in_;
+  const Clock& clock_;
   SessionFactory& sessions_;
   DeployListener& listener_;
   const CancelToken& cancel_;
@@ -385,7 +393,7 @@ class Deployment {
 
   // By the selection's index.
   std::vector<std::unique_ptr<AgentSession>> open_;
-  std::vector<Clock::time_point> opened_at_;
+  std::vector<TimePoint> opened_at_;
   std::vector<std::optional<HostReport>> reports_;
   std::vector<char> reported_;  // its HostFinishedEvent was sent (not a vector<bool>: hosts write side by side)
 

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "common/cancel_token.h"
+#include "common/clock.h"
 #include "common/diagnostics.h"
 #include "controller/catalog/role.h"
 #include "controller/engine/deploy_events.h"
@@ -60,6 +61,8 @@ struct DeploymentInputs {
   StateStore* state = nullptr;     // open for writing
   int64_t run_id = 0;
   DeploymentOptions options;
+  // The run's time (durations, deadlines, step records); null: the system clock.
+  const Clock* clock = nullptr;
 };
 
 struct DeploymentResult {

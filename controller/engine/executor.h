@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "common/cancel_token.h"
+#include "common/clock.h"
 #include "controller/engine/deploy_events.h"
 #include "controller/engine/planner.h"
 #include "controller/engine/role_board.h"
@@ -61,6 +62,7 @@ struct DeployContext {
   ExecutionOptions options;
   const std::map<std::string, std::map<std::string, StepResult>>* last_results = nullptr;
   const std::map<std::string, std::vector<Intent>>* open_intents = nullptr;  // by host
+  const Clock* clock = nullptr;  // the run's time (records, timeouts, waits); null: the system clock
 };
 
 // Whether the host must be contacted at all (something to check or owed).

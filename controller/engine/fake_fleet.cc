@@ -63,7 +63,61 @@ class FakeTransport final : public AgentTransport {
 
 std::string ResourceKey(const ResourceRequest& request) { return request.kind + " " + JsonText(request.params); }
 
+ResourceResult FakeFile(FakeNode& node, const ResourceRequest& request) {
+  ResourceResult result;
+  const std::string path = request.params.value("path", std::string());
+  auto it = node.files.find(path);
+  if (it != node.files.end() && it->second == request.body) return result;
+  result.Differs(it == node.files.end() ? "created" : "content");
+  if (!request.apply) return result;
+  if (it != node.files.end()) {
+    result.has_backup = true;
+    result.backup = it->second;
+  }
+  node.files[path] = request.body;
+  result.commands.push_back({{"write", path}, true, 0});
+  return result;
+}
+
+ResourceResult FakeUnit(FakeNode& node, const ResourceRequest& request) {
+  ResourceResult result;
+  const std::string unit = request.params.value("name", std::string());
+  FakeService& service = node.services[unit];
+  const std::string state = request.params.value("state", std::string("running"));
+  result.unit = UnitState{"inv-" + std::to_string(service.invocation),
+                          service.activating_looks > 0 ? "activating" : service.active ? "active" : "inactive", ""};
+  if (service.activating_looks > 0) --service.activating_looks;
+  const bool restart = state == "restarted" || state == "reloaded";
+  if (restart) result.Differs(state == "restarted" ? "restart" : "reload");
+  if (state == "running" && !service.active) result.Differs("not running");
+  if (state == "stopped" && service.active) result.Differs("running");
+  const bool enable = request.params.value("enabled", service.enabled);
+  if (enable != service.enabled) result.Differs(enable ? "not enabled" : "enabled");
+  if (!request.apply || !result.changed) return result;
+  if (restart || (state == "running" && !service.active)) {
+    ++service.invocation;
+    service.active = true;
+    if (restart) ++service.restarts;
+  }
+  if (state == "stopped") service.active = false;
+  service.enabled = enable;
+  result.commands.push_back({{"systemctl", state, unit}, true, 0});
+  return result;
+}
+
+ResourceResult FakePrecondition(FakeNode& node, const ResourceRequest& request) {
+  ResourceResult result;
+  if (node.asserts_fail || (node.asserts_need_reboot && node.reboots == 0)) {
+    result.Fail(request.params.value("message", std::string("assert")));
+  }
+  return result;
+}
+
 }  // namespace
+
+std::map<std::string, FakeKind> DefaultFakeKinds() {
+  return {{"file", FakeFile}, {"service", FakeUnit}, {"assert", FakePrecondition}};
+}
 
 FakeNode::FakeNode(std::string node_name) : name(std::move(node_name)), facts(FakeFacts(name)) {}
 
@@ -114,13 +168,8 @@ ExecReply FakeNode::Exec(const ExecRequest& request) {
 }
 
 ResourceResult FakeNode::Resource(const ResourceRequest& request) {
-  if (request.kind == "file") return File(request);
-  if (request.kind == "service") return Service(request);
+  if (auto kind = kinds.find(request.kind); kind != kinds.end()) return kind->second(*this, request);
   ResourceResult result;
-  if (request.kind == "assert") {
-    if (asserts_fail || (asserts_need_reboot && reboots == 0)) result.Fail(request.params.value("message", std::string("assert")));
-    return result;
-  }
   const std::string key = ResourceKey(request);
   if (applied[key] == 0) {
     result.Differs(request.kind + " not applied yet");
@@ -129,48 +178,6 @@ ResourceResult FakeNode::Resource(const ResourceRequest& request) {
       result.commands.push_back({{request.kind}, true, 0});
     }
   }
-  return result;
-}
-
-ResourceResult FakeNode::File(const ResourceRequest& request) {
-  ResourceResult result;
-  const std::string path = request.params.value("path", std::string());
-  auto it = files.find(path);
-  if (it != files.end() && it->second == request.body) return result;
-  result.Differs(it == files.end() ? "created" : "content");
-  if (!request.apply) return result;
-  if (it != files.end()) {
-    result.has_backup = true;
-    result.backup = it->second;
-  }
-  files[path] = request.body;
-  result.commands.push_back({{"write", path}, true, 0});
-  return result;
-}
-
-ResourceResult FakeNode::Service(const ResourceRequest& request) {
-  ResourceResult result;
-  const std::string unit = request.params.value("name", std::string());
-  FakeService& service = services[unit];
-  const std::string state = request.params.value("state", std::string("running"));
-  result.extra["invocation_before"] = "inv-" + std::to_string(service.invocation);
-  result.extra["active_state"] = service.activating_looks > 0 ? "activating" : service.active ? "active" : "inactive";
-  if (service.activating_looks > 0) --service.activating_looks;
-  const bool restart = state == "restarted" || state == "reloaded";
-  if (restart) result.Differs(state == "restarted" ? "restart" : "reload");
-  if (state == "running" && !service.active) result.Differs("not running");
-  if (state == "stopped" && service.active) result.Differs("running");
-  const bool enable = request.params.value("enabled", service.enabled);
-  if (enable != service.enabled) result.Differs(enable ? "not enabled" : "enabled");
-  if (!request.apply || !result.changed) return result;
-  if (restart || (state == "running" && !service.active)) {
-    ++service.invocation;
-    service.active = true;
-    if (restart) ++service.restarts;
-  }
-  if (state == "stopped") service.active = false;
-  service.enabled = enable;
-  result.commands.push_back({{"systemctl", state, unit}, true, 0});
   return result;
 }
 

@@ -3,11 +3,15 @@
 // answers protocol frames through the agent side of the real codec
 // (agent/protocol/messages.h), so requests and replies cross the same
 // encode/decode path as on a real node, and simulates the resources the
-// engine's tests need without touching the machine:
+// engine's tests need without touching the machine. Resource kinds are
+// answered through the node's table of fake kinds (`kinds`, a test may add
+// or replace one), with no kind named anywhere else:
 //   file      content by path (changed when it differs; the old content is
 //             the backup)
 //   service   running/enabled; restarted/reloaded counts restarts and moves
-//             the InvocationID, reported as systemd would
+//             the InvocationID, reported as systemd would (UnitState)
+//   assert    holds unless `asserts_fail` (or `asserts_need_reboot` before
+//             the first reboot)
 //   others    "applied" once per kind and parameters
 //   exec      `cat /proc/sys/kernel/random/boot_id` answers the boot id
 //   reboot    the node answers with its old boot id for a while, is down,
@@ -54,6 +58,15 @@ struct LoseReply {
 // node's action with its reply lost.
 using Interception = std::variant<std::monostate, agent_protocol::Frame, Status, LoseReply>;
 
+class FakeNode;
+
+// How a fake node answers check (and apply) of one resource kind.
+// Called with the node's mutex held.
+using FakeKind = std::function<agent_protocol::ResourceResult(FakeNode& node, const agent_protocol::ResourceRequest& request)>;
+
+// The fake kinds every node starts with (file, service, assert).
+std::map<std::string, FakeKind> DefaultFakeKinds();
+
 class FakeNode {
  public:
   explicit FakeNode(std::string name);
@@ -84,6 +97,7 @@ class FakeNode {
   int opens = 0;  // connection attempts
   std::function<Interception(const agent_protocol::IncomingRequest&)> intercept;
   std::function<std::chrono::milliseconds(const agent_protocol::IncomingRequest&)> answer_delay;
+  std::map<std::string, FakeKind> kinds = DefaultFakeKinds();  // a kind not here: "applied" once
 
   // How long the node takes to answer `request` (0 without `answer_delay`).
   // REQUIRES: `mutex()` held.
@@ -92,8 +106,6 @@ class FakeNode {
  private:
   agent_protocol::Frame Act(const agent_protocol::IncomingRequest& request);
   agent_protocol::ResourceResult Resource(const agent_protocol::ResourceRequest& request);
-  agent_protocol::ResourceResult File(const agent_protocol::ResourceRequest& request);
-  agent_protocol::ResourceResult Service(const agent_protocol::ResourceRequest& request);
   agent_protocol::ExecReply Exec(const agent_protocol::ExecRequest& request);
 
   friend class FakeFleet;

@@ -1,6 +1,7 @@
 // What a host's changed steps owe: intents (recorded before the change),
-// handlers (a restart runs exactly once, even across a crash) and reboots
-// (done once a new boot id is seen).
+// handlers (a restart runs exactly once, even across a crash: the kind's
+// probe, kinds/service_kind.cc) and follow-up steps (a reboot:
+// kinds/reboot_kind.cc).
 #include <utility>  // Boost.Asio coroutine headers use std::exchange without including it
 
 #include <boost/asio/use_awaitable.hpp>
@@ -21,21 +22,11 @@ StepReport FollowUpReport(const std::string& target, const std::string& status, 
   return r;
 }
 
-// A reboot step without `after` follows any earlier change in its role.
-bool RebootFollows(const PlannedStep& reboot, const PlannedStep& changed) {
-  const nlohmann::json& after = reboot.params.contains("after") ? reboot.params["after"] : nlohmann::json();
-  if (!after.is_array()) return true;
-  for (const nlohmann::json& name : after) {
-    if (name.is_string() && name.get<std::string>() == changed.step->name) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 // The follow-ups a step owes when it changes something: its handlers, and
-// the role's reboot step if there is one after it (with the reboot's
-// `after: [step names]`, only when the step is one of those).
+// the role's first follow-up step after it (a reboot), when its kind says
+// it follows this step.
 HostRun::Owed HostRun::OwedBy(const PlannedStep& step) const {
   Owed owed;
   for (const std::string& notify : step.step->notify) {
@@ -47,10 +38,11 @@ HostRun::Owed HostRun::OwedBy(const PlannedStep& step) const {
   bool after = false;
   for (const PlannedStep& s : plan_.steps) {
     if (&s == &step) after = true;
-    if (after && s.role == step.role && s.kind == "reboot" && !s.skipped) {
-      if (RebootFollows(s, step)) owed.emplace_back("reboot", s.Identity());
-      break;
-    }
+    if (!after || s.role != step.role || s.skipped) continue;
+    const StepKind& kind = FindStepKind(s.kind);
+    if (!kind.IsFollowUp()) continue;
+    if (kind.Follows(s, step)) owed.emplace_back(s.kind, s.Identity());
+    break;
   }
   return owed;
 }
@@ -122,56 +114,17 @@ Task<bool> HostRun::PlanHandler(const PlannedStep& handler) {
   co_return true;
 }
 
-// A service restart owed by an intent runs exactly once: the unit's
-// InvocationID before the restart is recorded first; on a resumed run a
-// different InvocationID of a running unit means the restart already
-// happened (`done`). A new invocation still starting or stopping (the
-// interrupted run's restart in flight: a Type=notify daemon can take
-// seconds) is looked at again until it settles. A new invocation that is
-// not running means the earlier restart failed: the restart is still owed.
-Task<bool> HostRun::RestartAlreadyDone(const PlannedStep& handler, Intent& intent, bool& done) {
-  done = false;
-  std::string before;
-  if (intent.detail.is_object() && intent.detail.contains("invocation_before") &&
-      intent.detail["invocation_before"].is_string()) {
-    before = intent.detail["invocation_before"].get<std::string>();
-  }
-  const auto settle_deadline = std::chrono::steady_clock::now() + context_.options.restart_settle_timeout;
-  std::string current;
-  while (true) {
-    const agent_protocol::ResourceResult probe = co_await Call(handler, false);
-    if (!connection_error_.ok()) co_return true;  // the handler's own call reports it, without sending
-    current = agent_protocol::ExtraString(probe, "invocation_before");
-    const std::string active_state = agent_protocol::ExtraString(probe, "active_state");
-    const bool new_invocation = !before.empty() && !current.empty() && current != before;
-    if (new_invocation && (active_state == "active" || active_state == "reloading")) {
-      done = true;
-      co_return true;
-    }
-    const bool settling = active_state == "activating" || active_state == "deactivating";
-    if (!new_invocation || !settling || std::chrono::steady_clock::now() >= settle_deadline) break;
-    co_await SleepFor(context_.options.restart_settle_interval);
-  }
-  nlohmann::json detail = {{"invocation_before", current}};
-  Status saved = co_await SaveIntentDetail(intent, std::move(detail));
-  if (saved.ok()) co_return true;
-  StepReport r = FailedStep(handler.Identity(), true, "cannot record handler progress: " + saved.message());
-  Fail(std::move(r));
-  co_return false;
-}
-
 Task<bool> HostRun::RunHandler(const PlannedStep& handler) {
   if (context_.options.check) co_return co_await PlanHandler(handler);
   const std::string target = handler.Identity();
   if (!intents_.count(target)) co_return true;
   Intent& intent = intents_[target];
-  const int64_t started = NowMs();
+  const int64_t started = clock().NowMs();
   Emit(StepStartedEvent{report_.host, target});
-  const std::string state = handler.params.value("state", std::string());
-  if (handler.kind == "service" && (state == "restarted" || state == "reloaded")) {
-    bool done = false;
-    if (!co_await RestartAlreadyDone(handler, intent, done)) co_return false;
-    if (done) {
+  {
+    const OwedProbe probe = co_await FindStepKind(handler.kind).HandlerAlreadyDone(*this, handler, intent);
+    if (probe == OwedProbe::kFailed) co_return false;
+    if (probe == OwedProbe::kDone) {
       CloseIntent(target);  // the restart happened before the previous run was interrupted
       ++report_.ok;
       StepReport r = FollowUpReport(target, "ok", true, "already done by an interrupted run");
@@ -198,103 +151,19 @@ Task<bool> HostRun::RunHandler(const PlannedStep& handler) {
   co_return true;
 }
 
-Task<std::string> HostRun::BootId() {
-  agent_protocol::ExecRequest request;
-  request.argv = {"cat", "/proc/sys/kernel/random/boot_id"};
-  auto reply = co_await agent_->Exec(std::move(request), Clock::now() + std::chrono::seconds(30));
-  if (!reply.ok() || reply->exit_code != 0) co_return "";
-  co_return std::string(Trim(reply->stdout_data));
+Intent* HostRun::OwedIntent(const std::string& target) {
+  auto it = intents_.find(target);
+  return it == intents_.end() ? nullptr : &it->second;
 }
 
-void HostRun::PlanReboot(const PlannedStep& step) {
-  const std::string target = step.Identity();
-  const bool owed = intents_.count(target) > 0;
-  auto notified = notified_in_plan_.find(target);
-  if (!owed && notified == notified_in_plan_.end()) {
-    ++report_.ok;
-    return;
-  }
-  StepReport r = FollowUpReport(target, "would-change", false,
-                                owed ? "reboot owed from an earlier run" : "reboot after " + notified->second);
-  ++report_.changed;
-  Emit(r);
-  report_.steps.push_back(std::move(r));
+std::string HostRun::NotifiedInPlan(const std::string& target) const {
+  auto it = notified_in_plan_.find(target);
+  return it == notified_in_plan_.end() ? "" : it->second;
 }
 
-// Reconnects until the node answers with a boot id other than `before`, or
-// the step's timeout passes, or the run is stopped.
-Task<bool> HostRun::AwaitNewBoot(const PlannedStep& step, const std::string& before, std::string& after) {
-  const std::chrono::seconds timeout = step.params.contains("timeout") && step.params["timeout"].is_number_integer()
-                                           ? std::chrono::seconds(step.params["timeout"].get<int>())
-                                           : context_.options.reboot_timeout;
-  const auto deadline = Clock::now() + timeout;
-  co_await SleepFor(context_.options.reboot_first_probe);
-  while (Clock::now() < deadline) {
-    if (Stopping(step.Identity() + " (waiting for the node to come back)")) co_return false;
-    OpenedSession opened = co_await context_.sessions->Open(*plan_.host, context_.cancel);
-    if (opened.session) {
-      agent_ = std::move(opened.session);
-      after = co_await BootId();
-      if (!after.empty() && after != before) co_return true;
-      agent_.reset();
-    }
-    co_await SleepFor(context_.options.reboot_probe_interval);
-  }
-  report_.outcome = "unreachable";
-  report_.error = "did not come back from the reboot within " + std::to_string(timeout.count()) + " s";
-  StepReport r = FailedStep(step.Identity(), false, report_.error);
-  Fail(std::move(r));
-  co_return false;
-}
-
-// reboot: only when a change in its role (recorded as an intent) owes it.
-Task<bool> HostRun::RunReboot(const PlannedStep& step) {
-  if (context_.options.check) {
-    PlanReboot(step);
-    co_return true;
-  }
-  const std::string target = step.Identity();
-  if (!intents_.count(target)) {
-    ++report_.ok;
-    co_return true;
-  }
-  const int64_t started = NowMs();
-  Intent& intent = intents_[target];
-  Emit(StepStartedEvent{report_.host, target + " (rebooting)"});
-  const std::string before = co_await BootId();
-  if (intent.detail.is_object() && intent.detail.contains("boot_before") && intent.detail["boot_before"].is_string() &&
-      intent.detail["boot_before"].get<std::string>() != before && !before.empty()) {
-    CloseIntent(target);  // an interrupted run already rebooted the node
-    ++report_.ok;
-    co_return true;
-  }
-  nlohmann::json detail = {{"boot_before", before}};
-  Status saved = co_await SaveIntentDetail(intent, std::move(detail));
-  if (!saved.ok()) {
-    StepReport r = FailedStep(target, false, "cannot record the reboot's progress: " + saved.message());
-    Fail(std::move(r));
-    co_return false;
-  }
-  Status asked = co_await agent_->Reboot(1000, Clock::now() + std::chrono::seconds(30));
-  (void)asked;  // the node may go down before it answers; the boot id decides
-  agent_.reset();
-  std::string after;
-  if (!co_await AwaitNewBoot(step, before, after)) co_return false;
-  CloseIntent(target);
-  ++report_.changed;
-  Record(step, "changed", true, started, "rebooted: boot id " + before + " -> " + after);
-  StepReport r = FollowUpReport(target, "changed", false,
-                                "rebooted (boot id " + before.substr(0, 8) + " -> " + after.substr(0, 8) + ")");
-  Emit(r);
-  report_.steps.push_back(std::move(r));
-  co_return true;
-}
-
-// A reboot an earlier run asked for (its boot id recorded) and did not see done.
-bool HostRun::RebootInFlight() const {
+bool HostRun::FollowUpInFlight() const {
   for (const auto& entry : intents_) {
-    const Intent& intent = entry.second;
-    if (intent.kind == "reboot" && intent.detail.is_object() && intent.detail.contains("boot_before")) return true;
+    if (FindStepKind(entry.second.kind).MayKeepNodeDown(entry.second)) return true;
   }
   return false;
 }

@@ -1,12 +1,9 @@
 #include "controller/engine/host_run.h"
 
-#include <fstream>
-
 #include <utility>  // Boost.Asio coroutine headers use std::exchange without including it
 
 #include <boost/asio/use_awaitable.hpp>
 
-#include "common/sha256.h"
 #include "common/strings.h"
 #include "controller/remote/sleep.h"
 
@@ -43,18 +40,13 @@ StepReport FailedStep(const std::string& identity, bool handler, std::string err
   return r;
 }
 
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 bool HostNeedsContact(const HostPlan& plan, const DeployContext& context) {
   if (context.options.verify) return true;
   if (auto it = context.open_intents->find(plan.host->name); it != context.open_intents->end() && !it->second.empty()) {
     return true;
   }
   for (const PlannedStep& step : plan.steps) {
-    if (step.kind == "reboot") continue;
+    if (FindStepKind(step.kind).IsFollowUp()) continue;  // owed by another step's change, never due alone
     if (!RecordedCurrent(step, plan.host->name, context)) return true;
   }
   return false;
@@ -68,8 +60,13 @@ HostRun::HostRun(const HostPlan& plan, DeployContext& context, std::unique_ptr<A
   }
 }
 
+const Clock& HostRun::clock() const {
+  static const SystemClock system;
+  return context_.clock ? *context_.clock : system;
+}
+
 Task<HostReport> HostRun::Run() {
-  const auto start = Clock::now();
+  const auto start = clock().Monotonic();
   if (!HostNeedsContact(plan_, context_)) {
     for (const PlannedStep& step : plan_.steps) {
       ++(step.skipped ? report_.skipped : report_.ok);
@@ -93,7 +90,7 @@ Task<HostReport> HostRun::Run() {
     context_.board->MarkDone(role->name, report_.host);
   }
   if (report_.failed == 0 && report_.outcome == "ok") co_await RunLeftoverHandlers();
-  if (agent_ && connection_error_.ok()) co_await agent_->Close(Clock::now() + std::chrono::seconds(5));
+  if (agent_ && connection_error_.ok()) co_await agent_->Close(clock().Monotonic() + std::chrono::seconds(5));
   Finish(start);
   co_return report_;
 }
@@ -105,8 +102,8 @@ Task<bool> HostRun::Connect() {
   for (const std::string& note : opened.notes) Emit(NoteEvent{report_.host, note});
   // An interrupted run asked this node to reboot: it may still be down.
   // Waited for as the reboot step waits, not reported unreachable at once.
-  const auto deadline = Clock::now() + context_.options.reboot_timeout;
-  while (!opened.session && opened.unreachable && RebootInFlight() && Clock::now() < deadline) {
+  const auto deadline = clock().Monotonic() + context_.options.reboot_timeout;
+  while (!opened.session && opened.unreachable && FollowUpInFlight() && clock().Monotonic() < deadline) {
     if (Stopping(report_.host + " (waiting for its reboot)")) co_return false;
     co_await SleepFor(context_.options.reboot_probe_interval);
     opened = co_await context_.sessions->Open(*plan_.host, context_.cancel);
@@ -121,12 +118,32 @@ Task<bool> HostRun::Connect() {
   co_return true;
 }
 
+Task<bool> HostRun::Reconnect() {
+  OpenedSession opened = co_await context_.sessions->Open(*plan_.host, context_.cancel);
+  if (opened.session) agent_ = std::move(opened.session);
+  co_return agent_ != nullptr;
+}
+
 void HostRun::Emit(DeployEvent event) { context_.listener->OnEvent(event); }
 
 void HostRun::Emit(const StepReport& step) { Emit(StepFinishedEvent{report_.host, &step}); }
 
-void HostRun::Finish(Clock::time_point start) {
-  report_.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
+void HostRun::Started(const std::string& what) { Emit(StepStartedEvent{report_.host, what}); }
+
+void HostRun::Changed(StepReport report) {
+  ++report_.changed;
+  Emit(report);
+  report_.steps.push_back(std::move(report));
+}
+
+void HostRun::FailUnreachable(const std::string& step, const std::string& error) {
+  report_.outcome = "unreachable";
+  report_.error = error;
+  Fail(FailedStep(step, false, error));
+}
+
+void HostRun::Finish(std::chrono::steady_clock::time_point start) {
+  report_.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(clock().Monotonic() - start).count();
   if (report_.outcome == "ok" && report_.failed > 0) report_.outcome = "failed";
   // A stopped host keeps the outcome of its last finished run in the state.
   if (context_.writer && report_.outcome != "stopped") {
@@ -197,7 +214,7 @@ Task<agent_protocol::ResourceResult> HostRun::Call(const PlannedStep& step, bool
   request.params = step.params;
   request.body = step.body;
   request.apply = apply;
-  auto reply = co_await agent_->Resource(std::move(request), Clock::now() + context_.options.step_timeout);
+  auto reply = co_await agent_->Resource(std::move(request), clock().Monotonic() + context_.options.step_timeout);
   if (reply.ok()) co_return std::move(reply).value();
   if (IsTransportFailure(reply.status()) || reply.status().code() == Status::Code::kCancelled) {
     connection_error_ = reply.status();
@@ -240,46 +257,20 @@ void HostRun::Record(const PlannedStep& step, const std::string& status, bool ch
   record.status = status;
   record.changed = changed;
   record.started_at = started;
-  record.finished_at = NowMs();
+  record.finished_at = clock().NowMs();
   record.output_summary = std::string(Utf8Prefix(summary, 2000));
   context_.writer->Post([record](StateStore& s) { return s.RecordStep(record); });
 }
 
-// Streams a copy's source to the node in chunks, resuming after what the
-// node already has when that prefix matches the source byte for byte;
-// `resumed_at` says where the transfer started (0: from the beginning).
-Task<Status> HostRun::Upload(const PlannedStep& step, const agent_protocol::ResourceResult& state,
-                             uint64_t& resumed_at) {
-  constexpr size_t kChunk = 4u << 20;
-  uint64_t offset = agent_protocol::ExtraUint(state, "partial_size");
-  if (offset > 0) {
-    auto prefix = Sha256File(step.copy_source, offset);
-    if (!prefix.ok() || *prefix != agent_protocol::ExtraString(state, "partial_sha256")) offset = 0;
-  }
-  resumed_at = offset;
-  std::ifstream in(step.copy_source, std::ios::binary);
-  if (!in) co_return Status::IoError("cannot read " + step.copy_source);
-  in.seekg(static_cast<std::streamoff>(offset));
-  const std::string path = step.params.value("path", std::string());
-  std::string chunk(kChunk, '\0');
-  while (in) {
-    in.read(chunk.data(), static_cast<std::streamsize>(kChunk));
-    const size_t got = static_cast<size_t>(in.gcount());
-    if (got == 0 && offset > 0) break;
-    agent_protocol::UploadChunkRequest request{path, offset, chunk.substr(0, got)};
-    Status sent = co_await agent_->UploadChunk(std::move(request), Clock::now() + std::chrono::minutes(5));
-    if (!sent.ok()) {
-      if (IsTransportFailure(sent) || sent.code() == Status::Code::kCancelled) connection_error_ = sent;
-      co_return sent;
-    }
-    offset += got;
-    if (got == 0) break;
-  }
-  co_return Status::Ok();
+// A chunk of a transfer (a copy's upload); a lost connection ends the session.
+Task<Status> HostRun::SendChunk(agent_protocol::UploadChunkRequest request) {
+  Status sent = co_await agent_->UploadChunk(std::move(request), clock().Monotonic() + std::chrono::minutes(5));
+  if (IsTransportFailure(sent) || sent.code() == Status::Code::kCancelled) connection_error_ = sent;
+  co_return sent;
 }
 
 Task<bool> HostRun::RunStep(const PlannedStep& step, bool& role_changed) {
-  const int64_t started = NowMs();
+  const int64_t started = clock().NowMs();
   Emit(StepStartedEvent{report_.host, step.Identity()});
   const bool check = context_.options.check;
   const Owed owed = OwedBy(step);
@@ -294,20 +285,7 @@ Task<bool> HostRun::RunStep(const PlannedStep& step, bool& role_changed) {
   } else {
     outcome = co_await Call(step, !check);
   }
-  if (!check && step.kind == "copy" && !outcome.failed && agent_protocol::ExtraBool(outcome, "need_upload")) {
-    uint64_t resumed_at = 0;
-    Status uploaded = co_await Upload(step, outcome, resumed_at);
-    if (uploaded.ok()) {
-      outcome = co_await Call(step, true);
-      outcome.changed = true;
-      if (resumed_at > 0) outcome.differences.push_back("upload resumed at byte " + std::to_string(resumed_at));
-    } else {
-      const std::vector<std::string> differences = outcome.differences;
-      outcome = {};
-      outcome.differences = differences;
-      outcome.Fail("uploading " + step.copy_source + ": " + uploaded.message());
-    }
-  }
+  if (!check) outcome = co_await FindStepKind(step.kind).AfterCall(*this, step, std::move(outcome));
   StepReport r = ToReport(step, outcome);
   if (!connection_error_.ok()) {
     ConnectionLost(r);
@@ -364,36 +342,38 @@ Task<bool> HostRun::RunRole(const Role& role) {
   if (Stopping(role.name)) co_return false;
   if (!co_await WaitForRoles(role.waits_for, role.name, failed_prefix)) co_return false;
   bool role_changed = false;
-  bool reboot_in_plan = false;  // check mode: a reboot of this role would run
-  // role_changed, in check mode: an earlier step of this role would change.
+  // Check mode: a follow-up of this role would run (its name, "" when none);
+  // role_changed: an earlier step of this role would change.
+  std::string follow_up_in_plan;
   for (const PlannedStep& step : plan_.steps) {
     if (step.role != &role) continue;
     if (step.skipped) {
       ++report_.skipped;
       report_.steps.push_back(Settled(step, "skipped", true, {"when is false"}));
-      Record(step, "skipped", false, NowMs(), "");
+      Record(step, "skipped", false, clock().NowMs(), "");
       continue;
     }
-    if (context_.options.check && step.kind == "assert" && (reboot_in_plan || role_changed)) {
+    const StepKind& kind = FindStepKind(step.kind);
+    if (context_.options.check && kind.IsPrecondition() && (!follow_up_in_plan.empty() || role_changed)) {
       // A precondition of the node as this role's earlier changes (or its
-      // reboot) leave it: plan does not make them, so it cannot check it.
+      // follow-up) leave it: plan does not make them, so it cannot check it.
       ++report_.skipped;
       report_.steps.push_back(Settled(step, "skipped", true,
-                                      {reboot_in_plan ? "checked after the reboot" : "checked after the role's earlier changes"}));
+                                      {!follow_up_in_plan.empty() ? "checked after " + follow_up_in_plan
+                                                                  : "checked after the role's earlier changes"}));
       continue;
     }
     if (Stopping(step.Identity())) co_return false;
-    if (step.kind == "reboot") {
-      if (!co_await RunReboot(step)) co_return false;
-      const std::string target = step.Identity();
-      reboot_in_plan = context_.options.check && (intents_.count(target) > 0 || notified_in_plan_.count(target) > 0);
+    if (kind.IsFollowUp()) {
+      if (!co_await kind.RunFollowUp(*this, step)) co_return false;
+      follow_up_in_plan = context_.options.check && HandlerDue(step) ? kind.FollowUpName() : "";
       continue;
     }
     // A precondition is checked again whenever the host is contacted: what it
     // guards may change in this run, and the node may have changed since it
     // last held (a kernel installed by hand). A host with nothing to change
     // is not contacted for it.
-    if (!context_.options.verify && step.kind != "assert" && RecordedCurrent(step, report_.host, context_)) {
+    if (!context_.options.verify && !kind.IsPrecondition() && RecordedCurrent(step, report_.host, context_)) {
       ++report_.ok;
       report_.steps.push_back(Settled(step, "ok", false));
       continue;

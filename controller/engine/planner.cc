@@ -1,9 +1,5 @@
 #include "controller/engine/planner.h"
 
-#include <sys/stat.h>
-
-#include <filesystem>
-#include <fstream>
 #include <optional>
 
 #include "common/json_text.h"
@@ -11,8 +7,8 @@
 #include "common/sha256.h"
 #include "common/strings.h"
 #include "controller/engine/cluster_views.h"
+#include "controller/engine/kinds/step_kind.h"
 #include "inventory/address.h"
-#include "inventory/inventory_file.h"
 #include "inventory/inventory_json.h"
 
 namespace clusterctl {
@@ -68,30 +64,6 @@ nlohmann::json HostContext(const Host& host, const nlohmann::json& facts, const 
           {"in_group", in_group},
           {"interfaces", interfaces},
           {"facts", facts}};
-}
-
-// The file a step's parameter (`source`, `key_file`) names in the inventory's
-// directory (inventory_file.h); nullopt after reporting, at the step, the
-// variable the path came from, the path and why it is refused.
-std::optional<std::string> InventoryFileOf(const RoleStep& step, const std::string& param, const nlohmann::json& params,
-                                           const std::string& base_dir, const std::string& host,
-                                           Diagnostics& diagnostics) {
-  const nlohmann::json& value = params[param];
-  auto resolved = ResolveInventoryFile(base_dir, value.is_string() ? value.get<std::string>() : JsonText(value));
-  if (resolved.ok()) return *resolved;
-  std::string origin;
-  if (auto raw = step.params.find(param); raw != step.params.end() && raw->is_string()) {
-    if (auto name = SingleTagName(raw->get<std::string>())) origin = " (variable " + *name + ")";
-  }
-  diagnostics.Error(step.where, "'" + step.name + "' for " + host + ": " + step.kind + " " + param + origin + " " +
-                                    resolved.status().message());
-  return std::nullopt;
-}
-
-std::string ReadFileOrEmpty(const std::string& path, bool& ok) {
-  std::ifstream in(path, std::ios::binary);
-  ok = static_cast<bool>(in);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
 }  // namespace
@@ -249,64 +221,13 @@ void Planner::PlanOne(const Role& role, const RoleStep& step, bool handler,
   }
   const int errors_before = diagnostics.error_count();
   nlohmann::json params = RenderStrings(step.params, stack, step.where, diagnostics);
-  if (step.kind == "file") {
-    if (params.contains("content")) {
-      planned.body = params["content"].is_string() ? params["content"].get<std::string>() : JsonText(params["content"]);
-    } else if (step.content_template) {
-      planned.body = step.content_template->Render(stack, diagnostics);
-    } else if (params.contains("source")) {
-      const auto source = InventoryFileOf(step, "source", params, inputs_.inventory->base_dir, plan.host->name, diagnostics);
-      if (!source) return;
-      const std::string& path = *source;
-      bool ok = false;
-      planned.body = ReadFileOrEmpty(path, ok);
-      if (!ok) diagnostics.Error(step.where, "file source '" + path + "' cannot be read");
-    } else if (params.contains("secret_content")) {
-      const std::string name = params["secret_content"].get<std::string>();
-      const std::map<std::string, std::string> none;
-      const auto& values = inputs_.secrets ? inputs_.secrets->values() : none;
-      auto value = values.find(name);
-      if (value == values.end()) {
-        diagnostics.Error(step.where, "secret '" + name + "' was not prepared for this run");
-      } else {
-        planned.body = value->second;
-        params["secret"] = true;  // implied: never shown, never backed up
-      }
-    }
-    planned.secret = params.value("secret", false);
-  } else if (step.kind == "repository") {
-    if (params.contains("key")) {
-      planned.body = params["key"].get<std::string>();
-    } else if (params.contains("key_file")) {
-      const auto key_file = InventoryFileOf(step, "key_file", params, inputs_.inventory->base_dir, plan.host->name, diagnostics);
-      if (!key_file) return;
-      const std::string& path = *key_file;
-      bool ok = false;
-      planned.body = ReadFileOrEmpty(path, ok);
-      if (!ok) diagnostics.Error(step.where, "repository key file '" + path + "' cannot be read");
-    }
-  } else if (step.kind == "copy") {
-    const auto source = InventoryFileOf(step, "source", params, inputs_.inventory->base_dir, plan.host->name, diagnostics);
-    if (!source) return;
-    planned.copy_source = *source;
-    auto cached = source_digests_.find(planned.copy_source);
-    if (cached == source_digests_.end()) {
-      struct stat st;
-      auto digest = Sha256File(planned.copy_source);
-      if (!digest.ok() || ::stat(planned.copy_source.c_str(), &st) != 0) {
-        diagnostics.Error(step.where, "copy source '" + planned.copy_source + "' cannot be read");
-        return;
-      }
-      cached = source_digests_.emplace(planned.copy_source, std::make_pair(*digest, static_cast<uint64_t>(st.st_size))).first;
-    }
-    params["sha256"] = cached->second.first;
-    params["size"] = cached->second.second;
-  }
+  KindPlanning planning{step, *plan.host, stack, inputs_, diagnostics, file_digests_};
+  FindStepKind(step.kind).Plan(planning, params, planned);
   if (diagnostics.error_count() > errors_before) return;
   {
     const resources::ResourceSpec& spec = *resources::FindResourceSpec(step.kind);
     resources::ResourceSpec rendered_spec = spec;
-    rendered_spec.one_of.clear();  // content/template/source were consumed above
+    rendered_spec.one_of.clear();  // content/template/source were consumed by the kind's Plan
     for (const std::string& problem : resources::ValidateParams(rendered_spec, params)) {
       diagnostics.Error(step.where, "'" + step.name + "' for " + plan.host->name + ": " + problem);
     }

@@ -94,7 +94,8 @@ class Planner {
   // its own entry as `host.<view>` (null when it has none).
   std::map<std::string, nlohmann::json> per_host_views_;
   std::vector<std::string> view_errors_;  // derived views (cluster_views.h) that could not be built
-  std::map<std::string, std::pair<std::string, uint64_t>> source_digests_;  // copy sources: sha256, size
+  // Controller-side files steps send (copy sources): sha256 and size, read once.
+  std::map<std::string, std::pair<std::string, uint64_t>> file_digests_;
 };
 
 }  // namespace clusterctl

@@ -1,0 +1,235 @@
+// The kinds' controller sides on their own: registered for agent kinds,
+// the copy's planning and upload, the service's restart probe and the
+// reboot's follow-up rules, against a recording KindHost (the engine's
+// tests run them through HostRun on the fake fleet).
+#include <fstream>
+#include <utility>  // Boost.Asio coroutine headers use std::exchange without including it
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <doctest/doctest.h>
+
+#include "agent/resources/schema.h"
+#include "common/sha256.h"
+#include "controller/engine/kinds/step_kind.h"
+#include "controller/state/test_util.h"
+
+namespace clusterctl {
+namespace {
+
+using agent_protocol::ResourceResult;
+
+// A KindHost that answers resource calls from a script and records what a
+// kind sent; the session and reconnection are not used by these kinds.
+class RecordingHost final : public KindHost {
+ public:
+  ExecutionOptions opts;
+  FakeClock fake_clock;
+  std::vector<ResourceResult> answers;  // for Call, in order (then an empty result)
+  std::vector<std::pair<const PlannedStep*, bool>> calls;
+  std::vector<agent_protocol::UploadChunkRequest> chunks;
+  std::vector<nlohmann::json> saved_details;
+  std::vector<StepReport> failed;
+
+  const ExecutionOptions& options() const override { return opts; }
+  const Clock& clock() const override { return fake_clock; }
+  Task<ResourceResult> Call(const PlannedStep& step, bool apply) override {
+    calls.emplace_back(&step, apply);
+    ResourceResult next;
+    if (calls.size() <= answers.size()) next = answers[calls.size() - 1];
+    co_return next;
+  }
+  Task<Status> SendChunk(agent_protocol::UploadChunkRequest request) override {
+    chunks.push_back(std::move(request));
+    co_return Status::Ok();
+  }
+  bool SessionLost() const override { return false; }
+  AgentSession& agent() override { throw std::logic_error("no session in this test"); }
+  void Disconnect() override {}
+  Task<bool> Reconnect() override { co_return false; }
+  Intent* OwedIntent(const std::string&) override { return nullptr; }
+  std::string NotifiedInPlan(const std::string&) const override { return ""; }
+  void CloseIntent(const std::string&) override {}
+  Task<Status> SaveIntentDetail(Intent& intent, nlohmann::json detail) override {
+    saved_details.push_back(detail);
+    intent.detail = std::move(detail);
+    co_return Status::Ok();
+  }
+  bool Stopping(const std::string&) override { return false; }
+  void Started(const std::string&) override {}
+  void CountOk() override {}
+  void Changed(StepReport) override {}
+  void Fail(StepReport report) override { failed.push_back(std::move(report)); }
+  void FailUnreachable(const std::string& step, const std::string& error) override {
+    failed.push_back(FailedStep(step, false, error));
+  }
+  void Record(const PlannedStep&, const std::string&, bool, int64_t, const std::string&) override {}
+};
+
+template <class T>
+T RunTask(Task<T> task) {
+  boost::asio::io_context io;
+  std::optional<T> result;
+  boost::asio::co_spawn(io, std::move(task), [&](std::exception_ptr e, T value) {
+    if (e) std::rethrow_exception(e);
+    result = std::move(value);
+  });
+  io.run();
+  return std::move(*result);
+}
+
+struct PlannedFixture {
+  Role role;
+  RoleStep step;
+  PlannedStep planned;
+  PlannedFixture(const std::string& kind, nlohmann::json params) {
+    role.name = "r";
+    step.name = "s";
+    step.kind = kind;
+    step.params = std::move(params);
+    planned.role = &role;
+    planned.step = &step;
+    planned.kind = kind;
+    planned.params = step.params;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("every kind with a controller side is an agent kind; the others get the defaults") {
+  const std::vector<std::string> expected = {"assert", "copy", "file", "reboot", "repository", "service"};
+  CHECK(StepKindsWithControllerSide() == expected);
+  for (const std::string& kind : StepKindsWithControllerSide()) {
+    CAPTURE(kind);
+    CHECK(resources::FindResourceSpec(kind) != nullptr);
+  }
+  const StepKind& package = FindStepKind("package");
+  CHECK_FALSE(package.IsPrecondition());
+  CHECK_FALSE(package.IsFollowUp());
+  CHECK(FindStepKind("assert").IsPrecondition());
+  CHECK(FindStepKind("reboot").IsFollowUp());
+}
+
+TEST_CASE("copy plans the source's sha256 and size, reading each source once") {
+  testing::TempDir dir;
+  std::ofstream(dir.path() + "/bundle.tgz") << "payload";
+  Inventory inventory;
+  inventory.base_dir = dir.path();
+  PlanInputs inputs;
+  inputs.inventory = &inventory;
+  Host host;
+  host.name = "node01";
+  Diagnostics diagnostics;
+  std::map<std::string, std::pair<std::string, uint64_t>> digests;
+  const std::vector<const nlohmann::json*> stack;
+  PlannedFixture f("copy", {{"path", "/opt/bundle.tgz"}, {"source", "bundle.tgz"}});
+  KindPlanning planning{f.step, host, stack, inputs, diagnostics, digests};
+  nlohmann::json params = f.step.params;
+  FindStepKind("copy").Plan(planning, params, f.planned);
+  CHECK(diagnostics.error_count() == 0);
+  CHECK(f.planned.copy_source == dir.path() + "/bundle.tgz");
+  CHECK(params["sha256"] == Sha256Hex("payload"));
+  CHECK(params["size"] == 7);
+  CHECK(digests.size() == 1);
+
+  nlohmann::json missing = {{"path", "/opt/x"}, {"source", "absent.tgz"}};
+  FindStepKind("copy").Plan(planning, missing, f.planned);
+  CHECK(diagnostics.error_count() == 1);
+  CHECK_FALSE(missing.contains("sha256"));
+}
+
+TEST_CASE("copy uploads what the node lacks, resuming after a matching prefix, then applies again") {
+  testing::TempDir dir;
+  const std::string source = dir.path() + "/driver.run";
+  const std::string content(10'000, 'd');
+  std::ofstream(source) << content;
+  PlannedFixture f("copy", {{"path", "/opt/driver.run"}});
+  f.planned.copy_source = source;
+  const StepKind& copy = FindStepKind("copy");
+
+  RecordingHost fresh;
+  fresh.answers = {ResourceResult{}};  // the apply after the upload
+  ResourceResult need;
+  need.Differs("file does not exist");
+  need.upload = agent_protocol::UploadNeed{0, Sha256Hex("")};
+  ResourceResult done = RunTask(copy.AfterCall(fresh, f.planned, need));
+  REQUIRE(fresh.chunks.size() == 1);
+  CHECK(fresh.chunks[0].offset == 0);
+  CHECK(fresh.chunks[0].data == content);
+  CHECK(fresh.chunks[0].path == "/opt/driver.run");
+  REQUIRE(fresh.calls.size() == 1);
+  CHECK(fresh.calls[0].second);  // applied
+  CHECK(done.changed);
+
+  RecordingHost resumed;
+  ResourceResult partial = need;
+  partial.upload = agent_protocol::UploadNeed{4'000, Sha256Hex(content.substr(0, 4'000))};
+  ResourceResult again = RunTask(copy.AfterCall(resumed, f.planned, partial));
+  REQUIRE(resumed.chunks.size() == 1);
+  CHECK(resumed.chunks[0].offset == 4'000);
+  CHECK(resumed.chunks[0].data == content.substr(4'000));
+  CHECK(again.differences == std::vector<std::string>{"upload resumed at byte 4000"});
+
+  RecordingHost mismatch;  // a partial file that is not a prefix of the source: from the start
+  partial.upload->partial_sha256 = Sha256Hex("something else");
+  (void)RunTask(copy.AfterCall(mismatch, f.planned, partial));
+  REQUIRE(mismatch.chunks.size() == 1);
+  CHECK(mismatch.chunks[0].offset == 0);
+
+  RecordingHost current;  // nothing to upload: the outcome as it was, nothing sent
+  ResourceResult ok;
+  CHECK_FALSE(RunTask(copy.AfterCall(current, f.planned, ok)).changed);
+  CHECK(current.chunks.empty());
+  CHECK(current.calls.empty());
+}
+
+TEST_CASE("service: an owed restart is done when the unit runs a new invocation; else its invocation is recorded") {
+  const StepKind& service = FindStepKind("service");
+  PlannedFixture f("service", {{"name", "web"}, {"state", "restarted"}});
+  Intent intent;
+  intent.detail = {{"invocation_before", "inv-1"}};
+
+  RecordingHost restarted;
+  ResourceResult probe;
+  probe.unit = agent_protocol::UnitState{"inv-2", "active", ""};
+  restarted.answers = {probe};
+  CHECK(RunTask(service.HandlerAlreadyDone(restarted, f.planned, intent)) == OwedProbe::kDone);
+  CHECK(restarted.saved_details.empty());
+
+  RecordingHost same;
+  probe.unit = agent_protocol::UnitState{"inv-1", "active", ""};
+  same.answers = {probe};
+  CHECK(RunTask(service.HandlerAlreadyDone(same, f.planned, intent)) == OwedProbe::kNotDone);
+  REQUIRE(same.saved_details.size() == 1);
+  CHECK(same.saved_details[0] == nlohmann::json{{"invocation_before", "inv-1"}});
+
+  RecordingHost started;  // not a restart: nothing probed
+  PlannedFixture start("service", {{"name", "web"}, {"state", "running"}});
+  CHECK(RunTask(service.HandlerAlreadyDone(started, start.planned, intent)) == OwedProbe::kNotDone);
+  CHECK(started.calls.empty());
+}
+
+TEST_CASE("reboot follows the steps its `after` names, or any earlier change without it") {
+  const StepKind& reboot = FindStepKind("reboot");
+  PlannedFixture any("reboot", nlohmann::json::object());
+  PlannedFixture named("reboot", {{"after", {"install driver"}}});
+  Role role;
+  RoleStep install, other;
+  install.name = "install driver";
+  other.name = "write motd";
+  PlannedStep changed_install, changed_other;
+  changed_install.step = &install;
+  changed_other.step = &other;
+  CHECK(reboot.Follows(any.planned, changed_other));
+  CHECK(reboot.Follows(named.planned, changed_install));
+  CHECK_FALSE(reboot.Follows(named.planned, changed_other));
+
+  Intent asked, not_yet;
+  asked.detail = {{"boot_before", "boot-1"}};
+  CHECK(reboot.MayKeepNodeDown(asked));
+  CHECK_FALSE(reboot.MayKeepNodeDown(not_yet));
+  CHECK(reboot.FollowUpName() == "the reboot");
+}
+
+}  // namespace clusterctl
