@@ -121,6 +121,13 @@ RunRequest ValidateRequest(const std::string& limit, std::vector<std::string> ch
   return request;
 }
 
+RunRequest CommandRequest(std::vector<std::string> argv) {
+  RunRequest request;
+  request.kind = RunKind::kCommand;
+  request.command.argv = std::move(argv);
+  return request;
+}
+
 const CheckResult* Find(const ValidationOutcome& outcome, const std::string& check, const std::string& subject) {
   for (const CheckResult& r : outcome.results) {
     if (r.check == check && r.subject == subject) return &r;
@@ -279,10 +286,7 @@ TEST_CASE("run pipeline: run executes the argv on each host and reports each exi
   PipelineHarness h;
   for (const char* host : {"head", "node01", "node02"}) h.node(host).commands.Answer({"uname", "-r"}, "6.1.0\n");
   h.node("node01").commands.Answer({"uname", "-r"}, "uname: write error\n", 3);
-  RunRequest request;
-  request.kind = RunKind::kCommand;
-  request.command.argv = {"uname", "-r"};
-  PreparedRun run = h.Prepare(request);
+  PreparedRun run = h.Prepare(CommandRequest({"uname", "-r"}));
   std::unique_ptr<RunSession> session = h.Open(RunKind::kCommand);
   std::vector<HostResult> results = RunCommand(run, session->sessions());
   std::vector<OutputGroup> groups = GroupOutputs(results);
@@ -302,10 +306,7 @@ TEST_CASE("run pipeline: run reports a program that is not installed (127) and a
   PipelineHarness h;
   h.node("head").commands.Missing({"nvidia-smi"});
   h.node("node02").unreachable = true;
-  RunRequest request;
-  request.kind = RunKind::kCommand;
-  request.command.argv = {"nvidia-smi", "-L"};
-  PreparedRun run = h.Prepare(request);
+  PreparedRun run = h.Prepare(CommandRequest({"nvidia-smi", "-L"}));
   std::unique_ptr<RunSession> session = h.Open(RunKind::kCommand);
   std::vector<HostResult> results = RunCommand(run, session->sessions());
   CompletedRun completed = CompleteCommand(*session, results, GroupOutputs(results));
@@ -336,10 +337,9 @@ TEST_CASE("run request: every problem, by the field it is in, before anything is
   CHECK(found[0].message == "'0' is not N or P% (1-100)");
   CHECK(found[1].field == RunProblem::Field::kMaxFail);
 
-  RunRequest command;
-  command.kind = RunKind::kCommand;
-  REQUIRE(CheckRunRequest(command, nullptr).size() == 1);
-  CHECK(CheckRunRequest(command, nullptr).front().field == RunProblem::Field::kCommand);
+  const std::vector<RunProblem> no_command = CheckRunRequest(CommandRequest({}), nullptr);
+  REQUIRE(no_command.size() == 1);
+  CHECK(no_command.front().field == RunProblem::Field::kCommand);
 }
 
 TEST_CASE("run request: a batch in percent is sized by the hosts --limit selected") {
