@@ -8,9 +8,9 @@
 #include "controller/cli/stop_signals.h"
 #include "controller/engine/checked_inventory.h"
 #include "controller/engine/deploy_run.h"
+#include "controller/run/run_pipeline.h"
 #include "controller/engine/report.h"
 #include "controller/output/status_colour.h"
-#include "inventory/loader.h"
 
 namespace clusterctl {
 namespace {
@@ -26,55 +26,50 @@ Reporter::Mode OutputMode(const GlobalOptions& global) {
 }  // namespace
 
 int RunDeploy(const DeployOptions& options, const GlobalOptions& global, const Services& services) {
+  RunRequest request;
+  request.kind = options.check ? RunKind::kPlan : RunKind::kDeploy;
+  request.limit = options.remote.limit;
+  request.roles = options.roles;
+  request.tags = {options.tags, options.skip_tags};
+  request.verify = options.verify;
+  request.batch = options.batch;
+  request.max_fail_percent = options.max_fail_percent;
+  request.rotate_secrets = {options.rotate_secrets.begin(), options.rotate_secrets.end()};
   Diagnostics diagnostics;
   CheckedInventory checked =
       LoadCheckedInventory(options.remote.inventory_path, options.roles, options.remote.extra_vars, diagnostics);
-  std::optional<Inventory>& inventory = checked.inventory;
-  std::optional<Catalog>& catalog = checked.catalog;
-  if (catalog) CheckTagNames(*catalog, {options.tags, options.skip_tags}, diagnostics);
-  if (!ParseBatchSize(options.batch, 1)) {
-    diagnostics.Error({"--batch", 0, 0}, "'" + options.batch + "' is not N or P% (1-100)");
-  }
+  const Catalog* catalog = checked.catalog ? &*checked.catalog : nullptr;
+  ReportRunProblems(CheckRunRequest(request, catalog), options.remote.inventory_path, diagnostics, *services.log);
   if (diagnostics.has_errors()) {
     LogDiagnostics(diagnostics, *services.log);
     services.log->Error("nothing was changed");
     return kExitUsage;
   }
   int exit_code = kExitOk;
-  auto command = RemoteCommand::Prepare(options.check ? "plan" : "deploy", std::move(*inventory), options.remote,
-                                        global, services, exit_code);
+  auto command = RemoteCommand::Prepare(request, std::move(*checked.inventory), catalog, options.remote, global,
+                                        services, exit_code);
   if (!command) return exit_code;
 
-  DeploymentInputs inputs{&command->inventory(), &*catalog, command->hosts(), &command->state(), command->run_id(), {}};
-  inputs.options.check = options.check;
-  inputs.options.verify = options.verify;
-  inputs.options.roles = options.roles;
-  inputs.options.tags = {options.tags, options.skip_tags};
-  inputs.options.rotate_secrets = {options.rotate_secrets.begin(), options.rotate_secrets.end()};
-  inputs.options.batch_size = *ParseBatchSize(options.batch, command->hosts().size());
-  inputs.options.max_fail_percent = options.max_fail_percent;
   Reporter reporter(OutputMode(global), *services.out, options.diff || options.check);
   const ColourChoice colour = ParseColourChoice(options.colour).value_or(ColourChoice::kAuto);
   reporter.SetColour(!global.json && UseColour(colour, ::isatty(STDOUT_FILENO), std::getenv("NO_COLOR")));
   MessagePrinter messages(*services.log);
   ListenerFanout listeners({&reporter, &messages});
   StopOnSignals stop(*services.log, kStopGrace);
-  DeploymentResult result = RunDeployment(inputs, command->runner(), listeners, stop.token());
+  DeploymentResult result = Deploy(command->run(), command->session(), listeners, stop.token());
+  CompletedRun completed = CompleteDeployment(command->session(), command->run(), result);
 
   if (result.ending == DeploymentResult::Ending::kInvalidInput) {
     services.log->Error(result.error + "nothing was changed");
-    command->Finish({}, {{"error", "planning failed"}}, false, RunStatus::kFailed);
+    command->Report(completed);
     return kExitUsage;
   }
   if (result.ending == DeploymentResult::Ending::kFailed) {
     services.log->Error("clusterctl: " + result.error + "\nnothing was changed");
-    command->Finish({}, {{"error", result.error}}, false, RunStatus::kFailed);
+    command->Report(completed);
     return kExitFailed;
   }
-  int finished = command->Finish(HostResultsOf(result, command->inventory()), RunSummaryOf(result, options.check),
-                                 /*print_failures=*/false,
-                                 result.stopped ? std::optional(RunStatus::kInterrupted) : std::nullopt);
-  return result.stopped ? kExitFailed : finished;
+  return command->Report(completed);
 }
 
 }  // namespace clusterctl

@@ -17,18 +17,6 @@ std::string Gib(long long mib) {
   return buffer;
 }
 
-// The per-host body that asks the agent for facts (result.data = facts).
-RemoteRunner::HostBody GatherFactsBody() {
-  return [](AgentSession& agent, HostResult& result) -> Task<void> {
-    auto facts = co_await agent.Facts(std::chrono::steady_clock::now() + std::chrono::seconds(60));
-    if (!facts.ok()) {
-      result.Fail(facts.status());
-    } else {
-      result.data = std::move(facts).value();
-    }
-  };
-}
-
 // Node facts are the node's word: any field may be missing or of any type.
 // Each column shows what is there; "?" marks a field missing, and a value
 // of a type not understood is shown as JSON followed by "?".
@@ -149,16 +137,14 @@ void PrintFactsTable(const std::vector<std::pair<std::string, nlohmann::json>>& 
 }
 
 int RunFacts(const RemoteCommandOptions& options, const GlobalOptions& global, const Services& services) {
+  RunRequest request;
+  request.kind = RunKind::kFacts;
+  request.limit = options.limit;
   int exit_code = 0;
-  auto command = RemoteCommand::Prepare("facts", options, global, services, exit_code);
+  auto command = RemoteCommand::Prepare(request, options, global, services, exit_code);
   if (!command) return exit_code;
-  std::vector<HostResult> results = command->Run(GatherFactsBody());
-  std::vector<std::pair<std::string, nlohmann::json>> gathered;
-  for (const HostResult& r : results) {
-    if (r.state == HostResult::State::kOk) gathered.emplace_back(r.host->name, r.data);
-  }
-  Status saved = command->state().SaveFacts(command->run_id(), gathered);
-  if (!saved.ok()) services.log->Error("clusterctl: saving facts: " + saved.message());
+  std::vector<HostResult> results = GatherFacts(command->run(), command->sessions());
+  CompletedRun completed = CompleteFacts(command->session(), results);
 
   std::ostream& out = *services.out;
   if (global.json) {
@@ -170,11 +156,13 @@ int RunFacts(const RemoteCommandOptions& options, const GlobalOptions& global, c
     }
     out << JsonText(nlohmann::json{{"cluster", command->inventory().cluster_name}, {"hosts", hosts}}, 2) << "\n";
   } else {
+    std::vector<std::pair<std::string, nlohmann::json>> gathered;
+    for (const HostResult& r : results) {
+      if (r.state == HostResult::State::kOk) gathered.emplace_back(r.host->name, r.data);
+    }
     PrintFactsTable(gathered, out);
   }
-  size_t ok = gathered.size();
-  nlohmann::json summary = {{"hosts", results.size()}, {"ok", ok}, {"not_ok", results.size() - ok}};
-  return command->Finish(results, summary);
+  return command->Report(completed, results);
 }
 
 }  // namespace clusterctl

@@ -5,10 +5,10 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <map>
 
 #include "controller/cli/exit_codes.h"
 #include "controller/output/terminal_text.h"
-#include "inventory/host_selection.h"
 
 namespace clusterctl {
 
@@ -32,7 +32,28 @@ std::optional<std::string> ReadPasswordFromTerminal(const std::string& prompt) {
   return password;
 }
 
-std::unique_ptr<RemoteCommand> RemoteCommand::Prepare(const std::string& kind, const RemoteCommandOptions& options,
+void ReportRunProblems(const std::vector<RunProblem>& problems, const std::string& inventory_path,
+                       Diagnostics& diagnostics, Logger& log) {
+  using Field = RunProblem::Field;
+  static const std::map<Field, const char*> kFlags = {{Field::kRoles, "--roles"},     {Field::kTags, "--tags"},
+                                                      {Field::kSkipTags, "--skip-tags"}, {Field::kBatch, "--batch"},
+                                                      {Field::kMaxFail, "--max-fail"}};
+  for (const RunProblem& problem : problems) {
+    if (auto flag = kFlags.find(problem.field); flag != kFlags.end()) {
+      diagnostics.Error({flag->second, 0, 0}, problem.message);
+    } else if (problem.field == Field::kHostVariables) {
+      log.Error(inventory_path + ": host " + problem.host + ": " + problem.message);
+    } else if (problem.field == Field::kChecks) {
+      log.Error("clusterctl validate: " + problem.message);
+    } else if (problem.field == Field::kCommand) {
+      log.Error("clusterctl run: " + problem.message);
+    } else {
+      log.Error("clusterctl: " + problem.message);
+    }
+  }
+}
+
+std::unique_ptr<RemoteCommand> RemoteCommand::Prepare(const RunRequest& request, const RemoteCommandOptions& options,
                                                       const GlobalOptions& global, const Services& services,
                                                       int& exit_code) {
   std::optional<Inventory> inventory = LoadCheckedInventoryOrReport(options.inventory_path, options.extra_vars, services);
@@ -40,25 +61,28 @@ std::unique_ptr<RemoteCommand> RemoteCommand::Prepare(const std::string& kind, c
     exit_code = kExitUsage;
     return nullptr;
   }
-  return Prepare(kind, std::move(*inventory), options, global, services, exit_code);
+  return Prepare(request, std::move(*inventory), nullptr, options, global, services, exit_code);
 }
 
-std::unique_ptr<RemoteCommand> RemoteCommand::Prepare(const std::string& kind, Inventory inventory,
-                                                      const RemoteCommandOptions& options, const GlobalOptions& global,
-                                                      const Services& services, int& exit_code) {
+std::unique_ptr<RemoteCommand> RemoteCommand::Prepare(const RunRequest& request, Inventory inventory,
+                                                      const Catalog* catalog, const RemoteCommandOptions& options,
+                                                      const GlobalOptions& global, const Services& services,
+                                                      int& exit_code) {
   std::unique_ptr<RemoteCommand> command(new RemoteCommand());
   command->services_ = &services;
   command->inventory_ = std::move(inventory);
-  auto selected = SelectHosts(command->inventory_, options.limit);
-  if (!selected.ok()) {
-    services.log->Error("clusterctl: " + selected.status().message());
+  auto prepared = PrepareRun(request, command->inventory_, catalog);
+  if (auto* problems = std::get_if<std::vector<RunProblem>>(&prepared)) {
+    Diagnostics diagnostics;
+    ReportRunProblems(*problems, options.inventory_path, diagnostics, *services.log);
+    LogDiagnostics(diagnostics, *services.log);
     exit_code = kExitUsage;
     return nullptr;
   }
-  command->hosts_ = std::move(selected).value();
+  command->prepared_ = std::get<PreparedRun>(std::move(prepared));
 
   RunSessionOptions session;
-  session.kind = kind;
+  session.kind = request.kind;
   session.command = global.command_line;
   session.paths = StatePathsFor(command->inventory_, global);
   session.clock = services.clock;
@@ -80,27 +104,17 @@ std::unique_ptr<RemoteCommand> RemoteCommand::Prepare(const std::string& kind, I
     return nullptr;
   }
   command->session_ = std::move(opened).value();
-  if (const auto& stale = command->state().cleared_stale_holder()) {
+  if (const auto& stale = command->session_->state().cleared_stale_holder()) {
     services.log->Info("clusterctl: note: the previous holder of the state lock, " + stale->Describe() +
                        ", ended without releasing it; the lock was cleared");
   }
   return command;
 }
 
-std::vector<HostResult> RemoteCommand::Run(const RemoteRunner::HostBody& body) { return runner().Run(hosts_, body); }
-
-std::vector<HostResult> RemoteCommand::RunOn(const std::vector<const Host*>& subset, const RemoteRunner::HostBody& body) {
-  return runner().Run(subset, body);
-}
-
-int RemoteCommand::Finish(const std::vector<HostResult>& results, const nlohmann::json& summary, bool print_failures,
-                          std::optional<RunStatus> status) {
+int RemoteCommand::Report(const CompletedRun& completed, const std::vector<HostResult>& results, bool print_failures) {
   Logger& log = *services_->log;
-  bool all_ok = true;
-  for (const HostResult& r : results) all_ok = all_ok && r.state == HostResult::State::kOk;
-  RunSession::Ending ending = session_->Finish(results, status.value_or(all_ok ? RunStatus::kOk : RunStatus::kFailed), summary);
-  if (!ending.recorded.ok()) log.Error("clusterctl: recording the run: " + ending.recorded.message());
-  for (const std::string& note : ending.notes) log.Info("note: " + note);
+  for (const std::string& error : completed.state_errors) log.Error("clusterctl: " + error);
+  for (const std::string& note : completed.notes) log.Info("note: " + note);
   for (const HostResult& r : results) {
     for (const std::string& note : r.notes) log.Info(r.host->name + ": note: " + TerminalText(note, TextShape::kOneLine));
   }
@@ -109,7 +123,7 @@ int RemoteCommand::Finish(const std::vector<HostResult>& results, const nlohmann
       log.Error(r.host->name + ": " + ToString(r.state) + ": " + TerminalText(r.error, TextShape::kOneLine));
     }
   }
-  return all_ok ? kExitOk : kExitFailed;
+  return completed.status == RunStatus::kOk ? kExitOk : kExitFailed;
 }
 
 }  // namespace clusterctl

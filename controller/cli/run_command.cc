@@ -10,21 +10,6 @@
 
 namespace clusterctl {
 
-std::vector<OutputGroup> GroupOutputs(const std::vector<std::pair<std::string, std::pair<std::string, int>>>& outputs) {
-  std::map<std::pair<std::string, int>, OutputGroup> groups;
-  for (const auto& [host, result] : outputs) {
-    OutputGroup& group = groups[result];
-    group.hosts.push_back(host);
-    group.output = result.first;
-    group.exit_code = result.second;
-  }
-  std::vector<OutputGroup> ordered;
-  for (auto& [key, group] : groups) ordered.push_back(std::move(group));
-  std::stable_sort(ordered.begin(), ordered.end(),
-                   [](const OutputGroup& a, const OutputGroup& b) { return a.hosts.size() > b.hosts.size(); });
-  return ordered;
-}
-
 void PrintOutputGroups(const std::vector<OutputGroup>& groups, std::ostream& out) {
   for (const OutputGroup& g : groups) {
     std::string header = CollapseHostList(g.hosts) + " (" + std::to_string(g.hosts.size()) + " host" +
@@ -43,40 +28,18 @@ int RunAdHoc(const RemoteCommandOptions& options, const std::vector<std::string>
     services.log->Error("clusterctl run: give the command after --, e.g. clusterctl run site.yaml -- uname -r");
     return kExitUsage;
   }
+  RunRequest request;
+  request.kind = RunKind::kCommand;
+  request.limit = options.limit;
+  request.command = {argv, std::chrono::seconds(timeout_s), max_output_bytes};
   int exit_code = 0;
-  auto command = RemoteCommand::Prepare("run", options, global, services, exit_code);
+  auto command = RemoteCommand::Prepare(request, options, global, services, exit_code);
   if (!command) return exit_code;
-  std::vector<HostResult> results = command->Run([&](AgentSession& agent, HostResult& result) -> Task<void> {
-    agent_protocol::ExecRequest request;
-    request.argv = argv;
-    request.timeout_ms = int64_t{timeout_s} * 1000;
-    // Every host's output is held until all are done (to group them): a
-    // bound per host keeps 2000 hosts' outputs in bounded memory.
-    request.max_output_bytes = max_output_bytes;
-    auto reply = co_await agent.Exec(std::move(request),
-                                     std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s + 30));
-    if (!reply.ok()) {
-      result.Fail(reply.status());
-      co_return;
-    }
-    int code = reply->started ? reply->exit_code : 127;
-    std::string output = reply->stdout_data + reply->stderr_data;
-    if (reply->timed_out) output += "[clusterctl: killed after " + std::to_string(timeout_s) + " s]\n";
-    if (reply->truncated) {
-      output += "[clusterctl: output cut at " + std::to_string(max_output_bytes) + " bytes per stream; --max-output raises it]\n";
-    }
-    result.data = {{"exit_code", code}, {"output", output}};
-  });
+  std::vector<HostResult> results = RunCommand(command->run(), command->sessions());
+  std::vector<OutputGroup> groups = GroupOutputs(results);
+  CompletedRun completed = CompleteCommand(command->session(), results, groups);
 
-  std::vector<std::pair<std::string, std::pair<std::string, int>>> outputs;
-  for (const HostResult& r : results) {
-    if (r.state == HostResult::State::kOk) {
-      outputs.push_back({r.host->name, {r.data["output"].get<std::string>(), r.data["exit_code"].get<int>()}});
-    }
-  }
-  std::vector<OutputGroup> groups = GroupOutputs(outputs);
   std::ostream& out = *services.out;
-  bool any_nonzero = false;
   if (global.json) {
     nlohmann::json hosts = nlohmann::json::object();
     for (const HostResult& r : results) {
@@ -84,10 +47,12 @@ int RunAdHoc(const RemoteCommandOptions& options, const std::vector<std::string>
                                                               : nlohmann::json{{"state", ToString(r.state)}, {"error", r.error}};
     }
     out << JsonText(nlohmann::json{{"command", argv}, {"hosts", hosts}}, 2) << "\n";
+  } else {
+    PrintOutputGroups(groups, out);
   }
+  bool any_nonzero = false;
   for (const OutputGroup& g : groups) any_nonzero = any_nonzero || g.exit_code != 0;
-  if (!global.json) PrintOutputGroups(groups, out);
-  int finished = command->Finish(results, {{"hosts", results.size()}, {"groups", groups.size()}});
+  int finished = command->Report(completed, results);
   return (finished != kExitOk || any_nonzero) ? kExitFailed : kExitOk;
 }
 

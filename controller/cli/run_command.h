@@ -9,21 +9,13 @@
 #include <vector>
 
 #include "controller/cli/remote_command.h"
+#include "controller/run/command_run.h"
 
 namespace clusterctl {
 
 int RunAdHoc(const RemoteCommandOptions& options, const std::vector<std::string>& argv, int timeout_s,
              uint64_t max_output_bytes,
              const GlobalOptions& global, const Services& services);
-
-struct OutputGroup {
-  std::vector<std::string> hosts;
-  std::string output;  // stdout then stderr
-  int exit_code = 0;
-};
-
-// Groups hosts by identical (output, exit code); largest groups first.
-std::vector<OutputGroup> GroupOutputs(const std::vector<std::pair<std::string, std::pair<std::string, int>>>& outputs);
 
 // The human form: a header per group (hosts, exit code), then its output as
 // TerminalText lines (a node's escape sequences shown, not obeyed).

@@ -9,7 +9,7 @@
 #include "controller/output/table.h"
 #include "controller/output/terminal_text.h"
 #include "controller/validate/checks.h"
-#include "controller/validate/validation_record.h"
+#include "controller/run/run_pipeline.h"
 #include "controller/validate/validation_run.h"
 #include "inventory/hostlist.h"
 
@@ -104,50 +104,31 @@ void PrintValidationTable(const std::vector<CheckResult>& results, std::ostream&
 
 int RunValidate(const ValidateOptions& options, const GlobalOptions& global, const Services& services) {
   Logger& log = *services.log;
-  auto selection = CheckSelection::Parse(options.checks);
-  if (!selection.ok()) {
-    log.Error("clusterctl validate: " + selection.status().message());
+  RunRequest request;
+  request.kind = RunKind::kValidate;
+  request.limit = options.remote.limit;
+  request.checks = options.checks;
+  request.deadline = std::chrono::seconds(options.deadline_s);
+  Diagnostics unused;
+  if (auto problems = CheckRunRequest(request, nullptr); !problems.empty()) {
+    ReportRunProblems(problems, options.remote.inventory_path, unused, log);
     return kExitUsage;
   }
   // Thresholds are read (and refused) before anything is contacted or recorded.
   std::optional<Inventory> inventory =
       LoadCheckedInventoryOrReport(options.remote.inventory_path, options.remote.extra_vars, services);
   if (!inventory) return kExitUsage;
-  std::map<std::string, Thresholds> thresholds;
-  bool bad = false;
-  for (const Host& h : inventory->hosts) {
-    auto t = ReadThresholds(h.vars);
-    if (!t.ok()) {
-      log.Error(options.remote.inventory_path + ": host " + h.name + ": " + t.status().message());
-      bad = true;
-      continue;
-    }
-    thresholds[h.name] = *t;
-  }
-  if (bad) return kExitUsage;
-
   int exit_code = 0;
-  auto command = RemoteCommand::Prepare("validate", std::move(*inventory), options.remote, global, services, exit_code);
+  auto command = RemoteCommand::Prepare(request, std::move(*inventory), nullptr, options.remote, global, services,
+                                        exit_code);
   if (!command) return exit_code;
   auto started = std::chrono::steady_clock::now();
-  ValidationInputs inputs;
-  inputs.inventory = &command->inventory();
-  inputs.selected = command->hosts();
-  inputs.thresholds = std::move(thresholds);
-  inputs.checks = *selection;
-  inputs.deadline = std::chrono::seconds(options.deadline_s);
-  inputs.run_on = [&](const std::vector<const Host*>& hosts, const RemoteRunner::HostBody& body) {
-    return command->RunOn(hosts, body);
-  };
-  ValidationOutcome outcome = RunValidation(inputs);
+  ValidationOutcome outcome = Validate(command->run(), command->sessions());
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-
-  std::map<std::string, int> counts = CountOutcomes(outcome.results);
-  Status saved = RecordValidation(command->state(), command->run_id(), outcome);
-  if (!saved.ok()) log.Error("clusterctl: saving the validation: " + saved.message());
+  CompletedRun completed = CompleteValidation(command->session(), outcome);
 
   std::ostream& out = *services.out;
-  nlohmann::json summary = {{"pass", counts["pass"]}, {"fail", counts["fail"]}, {"skip", counts["skip"]}};
+  const nlohmann::json& summary = completed.summary;
   if (global.json) {
     nlohmann::json list = nlohmann::json::array();
     for (const CheckResult& r : outcome.results) list.push_back(r.ToJson());
@@ -162,13 +143,11 @@ int RunValidate(const ValidateOptions& options, const GlobalOptions& global, con
     PrintValidationTable(outcome.results, out);
     char took[32];
     std::snprintf(took, sizeof took, "%.1f", seconds);
-    out << "\nvalidate (run " << command->run_id() << ", " << took << " s): " << counts["pass"] << " passed, "
-        << counts["fail"] << " failed, " << counts["skip"] << " skipped\n";
+    out << "\nvalidate (run " << command->run_id() << ", " << took << " s): " << summary["pass"] << " passed, "
+        << summary["fail"] << " failed, " << summary["skip"] << " skipped\n";
   }
-  // Unreachable hosts are already results (reachable: fail); Finish records them.
-  command->Finish(outcome.probe_results, summary, false,
-                  counts["fail"] > 0 ? std::optional(RunStatus::kFailed) : std::nullopt);
-  return counts["fail"] > 0 ? kExitFailed : kExitOk;
+  command->Report(completed, outcome.probe_results, /*print_failures=*/false);
+  return summary["fail"].get<int>() > 0 ? kExitFailed : kExitOk;
 }
 
 }  // namespace clusterctl

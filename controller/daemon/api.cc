@@ -37,26 +37,29 @@ std::optional<int64_t> ParseId(std::string_view text) {
 bool StartsWith(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
 
 // The body fields of each job kind, read into a JobRequest.
-std::variant<JobRequest, BodyError> ReadJobRequest(const HttpRequest& request, JobRequest::Kind kind) {
+std::variant<JobRequest, BodyError> ReadJobRequest(const HttpRequest& request, RunKind kind) {
   std::set<std::string> fields = {"limit"};
-  if (kind == JobRequest::Kind::kDeploy || kind == JobRequest::Kind::kPlan) {
+  if (kind == RunKind::kDeploy || kind == RunKind::kPlan) {
     fields.insert({"roles", "tags", "skip_tags", "verify", "batch", "max_fail_percent"});
   }
-  if (kind == JobRequest::Kind::kValidate) fields.insert({"checks", "deadline_s"});
+  if (kind == RunKind::kValidate) fields.insert({"checks", "deadline_s"});
   auto parsed = RequestBody::Parse(request, fields);
   if (auto* error = std::get_if<BodyError>(&parsed)) return *error;
   RequestBody& body = std::get<RequestBody>(parsed);
   JobRequest job;
-  job.kind = kind;
-  body.String("limit", job.limit);
-  body.StringList("roles", job.roles);
-  body.StringList("tags", job.tags);
-  body.StringList("skip_tags", job.skip_tags);
-  body.Bool("verify", job.verify);
-  body.String("batch", job.batch);
-  body.Int("max_fail_percent", 0, 100, job.max_fail_percent);
-  body.StringList("checks", job.checks);
-  body.Int("deadline_s", 10, 86400, job.deadline_s);
+  RunRequest& run = job.run;
+  run.kind = kind;
+  body.String("limit", run.limit);
+  body.StringList("roles", run.roles);
+  body.StringList("tags", run.tags.tags);
+  body.StringList("skip_tags", run.tags.skip_tags);
+  body.Bool("verify", run.verify);
+  body.String("batch", run.batch);
+  body.Int("max_fail_percent", 0, 100, run.max_fail_percent);
+  body.StringList("checks", run.checks);
+  int deadline_s = static_cast<int>(run.deadline.count());
+  body.Int("deadline_s", 10, 86400, deadline_s);
+  run.deadline = std::chrono::seconds(deadline_s);
   if (body.error()) return *body.error();
   return job;
 }
@@ -114,10 +117,10 @@ HttpReply Api::Route(const HttpRequest& request, std::string& route) {
     denied.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"clusterctl\"");
     return denied;
   }
-  static const std::map<std::string, JobRequest::Kind> kJobs = {{"/api/v1/deploy", JobRequest::Kind::kDeploy},
-                                                                {"/api/v1/plan", JobRequest::Kind::kPlan},
-                                                                {"/api/v1/validate", JobRequest::Kind::kValidate},
-                                                                {"/api/v1/drift-check", JobRequest::Kind::kDrift}};
+  static const std::map<std::string, RunKind> kJobs = {{"/api/v1/deploy", RunKind::kDeploy},
+                                                       {"/api/v1/plan", RunKind::kPlan},
+                                                       {"/api/v1/validate", RunKind::kValidate},
+                                                       {"/api/v1/drift-check", RunKind::kDrift}};
   if (auto job = kJobs.find(path); job != kJobs.end()) {
     route = path;
     if (request.method == "POST") return StartJob(request, job->second);
@@ -224,7 +227,7 @@ HttpReply Api::Events(const HttpRequest& request) {
   return EventSource([hub, job, cursor](size_t max_bytes) { return hub->Since(job, *cursor, max_bytes); });
 }
 
-HttpResponse Api::StartJob(const HttpRequest& request, JobRequest::Kind kind) {
+HttpResponse Api::StartJob(const HttpRequest& request, RunKind kind) {
   auto read = ReadJobRequest(request, kind);
   if (auto* error = std::get_if<BodyError>(&read)) return ErrorResponse(error->status, error->message);
   auto started = parts_.start_job(std::get<JobRequest>(std::move(read)));

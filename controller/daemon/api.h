@@ -62,7 +62,7 @@ class Api {
   HttpResponse Host(const std::string& name);
   HttpResponse Run(const std::string& id);
   HttpReply Events(const HttpRequest& request);
-  HttpResponse StartJob(const HttpRequest& request, JobRequest::Kind kind);
+  HttpResponse StartJob(const HttpRequest& request, RunKind kind);
   HttpResponse Stop(const HttpRequest& request);
 
   ApiParts parts_;

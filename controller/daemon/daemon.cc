@@ -133,9 +133,9 @@ Result<JobInfo> Daemon::StartJob(JobRequest request) {
   }
   auto started = jobs_->Start(site_.current(), request);
   if (started.ok()) {
-    Log(LogLevel::kInfo, "job " + std::to_string(started->job) + ": " + started->kind + " started (from " +
+    Log(LogLevel::kInfo, "job " + std::to_string(started->job) + ": " + ToString(started->kind) + " started (from " +
                              started->origin + ", run " + std::to_string(started->run_id) +
-                             (request.limit.empty() ? "" : ", hosts " + BoundedText(request.limit, 200)) + ")");
+                             (request.run.limit.empty() ? "" : ", hosts " + BoundedText(request.run.limit, 200)) + ")");
     api_->Invalidate();
   }
   return started;
@@ -157,7 +157,7 @@ void Daemon::NoticeFinishedJobs() {
   for (auto it = recent.rbegin(); it != recent.rend(); ++it) {
     if (it->job <= last_seen_job_) continue;
     Log(JobEndLevel(*it), JobEndLine(*it));
-    if (it->kind == "drift" && it->status == "ok" && options_.remediate) remediate_hosts_ = drift_.Drifted();
+    if (it->kind == RunKind::kDrift && it->status == "ok" && options_.remediate) remediate_hosts_ = drift_.Drifted();
   }
   last_seen_job_ = recent.front().job;
   api_->Invalidate();
@@ -206,24 +206,24 @@ void Daemon::TickOnce() {
   const auto now = clock_.Monotonic();
   if (jobs_->Running() || now < retry_after_) return;
   JobRequest request;
-  request.max_fail_percent = options_.max_fail_percent;
+  request.run.max_fail_percent = options_.max_fail_percent;
   if (!resume_hosts_.empty()) {
     request.origin = "resume";
-    request.limit = Join({resume_hosts_.begin(), resume_hosts_.end()}, ",");
+    request.run.limit = Join({resume_hosts_.begin(), resume_hosts_.end()}, ",");
     if (StartScheduled(request)) resume_hosts_.clear();
   } else if (plan_pending_) {
-    request.kind = options_.remediate ? JobRequest::Kind::kDeploy : JobRequest::Kind::kPlan;
+    request.run.kind = options_.remediate ? RunKind::kDeploy : RunKind::kPlan;
     request.origin = "inventory";
     if (StartScheduled(request)) plan_pending_ = false;
   } else if (!remediate_hosts_.empty()) {
     request.origin = "remediate";
-    request.verify = true;
-    request.limit = Join(remediate_hosts_, ",");
+    request.run.verify = true;
+    request.run.limit = Join(remediate_hosts_, ",");
     if (StartScheduled(request)) remediate_hosts_.clear();
   } else if (now >= next_drift_) {
-    request.kind = JobRequest::Kind::kDrift;
+    request.run.kind = RunKind::kDrift;
     request.origin = "drift";
-    request.batch = options_.verify_batch;
+    request.run.batch = options_.verify_batch;
     if (StartScheduled(request)) ScheduleNextDrift(/*first=*/false);
   }
 }
@@ -233,7 +233,7 @@ void Daemon::Shutdown(std::chrono::milliseconds grace) {
   if (!stopping_) {
     stopping_ = true;
     if (auto running = jobs_->Running()) {
-      Log(LogLevel::kInfo, "stopping: job " + std::to_string(running->job) + " (" + running->kind + ") gets " +
+      Log(LogLevel::kInfo, "stopping: job " + std::to_string(running->job) + " (" + ToString(running->kind) + ") gets " +
           std::to_string(grace.count() / 1000) + " s to finish its steps in flight");
     }
     jobs_->Cancel(grace);

@@ -86,7 +86,7 @@ std::string BoundedText(const std::string& text, size_t max_bytes) {
 
 std::string JobEndLine(const JobInfo& job) {
   const nlohmann::json& s = job.summary;
-  std::string line = "job " + std::to_string(job.job) + ": " + job.kind + " " + job.status;
+  std::string line = "job " + std::to_string(job.job) + ": " + ToString(job.kind) + " " + job.status;
   if (!s.is_object()) return line;
   if (!TextAt(s, "error").empty() && !s.contains("pass")) {
     line += ": " + BoundedText(TextAt(s, "error"), kMaxJobLine);

@@ -1,12 +1,6 @@
 #include "controller/daemon/jobs.h"
 
-#include "common/strings.h"
-#include "controller/engine/deploy_run.h"
-#include "controller/engine/tag_selection.h"
-#include "controller/validate/checks.h"
-#include "controller/validate/thresholds.h"
-#include "controller/validate/validation_record.h"
-#include "inventory/host_selection.h"
+#include "controller/run/run_pipeline.h"
 
 namespace clusterctl {
 namespace {
@@ -39,22 +33,23 @@ void RecordFailedRun(RunSession& session, const nlohmann::json& summary) noexcep
   }
 }
 
-}  // namespace
-
-const char* ToString(JobRequest::Kind kind) {
-  switch (kind) {
-    case JobRequest::Kind::kDeploy: return "deploy";
-    case JobRequest::Kind::kPlan: return "plan";
-    case JobRequest::Kind::kValidate: return "validate";
-    case JobRequest::Kind::kDrift: return "drift";
-  }
-  return "?";
+// A problem of a request as the API words it: the body's field, then what is wrong.
+std::string ProblemText(const RunProblem& problem) {
+  using Field = RunProblem::Field;
+  static const std::map<Field, const char*> kFields = {
+      {Field::kLimit, "limit"},       {Field::kRoles, "roles"},   {Field::kTags, "tags"},
+      {Field::kSkipTags, "skip_tags"}, {Field::kBatch, "batch"},   {Field::kMaxFail, "max_fail_percent"},
+      {Field::kChecks, "checks"},     {Field::kCommand, "command"}, {Field::kHostVariables, "host"}};
+  const std::string field = kFields.at(problem.field);
+  return problem.host.empty() ? field + ": " + problem.message : field + " " + problem.host + ": " + problem.message;
 }
+
+}  // namespace
 
 nlohmann::json JobInfo::ToJson() const {
   return {{"job", job},
           {"run", run_id},
-          {"kind", kind},
+          {"kind", ToString(kind)},
           {"origin", origin},
           {"started_at", started_at_ms},
           {"finished_at", finished_at_ms ? nlohmann::json(finished_at_ms) : nlohmann::json(nullptr)},
@@ -62,64 +57,29 @@ nlohmann::json JobInfo::ToJson() const {
           {"summary", summary}};
 }
 
-// A request checked against the site before anything is locked.
-struct JobRunner::Prepared {
-  std::vector<const Host*> hosts;
-  size_t batch_size = 0;
-  std::optional<CheckSelection> checks;
-  std::map<std::string, Thresholds> thresholds;
-};
-
-Result<std::unique_ptr<JobRunner::Prepared>> JobRunner::Prepare(const Site& site, const JobRequest& request) const {
-  auto prepared = std::make_unique<Prepared>();
-  auto selected = SelectHosts(*site.inventory, request.limit);
-  if (!selected.ok()) return Status::InvalidArgument("limit: " + selected.status().message());
-  prepared->hosts = std::move(selected).value();
-  std::optional<size_t> batch = ParseBatchSize(request.batch, prepared->hosts.size());
-  if (!batch) return Status::InvalidArgument("batch: '" + request.batch + "' is not N or P% (1-100)");
-  prepared->batch_size = *batch;
-  for (const std::string& role : request.roles) {
-    if (!site.catalog->Find(role)) return Status::InvalidArgument("roles: unknown role '" + role + "'");
-  }
-  Diagnostics tags;
-  CheckTagNames(*site.catalog, {request.tags, request.skip_tags}, tags);
-  if (tags.has_errors()) return Status::InvalidArgument(tags.items().front().message);
-  if (request.max_fail_percent < 0 || request.max_fail_percent > 100) {
-    return Status::InvalidArgument("max_fail: a percentage, 0-100");
-  }
-  if (request.kind == JobRequest::Kind::kValidate) {
-    auto checks = CheckSelection::Parse(request.checks);
-    if (!checks.ok()) return Status::InvalidArgument("checks: " + checks.status().message());
-    prepared->checks = std::move(checks).value();
-    for (const Host& h : site.inventory->hosts) {
-      auto t = ReadThresholds(h.vars);
-      if (!t.ok()) return Status::InvalidArgument("host " + h.name + ": " + t.status().message());
-      prepared->thresholds[h.name] = *t;
-    }
-  }
-  return prepared;
-}
-
 Result<JobInfo> JobRunner::Start(std::shared_ptr<const Site> site, JobRequest request) {
   std::lock_guard<std::mutex> one_start(start_mutex_);
-  auto prepared = Prepare(*site, request);
-  if (!prepared.ok()) return prepared.status();
+  auto prepared = PrepareRun(request.run, *site->inventory, site->catalog.get());
+  if (auto* problems = std::get_if<std::vector<RunProblem>>(&prepared)) {
+    return Status::InvalidArgument(ProblemText(problems->front()));
+  }
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (running_) {
-      return Status::Busy("a " + running_->kind + " runs (job " + std::to_string(running_->job) + ", run " +
-                          std::to_string(running_->run_id) + "); try again when it has ended");
+      return Status::Busy(std::string("a ") + ToString(running_->kind) + " runs (job " + std::to_string(running_->job) +
+                          ", run " + std::to_string(running_->run_id) + "); try again when it has ended");
     }
   }
   if (worker_.joinable()) worker_.join();  // the last job's thread has finished its work
   RunSessionOptions options;
-  options.kind = ToString(request.kind);
-  options.command = env_.command_line + " (" + options.kind + " from " + request.origin + ")";
+  options.kind = request.run.kind;
+  options.command = env_.command_line + " (" + ToString(options.kind) + " from " + request.origin + ")";
   options.paths = env_.paths;
   options.clock = env_.clock;
   options.filesystem = env_.filesystem;
   options.fanout = env_.fanout;
   options.remote = env_.remote;
+  options.sessions = env_.sessions;
   auto session = RunSession::Open(*site->inventory, options);
   if (!session.ok()) return session.status();
   JobInfo info;
@@ -134,21 +94,25 @@ Result<JobInfo> JobRunner::Start(std::shared_ptr<const Site> site, JobRequest re
     cancel_ = std::make_unique<CancelToken>();
   }
   hub_.BeginJob(info.job, info.ToJson());
-  worker_ = std::thread([this, site, request, p = std::move(prepared).value(), s = std::move(session).value(),
-                         job = info.job]() mutable { Work(site, request, std::move(p), std::move(s), job); });
+  worker_ = std::thread([this, site, request, p = std::get<PreparedRun>(std::move(prepared)),
+                         s = std::move(session).value(), job = info.job]() mutable {
+    Work(site, request, std::move(p), std::move(s), job);
+  });
   return info;
 }
 
-void JobRunner::Work(std::shared_ptr<const Site> site, JobRequest request, std::unique_ptr<Prepared> prepared,
+// `site` is held so the prepared run's inventory and catalog outlive the job.
+void JobRunner::Work(std::shared_ptr<const Site> site, JobRequest request, PreparedRun prepared,
                      std::unique_ptr<RunSession> session, int64_t job) {
+  (void)site;
   std::string status = "ok";
   nlohmann::json summary;
   // The job's barrier: whatever escapes the engine fails this job with a
   // message, and the daemon goes on serving.
   std::string internal_error;
   try {
-    summary = request.kind == JobRequest::Kind::kValidate ? RunValidateJob(*site, request, *prepared, *session, status)
-                                                          : RunDeployJob(*site, request, *prepared, *session, status);
+    summary = request.run.kind == RunKind::kValidate ? RunValidateJob(prepared, *session, status)
+                                                     : RunDeployJob(prepared, *session, status);
   } catch (const std::exception& e) {
     internal_error = std::string("internal error: ") + e.what();
   } catch (...) {
@@ -163,71 +127,45 @@ void JobRunner::Work(std::shared_ptr<const Site> site, JobRequest request, std::
   Finished(job, status, summary);
 }
 
-nlohmann::json JobRunner::RunDeployJob(const Site& site, const JobRequest& request, const Prepared& prepared,
-                                       RunSession& session, std::string& status) {
-  const bool drift_check = request.kind == JobRequest::Kind::kDrift;
-  DeploymentInputs inputs{site.inventory.get(), site.catalog.get(), prepared.hosts, &session.state(),
-                          session.run_id(), {}};
-  inputs.options.check = request.kind != JobRequest::Kind::kDeploy;
-  inputs.options.verify = request.verify || drift_check;
-  inputs.options.roles = request.roles;
-  inputs.options.tags = {request.tags, request.skip_tags};
-  inputs.options.batch_size = prepared.batch_size;
-  inputs.options.max_fail_percent = request.max_fail_percent;
-  DeploymentResult result = RunDeployment(inputs, SessionsOf(session), hub_, *cancel_);
+nlohmann::json JobRunner::RunDeployJob(const PreparedRun& run, RunSession& session, std::string& status) {
+  DeploymentResult result = Deploy(run, session, hub_, *cancel_);
   const int64_t now = env_.clock->NowMs();
   if (result.ending != DeploymentResult::Ending::kCompleted) {
     status = "failed";
-    session.Finish({}, RunStatus::kFailed, {{"error", result.error}});
-    return {{"error", result.error}};
+    return CompleteDeployment(session, run, result).summary;
   }
-  if (drift_check) {
+  nlohmann::json extra = nlohmann::json::object();
+  if (run.kind() == RunKind::kDrift) {
     drift_.Record(result.hosts, now);
     const std::map<std::string, HostDrift> book = drift_.Snapshot();
     for (const HostReport& r : result.hosts) {
       if (r.outcome == "ok") (void)session.state().SetHostDrifted(r.host, book.at(r.host).drifted());
     }
-  } else if (request.kind == JobRequest::Kind::kPlan) {
+    extra["drifted"] = drift_.Drifted();
+  } else if (run.kind() == RunKind::kPlan) {
     std::lock_guard<std::mutex> lock(mutex_);
     last_plan_ = PlanJson(result.hosts, now);
-  } else if (inputs.options.VerifiesEverything()) {
+  } else if (run.Deployment().VerifiesEverything()) {
     for (const HostReport& r : result.hosts) {
       if (r.outcome == "ok") drift_.Clear(r.host, now);
     }
   }
   status = result.stopped ? "stopped" : result.converged() ? "ok" : "failed";
-  nlohmann::json summary = RunSummaryOf(result, inputs.options.check);
-  if (drift_check) summary["drifted"] = drift_.Drifted();
-  session.Finish(HostResultsOf(result, *site.inventory),
-                 result.stopped ? RunStatus::kInterrupted : result.converged() ? RunStatus::kOk : RunStatus::kFailed,
-                 summary);
-  return summary;
+  return CompleteDeployment(session, run, result, extra).summary;
 }
 
-nlohmann::json JobRunner::RunValidateJob(const Site& site, const JobRequest& request, const Prepared& prepared,
-                                         RunSession& session, std::string& status) {
-  ValidationInputs inputs;
-  inputs.inventory = site.inventory.get();
-  inputs.selected = prepared.hosts;
-  inputs.thresholds = prepared.thresholds;
-  inputs.checks = *prepared.checks;
-  inputs.deadline = std::chrono::seconds(request.deadline_s);
-  inputs.run_on = [&](const std::vector<const Host*>& hosts, const RemoteRunner::HostBody& body) {
-    return RunOnHosts(SessionsOf(session), hosts, body);
-  };
-  ValidationOutcome outcome = RunValidation(inputs);
-  std::map<std::string, int> counts = CountOutcomes(outcome.results);
-  Status recorded = RecordValidation(session.state(), session.run_id(), outcome);
+nlohmann::json JobRunner::RunValidateJob(const PreparedRun& run, RunSession& session, std::string& status) {
+  ValidationOutcome outcome = Validate(run, session.sessions());
+  CompletedRun completed = CompleteValidation(session, outcome);
   nlohmann::json failed = nlohmann::json::array();
   for (const CheckResult& r : outcome.results) {
     if (r.outcome == CheckOutcome::kFail) failed.push_back({{"check", r.check}, {"subject", r.subject}, {"detail", r.detail}});
   }
-  nlohmann::json summary = {{"pass", counts["pass"]}, {"fail", counts["fail"]}, {"skip", counts["skip"]}, {"failed", failed}};
-  if (!recorded.ok()) summary["error"] = recorded.message();
-  status = counts["fail"] > 0 || !recorded.ok() ? "failed" : "ok";
+  nlohmann::json summary = completed.summary;
+  summary["failed"] = failed;
+  if (!completed.state_errors.empty()) summary["error"] = completed.state_errors.front();
+  status = summary["fail"].get<int>() > 0 || !completed.state_errors.empty() ? "failed" : "ok";
   hub_.Publish({{"event", "validation"}, {"summary", summary}});
-  session.Finish(outcome.probe_results, counts["fail"] > 0 ? RunStatus::kFailed : RunStatus::kOk,
-                 {{"pass", counts["pass"]}, {"fail", counts["fail"]}, {"skip", counts["skip"]}});
   return summary;
 }
 

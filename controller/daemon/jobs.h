@@ -1,7 +1,7 @@
 // JobRunner: the daemon's deploys, plans, validations and drift checks, one
 // at a time, each on its own worker thread, each through the same engine
-// calls as the command line (RunDeployment, RunValidation) and the same run
-// records (RunSession).
+// calls as the command line: a RunRequest prepared and completed by the run
+// pipeline (run/run_request.h, run/run_pipeline.h) over a RunSession.
 //
 // The state's writer lock is taken when a job starts and released when it
 // ends, so `clusterctl deploy` from a shell and the daemon share the state:
@@ -25,28 +25,21 @@
 #include "controller/daemon/event_hub.h"
 #include "controller/daemon/site.h"
 #include "controller/engine/run_session.h"
+#include "controller/run/run_request.h"
 
 namespace clusterctl {
 
+// A job: a run request (deploy, plan, validate or drift; the API's body or
+// the daemon's own schedule) and where it came from.
 struct JobRequest {
-  enum class Kind { kDeploy, kPlan, kValidate, kDrift };
-  Kind kind = Kind::kDeploy;
+  RunRequest run;
   std::string origin = "api";  // api | drift | remediate | inventory | resume
-  std::string limit;
-  std::vector<std::string> roles;
-  std::vector<std::string> tags, skip_tags;  // deploy and plan: engine/tag_selection.h
-  bool verify = false;
-  std::string batch;
-  int max_fail_percent = 100;
-  std::vector<std::string> checks;  // validate
-  int deadline_s = 900;             // validate
 };
-const char* ToString(JobRequest::Kind kind);
 
 struct JobInfo {
   int64_t job = 0;
   int64_t run_id = 0;
-  std::string kind;
+  RunKind kind = RunKind::kDeploy;
   std::string origin;
   int64_t started_at_ms = 0;
   int64_t finished_at_ms = 0;  // 0 while running
@@ -84,15 +77,10 @@ class JobRunner {
   void Join();
 
  private:
-  struct Prepared;
-  Result<std::unique_ptr<Prepared>> Prepare(const Site& site, const JobRequest& request) const;
-  void Work(std::shared_ptr<const Site> site, JobRequest request, std::unique_ptr<Prepared> prepared,
+  void Work(std::shared_ptr<const Site> site, JobRequest request, PreparedRun prepared,
             std::unique_ptr<RunSession> session, int64_t job);
-  nlohmann::json RunDeployJob(const Site& site, const JobRequest& request, const Prepared& prepared,
-                              RunSession& session, std::string& status);
-  nlohmann::json RunValidateJob(const Site& site, const JobRequest& request, const Prepared& prepared,
-                                RunSession& session, std::string& status);
-  SessionFactory& SessionsOf(RunSession& session) const { return env_.sessions ? *env_.sessions : session.runner(); }
+  nlohmann::json RunDeployJob(const PreparedRun& run, RunSession& session, std::string& status);
+  nlohmann::json RunValidateJob(const PreparedRun& run, RunSession& session, std::string& status);
   void Finished(int64_t job, const std::string& status, const nlohmann::json& summary);
 
   JobEnvironment env_;

@@ -106,7 +106,9 @@ std::string RenderMetrics(const Site& site, const StateSnapshot& state, const Dr
   out.Sample({}, Seconds(drift.last_check_ms()));
   out.Family("clusterctl_job_running", "gauge", "1 while a job of this kind runs");
   const std::optional<JobInfo> running = jobs.Running();
-  for (const char* kind : {"deploy", "plan", "validate", "drift"}) out.Sample({{"kind", kind}}, running && running->kind == kind);
+  for (RunKind kind : {RunKind::kDeploy, RunKind::kPlan, RunKind::kValidate, RunKind::kDrift}) {
+    out.Sample({{"kind", ToString(kind)}}, running && running->kind == kind);
+  }
   out.Family("clusterctl_http_requests_total", "counter", "HTTP requests answered, by route and status code");
   for (const auto& [key, count] : requests.Snapshot()) {
     out.Sample({{"route", key.first}, {"code", std::to_string(key.second)}}, static_cast<double>(count));

@@ -38,8 +38,6 @@ struct TestDaemon {
   std::unique_ptr<Daemon> daemon;
   std::string token;
   StatePaths paths;
-  bool agent_dir_set = false;                   // CLUSTERCTL_AGENT_DIR set here ...
-  std::optional<std::string> agent_dir_before;  // ... over this value, put back at the end
 
   // `sessions`: a fleet of fake nodes in place of SSH; `role`: the text of
   // the site's one role, "echo"; `hosts`: node01 to node0`hosts` (at most 9).
@@ -59,20 +57,6 @@ struct TestDaemon {
     options.paths = paths;
     options.command_line = "clusterctl serve (test)";
     options.sessions = sessions;
-    // A job's RunSession finds an agent's build and hashes it; the fake
-    // nodes never use it, so a stand-in of one ELF header will do (hashing
-    // the real one cost seconds a job under the sanitizers).
-    if (sessions) {
-      std::filesystem::create_directories(dir.path() + "/agent");
-      std::string elf(64, '\0');
-      elf.replace(0, 4, "\x7f" "ELF");
-      elf[5] = 1;    // little-endian
-      elf[18] = 62;  // x86_64
-      std::ofstream(dir.path() + "/agent/clusterctl-agent", std::ios::binary) << elf;
-      if (const char* before = std::getenv("CLUSTERCTL_AGENT_DIR")) agent_dir_before = before;
-      ::setenv("CLUSTERCTL_AGENT_DIR", (dir.path() + "/agent").c_str(), 1);
-      agent_dir_set = true;
-    }
     auto created = Daemon::Create(options, clock, filesystem, logger);
     REQUIRE(created.ok());
     daemon = std::move(created).value();
@@ -81,15 +65,7 @@ struct TestDaemon {
     std::getline(in, token);
   }
 
-  ~TestDaemon() {
-    daemon.reset();
-    if (!agent_dir_set) return;
-    if (agent_dir_before) {
-      ::setenv("CLUSTERCTL_AGENT_DIR", agent_dir_before->c_str(), 1);
-    } else {
-      ::unsetenv("CLUSTERCTL_AGENT_DIR");
-    }
-  }
+  ~TestDaemon() { daemon.reset(); }
 
   // Sends `request` from `source` (a loopback address) and reads to the
   // server's close.

@@ -41,7 +41,7 @@ struct HostReport {
 };
 
 struct RunStartedEvent {
-  int64_t run_id = 0;  // 0 for a plan
+  int64_t run_id = 0;  // the run record (a plan has one too)
   size_t hosts = 0;
   bool check = false;
   bool verify = false;

@@ -51,7 +51,7 @@ class Deployment {
 
   DeploymentResult Run() {
     const auto start = clock_.Monotonic();
-    listener_.OnEvent(RunStartedEvent{in_.options.check ? 0 : in_.run_id, in_.hosts.size(), in_.options.check,
+    listener_.OnEvent(RunStartedEvent{in_.run_id, in_.hosts.size(), in_.options.check,
                                       in_.options.verify});
     if (LoadState() && PrepareSecrets()) {
       GatherFacts();
@@ -450,16 +450,21 @@ std::optional<Catalog> LoadCatalogFor(const Inventory& inventory, const std::vec
   catalog->CheckInventoryRoles(inventory, diagnostics);
   CheckInventoryVariables(*catalog, inventory, diagnostics, sources.data_dir_found);
   RefuseSecretsInExtraVars(*catalog, inventory, diagnostics);
-  std::vector<std::string> names;
-  for (const auto& [name, role] : catalog->roles()) names.push_back(name);
-  for (const std::string& role : only_roles) {
-    if (!catalog->Find(role)) {
-      diagnostics.Error({"--roles", 0, 0},
-                        "unknown role '" + role + "'" + DidYouMean(role, names) + "; roles: " + Join(names, ", "));
-    }
-  }
+  for (std::string& problem : UnknownRoles(*catalog, only_roles)) diagnostics.Error({"--roles", 0, 0}, std::move(problem));
   if (diagnostics.has_errors()) return std::nullopt;
   return catalog;
+}
+
+std::vector<std::string> UnknownRoles(const Catalog& catalog, const std::vector<std::string>& roles) {
+  std::vector<std::string> names;
+  for (const auto& [name, role] : catalog.roles()) names.push_back(name);
+  std::vector<std::string> problems;
+  for (const std::string& role : roles) {
+    if (!catalog.Find(role)) {
+      problems.push_back("unknown role '" + role + "'" + DidYouMean(role, names) + "; roles: " + Join(names, ", "));
+    }
+  }
+  return problems;
 }
 
 std::optional<size_t> ParseBatchSize(const std::string& text, size_t hosts) {

@@ -95,6 +95,10 @@ void WarnWithoutBuiltInRoles(const Catalog::Sources& sources, Diagnostics& diagn
 std::optional<Catalog> LoadCatalogFor(const Inventory& inventory, const std::vector<std::string>& only_roles,
                                       Diagnostics& diagnostics);
 
+// A message for each of `roles` (--roles) the catalog does not have, with a
+// suggestion and the known roles.
+std::vector<std::string> UnknownRoles(const Catalog& catalog, const std::vector<std::string>& roles);
+
 // "10" -> 10 hosts, "25%" of 8 -> 2 (at least 1), "" -> all. Nullopt when malformed.
 std::optional<size_t> ParseBatchSize(const std::string& text, size_t hosts);
 

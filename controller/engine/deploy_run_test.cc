@@ -854,4 +854,15 @@ TEST_CASE("the engine reads time from the run's clock") {
   }
 }
 
+TEST_CASE("run_started names the run record, a plan's as a deploy's (plan --json said run 0)") {
+  DeployHarness h(Roles{{"web", kWebRole}});
+  h.Deploy();
+  CHECK(h.events->events().front()["run"] == 1);
+  DeploymentOptions plan;
+  plan.check = true;
+  h.Deploy(plan);
+  CHECK(h.events->events().front()["event"] == "run_started");
+  CHECK(h.events->events().front()["run"] == 2);
+}
+
 }  // namespace clusterctl

@@ -13,7 +13,9 @@
 //   assert    holds unless `asserts_fail` (or `asserts_need_reboot` before
 //             the first reboot)
 //   others    "applied" once per kind and parameters
-//   exec      `cat /proc/sys/kernel/random/boot_id` answers the boot id
+//   exec      `commands` answer what they can (by argv prefix);
+//             `cat /proc/sys/kernel/random/boot_id` answers the boot id;
+//             anything else exits 0 with no output
 //   reboot    the node answers with its old boot id for a while, is down,
 //             then answers with a new boot id
 // Faults are injected with `intercept`: it sees every decoded request first
@@ -35,6 +37,7 @@
 
 #include <boost/asio/thread_pool.hpp>
 
+#include "controller/engine/fake_commands.h"
 #include "controller/remote/session_factory.h"
 
 namespace clusterctl::testing {
@@ -81,6 +84,7 @@ class FakeNode {
   std::map<std::string, std::string> files;
   std::map<std::string, FakeService> services;
   std::map<std::string, int> applied;  // other resources: "kind params" -> times applied
+  FakeCommands commands;               // canned answers to exec requests (fake_commands.h)
   std::string boot_id = "boot-1";
   int reboots = 0;
   // After a reboot request: connection attempts that still reach the old

@@ -2,19 +2,35 @@
 
 namespace clusterctl {
 
+const char* ToString(RunKind kind) {
+  switch (kind) {
+    case RunKind::kDeploy: return "deploy";
+    case RunKind::kPlan: return "plan";
+    case RunKind::kDrift: return "drift";
+    case RunKind::kValidate: return "validate";
+    case RunKind::kFacts: return "facts";
+    case RunKind::kCommand: return "run";
+  }
+  return "?";
+}
+
 Result<std::unique_ptr<RunSession>> RunSession::Open(const Inventory& inventory, const RunSessionOptions& options) {
   // The lock first: whoever holds it is the answer a second run needs.
   StateStore::WriterOptions writer{options.clock, options.filesystem, options.command};
   auto store = StateStore::OpenForWriting(options.paths, writer);
   if (!store.ok()) return store.status();
-  auto agents = AgentBinaries::Discover();
-  if (!agents.ok()) return agents.status();
+  std::optional<AgentBinaries> agents;
+  if (!options.sessions) {
+    auto found = AgentBinaries::Discover();
+    if (!found.ok()) return found.status();
+    agents = std::move(found).value();
+  }
   std::unique_ptr<RunSession> session(new RunSession());
   session->state_ = std::move(store).value();
   std::vector<std::pair<std::string, std::string>> names;
   for (const Host& h : inventory.hosts) names.emplace_back(h.name, h.address);
   CLUSTERCTL_RETURN_IF_ERROR(session->state_->SyncInventoryHosts(names));
-  auto run = session->state_->BeginRun(options.kind, options.command);
+  auto run = session->state_->BeginRun(ToString(options.kind), options.command);
   if (!run.ok()) return run.status();
   session->run_id_ = *run;
   if (!inventory.extra_vars.empty()) {
@@ -27,8 +43,11 @@ Result<std::unique_ptr<RunSession>> RunSession::Open(const Inventory& inventory,
   auto journal = HostKeyJournal::Open(*session->state_);
   if (!journal.ok()) return journal.status();
   session->host_keys_ = std::move(journal).value();
-  session->runner_ =
-      std::make_unique<RemoteRunner>(std::move(known), std::move(agents).value(), options.remote, options.fanout);
+  if (options.sessions) {
+    session->sessions_ = options.sessions;
+    return session;
+  }
+  session->runner_ = std::make_unique<RemoteRunner>(std::move(known), std::move(*agents), options.remote, options.fanout);
   HostKeyJournal* host_keys = session->host_keys_.get();
   session->runner_->OnHostKeyAccepted([host_keys](const std::string& host, const RecordedHostKey& key) {
     return host_keys->Record(host, StoredHostKey{key.type, key.sha256});
@@ -40,7 +59,7 @@ RunSession::Ending RunSession::Finish(const std::vector<HostResult>& results, Ru
                                       const nlohmann::json& summary) {
   Ending ending;
   ending.recorded = host_keys_->Flush();
-  ending.notes = runner_->JumpHostNotes();
+  if (runner_) ending.notes = runner_->JumpHostNotes();
   std::vector<std::pair<std::string, std::optional<std::string>>> reachability;
   for (const HostResult& r : results) {
     if (r.state == HostResult::State::kUnreachable) reachability.emplace_back(r.host->name, r.error);
@@ -55,33 +74,6 @@ RunSession::Ending RunSession::Finish(const std::vector<HostResult>& results, Ru
   Status finished = state_->FinishRun(run_id_, status, summary);
   if (ending.recorded.ok()) ending.recorded = finished;
   return ending;
-}
-
-std::vector<HostResult> HostResultsOf(const DeploymentResult& result, const Inventory& inventory) {
-  std::vector<HostResult> results;
-  for (const HostReport& r : result.hosts) {
-    HostResult host;
-    host.host = inventory.FindHost(r.host);
-    if (!host.host) continue;
-    host.state = r.outcome == "ok"            ? HostResult::State::kOk
-                 : r.outcome == "unreachable" ? HostResult::State::kUnreachable
-                                              : HostResult::State::kFailed;
-    host.error = r.error;
-    host.contacted = r.contacted || r.outcome == "unreachable" || r.outcome == "failed";
-    results.push_back(host);
-  }
-  return results;
-}
-
-nlohmann::json RunSummaryOf(const DeploymentResult& result, bool check) {
-  nlohmann::json summary = {{"hosts", result.hosts.size()}, {"changed", result.changed},
-                            {"failed", result.failed},      {"check", check}};
-  if (result.stopped) summary["stopped"] = true;
-  // Hosts, as they have no steps to count (a run of unreachable hosts failed with "failed": 0 steps).
-  size_t unreachable = 0;
-  for (const HostReport& r : result.hosts) unreachable += r.outcome == "unreachable" ? 1 : 0;
-  if (unreachable > 0) summary["unreachable"] = unreachable;
-  return summary;
 }
 
 }  // namespace clusterctl

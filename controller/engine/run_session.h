@@ -6,6 +6,7 @@
 //
 // It prints nothing and reads no terminal or environment: the caller hands
 // it the options (the sudo password included) and reports what it returns.
+// Requests are prepared and runs completed by controller/run/.
 #pragma once
 
 #include <memory>
@@ -15,7 +16,6 @@
 #include <nlohmann/json.hpp>
 
 #include "common/clock.h"
-#include "controller/engine/deploy_run.h"
 #include "controller/remote/remote_runner.h"
 #include "controller/state/filesystem_check.h"
 #include "controller/state/host_key_journal.h"
@@ -24,14 +24,21 @@
 
 namespace clusterctl {
 
+// What a run does; its word is the run record's kind.
+enum class RunKind { kDeploy, kPlan, kDrift, kValidate, kFacts, kCommand };
+const char* ToString(RunKind kind);  // deploy | plan | drift | validate | facts | run
+
 struct RunSessionOptions {
-  std::string kind;     // deploy | plan | validate | facts | run
+  RunKind kind = RunKind::kDeploy;
   std::string command;  // recorded with the run and as the lock holder's command
   StatePaths paths;
   const Clock* clock = nullptr;                 // REQUIRED
   const FilesystemProbe* filesystem = nullptr;  // REQUIRED
   RemoteOptions remote;                         // the sudo password, if any, is here
   FanoutOptions fanout;
+  // Set: hosts are reached through these sessions (unit tests: a fleet of
+  // fake nodes), and no RemoteRunner or agent build is needed.
+  SessionFactory* sessions = nullptr;
 };
 
 class RunSession {
@@ -43,7 +50,9 @@ class RunSession {
 
   StateStore& state() { return *state_; }
   int64_t run_id() const { return run_id_; }
-  RemoteRunner& runner() { return *runner_; }
+  // Where the run's hosts are reached: the RemoteRunner, or the sessions
+  // the options named.
+  SessionFactory& sessions() { return sessions_ ? *sessions_ : *runner_; }
 
   // Ends the run: waits until the host keys accepted during it are written
   // (each is written as it is accepted), records an event per host that
@@ -61,14 +70,8 @@ class RunSession {
   std::unique_ptr<StateStore> state_;
   std::unique_ptr<HostKeyJournal> host_keys_;  // before runner_: it outlives the hosts that record keys
   int64_t run_id_ = 0;
-  std::unique_ptr<RemoteRunner> runner_;
+  std::unique_ptr<RemoteRunner> runner_;  // unless the options named the sessions
+  SessionFactory* sessions_ = nullptr;
 };
-
-// A finished deployment as its run records it, for the command line and the
-// daemon alike: each host's result (for RunSession::Finish), and the run's
-// summary (hosts, changed and failed steps, check; unreachable hosts when
-// any were; stopped when it was).
-std::vector<HostResult> HostResultsOf(const DeploymentResult& result, const Inventory& inventory);
-nlohmann::json RunSummaryOf(const DeploymentResult& result, bool check);
 
 }  // namespace clusterctl

@@ -16,14 +16,6 @@ bool HasAny(const Role& role, const RoleStep& step, const std::vector<std::strin
   return std::any_of(wanted.begin(), wanted.end(), carried);
 }
 
-void CheckList(const std::vector<std::string>& given, const char* option, const std::vector<std::string>& known,
-               Diagnostics& diagnostics) {
-  for (const std::string& tag : given) {
-    if (std::find(known.begin(), known.end(), tag) != known.end()) continue;
-    diagnostics.Error({option, 0, 0}, "unknown tag '" + tag + "'" + DidYouMean(tag, known) + "; tags: " + Join(known, ", "));
-  }
-}
-
 }  // namespace
 
 bool TagSelection::Selects(const Role& role, const RoleStep& step) const {
@@ -40,10 +32,21 @@ std::vector<std::string> CatalogTags(const Catalog& catalog) {
   return {tags.begin(), tags.end()};
 }
 
+std::vector<std::string> UnknownTags(const Catalog& catalog, const std::vector<std::string>& given) {
+  std::vector<std::string> problems;
+  const std::vector<std::string> known = given.empty() ? std::vector<std::string>{} : CatalogTags(catalog);
+  for (const std::string& tag : given) {
+    if (std::find(known.begin(), known.end(), tag) != known.end()) continue;
+    problems.push_back("unknown tag '" + tag + "'" + DidYouMean(tag, known) + "; tags: " + Join(known, ", "));
+  }
+  return problems;
+}
+
 void CheckTagNames(const Catalog& catalog, const TagSelection& selection, Diagnostics& diagnostics) {
-  const std::vector<std::string> known = CatalogTags(catalog);
-  CheckList(selection.tags, "--tags", known, diagnostics);
-  CheckList(selection.skip_tags, "--skip-tags", known, diagnostics);
+  for (std::string& problem : UnknownTags(catalog, selection.tags)) diagnostics.Error({"--tags", 0, 0}, std::move(problem));
+  for (std::string& problem : UnknownTags(catalog, selection.skip_tags)) {
+    diagnostics.Error({"--skip-tags", 0, 0}, std::move(problem));
+  }
 }
 
 }  // namespace clusterctl

@@ -27,6 +27,10 @@ struct TagSelection {
 // Every tag the catalog's roles and steps carry, sorted.
 std::vector<std::string> CatalogTags(const Catalog& catalog);
 
+// A message for each tag of `given` that no role or step of the catalog
+// carries, with a suggestion and the known tags.
+std::vector<std::string> UnknownTags(const Catalog& catalog, const std::vector<std::string>& given);
+
 // An unknown tag in either list is an error at "--tags"/"--skip-tags", with
 // a suggestion and the known tags.
 void CheckTagNames(const Catalog& catalog, const TagSelection& selection, Diagnostics& diagnostics);

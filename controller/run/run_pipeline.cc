@@ -1,0 +1,124 @@
+#include "controller/run/run_pipeline.h"
+
+#include "controller/validate/validation_record.h"
+
+namespace clusterctl {
+namespace {
+
+// A deployment's hosts as its run records them.
+std::vector<HostResult> HostResultsOf(const DeploymentResult& result, const Inventory& inventory) {
+  std::vector<HostResult> results;
+  for (const HostReport& r : result.hosts) {
+    HostResult host;
+    host.host = inventory.FindHost(r.host);
+    if (!host.host) continue;
+    host.state = r.outcome == "ok"            ? HostResult::State::kOk
+                 : r.outcome == "unreachable" ? HostResult::State::kUnreachable
+                                              : HostResult::State::kFailed;
+    host.error = r.error;
+    host.contacted = r.contacted || r.outcome == "unreachable" || r.outcome == "failed";
+    results.push_back(host);
+  }
+  return results;
+}
+
+nlohmann::json DeploymentSummary(const DeploymentResult& result, bool check) {
+  nlohmann::json summary = {{"hosts", result.hosts.size()}, {"changed", result.changed},
+                            {"failed", result.failed},      {"check", check}};
+  if (result.stopped) summary["stopped"] = true;
+  // Hosts, as they have no steps to count (a run of unreachable hosts failed with "failed": 0 steps).
+  size_t unreachable = 0;
+  for (const HostReport& r : result.hosts) unreachable += r.outcome == "unreachable" ? 1 : 0;
+  if (unreachable > 0) summary["unreachable"] = unreachable;
+  return summary;
+}
+
+// The per-host body that asks the agent for facts (result.data = facts).
+Task<void> GatherFactsOf(AgentSession& agent, HostResult& result) {
+  auto facts = co_await agent.Facts(std::chrono::steady_clock::now() + std::chrono::seconds(60));
+  if (!facts.ok()) {
+    result.Fail(facts.status());
+  } else {
+    result.data = std::move(facts).value();
+  }
+}
+
+}  // namespace
+
+CompletedRun CompleteRun(RunSession& session, const std::vector<HostResult>& hosts, nlohmann::json summary,
+                         std::optional<RunStatus> status) {
+  bool all_ok = true;
+  for (const HostResult& r : hosts) all_ok = all_ok && r.state == HostResult::State::kOk;
+  CompletedRun completed;
+  completed.status = status.value_or(all_ok ? RunStatus::kOk : RunStatus::kFailed);
+  completed.summary = std::move(summary);
+  RunSession::Ending ending = session.Finish(hosts, completed.status, completed.summary);
+  completed.notes = std::move(ending.notes);
+  if (!ending.recorded.ok()) completed.state_errors.push_back("recording the run: " + ending.recorded.message());
+  return completed;
+}
+
+DeploymentResult Deploy(const PreparedRun& run, RunSession& session, DeployListener& listener,
+                        const CancelToken& cancel) {
+  DeploymentInputs inputs{run.inventory, run.catalog, run.hosts, &session.state(), session.run_id(), run.Deployment()};
+  return RunDeployment(inputs, session.sessions(), listener, cancel);
+}
+
+CompletedRun CompleteDeployment(RunSession& session, const PreparedRun& run, const DeploymentResult& result,
+                                const nlohmann::json& extra) {
+  if (result.ending != DeploymentResult::Ending::kCompleted) {
+    return CompleteRun(session, {}, {{"error", result.error}}, RunStatus::kFailed);
+  }
+  nlohmann::json summary = DeploymentSummary(result, run.Deployment().check);
+  summary.update(extra);
+  return CompleteRun(session, HostResultsOf(result, *run.inventory), std::move(summary),
+                     result.stopped ? std::optional(RunStatus::kInterrupted) : std::nullopt);
+}
+
+ValidationOutcome Validate(const PreparedRun& run, SessionFactory& sessions) {
+  ValidationInputs inputs;
+  inputs.inventory = run.inventory;
+  inputs.selected = run.hosts;
+  inputs.thresholds = run.thresholds;
+  inputs.checks = run.checks;
+  inputs.deadline = run.request.deadline;
+  inputs.run_on = [&sessions](const std::vector<const Host*>& hosts, const HostBody& body) {
+    return RunOnHosts(sessions, hosts, body);
+  };
+  return RunValidation(inputs);
+}
+
+std::map<std::string, int> ValidationCounts(const ValidationOutcome& outcome) {
+  std::map<std::string, int> counts = CountOutcomes(outcome.results);
+  for (const char* outcome_word : {"pass", "fail", "skip"}) counts[outcome_word] += 0;
+  return counts;
+}
+
+CompletedRun CompleteValidation(RunSession& session, const ValidationOutcome& outcome) {
+  std::map<std::string, int> counts = ValidationCounts(outcome);
+  Status saved = RecordValidation(session.state(), session.run_id(), outcome);
+  // Unreachable hosts are already results (reachable: fail); the run records them.
+  CompletedRun completed = CompleteRun(session, outcome.probe_results,
+                                       {{"pass", counts["pass"]}, {"fail", counts["fail"]}, {"skip", counts["skip"]}},
+                                       counts["fail"] > 0 ? std::optional(RunStatus::kFailed) : std::nullopt);
+  if (!saved.ok()) completed.state_errors.insert(completed.state_errors.begin(), "saving the validation: " + saved.message());
+  return completed;
+}
+
+std::vector<HostResult> GatherFacts(const PreparedRun& run, SessionFactory& sessions) {
+  return RunOnHosts(sessions, run.hosts, GatherFactsOf);
+}
+
+CompletedRun CompleteFacts(RunSession& session, const std::vector<HostResult>& results) {
+  std::vector<std::pair<std::string, nlohmann::json>> gathered;
+  for (const HostResult& r : results) {
+    if (r.state == HostResult::State::kOk) gathered.emplace_back(r.host->name, r.data);
+  }
+  Status saved = session.state().SaveFacts(session.run_id(), gathered);
+  const size_t ok = gathered.size();
+  CompletedRun completed = CompleteRun(session, results, {{"hosts", results.size()}, {"ok", ok}, {"not_ok", results.size() - ok}});
+  if (!saved.ok()) completed.state_errors.insert(completed.state_errors.begin(), "saving facts: " + saved.message());
+  return completed;
+}
+
+}  // namespace clusterctl

@@ -1,0 +1,361 @@
+// The run pipeline (run_request.h, run_pipeline.h, command_run.h) on a fleet
+// of fake nodes (engine/fake_fleet.h): a request prepared from the words an
+// admin types (--limit, --checks), run over the SessionFactory and
+// completed into the state, as the command line and the daemon do it.
+#include "controller/run/run_pipeline.h"
+
+#include <doctest/doctest.h>
+
+#include <fstream>
+
+#include "common/strings.h"
+#include "controller/engine/fake_fleet.h"
+#include "controller/run/command_run.h"
+#include "controller/state/test_util.h"
+#include "controller/validate/checks.h"
+#include "controller/validate/scontrol_nodes.h"
+#include "inventory/loader.h"
+
+namespace clusterctl {
+namespace {
+
+// A Slurm cluster of three CPU nodes: the controller (also the submit host)
+// and two compute nodes.
+const char* kSlurmCluster = R"(cluster: t
+connection: {user: root}
+hosts:
+  head: {address: 10.9.0.1}
+  node01: {address: 10.9.0.2}
+  node02: {address: 10.9.0.3}
+groups:
+  controller: {hosts: [head]}
+  compute: {hosts: [node01, node02]}
+)";
+
+const char* kTracking =
+    "Reference ID    : 0AD54D0B (10.213.77.11)\nStratum         : 3\n"
+    "System time     : 0.000005916 seconds slow of NTP time\nLeap status     : Normal\n";
+
+// `scontrol show node` (text) of idle nodes, in the form of the captures
+// (tests/fixtures/captured/scontrol-show-node--*.txt).
+std::string ScontrolShowNode(const std::vector<std::string>& nodes) {
+  std::string text;
+  for (const std::string& node : nodes) {
+    text += "NodeName=" + node + " Arch=x86_64 CoresPerSocket=4\n   CPUAlloc=0 CPUTot=4 CPULoad=0.01\n"
+            "   NodeAddr=" + node + " NodeHostName=" + node + " Version=23.02.4\n"
+            "   State=IDLE ThreadsPerCore=1 TmpDisk=0 Weight=1 Owner=N/A MCS_label=N/A\n"
+            "   Partitions=batch \n\n";
+  }
+  return text;
+}
+
+// What a healthy node of kSlurmCluster answers; the controller also answers
+// for slurmctld and runs the jobs.
+void AnswerHealthy(testing::FakeNode& node, bool controller) {
+  node.commands.Answer({"chronyc", "-n", "tracking"}, kTracking);
+  node.commands.Answer({"munge", "-n"}, "MUNGE:AwQFAAB" + node.name + "=:\n");
+  node.commands.Answer({"unmunge"}, "STATUS:          Success (0)\nENCODE_HOST:     head (10.9.0.1)\n");
+  node.commands.Answer({"sha256sum", "/etc/slurm/slurm.conf"}, std::string(64, 'a') + "  /etc/slurm/slurm.conf\n");
+  node.commands.Answer({"systemctl", "is-active", "slurmd"}, "active\n");
+  if (!controller) return;
+  node.commands.Answer({"scontrol", "ping"}, "Slurmctld(primary) at head is UP\n");
+  node.commands.Answer(ScontrolShowNodeJsonArgv(), "scontrol: error: --json is not supported\n", 1);
+  node.commands.Answer(ScontrolShowNodeTextArgv(), ScontrolShowNode({"node01", "node02"}));
+  node.commands.Answer({"srun"}, "0: node01\n1: node02\n");
+}
+
+class PipelineHarness {
+ public:
+  PipelineHarness() {
+    std::ofstream(dir_.path() + "/inventory.yaml") << kSlurmCluster;
+    Diagnostics diagnostics;
+    inventory_ = LoadInventory(dir_.path() + "/inventory.yaml", diagnostics);
+    REQUIRE_MESSAGE(inventory_, diagnostics.ToString());
+    for (const Host& host : inventory_->hosts) AnswerHealthy(fleet_.Add(host.name), host.name == "head");
+  }
+
+  testing::FakeNode& node(const std::string& name) { return fleet_.node(name); }
+  testing::FakeFleet& fleet() { return fleet_; }
+
+  // The request prepared against the inventory; REQUIRES it has no problems.
+  PreparedRun Prepare(const RunRequest& request) {
+    auto prepared = PrepareRun(request, *inventory_, nullptr);
+    auto* problems = std::get_if<std::vector<RunProblem>>(&prepared);
+    REQUIRE_MESSAGE(problems == nullptr, (problems ? problems->front().message : ""));
+    return std::get<PreparedRun>(std::move(prepared));
+  }
+  std::variant<PreparedRun, std::vector<RunProblem>> TryPrepare(const RunRequest& request) {
+    return PrepareRun(request, *inventory_, nullptr);
+  }
+
+  // The run's record and lock, its hosts reached through the fake fleet.
+  std::unique_ptr<RunSession> Open(RunKind kind) {
+    RunSessionOptions options;
+    options.kind = kind;
+    options.command = "clusterctl (test)";
+    options.paths = StatePaths::For(dir_.path(), dir_.path() + "/state");
+    options.clock = &clock_;
+    options.filesystem = &filesystem_;
+    options.sessions = &fleet_;
+    auto session = RunSession::Open(*inventory_, options);
+    REQUIRE_MESSAGE(session.ok(), session.status().message());
+    return std::move(session).value();
+  }
+
+ private:
+  testing::TempDir dir_;
+  SystemClock clock_;
+  SystemFilesystemProbe filesystem_;
+  std::optional<Inventory> inventory_;
+  testing::FakeFleet fleet_;
+};
+
+RunRequest ValidateRequest(const std::string& limit, std::vector<std::string> checks) {
+  RunRequest request;
+  request.kind = RunKind::kValidate;
+  request.limit = limit;
+  request.checks = std::move(checks);
+  // Fake nodes answer at once; a short deadline turns off the waits meant
+  // for real nodes (see validate/validation_run_test.cc).
+  request.deadline = std::chrono::seconds(25);
+  return request;
+}
+
+RunRequest CommandRequest(std::vector<std::string> argv) {
+  RunRequest request;
+  request.kind = RunKind::kCommand;
+  request.command.argv = std::move(argv);
+  return request;
+}
+
+const CheckResult* Find(const ValidationOutcome& outcome, const std::string& check, const std::string& subject) {
+  for (const CheckResult& r : outcome.results) {
+    if (r.check == check && r.subject == subject) return &r;
+  }
+  return nullptr;
+}
+
+bool NodeScope(const std::string& check) {
+  for (const CheckInfo& info : CheckCatalogue()) {
+    if (info.name == check) return info.scope == CheckScope::kNode;
+  }
+  return false;
+}
+
+// Node checks the validate module does not yet report on every selected host
+// (no result at all rather than a skip naming why): nfs.export and
+// nfs.mounts when the inventory has no NFS, slurm.gpu_job and nccl.node on a
+// host outside the compute group. With the checks as specs (issue 33, part
+// 1) a check's requirements give it a skip everywhere it does not apply, and
+// this list is to be emptied.
+const std::set<std::string> kNotYetReportedEverywhere = {"nfs.export", "nfs.mounts", "slurm.gpu_job", "nccl.node"};
+
+}  // namespace
+
+TEST_CASE("run pipeline: validate passes a healthy three-node Slurm cluster on every check it can run") {
+  PipelineHarness h;
+  PreparedRun run = h.Prepare(ValidateRequest("", {}));
+  std::unique_ptr<RunSession> session = h.Open(RunKind::kValidate);
+  ValidationOutcome outcome = Validate(run, session->sessions());
+  CompletedRun completed = CompleteValidation(*session, outcome);
+  for (const CheckResult& r : outcome.results) {
+    CHECK_MESSAGE(r.outcome != CheckOutcome::kFail, r.check << " on " << r.subject << ": " << r.detail);
+  }
+  for (const char* host : {"head", "node01", "node02"}) {
+    for (const char* check : {"reachable", "clock.offset", "munge.decode", "slurm.conf"}) {
+      const CheckResult* r = Find(outcome, check, host);
+      REQUIRE_MESSAGE(r != nullptr, check << " on " << host);
+      CHECK_MESSAGE(r->outcome == CheckOutcome::kPass, check << " on " << host << ": " << r->detail);
+    }
+  }
+  for (const char* host : {"node01", "node02"}) {
+    const CheckResult* r = Find(outcome, "slurm.node", host);
+    REQUIRE(r != nullptr);
+    CHECK_MESSAGE(r->outcome == CheckOutcome::kPass, r->detail);
+  }
+  for (const char* check : {"slurm.controller", "slurm.srun"}) {
+    bool passed = false;
+    for (const CheckResult& r : outcome.results) passed = passed || (r.check == check && r.outcome == CheckOutcome::kPass);
+    CHECK_MESSAGE(passed, check);
+  }
+  CHECK(completed.status == RunStatus::kOk);
+  CHECK(completed.summary["fail"] == 0);
+  CHECK(completed.summary["pass"].get<int>() > 0);
+  CHECK(completed.state_errors.empty());
+}
+
+TEST_CASE("run pipeline: validate fails reachable and every node check of a node that does not answer") {
+  PipelineHarness h;
+  h.node("node02").unreachable = true;
+  PreparedRun run = h.Prepare(ValidateRequest("", {}));
+  std::unique_ptr<RunSession> session = h.Open(RunKind::kValidate);
+  ValidationOutcome outcome = Validate(run, session->sessions());
+  CompletedRun completed = CompleteValidation(*session, outcome);
+  const CheckResult* reachable = Find(outcome, "reachable", "node02");
+  REQUIRE(reachable != nullptr);
+  CHECK(reachable->outcome == CheckOutcome::kFail);
+  int node_checks = 0;
+  for (const CheckResult& r : outcome.results) {
+    if (r.subject != "node02" || !NodeScope(r.check)) continue;
+    ++node_checks;
+    CHECK_MESSAGE(r.outcome == CheckOutcome::kFail, r.check << ": " << r.detail);
+  }
+  CHECK(node_checks > 1);
+  // The others are still judged on their own.
+  const CheckResult* other = Find(outcome, "clock.offset", "node01");
+  REQUIRE(other != nullptr);
+  CHECK(other->outcome == CheckOutcome::kPass);
+  CHECK(completed.status == RunStatus::kFailed);
+  CHECK(completed.summary["fail"].get<int>() > 0);
+}
+
+TEST_CASE("run pipeline: every --limit with every --checks selection: a result for each selected node check and host") {
+  PipelineHarness h;
+  std::vector<std::vector<std::string>> selections = {{}, {"!nccl"}, {"gpu", "ib"}, {"slurm", "!slurm.srun"},
+                                                      {"!clock.offset"}, {"munge", "clock"}};
+  for (const std::string& prefix : CheckPrefixes()) selections.push_back({prefix});
+  for (const std::string& check : AllCheckNames()) {
+    selections.push_back({check});
+    selections.push_back({"!" + check});
+  }
+  const std::vector<std::string> limits = {"",        "head",          "node01",        "node02", "compute",
+                                           "!compute", "head,node02", "node[01-02]", "!node01"};
+  SUBCASE("a healthy cluster") {}
+  SUBCASE("the compute node node02 does not answer") { h.node("node02").unreachable = true; }
+  SUBCASE("the controller does not answer") { h.node("head").unreachable = true; }
+  for (const std::string& limit : limits) {
+    for (const auto& checks : selections) {
+      CAPTURE(limit);
+      CAPTURE(Join(checks, ","));
+      PreparedRun run = h.Prepare(ValidateRequest(limit, checks));
+      ValidationOutcome outcome;
+      REQUIRE_NOTHROW(outcome = Validate(run, h.fleet()));
+      const std::vector<std::string>& known = AllCheckNames();
+      std::set<std::pair<std::string, std::string>> seen;
+      for (const CheckResult& r : outcome.results) {
+        CHECK_MESSAGE(std::find(known.begin(), known.end(), r.check) != known.end(), r.check);
+        seen.insert({r.check, r.subject});
+      }
+      for (const Host* host : run.hosts) {
+        for (const std::string& check : known) {
+          if (!NodeScope(check) || !run.checks.Has(check) || kNotYetReportedEverywhere.count(check)) continue;
+          CHECK_MESSAGE(seen.count({check, host->name}) == 1, check << " on " << host->name << ": no result");
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("run pipeline: facts are stored for the hosts that answered; an unreachable host is named") {
+  PipelineHarness h;
+  h.node("node02").unreachable = true;
+  h.node("node01").facts["kernel"]["release"] = "6.1.0-18-amd64";
+  RunRequest request;
+  request.kind = RunKind::kFacts;
+  PreparedRun run = h.Prepare(request);
+  std::unique_ptr<RunSession> session = h.Open(RunKind::kFacts);
+  std::vector<HostResult> results = GatherFacts(run, session->sessions());
+  CompletedRun completed = CompleteFacts(*session, results);
+  REQUIRE(results.size() == 3);
+  CHECK(results[0].state == HostResult::State::kOk);
+  CHECK(results[1].data["kernel"]["release"] == "6.1.0-18-amd64");
+  CHECK(results[2].host->name == "node02");
+  CHECK(results[2].state == HostResult::State::kUnreachable);
+  CHECK(completed.status == RunStatus::kFailed);
+  CHECK(completed.summary == nlohmann::json{{"hosts", 3}, {"ok", 2}, {"not_ok", 1}});
+  auto stored = session->state().LoadFacts();
+  REQUIRE(stored.ok());
+  CHECK(stored->count("head") == 1);
+  CHECK(stored->at("node01").facts["kernel"]["release"] == "6.1.0-18-amd64");
+  CHECK(stored->count("node02") == 0);
+}
+
+TEST_CASE("run pipeline: --limit selects the hosts facts are gathered from") {
+  PipelineHarness h;
+  RunRequest request;
+  request.kind = RunKind::kFacts;
+  request.limit = "compute,!node02";
+  PreparedRun run = h.Prepare(request);
+  std::vector<HostResult> results = GatherFacts(run, h.fleet());
+  REQUIRE(results.size() == 1);
+  CHECK(results[0].host->name == "node01");
+  CHECK(h.node("head").opens == 0);
+}
+
+TEST_CASE("run pipeline: run executes the argv on each host and reports each exit code") {
+  PipelineHarness h;
+  for (const char* host : {"head", "node01", "node02"}) h.node(host).commands.Answer({"uname", "-r"}, "6.1.0\n");
+  h.node("node01").commands.Answer({"uname", "-r"}, "uname: write error\n", 3);
+  PreparedRun run = h.Prepare(CommandRequest({"uname", "-r"}));
+  std::unique_ptr<RunSession> session = h.Open(RunKind::kCommand);
+  std::vector<HostResult> results = RunCommand(run, session->sessions());
+  std::vector<OutputGroup> groups = GroupOutputs(results);
+  CompletedRun completed = CompleteCommand(*session, results, groups);
+  REQUIRE(results.size() == 3);
+  CHECK(results[0].data == nlohmann::json{{"exit_code", 0}, {"output", "6.1.0\n"}});
+  CHECK(results[1].data == nlohmann::json{{"exit_code", 3}, {"output", "uname: write error\n"}});
+  REQUIRE(groups.size() == 2);
+  CHECK(groups[0].hosts == std::vector<std::string>{"head", "node02"});
+  CHECK(groups[1].exit_code == 3);
+  // Every host was reached: the run is ok; a command's exit code is the admin's to judge.
+  CHECK(completed.status == RunStatus::kOk);
+  CHECK(completed.summary == nlohmann::json{{"hosts", 3}, {"groups", 2}});
+}
+
+TEST_CASE("run pipeline: run reports a program that is not installed (127) and a host not reached") {
+  PipelineHarness h;
+  h.node("head").commands.Missing({"nvidia-smi"});
+  h.node("node02").unreachable = true;
+  PreparedRun run = h.Prepare(CommandRequest({"nvidia-smi", "-L"}));
+  std::unique_ptr<RunSession> session = h.Open(RunKind::kCommand);
+  std::vector<HostResult> results = RunCommand(run, session->sessions());
+  CompletedRun completed = CompleteCommand(*session, results, GroupOutputs(results));
+  REQUIRE(results.size() == 3);
+  CHECK(results[0].data["exit_code"] == 127);
+  CHECK(results[1].data["exit_code"] == 0);  // not canned: exit 0, no output
+  CHECK(results[2].state == HostResult::State::kUnreachable);
+  CHECK(completed.status == RunStatus::kFailed);
+}
+
+TEST_CASE("run request: every problem, by the field it is in, before anything is locked") {
+  PipelineHarness h;
+  RunRequest request = ValidateRequest("node09", {"gpu.eccs"});
+  auto prepared = h.TryPrepare(request);
+  auto* problems = std::get_if<std::vector<RunProblem>>(&prepared);
+  REQUIRE(problems != nullptr);
+  std::set<RunProblem::Field> fields;
+  for (const RunProblem& p : *problems) fields.insert(p.field);
+  CHECK(fields == std::set<RunProblem::Field>{RunProblem::Field::kLimit, RunProblem::Field::kChecks});
+
+  RunRequest deploy;
+  deploy.kind = RunKind::kPlan;
+  deploy.batch = "0";
+  deploy.max_fail_percent = 101;
+  std::vector<RunProblem> found = CheckRunRequest(deploy, nullptr);
+  REQUIRE(found.size() == 2);
+  CHECK(found[0].field == RunProblem::Field::kBatch);
+  CHECK(found[0].message == "'0' is not N or P% (1-100)");
+  CHECK(found[1].field == RunProblem::Field::kMaxFail);
+
+  const std::vector<RunProblem> no_command = CheckRunRequest(CommandRequest({}), nullptr);
+  REQUIRE(no_command.size() == 1);
+  CHECK(no_command.front().field == RunProblem::Field::kCommand);
+}
+
+TEST_CASE("run request: a batch in percent is sized by the hosts --limit selected") {
+  PipelineHarness h;
+  RunRequest request;
+  request.kind = RunKind::kDrift;
+  request.batch = "50%";
+  request.limit = "compute";
+  // A deploy kind needs its catalog for roles and tags; none named, none needed here.
+  auto prepared = h.TryPrepare(request);
+  REQUIRE(std::holds_alternative<PreparedRun>(prepared));
+  const PreparedRun& run = std::get<PreparedRun>(prepared);
+  CHECK(run.batch_size == 1);
+  DeploymentOptions options = run.Deployment();
+  CHECK(options.check);
+  CHECK(options.verify);
+}
+
+}  // namespace clusterctl
