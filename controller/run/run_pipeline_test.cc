@@ -15,6 +15,7 @@
 #include "controller/validate/checks.h"
 #include "controller/validate/scontrol_nodes.h"
 #include "inventory/loader.h"
+#include "tests/unit/fixture.h"
 
 namespace clusterctl {
 namespace {
@@ -57,6 +58,7 @@ void AnswerHealthy(testing::FakeNode& node, bool controller) {
   node.commands.Answer({"unmunge"}, "STATUS:          Success (0)\nENCODE_HOST:     head (10.9.0.1)\n");
   node.commands.Answer({"sha256sum", "/etc/slurm/slurm.conf"}, std::string(64, 'a') + "  /etc/slurm/slurm.conf\n");
   node.commands.Answer({"systemctl", "is-active", "slurmd"}, "active\n");
+  node.commands.Answer({"df"}, testing::CapturedFixture("df-output-B1--debian12-5-paths--1.txt"));
   if (!controller) return;
   node.commands.Answer({"scontrol", "ping"}, "Slurmctld(primary) at head is UP\n");
   node.commands.Answer(ScontrolShowNodeJsonArgv(), "scontrol: error: --json is not supported\n", 1);
@@ -141,14 +143,6 @@ bool NodeScope(const std::string& check) {
   }
   return false;
 }
-
-// Node checks the validate module does not yet report on every selected host
-// (no result at all rather than a skip naming why): nfs.export and
-// nfs.mounts when the inventory has no NFS, slurm.gpu_job and nccl.node on a
-// host outside the compute group. With the checks as specs (issue 33, part
-// 1) a check's requirements give it a skip everywhere it does not apply, and
-// this list is to be emptied.
-const std::set<std::string> kNotYetReportedEverywhere = {"nfs.export", "nfs.mounts", "slurm.gpu_job", "nccl.node"};
 
 }  // namespace
 
@@ -238,7 +232,7 @@ TEST_CASE("run pipeline: every --limit with every --checks selection: a result f
       }
       for (const Host* host : run.hosts) {
         for (const std::string& check : known) {
-          if (!NodeScope(check) || !run.checks.Has(check) || kNotYetReportedEverywhere.count(check)) continue;
+          if (!NodeScope(check) || !run.checks.Has(check)) continue;
           CHECK_MESSAGE(seen.count({check, host->name}) == 1, check << " on " << host->name << ": no result");
         }
       }

@@ -1,6 +1,8 @@
 // The per-node verdicts of a validation run (see validator.h): every node
 // check spec (check_spec.h) the selection needs, judged on every selected
-// node that answered, in report order so prerequisites come first.
+// node that answered, in report order so prerequisites come first. A node
+// check judged by a later phase (jobs, NFS, IPoIB) gets its skip here where
+// its requirements do not hold, so every selected node has a result for it.
 #include <algorithm>
 #include <string_view>
 
@@ -18,7 +20,11 @@ void Validator::NodeVerdicts() {
     const NodeView view = ViewOf(*host);
     std::map<std::string, CheckResult> verdicts;  // every one judged, reported or not
     for (const CheckSpec* spec : CheckSpecs()) {
-      if (spec->verdict == nullptr || !Needed(spec->name)) continue;
+      if (spec->scope != kNode || !Needed(spec->name)) continue;
+      if (spec->verdict == nullptr) {  // judged by a later phase where it applies; a skip where it does not
+        if (std::string unmet = UnmetRequirement(*spec, view); !unmet.empty()) Add(Skip(spec->name, kNode, host->name, unmet));
+        continue;
+      }
       CheckResult result = Judge(*spec, view, verdicts);
       Add(result);
       verdicts.emplace(spec->name, std::move(result));

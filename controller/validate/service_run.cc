@@ -36,6 +36,31 @@ struct NfsClientWork {
   std::string kernel_path;              // the file it writes through its mount
 };
 
+// One client's work: its mounts, and the token it writes through its first
+// export (to be read back by the next client in the ring).
+NfsClientWork PlanNfsClient(const Host& host, const nlohmann::json& per_host, const nlohmann::json& facts) {
+  NfsClientWork w;
+  const nlohmann::json* nfs = facts.is_object() && facts.contains("nfs") && facts["nfs"].is_object() ? &facts["nfs"] : nullptr;
+  w.kernel_client = nfs && nfs->contains("kernel_client") && (*nfs)["kernel_client"].is_boolean() &&
+                    (*nfs)["kernel_client"].get<bool>();
+  for (const nlohmann::json& m : per_host[host.name]["mounts"]) {
+    w.mounts.push_back({m["path"], m["source"], {}});
+  }
+  const nlohmann::json& first = per_host[host.name]["mounts"][0];
+  const std::string nonce = RandomHex();
+  const std::string token = "clusterctl validate " + host.name + " " + nonce;
+  // nfs-cp never overwrites: a new name each run (the server expires them).
+  // NFSv3 where the server offers it: libnfs's v4 writes are limited, and
+  // v3 without locking needs no grace period after a server start.
+  const std::string server = first["server"].get<std::string>();
+  const bool v3 = per_host.contains(server) && per_host[server].value("vers3", false);
+  w.export_trip = {host.name, "", "nfs://" + first["server_address"].get<std::string>() + first["export"].get<std::string>() +
+                                    "/" + kRoundTripDir + "/" + host.name + "-" + nonce + (v3 ? "" : "?version=4"),
+                   token, {}, {}};
+  w.kernel_path = first["path"].get<std::string>() + "/" + kRoundTripDir + "/" + host.name + ".mount";
+  return w;
+}
+
 // Argv built outside the coroutines (g++ 12 rejects braced lists of
 // literals and strings inside a co_await expression).
 std::vector<std::string> FindmntArgv(const std::string& path) {
@@ -90,33 +115,22 @@ void Validator::Monitoring() {
 void Validator::Nfs() {
   if (!Want("nfs.mounts") && !Want("nfs.export")) return;
   auto view = BuildNfsView(*in_.inventory, {});
-  if (!view.ok()) return;  // the inventory's NFS variables are wrong: deploy and plan say where
-  const nlohmann::json& per_host = (*view)["per_host"];
   std::map<std::string, NfsClientWork> work;  // entries made before any fan-out
   std::vector<const Host*> clients;
   for (const Host* h : in_.selected) {
-    if (!per_host.contains(h->name) || !per_host[h->name].contains("mounts") || per_host[h->name]["mounts"].empty()) continue;
-    if (!probes_.at(h->name).reached) continue;
-    NfsClientWork& w = work[h->name];
-    const nlohmann::json& facts = probes_.at(h->name).readings.facts;
-    const nlohmann::json* nfs = facts.is_object() && facts.contains("nfs") && facts["nfs"].is_object() ? &facts["nfs"] : nullptr;
-    w.kernel_client = nfs && nfs->contains("kernel_client") && (*nfs)["kernel_client"].is_boolean() &&
-                      (*nfs)["kernel_client"].get<bool>();
-    for (const nlohmann::json& m : per_host[h->name]["mounts"]) {
-      w.mounts.push_back({m["path"], m["source"], {}});
+    if (!probes_.at(h->name).reached) continue;  // failed as unreachable
+    if (!view.ok()) {  // the inventory's NFS variables are wrong: deploy and plan say where
+      for (const char* check : {"nfs.export", "nfs.mounts"}) {
+        Add(Fail(check, kNode, h->name, "not checked: the inventory's NFS settings: " + view.status().message(), {}, "unknown"));
+      }
+      continue;
     }
-    const nlohmann::json& first = per_host[h->name]["mounts"][0];
-    const std::string nonce = RandomHex();
-    const std::string token = "clusterctl validate " + h->name + " " + nonce;
-    // nfs-cp never overwrites: a new name each run (the server expires them).
-    // NFSv3 where the server offers it: libnfs's v4 writes are limited, and
-    // v3 without locking needs no grace period after a server start.
-    const std::string server = first["server"].get<std::string>();
-    const bool v3 = per_host.contains(server) && per_host[server].value("vers3", false);
-    w.export_trip = {h->name, "", "nfs://" + first["server_address"].get<std::string>() + first["export"].get<std::string>() +
-                                      "/" + kRoundTripDir + "/" + h->name + "-" + nonce + (v3 ? "" : "?version=4"),
-                     token, {}, {}};
-    w.kernel_path = first["path"].get<std::string>() + "/" + kRoundTripDir + "/" + h->name + ".mount";
+    const nlohmann::json& per_host = (*view)["per_host"];
+    if (!per_host.contains(h->name) || !per_host[h->name].contains("mounts") || per_host[h->name]["mounts"].empty()) {
+      for (const char* check : {"nfs.export", "nfs.mounts"}) Add(Skip(check, kNode, h->name, h->name + " has no nfs_mounts"));
+      continue;
+    }
+    work[h->name] = PlanNfsClient(*h, per_host, probes_.at(h->name).readings.facts);
     clients.push_back(h);
   }
   if (clients.empty()) return;

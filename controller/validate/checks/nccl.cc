@@ -10,7 +10,8 @@ const CheckRegistration kNcclNode({.name = "nccl.node",
                                    .scope = kNode,
                                    .summary = "all_reduce_perf within a node: correct, bandwidth above the floor",
                                    .rank = 260,
-                                   .prerequisites = {{"slurm.node"}, {"gpu.count"}},
+                                   .requirements = {ComputeNodeOfSlurm()},
+                                      .prerequisites = {{"slurm.node"}, {"gpu.count"}},
                                    .probes = {&NcclTestsProbe()},
                                    .needs_controller = true});
 

@@ -16,6 +16,7 @@ const CheckRegistration kSlurmGpuJob({.name = "slurm.gpu_job",
                                       .scope = kNode,
                                       .summary = "a job given all GPUs sees them all",
                                       .rank = 90,
+                                      .requirements = {ComputeNodeOfSlurm()},
                                       .prerequisites = {{"slurm.node"}, {"gpu.count"}},
                                       .needs_controller = true});
 
