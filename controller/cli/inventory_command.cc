@@ -14,7 +14,7 @@
 #include "common/yaml_doc.h"
 #include "controller/cli/exit_codes.h"
 #include "controller/engine/checked_inventory.h"
-#include "controller/engine/cluster_views.h"
+#include "controller/views/cluster_views.h"
 #include "controller/engine/deploy_run.h"
 #include "controller/output/table.h"
 #include "inventory/hostlist.h"
