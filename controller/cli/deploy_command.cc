@@ -8,7 +8,7 @@
 #include "controller/cli/stop_signals.h"
 #include "controller/engine/checked_inventory.h"
 #include "controller/engine/deploy_run.h"
-#include "controller/engine/report.h"
+#include "controller/output/report.h"
 #include "controller/output/status_colour.h"
 #include "inventory/loader.h"
 
