@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "common/json_text.h"
+#include "controller/state/row_mapping.h"
 #include "controller/state/schema.h"
 
 namespace clusterctl {
@@ -189,61 +190,43 @@ Result<int64_t> StateStore::BeginRun(const std::string& kind, const std::string&
   if (!writable()) return Status::FailedPrecondition("BeginRun needs the state opened for writing");
   auto transaction = SqliteTransaction::Begin(*db_);
   if (!transaction.ok()) return transaction.status();
-  auto stale = db_->Prepare("UPDATE runs SET status = 'interrupted' WHERE status = 'running'");
-  if (!stale.ok()) return stale.status();
-  CLUSTERCTL_RETURN_IF_ERROR(stale->Run());
-  auto insert = db_->Prepare(
-      "INSERT INTO runs (kind, command, controller_host, pid, started_at) VALUES (?, ?, ?, ?, ?)");
-  if (!insert.ok()) return insert.status();
+  CLUSTERCTL_RETURN_IF_ERROR(ExecuteSql(*db_, "UPDATE runs SET status = 'interrupted' WHERE status = 'running'"));
   LockHolder me = LockHolder::Current(NowMs(), command);
-  insert->Bind(1, kind).Bind(2, command).Bind(3, me.host).Bind(4, int64_t{me.pid}).Bind(5, me.started_at_ms);
-  CLUSTERCTL_RETURN_IF_ERROR(insert->Run());
+  CLUSTERCTL_RETURN_IF_ERROR(
+      ExecuteSql(*db_, "INSERT INTO runs (kind, command, controller_host, pid, started_at) VALUES (?, ?, ?, ?, ?)", kind,
+                 command, me.host, me.pid, me.started_at_ms));
   int64_t id = db_->LastInsertId();
   CLUSTERCTL_RETURN_IF_ERROR((*transaction)->Commit());
   return id;
 }
 
 Status StateStore::FinishRun(int64_t run_id, RunStatus status, const nlohmann::json& summary) {
-  auto update = db_->Prepare("UPDATE runs SET status = ?, finished_at = ?, summary = ? WHERE id = ?");
-  if (!update.ok()) return update.status();
-  update->Bind(1, ToString(status)).Bind(2, NowMs()).Bind(3, JsonText(summary)).Bind(4, run_id);
-  return update->Run();
+  return ExecuteSql(*db_, "UPDATE runs SET status = ?, finished_at = ?, summary = ? WHERE id = ?", ToString(status),
+                    NowMs(), JsonText(summary), run_id);
 }
 
 Status StateStore::RecordRunExtraVars(int64_t run_id, const nlohmann::json& extra_vars) {
-  auto update = db_->Prepare("UPDATE runs SET extra_vars = ? WHERE id = ?");
-  if (!update.ok()) return update.status();
-  update->Bind(1, JsonText(extra_vars)).Bind(2, run_id);
-  return update->Run();
+  return ExecuteSql(*db_, "UPDATE runs SET extra_vars = ? WHERE id = ?", JsonText(extra_vars), run_id);
 }
 
 Result<std::vector<RunRecord>> StateStore::ListRuns(int limit, int64_t only_id) {
-  auto query = db_->Prepare(
+  return SelectRows(
+      *db_,
       "SELECT id, kind, command, controller_host, pid, started_at, finished_at, status, summary, extra_vars "
-      "FROM runs WHERE ? = 0 OR id = ? ORDER BY id DESC LIMIT ?");
-  if (!query.ok()) return query.status();
-  query->Bind(1, only_id).Bind(2, only_id).Bind(3, int64_t{limit});
-  std::vector<RunRecord> runs;
-  Status read = query->ForEachRow([&] {
-    runs.push_back({query->Int64(0), query->Text(1), query->Text(2), query->Text(3),
-                    static_cast<int>(query->Int64(4)), query->Int64(5), query->OptionalInt64(6), query->Text(7),
-                    query->OptionalText(8), query->OptionalText(9)});
-  });
-  if (!read.ok()) return read;
-  return runs;
+      "FROM runs WHERE ? = 0 OR id = ? ORDER BY id DESC LIMIT ?",
+      [](const SqliteStatement& row) {
+        RunRecord r;
+        ReadColumns(row, r.id, r.kind, r.command, r.controller_host, r.pid, r.started_at, r.finished_at, r.status,
+                    r.summary, r.extra_vars);
+        return r;
+      },
+      only_id, only_id, limit);
 }
 
 Status StateStore::RecordEvent(std::optional<int64_t> run_id, const std::optional<std::string>& host,
                                const std::string& level, const std::string& kind, const std::string& message) {
-  auto insert = db_->Prepare("INSERT INTO events (run_id, at, host, level, kind, message) VALUES (?, ?, ?, ?, ?, ?)");
-  if (!insert.ok()) return insert.status();
-  if (run_id) {
-    insert->Bind(1, *run_id);
-  } else {
-    insert->BindNull(1);
-  }
-  insert->Bind(2, NowMs()).Bind(3, host).Bind(4, level).Bind(5, kind).Bind(6, message);
-  return insert->Run();
+  return ExecuteSql(*db_, "INSERT INTO events (run_id, at, host, level, kind, message) VALUES (?, ?, ?, ?, ?, ?)",
+                    run_id, NowMs(), host, level, kind, message);
 }
 
 }  // namespace clusterctl
