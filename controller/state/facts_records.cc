@@ -1,15 +1,16 @@
-// StateStore: the facts table.
+// FactsRecords: the facts table.
+#include "controller/state/facts_records.h"
+
 #include "common/json_text.h"
 #include "controller/state/row_mapping.h"
-#include "controller/state/state_store.h"
 
 namespace clusterctl {
 
-Status StateStore::SaveFacts(int64_t run_id, const std::vector<std::pair<std::string, nlohmann::json>>& facts) {
+Status FactsRecords::SaveFacts(int64_t run_id, const std::vector<std::pair<std::string, nlohmann::json>>& facts) {
   if (facts.empty()) return Status::Ok();
-  auto transaction = SqliteTransaction::Begin(*db_);
+  auto transaction = SqliteTransaction::Begin(db());
   if (!transaction.ok()) return transaction.status();
-  auto upsert = db_->Prepare(
+  auto upsert = db().Prepare(
       "INSERT INTO facts (host, gathered_at, run_id, facts) VALUES (?1, ?2, ?3, ?4) "
       "ON CONFLICT (host) DO UPDATE SET gathered_at = ?2, run_id = ?3, facts = ?4");
   if (!upsert.ok()) return upsert.status();
@@ -19,9 +20,9 @@ Status StateStore::SaveFacts(int64_t run_id, const std::vector<std::pair<std::st
   return (*transaction)->Commit();
 }
 
-Result<std::map<std::string, StoredFacts>> StateStore::LoadFacts() {
+Result<std::map<std::string, StoredFacts>> FactsRecords::LoadFacts() {
   std::map<std::string, StoredFacts> out;
-  Status read = ForEachRow(*db_, "SELECT host, gathered_at, facts FROM facts", [&](const SqliteStatement& row) {
+  Status read = ForEachRow(db(), "SELECT host, gathered_at, facts FROM facts", [&](const SqliteStatement& row) {
     std::string host, text;
     int64_t gathered_at = 0;
     ReadColumns(row, host, gathered_at, text);

@@ -7,9 +7,8 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <utility>
 
-#include "common/json_text.h"
-#include "controller/state/row_mapping.h"
 #include "controller/state/schema.h"
 
 namespace clusterctl {
@@ -100,16 +99,6 @@ Status ConfigureConnection(SqliteDb& db, bool writer) {
 
 }  // namespace
 
-const char* ToString(RunStatus status) {
-  switch (status) {
-    case RunStatus::kRunning: return "running";
-    case RunStatus::kOk: return "ok";
-    case RunStatus::kFailed: return "failed";
-    case RunStatus::kInterrupted: return "interrupted";
-  }
-  return "?";
-}
-
 StatePaths StatePaths::For(const std::string& inventory_dir, const std::string& override_dir) {
   if (!override_dir.empty()) return {std::filesystem::absolute(override_dir).lexically_normal().string()};
   return {inventory_dir + "/.clusterctl"};
@@ -122,12 +111,26 @@ Status PrepareStateDirectories(const StatePaths& paths, const FilesystemProbe& p
   return MakePrivateDirectory(paths.secrets(), /*owned_subdirectory=*/true);
 }
 
+StateStore::StateStore(StatePaths paths, std::unique_ptr<OpenState> open,
+                       std::optional<LockHolder> cleared_stale_holder)
+    : RunRecords(*open),
+      EventRecords(*open),
+      HostRecords(*open),
+      HostKeyRecords(*open),
+      FactsRecords(*open),
+      StepRecords(*open),
+      IntentRecords(*open),
+      SecretRecords(*open),
+      ValidationRecords(*open),
+      paths_(std::move(paths)),
+      cleared_stale_holder_(std::move(cleared_stale_holder)),
+      open_(std::move(open)) {}
+
 Result<std::unique_ptr<StateStore>> StateStore::OpenForWriting(const StatePaths& paths, const WriterOptions& options) {
   CLUSTERCTL_RETURN_IF_ERROR(PrepareStateDirectories(paths, *options.probe));
 
-  std::unique_ptr<StateStore> store(new StateStore());
-  store->paths_ = paths;
-  store->clock_ = options.clock;
+  auto open = std::make_unique<OpenState>();
+  open->clock = options.clock;
   auto acquired = StateLock::Acquire(paths.lock(), LockHolder::Current(options.clock->NowMs(), options.command));
   if (!acquired.ok()) {
     if (acquired.status().code() == Status::Code::kBusy) {
@@ -135,44 +138,40 @@ Result<std::unique_ptr<StateStore>> StateStore::OpenForWriting(const StatePaths&
     }
     return acquired.status();
   }
-  store->lock_ = std::move(acquired->lock);
-  store->cleared_stale_holder_ = acquired->cleared_stale_holder;
+  open->lock = std::move(acquired->lock);
 
   auto db = SqliteDb::Open(paths.database(), SqliteDb::Mode::kReadWriteCreate);
   if (!db.ok()) return db.status();
-  store->db_ = std::move(db).value();
+  open->db = std::move(db).value();
   CLUSTERCTL_RETURN_IF_ERROR(::chmod(paths.database().c_str(), 0600) == 0
                                  ? Status::Ok()
                                  : Status::IoError("cannot chmod " + paths.database()));
-  CLUSTERCTL_RETURN_IF_ERROR(Damaged(paths, ConfigureConnection(*store->db_, true)));
-  CLUSTERCTL_RETURN_IF_ERROR(Damaged(paths, CheckIntegrity(*store->db_)));
-  CLUSTERCTL_RETURN_IF_ERROR(Damaged(paths, MigrateSchema(*store->db_)));
-  return store;
+  CLUSTERCTL_RETURN_IF_ERROR(Damaged(paths, ConfigureConnection(*open->db, true)));
+  CLUSTERCTL_RETURN_IF_ERROR(Damaged(paths, CheckIntegrity(*open->db)));
+  CLUSTERCTL_RETURN_IF_ERROR(Damaged(paths, MigrateSchema(*open->db)));
+  return std::unique_ptr<StateStore>(new StateStore(paths, std::move(open), acquired->cleared_stale_holder));
 }
 
 Result<std::unique_ptr<StateStore>> StateStore::OpenSideConnection() const {
-  std::unique_ptr<StateStore> side(new StateStore());
-  side->paths_ = paths_;
-  side->clock_ = clock_;
+  auto open = std::make_unique<OpenState>();
+  open->clock = open_->clock;
   auto db = SqliteDb::Open(paths_.database(), SqliteDb::Mode::kReadWriteCreate);
   if (!db.ok()) return db.status();
-  side->db_ = std::move(db).value();
-  CLUSTERCTL_RETURN_IF_ERROR(ConfigureConnection(*side->db_, false));
-  return side;
+  open->db = std::move(db).value();
+  CLUSTERCTL_RETURN_IF_ERROR(ConfigureConnection(*open->db, false));
+  return std::unique_ptr<StateStore>(new StateStore(paths_, std::move(open), std::nullopt));
 }
 
 Result<std::unique_ptr<StateStore>> StateStore::OpenForReading(const StatePaths& paths, const FilesystemProbe& probe) {
   if (!Exists(paths.database())) return Status::NotFound("no state yet in " + paths.dir);
   CLUSTERCTL_RETURN_IF_ERROR(CheckStateFilesystem(paths.dir, probe));
-  std::unique_ptr<StateStore> store(new StateStore());
-  store->paths_ = paths;
+  auto open = std::make_unique<OpenState>();
   auto db = SqliteDb::Open(paths.database(), SqliteDb::Mode::kReadOnly);
   if (!db.ok()) return db.status();
-  store->db_ = std::move(db).value();
-  CLUSTERCTL_RETURN_IF_ERROR(Damaged(paths, ConfigureConnection(*store->db_, false)));
-  Result<int> version = StoredSchemaVersion(*store->db_);
+  open->db = std::move(db).value();
+  CLUSTERCTL_RETURN_IF_ERROR(Damaged(paths, ConfigureConnection(*open->db, false)));
+  Result<int> version = StoredSchemaVersion(*open->db);
   if (!version.ok()) return Damaged(paths, version.status());
-  if (!version.ok()) return version.status().WithContext("reading " + paths.database());
   if (*version != CurrentSchemaVersion()) {
     return Status::FailedPrecondition("the state database " + paths.database() + " has schema version " +
                                       std::to_string(*version) + " but this clusterctl uses version " +
@@ -181,52 +180,7 @@ Result<std::unique_ptr<StateStore>> StateStore::OpenForReading(const StatePaths&
                                            ? "; any writing command (deploy, facts) upgrades it"
                                            : "; it was written by a newer clusterctl"));
   }
-  return store;
-}
-
-int64_t StateStore::NowMs() const { return clock_ ? clock_->NowMs() : system_clock_.NowMs(); }
-
-Result<int64_t> StateStore::BeginRun(const std::string& kind, const std::string& command) {
-  if (!writable()) return Status::FailedPrecondition("BeginRun needs the state opened for writing");
-  auto transaction = SqliteTransaction::Begin(*db_);
-  if (!transaction.ok()) return transaction.status();
-  CLUSTERCTL_RETURN_IF_ERROR(ExecuteSql(*db_, "UPDATE runs SET status = 'interrupted' WHERE status = 'running'"));
-  LockHolder me = LockHolder::Current(NowMs(), command);
-  CLUSTERCTL_RETURN_IF_ERROR(
-      ExecuteSql(*db_, "INSERT INTO runs (kind, command, controller_host, pid, started_at) VALUES (?, ?, ?, ?, ?)", kind,
-                 command, me.host, me.pid, me.started_at_ms));
-  int64_t id = db_->LastInsertId();
-  CLUSTERCTL_RETURN_IF_ERROR((*transaction)->Commit());
-  return id;
-}
-
-Status StateStore::FinishRun(int64_t run_id, RunStatus status, const nlohmann::json& summary) {
-  return ExecuteSql(*db_, "UPDATE runs SET status = ?, finished_at = ?, summary = ? WHERE id = ?", ToString(status),
-                    NowMs(), JsonText(summary), run_id);
-}
-
-Status StateStore::RecordRunExtraVars(int64_t run_id, const nlohmann::json& extra_vars) {
-  return ExecuteSql(*db_, "UPDATE runs SET extra_vars = ? WHERE id = ?", JsonText(extra_vars), run_id);
-}
-
-Result<std::vector<RunRecord>> StateStore::ListRuns(int limit, int64_t only_id) {
-  return SelectRows(
-      *db_,
-      "SELECT id, kind, command, controller_host, pid, started_at, finished_at, status, summary, extra_vars "
-      "FROM runs WHERE ? = 0 OR id = ? ORDER BY id DESC LIMIT ?",
-      [](const SqliteStatement& row) {
-        RunRecord r;
-        ReadColumns(row, r.id, r.kind, r.command, r.controller_host, r.pid, r.started_at, r.finished_at, r.status,
-                    r.summary, r.extra_vars);
-        return r;
-      },
-      only_id, only_id, limit);
-}
-
-Status StateStore::RecordEvent(std::optional<int64_t> run_id, const std::optional<std::string>& host,
-                               const std::string& level, const std::string& kind, const std::string& message) {
-  return ExecuteSql(*db_, "INSERT INTO events (run_id, at, host, level, kind, message) VALUES (?, ?, ?, ?, ?, ?)",
-                    run_id, NowMs(), host, level, kind, message);
+  return std::unique_ptr<StateStore>(new StateStore(paths, std::move(open), std::nullopt));
 }
 
 }  // namespace clusterctl

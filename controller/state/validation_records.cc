@@ -1,7 +1,8 @@
-// StateStore: the validations table (one row per check result).
+// ValidationRecords: the validations table (one row per check result).
+#include "controller/state/validation_records.h"
+
 #include "common/json_text.h"
 #include "controller/state/row_mapping.h"
-#include "controller/state/state_store.h"
 
 namespace clusterctl {
 namespace {
@@ -26,11 +27,11 @@ constexpr const char* kColumns = "run_id, check_name, scope, subject, result, me
 
 }  // namespace
 
-Status StateStore::SaveValidations(int64_t run_id, const std::vector<StoredValidation>& results) {
+Status ValidationRecords::SaveValidations(int64_t run_id, const std::vector<StoredValidation>& results) {
   if (results.empty()) return Status::Ok();
-  auto transaction = SqliteTransaction::Begin(*db_);
+  auto transaction = SqliteTransaction::Begin(db());
   if (!transaction.ok()) return transaction.status();
-  auto insert = db_->Prepare(std::string("INSERT INTO validations (") + kColumns +
+  auto insert = db().Prepare(std::string("INSERT INTO validations (") + kColumns +
                              ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
   if (!insert.ok()) return insert.status();
   int64_t now = NowMs();
@@ -41,14 +42,14 @@ Status StateStore::SaveValidations(int64_t run_id, const std::vector<StoredValid
   return (*transaction)->Commit();
 }
 
-Result<std::vector<StoredValidation>> StateStore::ValidationsOfRun(int64_t run_id) {
-  return SelectRows(*db_, std::string("SELECT ") + kColumns + " FROM validations WHERE run_id = ?1 ORDER BY id",
+Result<std::vector<StoredValidation>> ValidationRecords::ValidationsOfRun(int64_t run_id) {
+  return SelectRows(db(), std::string("SELECT ") + kColumns + " FROM validations WHERE run_id = ?1 ORDER BY id",
                     ReadValidation, run_id);
 }
 
-Result<std::map<std::string, std::vector<StoredValidation>>> StateStore::LatestValidationPerNode() {
+Result<std::map<std::string, std::vector<StoredValidation>>> ValidationRecords::LatestValidationPerNode() {
   std::map<std::string, std::vector<StoredValidation>> out;
-  Status read = ForEachRow(*db_,
+  Status read = ForEachRow(db(),
                            std::string("SELECT ") + kColumns +
                                " FROM validations v WHERE scope = 'node' AND run_id = "
                                "(SELECT MAX(run_id) FROM validations w WHERE w.subject = v.subject AND w.scope = 'node') "
@@ -61,8 +62,8 @@ Result<std::map<std::string, std::vector<StoredValidation>>> StateStore::LatestV
   return out;
 }
 
-Result<std::vector<StoredValidation>> StateStore::LatestClusterValidations() {
-  return SelectRows(*db_,
+Result<std::vector<StoredValidation>> ValidationRecords::LatestClusterValidations() {
+  return SelectRows(db(),
                     std::string("SELECT ") + kColumns +
                         " FROM validations v WHERE scope != 'node' AND run_id = "
                         "(SELECT MAX(run_id) FROM validations w WHERE w.check_name = v.check_name "
