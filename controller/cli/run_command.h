@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "controller/cli/command_values.h"
 #include "controller/cli/remote_command.h"
 
 namespace clusterctl {
@@ -28,5 +29,8 @@ std::vector<OutputGroup> GroupOutputs(const std::vector<std::pair<std::string, s
 // The human form: a header per group (hosts, exit code), then its output as
 // TerminalText lines (a node's escape sequences shown, not obeyed).
 void PrintOutputGroups(const std::vector<OutputGroup>& groups, std::ostream& out);
+
+// `run` (command_values.h).
+void AddRunCommand(CLI::App& app, CommandValues& values);
 
 }  // namespace clusterctl
