@@ -11,8 +11,8 @@ namespace clusterctl {
 namespace {
 
 // "  extra vars: -e a=1 -e b=false", when the run was given any.
-void PrintExtraVars(StateStore& state, int64_t run_id, std::ostream& out) {
-  auto runs = state.ListRuns(1, run_id);
+void PrintExtraVars(RunRecords& records, int64_t run_id, std::ostream& out) {
+  auto runs = records.ListRuns(1, run_id);
   if (!runs.ok() || runs->empty() || !runs->front().extra_vars) return;
   const nlohmann::json vars = nlohmann::json::parse(*runs->front().extra_vars, nullptr, false);
   if (!vars.is_object() || vars.empty()) return;
