@@ -16,7 +16,7 @@ namespace {
 const std::set<std::string> kContext = {"host", "facts", "cluster", "item", "secrets"};
 
 // Read by C++ rather than by role files: the cluster views
-// (controller/engine/slurm_view.cc, nfs_view.cc) and validate
+// (controller/views/slurm_view.cc, nfs_view.cc) and validate
 // (thresholds.cc, service_checks.cc).
 const std::set<std::string> kReadByTheEngine = {
     "slurm_partitions", "slurm_node_group", "slurm_memory_reserve_mib", "nfs_exports", "nfs_network",

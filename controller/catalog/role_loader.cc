@@ -347,6 +347,130 @@ void CheckEarlierSteps(const Role& role, const RoleStep& step, Diagnostics& diag
   }
 }
 
+// Every role file of the sources' role directories, each directory in name
+// order, into `roles` (a later directory's role replaces an earlier one's).
+void ReadRoleFiles(const Catalog::Sources& sources, std::map<std::string, Role>& roles, Diagnostics& diagnostics) {
+  YamlFields fields(diagnostics);
+  std::map<std::string, std::shared_ptr<const Template>> templates;
+  for (const std::string& dir : sources.role_dirs) {
+    std::error_code ec;
+    std::vector<std::filesystem::path> files;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+      if (entry.path().extension() == ".yaml" || entry.path().extension() == ".yml") files.push_back(entry.path());
+    }
+    std::sort(files.begin(), files.end());
+    for (const auto& path : files) {
+      const std::string name = path.stem().string();
+      if (!IsRoleName(name)) {
+        diagnostics.Error({path.string(), 0, 0}, "role file name '" + name + "' must be lowercase letters, digits, '-' or '_'");
+        continue;
+      }
+      std::optional<std::string> text = ReadUserFile(path.string(), YamlLimits{}, diagnostics);
+      if (!text) continue;
+      std::optional<YamlNode> root = ParseYaml(*text, path.string(), YamlLimits{}, diagnostics);
+      if (!root) continue;
+      RoleParser parser(path.string(), sources, fields, templates);
+      if (std::optional<Role> role = parser.Parse(*root, name)) roles[name] = std::move(*role);
+    }
+  }
+}
+
+// What roles name of each other: depends_on, waits_for (of the role and of
+// its handlers), the handlers of other roles a step notifies; and each
+// step's reboot `after`.
+void CheckRoleReferences(const std::map<std::string, Role>& roles, Diagnostics& diagnostics) {
+  std::vector<std::string> names;
+  for (const auto& [name, role] : roles) names.push_back(name);
+  for (const auto& [name, role] : roles) {
+    for (const std::string& dependency : role.depends_on) {
+      if (!roles.count(dependency)) {
+        diagnostics.Error(role.where, "role " + name + " depends on unknown role '" + dependency + "'" + DidYouMean(dependency, names));
+      }
+    }
+    std::vector<RoleWait> waits = role.waits_for;
+    for (const RoleStep& handler : role.handlers) waits.insert(waits.end(), handler.waits_for.begin(), handler.waits_for.end());
+    for (const RoleWait& wait : waits) {
+      if (!roles.count(wait.role)) {
+        diagnostics.Error(wait.where, "role " + name + " waits for unknown role '" + wait.role + "'" + DidYouMean(wait.role, names));
+      }
+    }
+    for (const RoleStep& step : role.steps) {
+      CheckEarlierSteps(role, step, diagnostics);
+      for (const std::string& target : step.notify) {
+        const HandlerRef ref = ParseHandlerRef(target, name);
+        if (!ref.other_role) continue;
+        auto other = roles.find(ref.role);
+        if (other == roles.end() || !other->second.FindHandler(ref.handler)) {
+          diagnostics.Error(step.where, "step '" + step.name + "' notifies '" + target + "': no such role/handler");
+        }
+      }
+    }
+  }
+}
+
+// A secret declared by two roles is declared the same; a file step's
+// a parameter that names a secret (file's secret_content) names one its role declares.
+void CheckSecretDeclarations(const std::map<std::string, Role>& roles, Diagnostics& diagnostics) {
+  std::map<std::string, std::pair<SecretSpec, std::string>> secrets;  // name -> spec, declaring role
+  for (const auto& [name, role] : roles) {
+    for (const auto& [secret, spec] : role.secrets) {
+      auto [it, inserted] = secrets.emplace(secret, std::make_pair(spec, name));
+      if (!inserted && !(it->second.first == spec)) {
+        diagnostics.Error(role.where, "role " + name + " declares secret " + secret + " differently from role " + it->second.second);
+      }
+    }
+  }
+  for (const auto& [name, role] : roles) {
+    for (const RoleStep& step : role.steps) {
+      for (const auto& [param, value] : step.params.items()) {
+        if (!resources::ParamWithUse(step.kind, param, resources::ParamUse::kSecretName)) continue;
+        const std::string secret = value.is_string() ? value.get<std::string>() : "";
+        if (!role.secrets.count(secret)) {
+          diagnostics.Error(step.where, "step '" + step.name + "' uses secret '" + secret + "', which role " + name +
+                                            " does not declare under secrets:");
+        }
+      }
+    }
+  }
+}
+
+// Reports the first cycle of depends_on and waits_for together (a role's
+// and its handlers'). REQUIRES: every role named exists (CheckRoleReferences
+// found no error). Returns whether there is one.
+bool ReportDependencyCycle(const std::map<std::string, Role>& roles, Diagnostics& diagnostics) {
+  std::map<std::string, int> colour;
+  std::vector<std::string> path;
+  bool cyclic = false;
+  std::function<void(const std::string&)> visit = [&](const std::string& name) {
+    colour[name] = 1;
+    path.push_back(name);
+    const Role& role = roles.at(name);
+    std::vector<std::string> next = role.depends_on;
+    for (const RoleWait& w : role.waits_for) next.push_back(w.role);
+    for (const RoleStep& h : role.handlers) {
+      for (const RoleWait& w : h.waits_for) next.push_back(w.role);
+    }
+    for (const std::string& n : next) {
+      if (cyclic) break;
+      if (colour[n] == 1) {
+        auto start = std::find(path.begin(), path.end(), n);
+        std::vector<std::string> cycle(start, path.end());
+        cycle.push_back(n);
+        diagnostics.Error(role.where, "roles depend on each other in a cycle: " + Join(cycle, " -> "));
+        cyclic = true;
+      } else if (colour[n] == 0) {
+        visit(n);
+      }
+    }
+    path.pop_back();
+    colour[name] = 2;
+  };
+  for (const auto& [name, role] : roles) {
+    if (!cyclic && colour[name] == 0) visit(name);
+  }
+  return cyclic;
+}
+
 }  // namespace
 
 HandlerRef ParseHandlerRef(const std::string& notify, const std::string& own_role) {
@@ -400,112 +524,13 @@ std::optional<Role> Catalog::ParseRole(std::string_view text, const std::string&
 
 std::optional<Catalog> Catalog::Load(const Sources& sources, Diagnostics& diagnostics) {
   Catalog catalog;
-  YamlFields fields(diagnostics);
-  std::map<std::string, std::shared_ptr<const Template>> templates;
   const int errors_before = diagnostics.error_count();
-  for (const std::string& dir : sources.role_dirs) {
-    std::error_code ec;
-    std::vector<std::filesystem::path> files;
-    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-      if (entry.path().extension() == ".yaml" || entry.path().extension() == ".yml") files.push_back(entry.path());
-    }
-    std::sort(files.begin(), files.end());
-    for (const auto& path : files) {
-      const std::string name = path.stem().string();
-      if (!IsRoleName(name)) {
-        diagnostics.Error({path.string(), 0, 0}, "role file name '" + name + "' must be lowercase letters, digits, '-' or '_'");
-        continue;
-      }
-      std::optional<std::string> text = ReadUserFile(path.string(), YamlLimits{}, diagnostics);
-      if (!text) continue;
-      std::optional<YamlNode> root = ParseYaml(*text, path.string(), YamlLimits{}, diagnostics);
-      if (!root) continue;
-      RoleParser parser(path.string(), sources, fields, templates);
-      if (std::optional<Role> role = parser.Parse(*root, name)) catalog.roles_[name] = std::move(*role);
-    }
-  }
+  ReadRoleFiles(sources, catalog.roles_, diagnostics);
   catalog.CollectVariables(diagnostics);
-  // References and cycles (depends_on and waits_for together).
-  std::vector<std::string> names;
-  for (const auto& [name, role] : catalog.roles_) names.push_back(name);
-  for (const auto& [name, role] : catalog.roles_) {
-    for (const std::string& dependency : role.depends_on) {
-      if (!catalog.roles_.count(dependency)) {
-        diagnostics.Error(role.where, "role " + name + " depends on unknown role '" + dependency + "'" + DidYouMean(dependency, names));
-      }
-    }
-    std::vector<RoleWait> waits = role.waits_for;
-    for (const RoleStep& handler : role.handlers) waits.insert(waits.end(), handler.waits_for.begin(), handler.waits_for.end());
-    for (const RoleWait& wait : waits) {
-      if (!catalog.roles_.count(wait.role)) {
-        diagnostics.Error(wait.where, "role " + name + " waits for unknown role '" + wait.role + "'" + DidYouMean(wait.role, names));
-      }
-    }
-    for (const RoleStep& step : role.steps) {
-      CheckEarlierSteps(role, step, diagnostics);
-      for (const std::string& target : step.notify) {
-        const HandlerRef ref = ParseHandlerRef(target, name);
-        if (!ref.other_role) continue;
-        const Role* other = catalog.Find(ref.role);
-        if (!other || !other->FindHandler(ref.handler)) {
-          diagnostics.Error(step.where, "step '" + step.name + "' notifies '" + target + "': no such role/handler");
-        }
-      }
-    }
-  }
-  std::map<std::string, std::pair<SecretSpec, std::string>> secrets;  // name -> spec, declaring role
-  for (const auto& [name, role] : catalog.roles_) {
-    for (const auto& [secret, spec] : role.secrets) {
-      auto [it, inserted] = secrets.emplace(secret, std::make_pair(spec, name));
-      if (!inserted && !(it->second.first == spec)) {
-        diagnostics.Error(role.where, "role " + name + " declares secret " + secret + " differently from role " + it->second.second);
-      }
-    }
-  }
-  for (const auto& [name, role] : catalog.roles_) {
-    for (const RoleStep& step : role.steps) {
-      for (const auto& [param, value] : step.params.items()) {
-        if (!resources::ParamWithUse(step.kind, param, resources::ParamUse::kSecretName)) continue;
-        const std::string secret = value.is_string() ? value.get<std::string>() : "";
-        if (!role.secrets.count(secret)) {
-          diagnostics.Error(step.where, "step '" + step.name + "' uses secret '" + secret + "', which role " + name +
-                                            " does not declare under secrets:");
-        }
-      }
-    }
-  }
+  CheckRoleReferences(catalog.roles_, diagnostics);
+  CheckSecretDeclarations(catalog.roles_, diagnostics);
   if (diagnostics.error_count() > errors_before) return std::nullopt;
-  std::map<std::string, int> colour;
-  std::vector<std::string> path;
-  bool cyclic = false;
-  std::function<void(const std::string&)> visit = [&](const std::string& name) {
-    colour[name] = 1;
-    path.push_back(name);
-    const Role& role = catalog.roles_.at(name);
-    std::vector<std::string> next = role.depends_on;
-    for (const RoleWait& w : role.waits_for) next.push_back(w.role);
-    for (const RoleStep& h : role.handlers) {
-      for (const RoleWait& w : h.waits_for) next.push_back(w.role);
-    }
-    for (const std::string& n : next) {
-      if (cyclic) break;
-      if (colour[n] == 1) {
-        auto start = std::find(path.begin(), path.end(), n);
-        std::vector<std::string> cycle(start, path.end());
-        cycle.push_back(n);
-        diagnostics.Error(role.where, "roles depend on each other in a cycle: " + Join(cycle, " -> "));
-        cyclic = true;
-      } else if (colour[n] == 0) {
-        visit(n);
-      }
-    }
-    path.pop_back();
-    colour[name] = 2;
-  };
-  for (const auto& [name, role] : catalog.roles_) {
-    if (!cyclic && colour[name] == 0) visit(name);
-  }
-  if (cyclic) return std::nullopt;
+  if (ReportDependencyCycle(catalog.roles_, diagnostics)) return std::nullopt;
   return catalog;
 }
 

@@ -1,5 +1,6 @@
 #include "controller/cli/checks_command.h"
 
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "common/json_text.h"
@@ -22,6 +23,12 @@ int PrintCheckCatalogue(bool json, std::ostream& out) {
   for (const CheckInfo& c : CheckCatalogue()) table.AddRow({c.name, ToString(c.scope), c.summary});
   table.Print(out);
   return kExitOk;
+}
+
+void AddChecksCommand(CLI::App& app, CommandValues& v) {
+  CLI::App* checks = app.add_subcommand("checks", "the validation checks: name, scope and what each asserts");
+  checks->add_flag("--json", v.options.json, "one JSON document");
+  checks->callback([&v] { v.exit_code = PrintCheckCatalogue(v.options.json, *v.services.out); });
 }
 
 }  // namespace clusterctl

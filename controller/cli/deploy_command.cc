@@ -1,5 +1,6 @@
 #include "controller/cli/deploy_command.h"
 
+#include <CLI/CLI.hpp>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -8,8 +9,8 @@
 #include "controller/cli/stop_signals.h"
 #include "controller/engine/checked_inventory.h"
 #include "controller/engine/deploy_run.h"
+#include "controller/output/report.h"
 #include "controller/run/run_pipeline.h"
-#include "controller/engine/report.h"
 #include "controller/output/status_colour.h"
 
 namespace clusterctl {
@@ -70,6 +71,52 @@ int RunDeploy(const DeployOptions& options, const GlobalOptions& global, const S
     return kExitFailed;
   }
   return command->Report(completed);
+}
+
+namespace {
+
+// What deploy and plan both take.
+void AddDeployOptions(CLI::App* command, CommandValues& v, DeployOptions& o) {
+  AddRemoteOptions(command, v, o.remote);
+  AddExtraVarsOption(command, o.remote);
+  command->add_option("--roles", o.roles, "only these roles (comma-separated; default: every role of each host)")->delimiter(',');
+  command->add_option("--tags", o.tags, "only steps with one of these tags, their role's included (comma-separated; default: every step)")
+      ->delimiter(',');
+  command->add_option("--skip-tags", o.skip_tags, "leave out steps with any of these tags (comma-separated; default: none)")
+      ->delimiter(',');
+  command->add_flag("--verify", o.verify, "check every step on the nodes (drift detection)");
+  command->add_option("--batch", o.batch, "roll through hosts N (or P%) at a time (default: all at once)");
+  command->add_option("--max-fail", o.max_fail_percent, "stop starting hosts once P% failed")
+      ->check(CLI::Range(0, 100))
+      ->capture_default_str();
+  command->add_option("--color", o.colour,
+                      "colour ok/changed/failed/unreachable: auto (on a terminal, unless NO_COLOR is set), always "
+                      "or never; never in --json")
+      ->type_name("WHEN")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
+}
+
+}  // namespace
+
+void AddDeployCommands(CLI::App& app, CommandValues& v) {
+  DeployOptions& deploy_options = v.Keep<DeployOptions>();
+  CLI::App* deploy = app.add_subcommand("deploy", "bring every selected host to the state its roles describe");
+  AddDeployOptions(deploy, v, deploy_options);
+  deploy->add_flag("--check", deploy_options.check, "change nothing: say what would change (same as plan)");
+  deploy->add_flag("--diff", deploy_options.diff, "show file differences");
+  deploy->add_option("--rotate-secret", deploy_options.rotate_secrets,
+                     "generate this secret anew and put it on every node (e.g. munge_key)");
+  deploy->callback([&v, &deploy_options] { v.exit_code = RunDeploy(deploy_options, v.options, v.services); });
+
+  DeployOptions& plan_options = v.Keep<DeployOptions>();
+  CLI::App* plan = app.add_subcommand("plan", "what deploy would change, and why (deploy --check --diff)");
+  AddDeployOptions(plan, v, plan_options);
+  plan->callback([&v, &plan_options] {
+    plan_options.check = true;
+    plan_options.diff = true;
+    v.exit_code = RunDeploy(plan_options, v.options, v.services);
+  });
 }
 
 }  // namespace clusterctl

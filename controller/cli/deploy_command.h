@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "controller/cli/command_values.h"
 #include "controller/cli/remote_command.h"
 
 namespace clusterctl {
@@ -29,5 +30,8 @@ struct DeployOptions {
 };
 
 int RunDeploy(const DeployOptions& options, const GlobalOptions& global, const Services& services);
+
+// `deploy` and `plan` (command_values.h).
+void AddDeployCommands(CLI::App& app, CommandValues& values);
 
 }  // namespace clusterctl

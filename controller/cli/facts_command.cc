@@ -1,5 +1,6 @@
 #include "controller/cli/facts_command.h"
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
 #include <optional>
@@ -163,6 +164,13 @@ int RunFacts(const RemoteCommandOptions& options, const GlobalOptions& global, c
     PrintFactsTable(gathered, out);
   }
   return command->Report(completed, results);
+}
+
+void AddFactsCommand(CLI::App& app, CommandValues& v) {
+  RemoteCommandOptions& remote = v.Keep<RemoteCommandOptions>();
+  CLI::App* facts = app.add_subcommand("facts", "gather and store facts of every selected host");
+  AddRemoteOptions(facts, v, remote);
+  facts->callback([&v, &remote] { v.exit_code = RunFacts(remote, v.options, v.services); });
 }
 
 }  // namespace clusterctl

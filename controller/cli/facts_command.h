@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "controller/cli/command_values.h"
 #include "controller/cli/remote_command.h"
 
 namespace clusterctl {
@@ -22,5 +23,8 @@ std::vector<std::string> FactsRow(const std::string& host, const nlohmann::json&
 // The table of hosts' facts (the human form; node text is shown as
 // TerminalText, its control characters visible); nothing for no hosts.
 void PrintFactsTable(const std::vector<std::pair<std::string, nlohmann::json>>& facts, std::ostream& out);
+
+// `facts` (command_values.h).
+void AddFactsCommand(CLI::App& app, CommandValues& values);
 
 }  // namespace clusterctl

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "common/strings.h"
+#include "controller/cli/command_values.h"
 #include "controller/cli/exit_codes.h"
 
 #ifndef CLUSTERCTL_VERSION
@@ -199,6 +200,18 @@ int PrintGenerated(const CLI::App& app, const std::string& format, std::ostream&
     return kExitUsage;
   }
   return kExitOk;
+}
+
+// For packaging and for the completion scripts themselves; an empty group
+// keeps it out of --help, the man page and the completions.
+void AddGenerateCommand(CLI::App& app, CommandValues& v) {
+  std::string& format = v.Keep<std::string>();
+  CLI::App* generate = app.add_subcommand("__generate", "print the man page or a completion script");
+  generate->group("");
+  generate->add_option("FORMAT", format, "man, bash or zsh")
+      ->required()
+      ->check(CLI::IsMember({"man", "bash", "zsh"}));
+  generate->callback([&v, &app, &format] { v.exit_code = PrintGenerated(app, format, *v.services.out); });
 }
 
 }  // namespace clusterctl

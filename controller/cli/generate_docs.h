@@ -16,6 +16,8 @@ class Option;
 
 namespace clusterctl {
 
+struct CommandValues;
+
 // Writes the text named by `format` ("man", "bash" or "zsh") to `out`.
 // Returns the exit code: 0, or 2 for an unknown format.
 int PrintGenerated(const CLI::App& app, const std::string& format, std::ostream& out);
@@ -47,5 +49,8 @@ CompletionKind CompletionKindOf(const CLI::Option& option);
 
 // "inventory check" for that subcommand; "" for the top-level app.
 std::string CommandPath(const CLI::App& command);
+
+// `__generate FORMAT`, hidden: the man page and completions at build time (command_values.h).
+void AddGenerateCommand(CLI::App& app, CommandValues& values);
 
 }  // namespace clusterctl

@@ -1,4 +1,5 @@
 #include "controller/cli/history_command.h"
+#include <CLI/CLI.hpp>
 
 #include "common/json_fields.h"
 #include "common/json_text.h"
@@ -10,8 +11,8 @@ namespace clusterctl {
 namespace {
 
 // "  extra vars: -e a=1 -e b=false", when the run was given any.
-void PrintExtraVars(StateStore& state, int64_t run_id, std::ostream& out) {
-  auto runs = state.ListRuns(1, run_id);
+void PrintExtraVars(RunRecords& records, int64_t run_id, std::ostream& out) {
+  auto runs = records.ListRuns(1, run_id);
   if (!runs.ok() || runs->empty() || !runs->front().extra_vars) return;
   const nlohmann::json vars = nlohmann::json::parse(*runs->front().extra_vars, nullptr, false);
   if (!vars.is_object() || vars.empty()) return;
@@ -126,6 +127,18 @@ int RunHistory(const HistoryOptions& options, const GlobalOptions& global, const
   }
   table.Print(out);
   return kExitOk;
+}
+
+void AddHistoryCommand(CLI::App& app, CommandValues& v) {
+  HistoryOptions& o = v.Keep<HistoryOptions>();
+  CLI::App* history = app.add_subcommand("history", "past runs, a run's steps, or a host's steps");
+  AddInventoryArgument(history, v, o.inventory_path);
+  history->add_option("--run", o.run_id, "show this run's steps and events (default: list the runs)");
+  history->add_option("--host", o.host, "only this host (default: every host)")->type_name("HOST");
+  history->add_option("-n,--runs", o.limit, "how many runs, newest first")->capture_default_str();
+  history->add_flag("--json", v.options.json, "one JSON document");
+  AddStateOption(history, v);
+  history->callback([&v, &o] { v.exit_code = RunHistory(o, v.options, v.services); });
 }
 
 }  // namespace clusterctl

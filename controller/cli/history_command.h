@@ -5,6 +5,7 @@
 #include <string>
 
 #include "controller/cli/command_context.h"
+#include "controller/cli/command_values.h"
 
 namespace clusterctl {
 
@@ -16,5 +17,8 @@ struct HistoryOptions {
 };
 
 int RunHistory(const HistoryOptions& options, const GlobalOptions& global, const Services& services);
+
+// `history` (command_values.h).
+void AddHistoryCommand(CLI::App& app, CommandValues& values);
 
 }  // namespace clusterctl

@@ -1,5 +1,6 @@
 #include "controller/cli/hold_command.h"
 
+#include <CLI/CLI.hpp>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -94,6 +95,25 @@ int RunHold(const std::string& inventory_path, const std::vector<std::string>& c
   store->FinishRun(*run, result == 0 ? RunStatus::kOk : RunStatus::kFailed, {{"exit_code", result}});
   services.log->Info("released the state of cluster " + inventory->cluster_name);
   return result;
+}
+
+void AddHoldCommand(CLI::App& app, CommandValues& v) {
+  struct HoldValues {
+    std::string inventory_path;
+    std::vector<std::string> command;
+    std::string reason;
+  };
+  HoldValues& o = v.Keep<HoldValues>();
+  CLI::App* hold = app.add_subcommand("hold", "hold the state lock for manual maintenance (blocks deploys)");
+  AddInventoryArgument(hold, v, o.inventory_path, &o.command);
+  hold->add_option("COMMAND", o.command, "command to run while holding (after --); none: until Ctrl-C");
+  hold->add_option("--reason", o.reason, "recorded in the state's event log (default: none)");
+  AddStateOption(hold, v);
+  v.take_words_after_dashes.insert(hold);
+  hold->callback([&v, &o] {
+    o.command.insert(o.command.end(), v.after_dashes.begin(), v.after_dashes.end());
+    v.exit_code = RunHold(o.inventory_path, o.command, o.reason, v.options, v.services);
+  });
 }
 
 }  // namespace clusterctl

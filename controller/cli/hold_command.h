@@ -9,10 +9,14 @@
 #include <vector>
 
 #include "controller/cli/command_context.h"
+#include "controller/cli/command_values.h"
 
 namespace clusterctl {
 
 int RunHold(const std::string& inventory_path, const std::vector<std::string>& command, const std::string& reason,
             const GlobalOptions& options, const Services& services);
+
+// `hold` (command_values.h).
+void AddHoldCommand(CLI::App& app, CommandValues& values);
 
 }  // namespace clusterctl

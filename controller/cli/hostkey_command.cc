@@ -1,4 +1,5 @@
 #include "controller/cli/hostkey_command.h"
+#include <CLI/CLI.hpp>
 
 #include "common/strings.h"
 #include "controller/cli/exit_codes.h"
@@ -37,6 +38,24 @@ int RunHostKeyForget(const std::string& inventory_path, const std::vector<std::s
     }
   }
   return exit_code;
+}
+
+void AddHostkeyCommand(CLI::App& app, CommandValues& v) {
+  struct ForgetValues {
+    std::string inventory_path;
+    std::vector<std::string> hosts;
+  };
+  ForgetValues& o = v.Keep<ForgetValues>();
+  CLI::App* hostkey = app.add_subcommand("hostkey", "manage recorded SSH host keys");
+  hostkey->require_subcommand(1);
+  CLI::App* forget = hostkey->add_subcommand("forget", "forget the recorded host key of reinstalled hosts");
+  AddInventoryArgument(forget, v, o.inventory_path, &o.hosts, /*rest_required=*/true);
+  forget->add_option("HOST", o.hosts, "hosts (or jump:HOST:PORT)");
+  AddStateOption(forget, v);
+  forget->callback([&v, &o] {
+    if (o.hosts.empty()) throw CLI::RequiredError("HOST");
+    v.exit_code = RunHostKeyForget(o.inventory_path, o.hosts, v.options, v.services);
+  });
 }
 
 }  // namespace clusterctl

@@ -7,10 +7,14 @@
 #include <vector>
 
 #include "controller/cli/command_context.h"
+#include "controller/cli/command_values.h"
 
 namespace clusterctl {
 
 int RunHostKeyForget(const std::string& inventory_path, const std::vector<std::string>& hosts,
                      const GlobalOptions& global, const Services& services);
+
+// `hostkey` with forget (command_values.h).
+void AddHostkeyCommand(CLI::App& app, CommandValues& values);
 
 }  // namespace clusterctl

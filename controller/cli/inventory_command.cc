@@ -1,5 +1,6 @@
 #include "controller/cli/inventory_command.h"
 
+#include <CLI/CLI.hpp>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -14,7 +15,7 @@
 #include "common/yaml_doc.h"
 #include "controller/cli/exit_codes.h"
 #include "controller/engine/checked_inventory.h"
-#include "controller/engine/cluster_views.h"
+#include "controller/views/cluster_views.h"
 #include "controller/engine/deploy_run.h"
 #include "controller/output/table.h"
 #include "inventory/hostlist.h"
@@ -212,6 +213,45 @@ int RunInventoryImport(const std::string& ini_path, const std::string& cluster_n
   }
   services.log->Info("wrote " + output_path + "; check it with: clusterctl inventory check " + output_path);
   return kExitOk;
+}
+
+void AddInventoryCommand(CLI::App& app, CommandValues& v) {
+  std::string& inventory_path = v.Keep<std::string>();
+  CLI::App* inventory = app.add_subcommand("inventory", "check, show or import an inventory");
+  inventory->require_subcommand(1);
+  CLI::App* check = inventory->add_subcommand("check", "validate an inventory: exit 0, or 2 with every problem");
+  AddInventoryArgument(check, v, inventory_path);
+  check->add_flag("--json", v.options.json, "one JSON document: ok, and every problem with file, line, column");
+  check->callback([&v, &inventory_path] {
+    v.exit_code = RunInventoryCheck(inventory_path, v.options.json, v.services);
+  });
+
+  CLI::App* show = inventory->add_subcommand("show", "print resolved hosts, groups and variables");
+  AddInventoryArgument(show, v, inventory_path);
+  show->add_flag("--json", v.options.json, "one JSON document");
+  show->callback([&v, &inventory_path] { v.exit_code = RunInventoryShow(inventory_path, v.options.json, v.services); });
+
+  struct ImportValues {
+    std::string ini_path, cluster_name = "cluster", output_path;
+    bool force = false;
+  };
+  ImportValues& o = v.Keep<ImportValues>();
+  CLI::App* import = inventory->add_subcommand("import", "convert a DeepOps/Ansible INI inventory");
+  import->add_option("FILE", o.ini_path, "Ansible INI inventory")->required();
+  import->add_option("--cluster", o.cluster_name, "cluster name for the new inventory")->capture_default_str();
+  import->add_option("-o,--output", o.output_path, "write here instead of stdout")->type_name("FILE");
+  import->add_flag("--force", o.force, "overwrite the output file if it exists");
+  import->callback([&v, &o] {
+    v.exit_code = RunInventoryImport(o.ini_path, o.cluster_name, o.output_path, o.force, v.services);
+  });
+}
+
+void AddCompleteNamesCommand(CLI::App& app, CommandValues& v) {
+  std::string& inventory_path = v.Keep<std::string>();
+  CLI::App* names = app.add_subcommand("__complete-names", "print the inventory's host and group names");
+  names->group("");
+  names->add_option("INVENTORY", inventory_path, "inventory file");
+  names->callback([&v, &inventory_path] { v.exit_code = RunCompleteNames(inventory_path, v.services); });
 }
 
 }  // namespace clusterctl

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "controller/cli/command_context.h"
+#include "controller/cli/command_values.h"
 
 namespace clusterctl {
 
@@ -18,5 +19,10 @@ int RunInventoryImport(const std::string& ini_path, const std::string& cluster_n
 // "all"), one a line, for the shell completions. Prints nothing and returns 0
 // on any problem: a completion must never show an error.
 int RunCompleteNames(const std::string& inventory_path, const Services& services);
+
+// `inventory` with check, show and import (command_values.h).
+void AddInventoryCommand(CLI::App& app, CommandValues& values);
+// `__complete-names`, hidden: what the completion scripts call.
+void AddCompleteNamesCommand(CLI::App& app, CommandValues& values);
 
 }  // namespace clusterctl

@@ -1,4 +1,5 @@
 #include "controller/cli/roles_command.h"
+#include <CLI/CLI.hpp>
 
 #include "common/json_text.h"
 #include "common/strings.h"
@@ -134,6 +135,23 @@ int RunRolesShow(const RolesOptions& options, const Services& services) {
   }
   table.Print(out, "  ");
   return kExitOk;
+}
+
+void AddRolesCommand(CLI::App& app, CommandValues& v) {
+  RolesOptions& o = v.Keep<RolesOptions>();
+  CLI::App* roles = app.add_subcommand("roles", "the role catalog: each role, its hosts, its variables (alone: list)");
+  roles->callback([&v, &o, roles] {
+    if (roles->get_subcommands().empty()) v.exit_code = RunRolesList(o, v.services);
+  });
+  CLI::App* list = roles->add_subcommand("list", "every role: what it applies to, its hosts, what it does");
+  AddInventoryArgument(list, v, o.inventory_path, nullptr, false, true);
+  list->add_flag("--json", o.json, "JSON output");
+  list->callback([&v, &o] { v.exit_code = RunRolesList(o, v.services); });
+  CLI::App* show = roles->add_subcommand("show", "one role: what it does, its hosts, every variable it reads");
+  show->add_option("ROLE", o.name, "role name")->required();
+  AddInventoryArgument(show, v, o.inventory_path, nullptr, false, true);
+  show->add_flag("--json", o.json, "JSON output");
+  show->callback([&v, &o] { v.exit_code = RunRolesShow(o, v.services); });
 }
 
 }  // namespace clusterctl

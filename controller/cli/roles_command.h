@@ -7,6 +7,7 @@
 #include <string>
 
 #include "controller/cli/command_context.h"
+#include "controller/cli/command_values.h"
 
 namespace clusterctl {
 
@@ -18,5 +19,8 @@ struct RolesOptions {
 
 int RunRolesList(const RolesOptions& options, const Services& services);
 int RunRolesShow(const RolesOptions& options, const Services& services);
+
+// `roles` with list and show (command_values.h).
+void AddRolesCommand(CLI::App& app, CommandValues& values);
 
 }  // namespace clusterctl

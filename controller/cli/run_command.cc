@@ -1,10 +1,13 @@
 #include "controller/cli/run_command.h"
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <map>
 
+#include "common/duration_text.h"
 #include "common/json_text.h"
 #include "controller/cli/exit_codes.h"
+#include "controller/cli/option_values.h"
 #include "controller/output/terminal_text.h"
 #include "inventory/hostlist.h"
 
@@ -54,6 +57,30 @@ int RunAdHoc(const RemoteCommandOptions& options, const std::vector<std::string>
   for (const OutputGroup& g : groups) any_nonzero = any_nonzero || g.exit_code != 0;
   int finished = command->Report(completed, results);
   return (finished != kExitOk || any_nonzero) ? kExitFailed : kExitOk;
+}
+
+void AddRunCommand(CLI::App& app, CommandValues& v) {
+  struct RunValues {
+    RemoteCommandOptions remote;
+    std::vector<std::string> argv;
+    int timeout_s = 600;
+    uint64_t max_output = 256 * 1024;
+  };
+  RunValues& o = v.Keep<RunValues>();
+  CLI::App* run = app.add_subcommand("run", "run a command (no shell) as root on every selected host");
+  AddRemoteOptions(run, v, o.remote, &o.argv);
+  run->add_option("-t,--timeout", o.timeout_s, "time before the command is killed (90, 60s, 5m, 1h; up to 1d)")
+      ->type_name("DURATION")
+      ->transform(DurationSeconds(1, 86400))
+      ->default_str(FormatDurationSeconds(o.timeout_s));
+  run->add_option("--max-output", o.max_output, "bytes of stdout and of stderr kept per host (default 262144)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{16} << 20));
+  run->add_option("COMMAND", o.argv, "the command and its arguments, after --");
+  v.take_words_after_dashes.insert(run);
+  run->callback([&v, &o] {
+    o.argv.insert(o.argv.end(), v.after_dashes.begin(), v.after_dashes.end());
+    v.exit_code = RunAdHoc(o.remote, o.argv, o.timeout_s, o.max_output, v.options, v.services);
+  });
 }
 
 }  // namespace clusterctl

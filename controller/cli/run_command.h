@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "controller/cli/command_values.h"
 #include "controller/cli/remote_command.h"
 #include "controller/run/command_run.h"
 
@@ -20,5 +21,8 @@ int RunAdHoc(const RemoteCommandOptions& options, const std::vector<std::string>
 // The human form: a header per group (hosts, exit code), then its output as
 // TerminalText lines (a node's escape sequences shown, not obeyed).
 void PrintOutputGroups(const std::vector<OutputGroup>& groups, std::ostream& out);
+
+// `run` (command_values.h).
+void AddRunCommand(CLI::App& app, CommandValues& values);
 
 }  // namespace clusterctl

@@ -1,12 +1,15 @@
 #include "controller/cli/serve_command.h"
 
+#include <CLI/CLI.hpp>
 #include <signal.h>
 
 #include <cstdlib>
 
 #include <boost/asio/ip/address.hpp>
 
+#include "common/duration_text.h"
 #include "controller/cli/exit_codes.h"
+#include "controller/cli/option_values.h"
 #include "controller/daemon/daemon.h"
 #include "controller/daemon/sd_notify.h"
 #include "controller/daemon/token.h"
@@ -107,6 +110,32 @@ int RunServe(const ServeOptions& serve, const GlobalOptions& options, const Serv
   running.Shutdown(std::chrono::seconds(serve.stop_grace_s));
   services.log->Info("clusterctl serve: stopped");
   return kExitOk;
+}
+
+void AddServeCommand(CLI::App& app, CommandValues& v) {
+  ServeOptions& o = v.Keep<ServeOptions>();
+  CLI::App* serve = app.add_subcommand("serve", "the daemon: HTTP API, metrics, drift checks and a status page");
+  AddInventoryArgument(serve, v, o.inventory_path);
+  serve->add_option("--listen", o.listen, "ADDRESS:PORT to serve on")->capture_default_str();
+  serve->add_flag("--insecure-listen", o.insecure_listen,
+                  "allow a non-loopback --listen over plain HTTP (the token crosses the network in clear)");
+  serve->add_option("--verify-interval", o.verify_interval_s, "time between drift checks (90, 60s, 5m, 1h; up to 7d)")
+      ->type_name("DURATION")
+      ->transform(DurationSeconds(1, 7 * 86400))
+      ->default_str(FormatDurationSeconds(o.verify_interval_s));
+  serve->add_option("--verify-batch", o.verify_batch, "hosts checked at a time (N or P%)")->capture_default_str();
+  serve->add_flag("--remediate", o.remediate,
+                  "converge drifted hosts, and deploy inventory changes, without being asked");
+  serve->add_option("--max-fail", o.max_fail_percent, "remediation stops starting hosts once P% failed")
+      ->check(CLI::Range(0, 100))
+      ->capture_default_str();
+  serve->add_option("--stop-grace", o.stop_grace_s, "time the running job's steps get on SIGTERM (30, 30s, 5m; up to 1h)")
+      ->type_name("DURATION")
+      ->transform(DurationSeconds(0, 3600))
+      ->default_str(FormatDurationSeconds(o.stop_grace_s));
+  serve->add_flag("--print-token", o.print_token, "print the API token (created at first use) and exit");
+  AddStateOption(serve, v);
+  serve->callback([&v, &o] { v.exit_code = RunServe(o, v.options, v.services); });
 }
 
 }  // namespace clusterctl

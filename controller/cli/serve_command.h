@@ -8,6 +8,7 @@
 #include <string>
 
 #include "controller/cli/command_context.h"
+#include "controller/cli/command_values.h"
 
 namespace clusterctl {
 
@@ -27,5 +28,8 @@ int RunServe(const ServeOptions& serve, const GlobalOptions& options, const Serv
 
 // "127.0.0.1:9420", "[::1]:9420", "0.0.0.0:80" -> address, port; false when malformed.
 bool ParseListenAddress(const std::string& text, std::string& address, int& port);
+
+// `serve` (command_values.h).
+void AddServeCommand(CLI::App& app, CommandValues& values);
 
 }  // namespace clusterctl

@@ -1,5 +1,6 @@
 #include "controller/cli/status_command.h"
 
+#include <CLI/CLI.hpp>
 #include <map>
 
 #include "common/json_text.h"
@@ -81,6 +82,15 @@ int RunStatus(const std::string& inventory_path, const GlobalOptions& options, c
     out << names.size() << " " << state << ": " << CollapseHostList(names) << "\n";
   }
   return kExitOk;
+}
+
+void AddStatusCommand(CLI::App& app, CommandValues& v) {
+  std::string& inventory_path = v.Keep<std::string>();
+  CLI::App* status = app.add_subcommand("status", "per-host state from the state store");
+  AddInventoryArgument(status, v, inventory_path);
+  status->add_flag("--json", v.options.json, "one JSON document");
+  AddStateOption(status, v);
+  status->callback([&v, &inventory_path] { v.exit_code = RunStatus(inventory_path, v.options, v.services); });
 }
 
 }  // namespace clusterctl

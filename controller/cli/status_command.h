@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "controller/cli/command_context.h"
+#include "controller/cli/command_values.h"
 #include "controller/state/host_status.h"
 #include "controller/state/state_store.h"
 #include "inventory/model.h"
@@ -13,5 +14,8 @@
 namespace clusterctl {
 
 int RunStatus(const std::string& inventory_path, const GlobalOptions& options, const Services& services);
+
+// `status` (command_values.h).
+void AddStatusCommand(CLI::App& app, CommandValues& values);
 
 }  // namespace clusterctl

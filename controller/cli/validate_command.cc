@@ -1,11 +1,14 @@
 #include "controller/cli/validate_command.h"
 
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <map>
 
+#include "common/duration_text.h"
 #include "common/json_text.h"
 #include "common/strings.h"
 #include "controller/cli/exit_codes.h"
+#include "controller/cli/option_values.h"
 #include "controller/output/table.h"
 #include "controller/output/terminal_text.h"
 #include "controller/validate/checks.h"
@@ -148,6 +151,22 @@ int RunValidate(const ValidateOptions& options, const GlobalOptions& global, con
   }
   command->Report(completed, outcome.probe_results, /*print_failures=*/false);
   return summary["fail"].get<int>() > 0 ? kExitFailed : kExitOk;
+}
+
+void AddValidateCommand(CLI::App& app, CommandValues& v) {
+  ValidateOptions& o = v.Keep<ValidateOptions>();
+  CLI::App* validate =
+      app.add_subcommand("validate", "prove the cluster works: checks with thresholds, exit 1 on any failure");
+  AddRemoteOptions(validate, v, o.remote);
+  AddExtraVarsOption(validate, o.remote);
+  validate->add_option("--checks", o.checks, "only these checks or prefixes (comma-separated; default: all): " +
+                                                 Join(AllValidationCheckNames(), ", "))
+      ->delimiter(',');
+  validate->add_option("--deadline", o.deadline_s, "time for the whole run (90, 60s, 15m, 1h; 10s to 1d)")
+      ->type_name("DURATION")
+      ->transform(DurationSeconds(10, 86400))
+      ->default_str(FormatDurationSeconds(o.deadline_s));
+  validate->callback([&v, &o] { v.exit_code = RunValidate(o, v.options, v.services); });
 }
 
 }  // namespace clusterctl

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "controller/cli/command_values.h"
 #include "controller/cli/remote_command.h"
 #include "controller/state/state_store.h"
 #include "controller/validate/check_result.h"
@@ -28,5 +29,8 @@ int RunValidate(const ValidateOptions& options, const GlobalOptions& global, con
 // The text report: one table row per check, outcome and detail, with the
 // hosts in range notation; then every failure with its evidence.
 void PrintValidationTable(const std::vector<CheckResult>& results, std::ostream& out);
+
+// `validate` (command_values.h).
+void AddValidateCommand(CLI::App& app, CommandValues& values);
 
 }  // namespace clusterctl

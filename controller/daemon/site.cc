@@ -2,7 +2,7 @@
 
 #include "common/sha256.h"
 #include "controller/catalog/variable_check.h"
-#include "controller/engine/cluster_views.h"
+#include "controller/views/cluster_views.h"
 #include "controller/engine/deploy_run.h"
 #include "inventory/loader.h"
 

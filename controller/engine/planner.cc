@@ -6,8 +6,8 @@
 #include "agent/resources/schema.h"
 #include "common/sha256.h"
 #include "common/strings.h"
-#include "controller/engine/cluster_views.h"
 #include "controller/engine/kinds/step_kind.h"
+#include "controller/views/cluster_views.h"
 #include "inventory/address.h"
 #include "inventory/inventory_json.h"
 

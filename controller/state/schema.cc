@@ -12,10 +12,10 @@ struct Migration {
   const char* sql;
 };
 
-// Append-only: never edit a migration that has shipped; add a new one.
-const std::vector<Migration>& Migrations() {
-  static const std::vector<Migration> migrations = {
-      {1, "initial schema: runs, hosts, steps, intents, facts, validations, events", R"sql(
+// The SQL of each migration as it shipped, one constant per version.
+
+// Version 1.
+constexpr const char* kInitialSchema = R"sql(
 CREATE TABLE meta (
   key   TEXT PRIMARY KEY,
   value TEXT NOT NULL
@@ -106,16 +106,20 @@ CREATE TABLE events (
   message TEXT    NOT NULL
 );
 CREATE INDEX events_by_run ON events (run_id);
-)sql"},
-      {2, "host keys of jump hosts (bastions), which are not inventory hosts", R"sql(
+)sql";
+
+// Version 2.
+constexpr const char* kJumpHostKeys = R"sql(
 CREATE TABLE jump_host_keys (
   endpoint    TEXT PRIMARY KEY,
   key_type    TEXT    NOT NULL,
   key_sha256  TEXT    NOT NULL,
   accepted_at INTEGER NOT NULL
 );
-)sql"},
-      {3, "progress detail of intents; backups of replaced files", R"sql(
+)sql";
+
+// Version 3.
+constexpr const char* kIntentDetailAndFileBackups = R"sql(
 ALTER TABLE intents ADD COLUMN detail TEXT;
 CREATE TABLE file_backups (
   id      INTEGER PRIMARY KEY,
@@ -126,21 +130,37 @@ CREATE TABLE file_backups (
   at      INTEGER NOT NULL
 );
 CREATE INDEX file_backups_by_path ON file_backups (host, path, id);
-)sql"},
-      {4, "names of the secrets in secrets/ (never their values), so a deleted one is noticed", R"sql(
+)sql";
+
+// Version 4.
+constexpr const char* kSecretNames = R"sql(
 CREATE TABLE secrets (
   name        TEXT PRIMARY KEY,
   recorded_at INTEGER NOT NULL,
   run_id      INTEGER REFERENCES runs(id)
 );
-)sql"},
-      {5, "the variables a run was given with -e/--extra-vars", R"sql(
+)sql";
+
+// Version 5.
+constexpr const char* kRunExtraVars = R"sql(
 ALTER TABLE runs ADD COLUMN extra_vars TEXT;
-)sql"},
-      {6, "reachability whatever the command (plan, facts, validate too): since when connections fail", R"sql(
+)sql";
+
+// Version 6.
+constexpr const char* kReachability = R"sql(
 ALTER TABLE hosts ADD COLUMN unreachable_since INTEGER;
 ALTER TABLE hosts ADD COLUMN unreachable_error TEXT;
-)sql"},
+)sql";
+
+// Append-only: never edit a migration that has shipped; add a new one.
+const std::vector<Migration>& Migrations() {
+  static const std::vector<Migration> migrations = {
+      {1, "initial schema: runs, hosts, steps, intents, facts, validations, events", kInitialSchema},
+      {2, "host keys of jump hosts (bastions), which are not inventory hosts", kJumpHostKeys},
+      {3, "progress detail of intents; backups of replaced files", kIntentDetailAndFileBackups},
+      {4, "names of the secrets in secrets/ (never their values), so a deleted one is noticed", kSecretNames},
+      {5, "the variables a run was given with -e/--extra-vars", kRunExtraVars},
+      {6, "reachability whatever the command (plan, facts, validate too): since when connections fail", kReachability},
   };
   return migrations;
 }

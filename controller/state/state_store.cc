@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <utility>
 
-#include "common/json_text.h"
 #include "controller/state/schema.h"
 
 namespace clusterctl {
@@ -99,16 +99,6 @@ Status ConfigureConnection(SqliteDb& db, bool writer) {
 
 }  // namespace
 
-const char* ToString(RunStatus status) {
-  switch (status) {
-    case RunStatus::kRunning: return "running";
-    case RunStatus::kOk: return "ok";
-    case RunStatus::kFailed: return "failed";
-    case RunStatus::kInterrupted: return "interrupted";
-  }
-  return "?";
-}
-
 StatePaths StatePaths::For(const std::string& inventory_dir, const std::string& override_dir) {
   if (!override_dir.empty()) return {std::filesystem::absolute(override_dir).lexically_normal().string()};
   return {inventory_dir + "/.clusterctl"};
@@ -121,12 +111,26 @@ Status PrepareStateDirectories(const StatePaths& paths, const FilesystemProbe& p
   return MakePrivateDirectory(paths.secrets(), /*owned_subdirectory=*/true);
 }
 
+StateStore::StateStore(StatePaths paths, std::unique_ptr<OpenState> open,
+                       std::optional<LockHolder> cleared_stale_holder)
+    : RunRecords(*open),
+      EventRecords(*open),
+      HostRecords(*open),
+      HostKeyRecords(*open),
+      FactsRecords(*open),
+      StepRecords(*open),
+      IntentRecords(*open),
+      SecretRecords(*open),
+      ValidationRecords(*open),
+      paths_(std::move(paths)),
+      cleared_stale_holder_(std::move(cleared_stale_holder)),
+      open_(std::move(open)) {}
+
 Result<std::unique_ptr<StateStore>> StateStore::OpenForWriting(const StatePaths& paths, const WriterOptions& options) {
   CLUSTERCTL_RETURN_IF_ERROR(PrepareStateDirectories(paths, *options.probe));
 
-  std::unique_ptr<StateStore> store(new StateStore());
-  store->paths_ = paths;
-  store->clock_ = options.clock;
+  auto open = std::make_unique<OpenState>();
+  open->clock = options.clock;
   auto acquired = StateLock::Acquire(paths.lock(), LockHolder::Current(options.clock->NowMs(), options.command));
   if (!acquired.ok()) {
     if (acquired.status().code() == Status::Code::kBusy) {
@@ -134,44 +138,40 @@ Result<std::unique_ptr<StateStore>> StateStore::OpenForWriting(const StatePaths&
     }
     return acquired.status();
   }
-  store->lock_ = std::move(acquired->lock);
-  store->cleared_stale_holder_ = acquired->cleared_stale_holder;
+  open->lock = std::move(acquired->lock);
 
   auto db = SqliteDb::Open(paths.database(), SqliteDb::Mode::kReadWriteCreate);
   if (!db.ok()) return db.status();
-  store->db_ = std::move(db).value();
+  open->db = std::move(db).value();
   CLUSTERCTL_RETURN_IF_ERROR(::chmod(paths.database().c_str(), 0600) == 0
                                  ? Status::Ok()
                                  : Status::IoError("cannot chmod " + paths.database()));
-  CLUSTERCTL_RETURN_IF_ERROR(Damaged(paths, ConfigureConnection(*store->db_, true)));
-  CLUSTERCTL_RETURN_IF_ERROR(Damaged(paths, CheckIntegrity(*store->db_)));
-  CLUSTERCTL_RETURN_IF_ERROR(Damaged(paths, MigrateSchema(*store->db_)));
-  return store;
+  CLUSTERCTL_RETURN_IF_ERROR(Damaged(paths, ConfigureConnection(*open->db, true)));
+  CLUSTERCTL_RETURN_IF_ERROR(Damaged(paths, CheckIntegrity(*open->db)));
+  CLUSTERCTL_RETURN_IF_ERROR(Damaged(paths, MigrateSchema(*open->db)));
+  return std::unique_ptr<StateStore>(new StateStore(paths, std::move(open), acquired->cleared_stale_holder));
 }
 
 Result<std::unique_ptr<StateStore>> StateStore::OpenSideConnection() const {
-  std::unique_ptr<StateStore> side(new StateStore());
-  side->paths_ = paths_;
-  side->clock_ = clock_;
+  auto open = std::make_unique<OpenState>();
+  open->clock = open_->clock;
   auto db = SqliteDb::Open(paths_.database(), SqliteDb::Mode::kReadWriteCreate);
   if (!db.ok()) return db.status();
-  side->db_ = std::move(db).value();
-  CLUSTERCTL_RETURN_IF_ERROR(ConfigureConnection(*side->db_, false));
-  return side;
+  open->db = std::move(db).value();
+  CLUSTERCTL_RETURN_IF_ERROR(ConfigureConnection(*open->db, false));
+  return std::unique_ptr<StateStore>(new StateStore(paths_, std::move(open), std::nullopt));
 }
 
 Result<std::unique_ptr<StateStore>> StateStore::OpenForReading(const StatePaths& paths, const FilesystemProbe& probe) {
   if (!Exists(paths.database())) return Status::NotFound("no state yet in " + paths.dir);
   CLUSTERCTL_RETURN_IF_ERROR(CheckStateFilesystem(paths.dir, probe));
-  std::unique_ptr<StateStore> store(new StateStore());
-  store->paths_ = paths;
+  auto open = std::make_unique<OpenState>();
   auto db = SqliteDb::Open(paths.database(), SqliteDb::Mode::kReadOnly);
   if (!db.ok()) return db.status();
-  store->db_ = std::move(db).value();
-  CLUSTERCTL_RETURN_IF_ERROR(Damaged(paths, ConfigureConnection(*store->db_, false)));
-  Result<int> version = StoredSchemaVersion(*store->db_);
+  open->db = std::move(db).value();
+  CLUSTERCTL_RETURN_IF_ERROR(Damaged(paths, ConfigureConnection(*open->db, false)));
+  Result<int> version = StoredSchemaVersion(*open->db);
   if (!version.ok()) return Damaged(paths, version.status());
-  if (!version.ok()) return version.status().WithContext("reading " + paths.database());
   if (*version != CurrentSchemaVersion()) {
     return Status::FailedPrecondition("the state database " + paths.database() + " has schema version " +
                                       std::to_string(*version) + " but this clusterctl uses version " +
@@ -180,70 +180,7 @@ Result<std::unique_ptr<StateStore>> StateStore::OpenForReading(const StatePaths&
                                            ? "; any writing command (deploy, facts) upgrades it"
                                            : "; it was written by a newer clusterctl"));
   }
-  return store;
-}
-
-int64_t StateStore::NowMs() const { return clock_ ? clock_->NowMs() : system_clock_.NowMs(); }
-
-Result<int64_t> StateStore::BeginRun(const std::string& kind, const std::string& command) {
-  if (!writable()) return Status::FailedPrecondition("BeginRun needs the state opened for writing");
-  auto transaction = SqliteTransaction::Begin(*db_);
-  if (!transaction.ok()) return transaction.status();
-  auto stale = db_->Prepare("UPDATE runs SET status = 'interrupted' WHERE status = 'running'");
-  if (!stale.ok()) return stale.status();
-  CLUSTERCTL_RETURN_IF_ERROR(stale->Run());
-  auto insert = db_->Prepare(
-      "INSERT INTO runs (kind, command, controller_host, pid, started_at) VALUES (?, ?, ?, ?, ?)");
-  if (!insert.ok()) return insert.status();
-  LockHolder me = LockHolder::Current(NowMs(), command);
-  insert->Bind(1, kind).Bind(2, command).Bind(3, me.host).Bind(4, int64_t{me.pid}).Bind(5, me.started_at_ms);
-  CLUSTERCTL_RETURN_IF_ERROR(insert->Run());
-  int64_t id = db_->LastInsertId();
-  CLUSTERCTL_RETURN_IF_ERROR((*transaction)->Commit());
-  return id;
-}
-
-Status StateStore::FinishRun(int64_t run_id, RunStatus status, const nlohmann::json& summary) {
-  auto update = db_->Prepare("UPDATE runs SET status = ?, finished_at = ?, summary = ? WHERE id = ?");
-  if (!update.ok()) return update.status();
-  update->Bind(1, ToString(status)).Bind(2, NowMs()).Bind(3, JsonText(summary)).Bind(4, run_id);
-  return update->Run();
-}
-
-Status StateStore::RecordRunExtraVars(int64_t run_id, const nlohmann::json& extra_vars) {
-  auto update = db_->Prepare("UPDATE runs SET extra_vars = ? WHERE id = ?");
-  if (!update.ok()) return update.status();
-  update->Bind(1, JsonText(extra_vars)).Bind(2, run_id);
-  return update->Run();
-}
-
-Result<std::vector<RunRecord>> StateStore::ListRuns(int limit, int64_t only_id) {
-  auto query = db_->Prepare(
-      "SELECT id, kind, command, controller_host, pid, started_at, finished_at, status, summary, extra_vars "
-      "FROM runs WHERE ? = 0 OR id = ? ORDER BY id DESC LIMIT ?");
-  if (!query.ok()) return query.status();
-  query->Bind(1, only_id).Bind(2, only_id).Bind(3, int64_t{limit});
-  std::vector<RunRecord> runs;
-  Status read = query->ForEachRow([&] {
-    runs.push_back({query->Int64(0), query->Text(1), query->Text(2), query->Text(3),
-                    static_cast<int>(query->Int64(4)), query->Int64(5), query->OptionalInt64(6), query->Text(7),
-                    query->OptionalText(8), query->OptionalText(9)});
-  });
-  if (!read.ok()) return read;
-  return runs;
-}
-
-Status StateStore::RecordEvent(std::optional<int64_t> run_id, const std::optional<std::string>& host,
-                               const std::string& level, const std::string& kind, const std::string& message) {
-  auto insert = db_->Prepare("INSERT INTO events (run_id, at, host, level, kind, message) VALUES (?, ?, ?, ?, ?, ?)");
-  if (!insert.ok()) return insert.status();
-  if (run_id) {
-    insert->Bind(1, *run_id);
-  } else {
-    insert->BindNull(1);
-  }
-  insert->Bind(2, NowMs()).Bind(3, host).Bind(4, level).Bind(5, kind).Bind(6, message);
-  return insert->Run();
+  return std::unique_ptr<StateStore>(new StateStore(paths, std::move(open), std::nullopt));
 }
 
 }  // namespace clusterctl

@@ -6,7 +6,7 @@
 #include <random>
 
 #include "common/strings.h"
-#include "controller/engine/nfs_view.h"
+#include "controller/views/nfs_view.h"
 #include "controller/remote/sleep.h"
 #include "controller/validate/remote_exec.h"
 #include "controller/validate/service_checks.h"

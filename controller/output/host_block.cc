@@ -1,4 +1,4 @@
-#include "controller/engine/host_block.h"
+#include "controller/output/host_block.h"
 
 #include "common/strings.h"
 #include "controller/output/status_colour.h"

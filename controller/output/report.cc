@@ -1,4 +1,4 @@
-#include "controller/engine/report.h"
+#include "controller/output/report.h"
 
 #include <variant>
 
@@ -8,7 +8,7 @@
 #include "common/clock.h"
 #include "common/strings.h"
 #include "controller/output/status_colour.h"
-#include "controller/engine/host_block.h"
+#include "controller/output/host_block.h"
 #include "inventory/hostlist.h"
 
 namespace clusterctl {

@@ -1,5 +1,5 @@
 // The plain report of a plan: what it says when hosts could not be planned.
-#include "controller/engine/report.h"
+#include "controller/output/report.h"
 
 #include <doctest/doctest.h>
 

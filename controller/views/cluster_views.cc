@@ -1,7 +1,7 @@
-#include "controller/engine/cluster_views.h"
+#include "controller/views/cluster_views.h"
 
-#include "controller/engine/nfs_view.h"
-#include "controller/engine/slurm_view.h"
+#include "controller/views/nfs_view.h"
+#include "controller/views/slurm_view.h"
 
 namespace clusterctl {
 

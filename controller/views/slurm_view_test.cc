@@ -1,4 +1,4 @@
-#include "controller/engine/slurm_view.h"
+#include "controller/views/slurm_view.h"
 
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-#include "controller/engine/nfs_view.h"
+#include "controller/views/nfs_view.h"
 
 #include <doctest/doctest.h>
 

@@ -3,7 +3,7 @@
 
 #include <sstream>
 
-#include "controller/engine/report.h"
+#include "controller/output/report.h"
 
 namespace clusterctl {
 namespace {
