@@ -157,7 +157,7 @@ void Daemon::NoticeFinishedJobs() {
   for (auto it = recent.rbegin(); it != recent.rend(); ++it) {
     if (it->job <= last_seen_job_) continue;
     Log(JobEndLevel(*it), JobEndLine(*it));
-    if (it->kind == RunKind::kDrift && it->status == "ok" && options_.remediate) remediate_hosts_ = drift_.Drifted();
+    if (it->kind == RunKind::kDrift && it->status == JobStatus::kOk && options_.remediate) remediate_hosts_ = drift_.Drifted();
   }
   last_seen_job_ = recent.front().job;
   api_->Invalidate();

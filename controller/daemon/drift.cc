@@ -7,10 +7,10 @@ void DriftBook::Record(const std::vector<HostReport>& reports, int64_t now_ms) {
   for (const HostReport& report : reports) {
     HostDrift drift;
     drift.checked_at_ms = now_ms;
-    drift.reached = report.outcome == "ok";
+    drift.reached = report.outcome == HostOutcome::kOk;
     drift.error = report.error;
     for (const StepReport& step : report.steps) {
-      if (step.status == "would-change") drift.steps.emplace_back(step.identity, step.differences);
+      if (step.status == StepStatus::kWouldChange) drift.steps.emplace_back(step.identity, step.differences);
     }
     hosts_[report.host] = std::move(drift);
   }

@@ -86,7 +86,7 @@ std::string BoundedText(const std::string& text, size_t max_bytes) {
 
 std::string JobEndLine(const JobInfo& job) {
   const nlohmann::json& s = job.summary;
-  std::string line = "job " + std::to_string(job.job) + ": " + ToString(job.kind) + " " + job.status;
+  std::string line = "job " + std::to_string(job.job) + ": " + ToString(job.kind) + " " + ToString(job.status);
   if (!s.is_object()) return line;
   if (!TextAt(s, "error").empty() && !s.contains("pass")) {
     line += ": " + BoundedText(TextAt(s, "error"), kMaxJobLine);
@@ -100,8 +100,8 @@ std::string JobEndLine(const JobInfo& job) {
 }
 
 LogLevel JobEndLevel(const JobInfo& job) {
-  if (job.status == "failed") return LogLevel::kError;
-  if (job.status == "stopped") return LogLevel::kWarning;
+  if (job.status == JobStatus::kFailed) return LogLevel::kError;
+  if (job.status == JobStatus::kStopped) return LogLevel::kWarning;
   auto drifted = job.summary.is_object() ? job.summary.find("drifted") : job.summary.end();
   if (drifted != job.summary.end() && drifted->is_array() && !drifted->empty()) return LogLevel::kWarning;
   return LogLevel::kInfo;

@@ -3,6 +3,16 @@
 #include "controller/run/run_pipeline.h"
 
 namespace clusterctl {
+
+const char* ToString(JobStatus status) {
+  switch (status) {
+    case JobStatus::kRunning: return "running";
+    case JobStatus::kOk: return "ok";
+    case JobStatus::kFailed: return "failed";
+    case JobStatus::kStopped: return "stopped";
+  }
+  return "?";
+}
 namespace {
 
 constexpr size_t kRecentJobs = 20;
@@ -15,7 +25,7 @@ nlohmann::json PlanJson(const std::vector<HostReport>& reports, int64_t now_ms) 
   for (const HostReport& r : reports) {
     nlohmann::json steps = nlohmann::json::array();
     for (const StepReport& s : r.steps) {
-      if (s.status != "would-change") continue;
+      if (s.status != StepStatus::kWouldChange) continue;
       steps.push_back({{"step", s.identity}, {"handler", s.handler}, {"why", s.differences}});
       ++changes;
     }
@@ -53,7 +63,7 @@ nlohmann::json JobInfo::ToJson() const {
           {"origin", origin},
           {"started_at", started_at_ms},
           {"finished_at", finished_at_ms ? nlohmann::json(finished_at_ms) : nlohmann::json(nullptr)},
-          {"status", status},
+          {"status", ToString(status)},
           {"summary", summary}};
 }
 
@@ -105,7 +115,7 @@ Result<JobInfo> JobRunner::Start(std::shared_ptr<const Site> site, JobRequest re
 void JobRunner::Work(std::shared_ptr<const Site> site, JobRequest request, PreparedRun prepared,
                      std::unique_ptr<RunSession> session, int64_t job) {
   (void)site;
-  std::string status = "ok";
+  JobStatus status = JobStatus::kOk;
   nlohmann::json summary;
   // The job's barrier: whatever escapes the engine fails this job with a
   // message, and the daemon goes on serving.
@@ -119,7 +129,7 @@ void JobRunner::Work(std::shared_ptr<const Site> site, JobRequest request, Prepa
     internal_error = "internal error: an exception of unknown type";
   }
   if (!internal_error.empty()) {
-    status = "failed";
+    status = JobStatus::kFailed;
     summary = {{"error", internal_error}};
     RecordFailedRun(*session, summary);
   }
@@ -127,11 +137,11 @@ void JobRunner::Work(std::shared_ptr<const Site> site, JobRequest request, Prepa
   Finished(job, status, summary);
 }
 
-nlohmann::json JobRunner::RunDeployJob(const PreparedRun& run, RunSession& session, std::string& status) {
+nlohmann::json JobRunner::RunDeployJob(const PreparedRun& run, RunSession& session, JobStatus& status) {
   DeploymentResult result = Deploy(run, session, hub_, *cancel_);
   const int64_t now = env_.clock->NowMs();
   if (result.ending != DeploymentResult::Ending::kCompleted) {
-    status = "failed";
+    status = JobStatus::kFailed;
     return CompleteDeployment(session, run, result).summary;
   }
   nlohmann::json extra = nlohmann::json::object();
@@ -139,7 +149,7 @@ nlohmann::json JobRunner::RunDeployJob(const PreparedRun& run, RunSession& sessi
     drift_.Record(result.hosts, now);
     const std::map<std::string, HostDrift> book = drift_.Snapshot();
     for (const HostReport& r : result.hosts) {
-      if (r.outcome == "ok") (void)session.state().SetHostDrifted(r.host, book.at(r.host).drifted());
+      if (r.outcome == HostOutcome::kOk) (void)session.state().SetHostDrifted(r.host, book.at(r.host).drifted());
     }
     extra["drifted"] = drift_.Drifted();
   } else if (run.kind() == RunKind::kPlan) {
@@ -147,14 +157,14 @@ nlohmann::json JobRunner::RunDeployJob(const PreparedRun& run, RunSession& sessi
     last_plan_ = PlanJson(result.hosts, now);
   } else if (run.Deployment().VerifiesEverything()) {
     for (const HostReport& r : result.hosts) {
-      if (r.outcome == "ok") drift_.Clear(r.host, now);
+      if (r.outcome == HostOutcome::kOk) drift_.Clear(r.host, now);
     }
   }
-  status = result.stopped ? "stopped" : result.converged() ? "ok" : "failed";
+  status = result.stopped ? JobStatus::kStopped : result.converged() ? JobStatus::kOk : JobStatus::kFailed;
   return CompleteDeployment(session, run, result, extra).summary;
 }
 
-nlohmann::json JobRunner::RunValidateJob(const PreparedRun& run, RunSession& session, std::string& status) {
+nlohmann::json JobRunner::RunValidateJob(const PreparedRun& run, RunSession& session, JobStatus& status) {
   ValidationOutcome outcome = Validate(run, session.sessions());
   CompletedRun completed = CompleteValidation(session, outcome);
   nlohmann::json failed = nlohmann::json::array();
@@ -164,12 +174,12 @@ nlohmann::json JobRunner::RunValidateJob(const PreparedRun& run, RunSession& ses
   nlohmann::json summary = completed.summary;
   summary["failed"] = failed;
   if (!completed.state_errors.empty()) summary["error"] = completed.state_errors.front();
-  status = summary["fail"].get<int>() > 0 || !completed.state_errors.empty() ? "failed" : "ok";
+  status = summary["fail"].get<int>() > 0 || !completed.state_errors.empty() ? JobStatus::kFailed : JobStatus::kOk;
   hub_.Publish({{"event", "validation"}, {"summary", summary}});
   return summary;
 }
 
-void JobRunner::Finished(int64_t job, const std::string& status, const nlohmann::json& summary) {
+void JobRunner::Finished(int64_t job, JobStatus status, const nlohmann::json& summary) {
   hub_.EndJob(summary);
   std::lock_guard<std::mutex> lock(mutex_);
   if (!running_ || running_->job != job) return;

@@ -36,6 +36,10 @@ struct JobRequest {
   std::string origin = "api";  // api | drift | remediate | inventory | resume
 };
 
+// Where a job stands; its word (ToString) is what the API and the log line say.
+enum class JobStatus { kRunning, kOk, kFailed, kStopped };
+const char* ToString(JobStatus status);  // "running" | "ok" | "failed" | "stopped"
+
 struct JobInfo {
   int64_t job = 0;
   int64_t run_id = 0;
@@ -43,7 +47,7 @@ struct JobInfo {
   std::string origin;
   int64_t started_at_ms = 0;
   int64_t finished_at_ms = 0;  // 0 while running
-  std::string status = "running";  // running | ok | failed | stopped
+  JobStatus status = JobStatus::kRunning;
   nlohmann::json summary;
   nlohmann::json ToJson() const;
 };
@@ -79,9 +83,9 @@ class JobRunner {
  private:
   void Work(std::shared_ptr<const Site> site, JobRequest request, PreparedRun prepared,
             std::unique_ptr<RunSession> session, int64_t job);
-  nlohmann::json RunDeployJob(const PreparedRun& run, RunSession& session, std::string& status);
-  nlohmann::json RunValidateJob(const PreparedRun& run, RunSession& session, std::string& status);
-  void Finished(int64_t job, const std::string& status, const nlohmann::json& summary);
+  nlohmann::json RunDeployJob(const PreparedRun& run, RunSession& session, JobStatus& status);
+  nlohmann::json RunValidateJob(const PreparedRun& run, RunSession& session, JobStatus& status);
+  void Finished(int64_t job, JobStatus status, const nlohmann::json& summary);
 
   JobEnvironment env_;
   EventHub& hub_;

@@ -5,6 +5,29 @@
 #include "inventory/hostlist.h"
 
 namespace clusterctl {
+
+const char* ToString(StepStatus status) {
+  switch (status) {
+    case StepStatus::kOk: return "ok";
+    case StepStatus::kChanged: return "changed";
+    case StepStatus::kFailed: return "failed";
+    case StepStatus::kSkipped: return "skipped";
+    case StepStatus::kWouldChange: return "would-change";
+  }
+  return "?";
+}
+
+const char* ToString(HostOutcome outcome) {
+  switch (outcome) {
+    case HostOutcome::kOk: return "ok";
+    case HostOutcome::kFailed: return "failed";
+    case HostOutcome::kUnreachable: return "unreachable";
+    case HostOutcome::kSkipped: return "skipped";
+    case HostOutcome::kStopped: return "stopped";
+  }
+  return "?";
+}
+
 namespace {
 
 using json = nlohmann::json;
@@ -18,11 +41,11 @@ Overloaded(Ts...) -> Overloaded<Ts...>;
 
 json StepToJson(const std::string& host, const StepReport& step, bool with_diff) {
   json event = {{"event", "step"},          {"host", host},
-                {"step", step.identity},    {"status", step.status},
+                {"step", step.identity},    {"status", ToString(step.status)},
                 {"handler", step.handler},  {"checked", step.checked},
                 {"differences", step.differences}, {"mutating_commands", step.mutating_commands}};
   if (with_diff && !step.diff.empty()) event["diff"] = step.diff;
-  if (step.status == "failed") {
+  if (step.status == StepStatus::kFailed) {
     event["error"] = step.error;
     event["command"] = step.command;
     event["output"] = step.output;
@@ -38,7 +61,7 @@ json RecapToJson(const RecapEvent& recap) {
     changed += r.changed;
     failed += r.failed;
     skipped += r.skipped;
-    by_outcome[r.outcome].push_back(r.host);
+    by_outcome[ToString(r.outcome)].push_back(r.host);
   }
   json hosts = json::object();
   for (const auto& [outcome, names] : by_outcome) hosts[outcome] = CollapseHostList(names);
@@ -81,7 +104,7 @@ json EventToJson(const DeployEvent& event, bool with_diff) {
           },
           [](const HostFinishedEvent& e) -> json {
             const HostReport& r = *e.report;
-            return {{"event", "host_finished"}, {"host", r.host},       {"outcome", r.outcome},
+            return {{"event", "host_finished"}, {"host", r.host},       {"outcome", ToString(r.outcome)},
                     {"error", r.error},         {"contacted", r.contacted}, {"ok", r.ok},
                     {"changed", r.changed},     {"failed", r.failed},   {"skipped", r.skipped},
                     {"duration_ms", r.duration_ms}};

@@ -19,9 +19,21 @@
 
 namespace clusterctl {
 
+// A step's outcome in a run. Its words (ToString) are what --json, the
+// state's steps table and the daemon's streams carry.
+enum class StepStatus { kOk, kChanged, kFailed, kSkipped, kWouldChange };
+const char* ToString(StepStatus status);  // "ok" | "changed" | "failed" | "skipped" | "would-change"
+
+// A host's outcome in a run: every step ok or changed, a step failed, not
+// reached (or lost), skipped (its batch never started), or stopped by a stop request.
+enum class HostOutcome { kOk, kFailed, kUnreachable, kSkipped, kStopped };
+const char* ToString(HostOutcome outcome);  // "ok" | "failed" | "unreachable" | "skipped" | "stopped"
+// Failed or unreachable: what counts against --max-fail and the exit status.
+inline bool Failed(HostOutcome outcome) { return outcome == HostOutcome::kFailed || outcome == HostOutcome::kUnreachable; }
+
 struct StepReport {
   std::string identity;  // role/step
-  std::string status;    // ok | changed | failed | skipped | would-change
+  StepStatus status = StepStatus::kOk;
   bool handler = false;
   bool checked = true;   // false: skipped because its recorded result is current
   std::vector<std::string> differences;
@@ -32,7 +44,7 @@ struct StepReport {
 
 struct HostReport {
   std::string host;
-  std::string outcome = "ok";  // ok | failed | unreachable | skipped | stopped
+  HostOutcome outcome = HostOutcome::kOk;
   std::string error;
   bool contacted = false;
   int ok = 0, changed = 0, failed = 0, skipped = 0;

@@ -27,10 +27,10 @@ const Clock& ClockOf(const DeploymentInputs& in) {
 // host's steps use it (an idle SSH session may have been dropped meanwhile).
 constexpr std::chrono::seconds kIdleBeforePing{30};
 
-HostReport EndedReport(const std::string& host, std::string outcome, std::string error) {
+HostReport EndedReport(const std::string& host, HostOutcome outcome, std::string error) {
   HostReport report;
   report.host = host;
-  report.outcome = std::move(outcome);
+  report.outcome = outcome;
   report.error = std::move(error);
   return report;
 }
@@ -64,7 +64,7 @@ class Deployment {
     CloseUnusedSessions();
     if (result_.ending != DeploymentResult::Ending::kCompleted) return std::move(result_);
     for (size_t i = 0; i < reports_.size(); ++i) {
-      if (!reports_[i]) reports_[i] = EndedReport(in_.hosts[i]->name, "stopped", "not started: the run was stopped");
+      if (!reports_[i]) reports_[i] = EndedReport(in_.hosts[i]->name, HostOutcome::kStopped, "not started: the run was stopped");
       result_.changed += reports_[i]->changed;
       result_.failed += reports_[i]->failed;
       result_.hosts.push_back(std::move(*reports_[i]));
@@ -121,7 +121,7 @@ class Deployment {
       try {
         gathered[i] = co_await GatherOne(i);
       } catch (const std::exception& e) {
-        EndNow(i, "failed", std::string("internal error: ") + e.what());
+        EndNow(i, HostOutcome::kFailed, std::string("internal error: ") + e.what());
       }
     });
     std::vector<std::pair<std::string, nlohmann::json>> to_save;
@@ -141,14 +141,14 @@ class Deployment {
     OpenedSession opened = co_await sessions_.Open(host, &cancel_);
     for (const std::string& note : opened.notes) listener_.OnEvent(NoteEvent{host.name, note});
     if (!opened.session) {
-      EndNow(i, opened.unreachable ? "unreachable" : "failed", opened.status.message());
+      EndNow(i, opened.unreachable ? HostOutcome::kUnreachable : HostOutcome::kFailed, opened.status.message());
       co_return std::nullopt;
     }
     listener_.OnEvent(HostPhaseEvent{host.name, HostPhase::kGatheringFacts});
     auto facts = co_await opened.session->Facts(clock_.Monotonic() + std::chrono::seconds(60));
     if (!facts.ok()) {
       const bool lost = IsTransportFailure(facts.status());
-      EndNow(i, lost ? "unreachable" : "failed", "gathering facts: " + facts.status().message());
+      EndNow(i, lost ? HostOutcome::kUnreachable : HostOutcome::kFailed, "gathering facts: " + facts.status().message());
       co_return std::nullopt;
     }
     open_[i] = std::move(opened.session);
@@ -158,8 +158,8 @@ class Deployment {
 
   // A host that failed while its facts were gathered is reported at once,
   // not when the slowest host's facts are in. Called on the host's strand.
-  void EndNow(size_t i, std::string outcome, std::string error) {
-    reports_[i] = EndedReport(in_.hosts[i]->name, std::move(outcome), std::move(error));
+  void EndNow(size_t i, HostOutcome outcome, std::string error) {
+    reports_[i] = EndedReport(in_.hosts[i]->name, outcome, std::move(error));
     reported_[i] = true;
     listener_.OnEvent(HostFinishedEvent{&*reports_[i]});
   }
@@ -179,7 +179,7 @@ class Deployment {
     }
     for (size_t i = 0; i < in_.hosts.size(); ++i) {
       auto found = bad.find(in_.hosts[i]->name);
-      if (found != bad.end() && !reports_[i]) reports_[i] = EndedReport(found->first, "failed", found->second);
+      if (found != bad.end() && !reports_[i]) reports_[i] = EndedReport(found->first, HostOutcome::kFailed, found->second);
     }
   }
 
@@ -268,17 +268,17 @@ class Deployment {
   void ReportEarlyFailures(RoleBoard& board, StateWriter* writer) {
     for (size_t i = 0; i < in_.hosts.size(); ++i) {
       if (!reports_[i]) continue;
-      if (reports_[i]->outcome == "failed" || reports_[i]->outcome == "unreachable") {
+      if (reports_[i]->outcome == HostOutcome::kFailed || reports_[i]->outcome == HostOutcome::kUnreachable) {
         ++failures_;
         if (writer) {
-          writer->Post([host = reports_[i]->host, status = reports_[i]->outcome, run = in_.run_id,
+          writer->Post([host = reports_[i]->host, status = std::string(ToString(reports_[i]->outcome)), run = in_.run_id,
                         error = reports_[i]->error](StateStore& s) { return s.RecordHostOutcome(host, status, run, error); });
         }
       }
       for (const Role* role : in_.catalog->RolesFor(*in_.hosts[i], *in_.inventory, in_.options.roles)) {
         board.Expect(role->name, in_.hosts[i]->name);
       }
-      board.MarkHostFailed(in_.hosts[i]->name, reports_[i]->outcome + ": " + reports_[i]->error);
+      board.MarkHostFailed(in_.hosts[i]->name, std::string(ToString(reports_[i]->outcome)) + ": " + reports_[i]->error);
       if (!reported_[i]) listener_.OnEvent(HostFinishedEvent{&*reports_[i]});
     }
   }
@@ -289,9 +289,9 @@ class Deployment {
     const size_t budget = in_.hosts.size() * static_cast<size_t>(in_.options.max_fail_percent) / 100;
     std::string not_started;
     if (cancel_.cancelled()) {
-      reports_[i] = EndedReport(host, "stopped", "not started: the run was stopped");
+      reports_[i] = EndedReport(host, HostOutcome::kStopped, "not started: the run was stopped");
     } else if (in_.options.max_fail_percent < 100 && failures_.load() > budget) {
-      reports_[i] = EndedReport(host, "skipped", "not started: the failure budget (--max-fail " +
+      reports_[i] = EndedReport(host, HostOutcome::kSkipped, "not started: the failure budget (--max-fail " +
                                                      std::to_string(in_.options.max_fail_percent) + "%) is spent");
     }
     if (reports_[i]) {
@@ -305,11 +305,11 @@ class Deployment {
     } catch (const std::exception& e) {
       // The barrier: whatever went wrong, this host fails with a message and
       // no host waiting on its roles waits forever.
-      reports_[i] = EndedReport(host, "failed", std::string("internal error: ") + e.what());
+      reports_[i] = EndedReport(host, HostOutcome::kFailed, std::string("internal error: ") + e.what());
       context.board->MarkHostFailed(host, reports_[i]->error);
       listener_.OnEvent(HostFinishedEvent{&*reports_[i]});
     }
-    if (reports_[i]->outcome == "failed" || reports_[i]->outcome == "unreachable") ++failures_;
+    if (reports_[i]->outcome == HostOutcome::kFailed || reports_[i]->outcome == HostOutcome::kUnreachable) ++failures_;
   }
 
   Task<std::unique_ptr<AgentSession>> StillAlive(std::unique_ptr<AgentSession> session, TimePoint since) {
@@ -324,7 +324,7 @@ class Deployment {
   void FinishRemovals() {
     if (in_.options.check || leaving_.empty()) return;
     bool converged = !cancel_.cancelled();
-    for (const auto& report : reports_) converged = converged && report && report->outcome == "ok";
+    for (const auto& report : reports_) converged = converged && report && report->outcome == HostOutcome::kOk;
     if (!converged) {
       Message(CollapseHostList(leaving_) +
               ": left the inventory; removal not finished (see the failures above); deploy again",
@@ -421,7 +421,7 @@ void RefuseSecretsInExtraVars(const Catalog& catalog, const Inventory& inventory
 bool DeploymentResult::converged() const {
   if (ending != Ending::kCompleted || stopped) return false;
   for (const HostReport& r : hosts) {
-    if (r.outcome != "ok") return false;
+    if (r.outcome != HostOutcome::kOk) return false;
   }
   return true;
 }

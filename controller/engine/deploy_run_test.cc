@@ -256,8 +256,8 @@ TEST_CASE("a crash before the restart leaves it owed; the next run restarts exac
     return {};
   };
   DeploymentResult cut = h.Deploy();
-  CHECK(ReportOf(cut, "node02").outcome == "unreachable");
-  CHECK(ReportOf(cut, "node01").outcome == "ok");
+  CHECK(ReportOf(cut, "node02").outcome == HostOutcome::kUnreachable);
+  CHECK(ReportOf(cut, "node01").outcome == HostOutcome::kOk);
   CHECK(h.fleet.node("node02").files.at("/etc/web.conf") == "port=8080\n");
   CHECK(Restarts(h.fleet, "node02") == 1);  // the first deploy's only
   std::vector<Intent> owed = h.OpenIntents();
@@ -287,7 +287,7 @@ TEST_CASE("a crash after the restart but before its answer: the next run sees it
   };
   DeploymentResult killed = h.Deploy({}, &crash);
   CHECK(killed.stopped);
-  CHECK(ReportOf(killed, "node03").outcome == "stopped");
+  CHECK(ReportOf(killed, "node03").outcome == HostOutcome::kStopped);
   CHECK(Restarts(h.fleet, "node03") == 2);
   REQUIRE(h.OpenIntents().size() >= 1);
 
@@ -336,10 +336,10 @@ TEST_CASE("a failing step fails its host only, with the agent's message") {
     return agent_protocol::EncodeResourceReply(in.id, failed);
   };
   DeploymentResult result = h.Deploy();
-  CHECK(ReportOf(result, "node02").outcome == "failed");
+  CHECK(ReportOf(result, "node02").outcome == HostOutcome::kFailed);
   CHECK(ReportOf(result, "node02").error == "web/config: write /etc/web.conf: No space left on device");
-  CHECK(ReportOf(result, "node01").outcome == "ok");
-  CHECK(ReportOf(result, "node03").outcome == "ok");
+  CHECK(ReportOf(result, "node01").outcome == HostOutcome::kOk);
+  CHECK(ReportOf(result, "node03").outcome == HostOutcome::kOk);
   CHECK_FALSE(h.fleet.node("node02").files.count("/etc/web.conf"));
   CHECK(h.fleet.node("node03").services.at("web").active);
 }
@@ -368,7 +368,7 @@ steps:
   DeploymentResult result = h.Deploy();
   REQUIRE(echoed.size() == 32);
   const HostReport& node = ReportOf(result, "node01");
-  REQUIRE(node.outcome == "failed");
+  REQUIRE(node.outcome == HostOutcome::kFailed);
   bool masked = false;
   for (const StepReport& s : node.steps) masked = masked || s.output.find("IDENTIFIED BY '[secret db_password]'") != std::string::npos;
   CHECK(masked);
@@ -421,7 +421,7 @@ TEST_CASE("a reboot waits for a new boot id, through the old boot and refused co
   CHECK(h.fleet.node("node02").opens == 5);
   bool rebooted = false;
   for (const StepReport& s : ReportOf(result, "node02").steps) {
-    rebooted = rebooted || (s.identity == "kernel/reboot" && s.status == "changed" &&
+    rebooted = rebooted || (s.identity == "kernel/reboot" && s.status == StepStatus::kChanged &&
                             s.differences == std::vector<std::string>{"rebooted (boot id boot-1 -> boot-2)"});
   }
   CHECK(rebooted);
@@ -481,10 +481,10 @@ TEST_CASE("plan reports an assert after a reboot it would make as checked after 
   DeploymentOptions plan;
   plan.check = true;
   DeploymentResult planned = h.Deploy(plan);
-  CHECK(ReportOf(planned, "node02").outcome == "ok");
+  CHECK(ReportOf(planned, "node02").outcome == HostOutcome::kOk);
   bool deferred = false;
   for (const StepReport& s : ReportOf(planned, "node02").steps) {
-    deferred = deferred || (s.identity == "driver/driver loaded" && s.status == "skipped" &&
+    deferred = deferred || (s.identity == "driver/driver loaded" && s.status == StepStatus::kSkipped &&
                             s.differences == std::vector<std::string>{"checked after the reboot"});
   }
   CHECK(deferred);
@@ -514,7 +514,7 @@ TEST_CASE("an assert is checked again whenever its host is contacted, though rec
   REQUIRE(h.Deploy().converged());             // nothing to change: the host is not contacted
   h.SetInventory(std::string(kInventory) + "vars: {wanted: '2'}\n");
   DeploymentResult result = h.Deploy();
-  CHECK(ReportOf(result, "node02").outcome == "failed");
+  CHECK(ReportOf(result, "node02").outcome == HostOutcome::kFailed);
   CHECK(ReportOf(result, "node02").error.find("the next kernel cannot take the driver") != std::string::npos);
   CHECK(h.fleet.node("node02").files.at("/etc/driver.version") == "1");  // refused before the change
   CHECK(h.fleet.node("node03").files.at("/etc/driver.version") == "2");
@@ -533,10 +533,10 @@ steps:
   DeploymentOptions plan;
   plan.check = true;
   DeploymentResult planned = h.Deploy(plan);
-  CHECK(ReportOf(planned, "node02").outcome == "ok");
+  CHECK(ReportOf(planned, "node02").outcome == HostOutcome::kOk);
   bool deferred = false;
   for (const StepReport& s : ReportOf(planned, "node02").steps) {
-    deferred = deferred || (s.identity == "guarded/headers available" && s.status == "skipped" &&
+    deferred = deferred || (s.identity == "guarded/headers available" && s.status == StepStatus::kSkipped &&
                             s.differences == std::vector<std::string>{"checked after the role's earlier changes"});
   }
   CHECK(deferred);
@@ -544,7 +544,7 @@ steps:
   REQUIRE(h.Deploy().converged());
   h.fleet.node("node02").asserts_fail = true;  // now nothing comes before it: plan checks it and says so
   plan.verify = true;                          // (a host with nothing to change is not contacted otherwise)
-  CHECK(ReportOf(h.Deploy(plan), "node02").outcome == "failed");
+  CHECK(ReportOf(h.Deploy(plan), "node02").outcome == HostOutcome::kFailed);
 }
 
 TEST_CASE("a reboot that never comes back fails its host after the step's timeout; the reboot stays owed") {
@@ -553,8 +553,8 @@ TEST_CASE("a reboot that never comes back fails its host after the step's timeou
   DeploymentOptions options;
   options.execution.reboot_timeout = 1s;
   DeploymentResult result = h.Deploy(options);
-  CHECK(ReportOf(result, "node02").outcome == "ok");
-  CHECK(ReportOf(result, "node03").outcome == "unreachable");
+  CHECK(ReportOf(result, "node02").outcome == HostOutcome::kOk);
+  CHECK(ReportOf(result, "node03").outcome == HostOutcome::kUnreachable);
   CHECK(ReportOf(result, "node03").error.find("did not come back from the reboot within 1 s") != std::string::npos);
   std::vector<Intent> owed = h.OpenIntents();
   REQUIRE(owed.size() == 1);
@@ -567,9 +567,9 @@ TEST_CASE("a run after one that asked for a reboot waits for the node to come ba
   DeploymentOptions gave_up;
   gave_up.execution.reboot_timeout = 0s;  // the first run ends (as if killed) right after asking
   DeploymentResult first = h.Deploy(gave_up);
-  REQUIRE(ReportOf(first, "node02").outcome == "unreachable");
+  REQUIRE(ReportOf(first, "node02").outcome == HostOutcome::kUnreachable);
   DeploymentResult resumed = h.Deploy();
-  CHECK(ReportOf(resumed, "node02").outcome == "ok");
+  CHECK(ReportOf(resumed, "node02").outcome == HostOutcome::kOk);
   CHECK(h.fleet.node("node02").reboots == 1);  // the reboot it asked for, not a second one
   CHECK(h.OpenIntents().empty());
 }
@@ -621,11 +621,11 @@ TEST_CASE("a malformed or throwing reply fails that host with a message, and hos
     };
     DeploymentResult result = h.Deploy();
     const HostReport& controller = ReportOf(result, "node01");
-    CHECK(controller.outcome == "failed");
+    CHECK(controller.outcome == HostOutcome::kFailed);
     CHECK_MESSAGE(controller.error.find(c.message) != std::string::npos, controller.error);
     for (const char* node : {"node02", "node03"}) {
       const HostReport& waiter = ReportOf(result, node);
-      CHECK(waiter.outcome == "failed");
+      CHECK(waiter.outcome == HostOutcome::kFailed);
       CHECK_MESSAGE(waiter.error.find("role first failed on node01") != std::string::npos, waiter.error);
       CHECK(h.fleet.node(node).applied.empty());  // never joined a controller that is not set up
     }
@@ -638,7 +638,7 @@ TEST_CASE("a stop before the run starts nothing; a stop mid-run starts no new st
   before.Cancel(0ms);
   DeploymentResult none = h.Deploy({}, &before);
   CHECK(none.stopped);
-  for (const HostReport& r : none.hosts) CHECK(r.outcome == "stopped");
+  for (const HostReport& r : none.hosts) CHECK(r.outcome == HostOutcome::kStopped);
   CHECK(h.fleet.node("node01").opens == 0);
 
   REQUIRE(h.Deploy().converged());
@@ -654,7 +654,7 @@ TEST_CASE("a stop before the run starts nothing; a stop mid-run starts no new st
   h.fleet.node("node03").unreachable = true;
   DeploymentResult stopped = h.Deploy({}, &stop);
   CHECK(stopped.stopped);
-  CHECK(ReportOf(stopped, "node01").outcome == "stopped");
+  CHECK(ReportOf(stopped, "node01").outcome == HostOutcome::kStopped);
   CHECK(h.fleet.node("node01").files.at("/etc/web.conf") == "port=9090\n");
   CHECK(Restarts(h.fleet, "node01") == 1);  // the first deploy's only
   bool owed_on_node01 = false;
@@ -756,12 +756,12 @@ TEST_CASE("a node's facts the roles cannot read fail that node alone, naming the
     // then node02 fails with the fact named, and nothing is done on it,
     REQUIRE(result.ending == DeploymentResult::Ending::kCompleted);
     const HostReport& bad = ReportOf(result, "node02");
-    CHECK(bad.outcome == "failed");
+    CHECK(bad.outcome == HostOutcome::kFailed);
     CHECK_MESSAGE(bad.error.find(hostile.named) != std::string::npos, bad.error);
     CHECK(h.fleet.node("node02").files.empty());
     // while the others converge, node01 without node02's facts in its plan.
-    CHECK(ReportOf(result, "node01").outcome == "ok");
-    CHECK(ReportOf(result, "node03").outcome == "ok");
+    CHECK(ReportOf(result, "node01").outcome == HostOutcome::kOk);
+    CHECK(ReportOf(result, "node03").outcome == HostOutcome::kOk);
     CHECK(h.fleet.node("node03").files.at("/etc/gpus") == "2\n");
     CHECK(h.fleet.node("node01").files.count("/etc/targets/node03") == 1);
     CHECK(h.fleet.node("node01").files.count("/etc/targets/node02") == 0);
@@ -769,7 +769,7 @@ TEST_CASE("a node's facts the roles cannot read fail that node alone, naming the
     // Once the node is mended, the next deploy (no --verify) gathers its facts again.
     h.fleet.node("node02").facts = testing::FakeFacts("node02", 1);
     DeploymentResult mended = h.Deploy();
-    CHECK(ReportOf(mended, "node02").outcome == "ok");
+    CHECK(ReportOf(mended, "node02").outcome == HostOutcome::kOk);
     CHECK(h.fleet.node("node02").files.at("/etc/gpus") == "1\n");
     CHECK(h.fleet.node("node01").files.count("/etc/targets/node02") == 1);
   }
@@ -804,8 +804,8 @@ TEST_CASE("a refused host is reported when it is refused, not when a slow host's
     options.check = check;
     options.verify = true;  // facts gathered on every run
     DeploymentResult result = h.Deploy(options);
-    CHECK(ReportOf(result, "node02").outcome == "unreachable");
-    CHECK(ReportOf(result, "node03").outcome == "ok");
+    CHECK(ReportOf(result, "node02").outcome == HostOutcome::kUnreachable);
+    CHECK(ReportOf(result, "node03").outcome == HostOutcome::kOk);
     const std::vector<nlohmann::json> events = h.events->events();
     const size_t refused = FirstEvent(events, "host_finished", "node02");
     REQUIRE(refused < events.size());

@@ -13,7 +13,7 @@
 namespace clusterctl {
 namespace {
 
-StepReport FollowUpReport(const std::string& target, const std::string& status, bool handler, std::string why) {
+StepReport FollowUpReport(const std::string& target, StepStatus status, bool handler, std::string why) {
   StepReport r;
   r.identity = target;
   r.status = status;
@@ -105,7 +105,7 @@ Task<bool> HostRun::PlanHandler(const PlannedStep& handler) {
   const bool owed = intents_.count(target) > 0;
   auto notified = notified_in_plan_.find(target);
   if (!owed && notified == notified_in_plan_.end()) co_return true;
-  StepReport r = FollowUpReport(target, "would-change", true,
+  StepReport r = FollowUpReport(target, StepStatus::kWouldChange, true,
                                 owed ? "owed from an earlier run" : "notified by " + notified->second);
   if (notified != notified_in_plan_.end()) notified_in_plan_.erase(notified);  // reported once
   ++report_.changed;
@@ -127,7 +127,7 @@ Task<bool> HostRun::RunHandler(const PlannedStep& handler) {
     if (probe == OwedProbe::kDone) {
       CloseIntent(target);  // the restart happened before the previous run was interrupted
       ++report_.ok;
-      StepReport r = FollowUpReport(target, "ok", true, "already done by an interrupted run");
+      StepReport r = FollowUpReport(target, StepStatus::kOk, true, "already done by an interrupted run");
       Emit(r);
       report_.steps.push_back(std::move(r));
       co_return true;
@@ -136,15 +136,15 @@ Task<bool> HostRun::RunHandler(const PlannedStep& handler) {
   const agent_protocol::ResourceResult outcome = co_await Call(handler, true);
   StepReport r = ToReport(handler, outcome);
   r.differences.insert(r.differences.begin(), intent.reason);
-  if (!connection_error_.ok() || r.status == "failed") {
+  if (!connection_error_.ok() || r.status == StepStatus::kFailed) {
     if (!connection_error_.ok()) ConnectionLost(r);
-    Record(handler, "failed", false, started, r.error);
+    Record(handler, StepStatus::kFailed, false, started, r.error);
     Fail(std::move(r));
     co_return false;
   }
-  r.status = "changed";
+  r.status = StepStatus::kChanged;
   ++report_.changed;
-  Record(handler, "changed", true, started, Join(r.differences, "; "));
+  Record(handler, StepStatus::kChanged, true, started, Join(r.differences, "; "));
   CloseIntent(target);
   Emit(r);
   report_.steps.push_back(std::move(r));

@@ -15,12 +15,15 @@ bool RecordedCurrent(const PlannedStep& step, const std::string& host, const Dep
   if (host_it == context.last_results->end()) return false;
   auto it = host_it->second.find(step.Identity());
   if (it == host_it->second.end()) return false;
-  if (step.skipped) return it->second.status == "skipped";
-  return it->second.input_hash == step.input_hash && (it->second.status == "ok" || it->second.status == "changed");
+  // The state's steps table keeps a step's status as its word (ToString).
+  const std::string& recorded = it->second.status;
+  if (step.skipped) return recorded == ToString(StepStatus::kSkipped);
+  return it->second.input_hash == step.input_hash &&
+         (recorded == ToString(StepStatus::kOk) || recorded == ToString(StepStatus::kChanged));
 }
 
 // The report of a step that did not need the node's answer.
-StepReport Settled(const PlannedStep& step, const std::string& status, bool checked, std::vector<std::string> why = {}) {
+StepReport Settled(const PlannedStep& step, StepStatus status, bool checked, std::vector<std::string> why = {}) {
   StepReport r;
   r.identity = step.Identity();
   r.status = status;
@@ -34,7 +37,7 @@ StepReport Settled(const PlannedStep& step, const std::string& status, bool chec
 StepReport FailedStep(const std::string& identity, bool handler, std::string error) {
   StepReport r;
   r.identity = identity;
-  r.status = "failed";
+  r.status = StepStatus::kFailed;
   r.handler = handler;
   r.error = std::move(error);
   return r;
@@ -70,7 +73,7 @@ Task<HostReport> HostRun::Run() {
   if (!HostNeedsContact(plan_, context_)) {
     for (const PlannedStep& step : plan_.steps) {
       ++(step.skipped ? report_.skipped : report_.ok);
-      report_.steps.push_back(Settled(step, step.skipped ? "skipped" : "ok", false));
+      report_.steps.push_back(Settled(step, step.skipped ? StepStatus::kSkipped : StepStatus::kOk, false));
     }
     for (const Role* role : plan_.roles) context_.board->MarkDone(role->name, report_.host);
     Finish(start);
@@ -89,7 +92,7 @@ Task<HostReport> HostRun::Run() {
     }
     context_.board->MarkDone(role->name, report_.host);
   }
-  if (report_.failed == 0 && report_.outcome == "ok") co_await RunLeftoverHandlers();
+  if (report_.failed == 0 && report_.outcome == HostOutcome::kOk) co_await RunLeftoverHandlers();
   if (agent_ && connection_error_.ok()) co_await agent_->Close(clock().Monotonic() + std::chrono::seconds(5));
   Finish(start);
   co_return report_;
@@ -109,9 +112,9 @@ Task<bool> HostRun::Connect() {
     opened = co_await context_.sessions->Open(*plan_.host, context_.cancel);
   }
   if (!opened.session) {
-    report_.outcome = opened.unreachable ? "unreachable" : "failed";
+    report_.outcome = opened.unreachable ? HostOutcome::kUnreachable : HostOutcome::kFailed;
     report_.error = opened.status.message();
-    context_.board->MarkHostFailed(report_.host, report_.outcome + ": " + report_.error);
+    context_.board->MarkHostFailed(report_.host, std::string(ToString(report_.outcome)) + ": " + report_.error);
     co_return false;
   }
   agent_ = std::move(opened.session);
@@ -137,22 +140,22 @@ void HostRun::Changed(StepReport report) {
 }
 
 void HostRun::FailUnreachable(const std::string& step, const std::string& error) {
-  report_.outcome = "unreachable";
+  report_.outcome = HostOutcome::kUnreachable;
   report_.error = error;
   Fail(FailedStep(step, false, error));
 }
 
 void HostRun::Finish(std::chrono::steady_clock::time_point start) {
   report_.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(clock().Monotonic() - start).count();
-  if (report_.outcome == "ok" && report_.failed > 0) report_.outcome = "failed";
+  if (report_.outcome == HostOutcome::kOk && report_.failed > 0) report_.outcome = HostOutcome::kFailed;
   // A stopped host keeps the outcome of its last finished run in the state.
-  if (context_.writer && report_.outcome != "stopped") {
-    const std::string status = report_.outcome;
+  if (context_.writer && report_.outcome != HostOutcome::kStopped) {
+    const std::string status = ToString(report_.outcome);
     const std::optional<std::string> error =
         report_.error.empty() ? std::nullopt : std::optional<std::string>(report_.error);
     std::string host = report_.host;
     int64_t run = context_.run_id;
-    const bool no_drift = context_.options.clears_drift && status == "ok";
+    const bool no_drift = context_.options.clears_drift && report_.outcome == HostOutcome::kOk;
     context_.writer->Post([host, status, run, error, no_drift](StateStore& s) {
       Status recorded = s.RecordHostOutcome(host, status, run, error);
       return recorded.ok() && no_drift ? s.SetHostDrifted(host, false) : recorded;
@@ -163,12 +166,12 @@ void HostRun::Finish(std::chrono::steady_clock::time_point start) {
 
 void HostRun::MarkRemainingFailed(const Role* failed_role) {
   bool after = false;
-  const std::string why = report_.outcome == "stopped" ? "the run was stopped" : "the host failed earlier: " + report_.error;
+  const std::string why = report_.outcome == HostOutcome::kStopped ? "the run was stopped" : "the host failed earlier: " + report_.error;
   for (const Role* role : plan_.roles) {
     if (role == failed_role) after = true;
     if (after) context_.board->MarkFailed(role->name, report_.host, why);
   }
-  if (report_.outcome == "ok") report_.outcome = "failed";
+  if (report_.outcome == HostOutcome::kOk) report_.outcome = HostOutcome::kFailed;
 }
 
 std::string HostRun::Masked(std::string text) const {
@@ -184,8 +187,8 @@ void HostRun::Fail(StepReport step) {
 
 bool HostRun::Stopping(const std::string& next) {
   if (!context_.cancel || !context_.cancel->cancelled()) return false;
-  if (report_.outcome == "ok") {
-    report_.outcome = "stopped";
+  if (report_.outcome == HostOutcome::kOk) {
+    report_.outcome = HostOutcome::kStopped;
     report_.error = "the run was stopped before " + next;
   }
   return true;
@@ -193,11 +196,11 @@ bool HostRun::Stopping(const std::string& next) {
 
 void HostRun::ConnectionLost(StepReport& step) {
   const bool abandoned = connection_error_.code() == Status::Code::kCancelled;
-  report_.outcome = abandoned ? "stopped" : "unreachable";
+  report_.outcome = abandoned ? HostOutcome::kStopped : HostOutcome::kUnreachable;
   report_.error = abandoned ? "the run was stopped while " + step.identity + " ran; what it did is checked next time"
                             : connection_error_.message();
   step.error = report_.error;
-  context_.board->MarkHostFailed(report_.host, report_.outcome + ": " + report_.error);
+  context_.board->MarkHostFailed(report_.host, std::string(ToString(report_.outcome)) + ": " + report_.error);
 }
 
 // Sends one resource request. A failure of any kind comes back as a failed
@@ -233,19 +236,19 @@ StepReport HostRun::ToReport(const PlannedStep& step, const agent_protocol::Reso
   if (!step.secret) r.diff = Masked(outcome.diff);
   for (std::string& difference : r.differences) difference = Masked(std::move(difference));
   if (outcome.failed) {
-    r.status = "failed";
+    r.status = StepStatus::kFailed;
     r.error = Masked(outcome.error);
     r.command = Masked(outcome.failed_command);
     r.output = Masked(outcome.output);
   } else if (outcome.changed) {
-    r.status = context_.options.check ? "would-change" : "changed";
+    r.status = context_.options.check ? StepStatus::kWouldChange : StepStatus::kChanged;
   } else {
-    r.status = "ok";
+    r.status = StepStatus::kOk;
   }
   return r;
 }
 
-void HostRun::Record(const PlannedStep& step, const std::string& status, bool changed, int64_t started,
+void HostRun::Record(const PlannedStep& step, StepStatus status, bool changed, int64_t started,
                      const std::string& summary) {
   if (!context_.writer) return;
   StepRecord record;
@@ -254,7 +257,7 @@ void HostRun::Record(const PlannedStep& step, const std::string& status, bool ch
   record.role = step.role->name;
   record.step_id = step.StepId();
   record.input_hash = step.input_hash;
-  record.status = status;
+  record.status = ToString(status);
   record.changed = changed;
   record.started_at = started;
   record.finished_at = clock().NowMs();
@@ -292,12 +295,12 @@ Task<bool> HostRun::RunStep(const PlannedStep& step, bool& role_changed) {
     Fail(std::move(r));
     co_return false;
   }
-  if (r.status == "failed") {
-    Record(step, "failed", outcome.changed, started, r.error + "\n" + r.output);
+  if (r.status == StepStatus::kFailed) {
+    Record(step, StepStatus::kFailed, outcome.changed, started, r.error + "\n" + r.output);
     Fail(std::move(r));
     co_return false;
   }
-  const bool changed = r.status != "ok";
+  const bool changed = r.status != StepStatus::kOk;
   if (changed) {
     role_changed = true;
     ++report_.changed;
@@ -307,7 +310,7 @@ Task<bool> HostRun::RunStep(const PlannedStep& step, bool& role_changed) {
   } else {
     ++report_.ok;
   }
-  Record(step, changed ? "changed" : "ok", changed, started, Join(r.differences, "; "));
+  Record(step, changed ? StepStatus::kChanged : StepStatus::kOk, changed, started, Join(r.differences, "; "));
   if (!check && outcome.has_backup && !step.secret && context_.writer) {
     std::string host = report_.host, path = step.params.value("path", std::string());
     int64_t run = context_.run_id;
@@ -349,8 +352,8 @@ Task<bool> HostRun::RunRole(const Role& role) {
     if (step.role != &role) continue;
     if (step.skipped) {
       ++report_.skipped;
-      report_.steps.push_back(Settled(step, "skipped", true, {"when is false"}));
-      Record(step, "skipped", false, clock().NowMs(), "");
+      report_.steps.push_back(Settled(step, StepStatus::kSkipped, true, {"when is false"}));
+      Record(step, StepStatus::kSkipped, false, clock().NowMs(), "");
       continue;
     }
     const StepKind& kind = FindStepKind(step.kind);
@@ -358,7 +361,7 @@ Task<bool> HostRun::RunRole(const Role& role) {
       // A precondition of the node as this role's earlier changes (or its
       // follow-up) leave it: plan does not make them, so it cannot check it.
       ++report_.skipped;
-      report_.steps.push_back(Settled(step, "skipped", true,
+      report_.steps.push_back(Settled(step, StepStatus::kSkipped, true,
                                       {!follow_up_in_plan.empty() ? "checked after " + follow_up_in_plan
                                                                   : "checked after the role's earlier changes"}));
       continue;
@@ -375,7 +378,7 @@ Task<bool> HostRun::RunRole(const Role& role) {
     // is not contacted for it.
     if (!context_.options.verify && !kind.IsPrecondition() && RecordedCurrent(step, report_.host, context_)) {
       ++report_.ok;
-      report_.steps.push_back(Settled(step, "ok", false));
+      report_.steps.push_back(Settled(step, StepStatus::kOk, false));
       continue;
     }
     if (!co_await RunStep(step, role_changed)) co_return false;

@@ -40,7 +40,7 @@ class HostRun final : public KindHost {
   void Changed(StepReport report) override;
   void Fail(StepReport step) override;
   void FailUnreachable(const std::string& step, const std::string& error) override;
-  void Record(const PlannedStep& step, const std::string& status, bool changed, int64_t started,
+  void Record(const PlannedStep& step, StepStatus status, bool changed, int64_t started,
               const std::string& summary) override;
 
  private:

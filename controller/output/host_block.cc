@@ -22,7 +22,7 @@ std::string FailedSteps(const HostReport& report, bool colour) {
   const std::string failed = ColourStatus("FAILED", colour);
   std::string out;
   for (const StepReport& s : report.steps) {
-    if (s.status != "failed") continue;
+    if (s.status != StepStatus::kFailed) continue;
     out += (out.empty() ? report.host + " " + failed + " " : "  also " + failed + " ") + s.identity + ": " + s.error + "\n";
     if (!s.command.empty()) out += "    command: " + s.command + "\n";
     out += Tail(s.output, kOutputLines);
@@ -31,7 +31,7 @@ std::string FailedSteps(const HostReport& report, bool colour) {
 }
 
 std::string OutcomeLine(const HostReport& report, bool colour) {
-  return report.host + ": " + ColourStatus(report.outcome, colour) + " (changed=" + std::to_string(report.changed) +
+  return report.host + ": " + ColourStatus(ToString(report.outcome), colour) + " (changed=" + std::to_string(report.changed) +
          ", failed=" + std::to_string(report.failed) +
          (report.contacted ? "" : ", not contacted: nothing to do") + ")\n";
 }
@@ -39,7 +39,7 @@ std::string OutcomeLine(const HostReport& report, bool colour) {
 std::string ChangedSteps(const HostReport& report, bool colour) {
   std::string out;
   for (const StepReport& s : report.steps) {
-    if (s.status == "changed") out += "  " + ColourStatus("changed", colour) + " " + s.identity + " (" + Join(s.differences, "; ") + ")\n";
+    if (s.status == StepStatus::kChanged) out += "  " + ColourStatus("changed", colour) + " " + s.identity + " (" + Join(s.differences, "; ") + ")\n";
   }
   return out;
 }
@@ -47,14 +47,14 @@ std::string ChangedSteps(const HostReport& report, bool colour) {
 }  // namespace
 
 bool FailedOrUnreachable(const HostReport& report) {
-  return report.outcome == "failed" || report.outcome == "unreachable";
+  return report.outcome == HostOutcome::kFailed || report.outcome == HostOutcome::kUnreachable;
 }
 
 std::string HostBlock(const HostReport& report, HostBlockStyle style) {
-  if (report.outcome == "unreachable") {
+  if (report.outcome == HostOutcome::kUnreachable) {
     return report.host + " " + ColourStatus("UNREACHABLE", style.colour) + ": " + report.error + "\n";
   }
-  if (report.outcome == "failed") {
+  if (report.outcome == HostOutcome::kFailed) {
     const std::string steps = FailedSteps(report, style.colour);
     return steps.empty() ? report.host + " " + ColourStatus("FAILED", style.colour) + ": " + report.error + "\n" : steps;
   }

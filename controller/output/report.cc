@@ -138,7 +138,7 @@ void Reporter::PrintPlan(const std::vector<HostReport>& reports, size_t hosts_wi
     }
     std::string text;
     for (const StepReport& s : r.steps) {
-      if (s.status != "would-change") continue;
+      if (s.status != StepStatus::kWouldChange) continue;
       text += "  " + std::string(s.handler ? "handler " : "") + s.identity + ": " + Join(s.differences, "; ") + "\n";
       if (show_diff_ && !s.diff.empty()) {
         for (const std::string& line : Split(s.diff, '\n')) {
@@ -175,7 +175,7 @@ void Reporter::Recap(const std::vector<HostReport>& reports, std::chrono::millis
     changed += r.changed;
     failed += r.failed;
     skipped += r.skipped;
-    by_outcome[r.outcome].push_back(r.host);
+    by_outcome[ToString(r.outcome)].push_back(r.host);
     if (r.changed > 0) with_changes.push_back(r.host);
   }
   PrintUnfinished(reports);

@@ -11,9 +11,9 @@ namespace {
 std::string Recap(Reporter::Mode mode, bool colour) {
   std::vector<HostReport> reports(2);
   reports[0].host = "node01";
-  reports[0].outcome = "ok";
+  reports[0].outcome = HostOutcome::kOk;
   reports[1].host = "node02";
-  reports[1].outcome = "unreachable";
+  reports[1].outcome = HostOutcome::kUnreachable;
   reports[1].error = "connection refused";
   std::ostringstream out;
   Reporter reporter(mode, out, /*show_diff=*/false);

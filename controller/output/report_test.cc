@@ -45,55 +45,55 @@ size_t Count(const std::string& text, const std::string& needle) {
   return n;
 }
 
-HostReport Host(const std::string& name, const std::string& outcome, int changed = 0) {
+HostReport Host(const std::string& name, HostOutcome outcome, int changed = 0) {
   HostReport r;
   r.host = name;
   r.outcome = outcome;
   r.changed = changed;
-  if (outcome == "unreachable") r.error = "connection refused";
+  if (outcome == HostOutcome::kUnreachable) r.error = "connection refused";
   return r;
 }
 
 }  // namespace
 
 TEST_CASE("a plan with no host reached says so, never 'nothing to do'") {
-  CHECK(PlanLine({Host("node01", "unreachable"), Host("node02", "unreachable"), Host("node03", "failed")}) ==
+  CHECK(PlanLine({Host("node01", HostOutcome::kUnreachable), Host("node02", HostOutcome::kUnreachable), Host("node03", HostOutcome::kFailed)}) ==
         "Plan: 0 steps would change on 0 of 3 hosts; 3 hosts could not be planned (node[01-03])");
-  CHECK(PlanLine({Host("node01", "ok"), Host("node02", "unreachable")}) ==
+  CHECK(PlanLine({Host("node01", HostOutcome::kOk), Host("node02", HostOutcome::kUnreachable)}) ==
         "Plan: 0 steps would change on 0 of 2 hosts; 1 host could not be planned (node02)");
-  CHECK(PlanLine({Host("node01", "ok", 2), Host("node02", "unreachable")}) ==
+  CHECK(PlanLine({Host("node01", HostOutcome::kOk, 2), Host("node02", HostOutcome::kUnreachable)}) ==
         "Plan: 2 steps would change on 1 of 2 hosts; 1 host could not be planned (node02)");
-  CHECK(PlanLine({Host("node01", "ok"), Host("node02", "ok")}) == "Plan: 0 steps would change on 0 of 2 hosts (nothing to do)");
+  CHECK(PlanLine({Host("node01", HostOutcome::kOk), Host("node02", HostOutcome::kOk)}) == "Plan: 0 steps would change on 0 of 2 hosts (nothing to do)");
 }
 
 TEST_CASE("the recap counts unreachable hosts, which have no steps to count") {
-  CHECK(ReportLine({Host("node01", "unreachable"), Host("node02", "unreachable")}, "Recap", /*check=*/false) ==
+  CHECK(ReportLine({Host("node01", HostOutcome::kUnreachable), Host("node02", HostOutcome::kUnreachable)}, "Recap", /*check=*/false) ==
         "Recap (5ms): ok=0 changed=0 failed=0 skipped=0 unreachable=2");
-  CHECK(ReportLine({Host("node01", "ok")}, "Recap", /*check=*/false) == "Recap (5ms): ok=0 changed=0 failed=0 skipped=0");
+  CHECK(ReportLine({Host("node01", HostOutcome::kOk)}, "Recap", /*check=*/false) == "Recap (5ms): ok=0 changed=0 failed=0 skipped=0");
 }
 
 namespace {
 
 // node01 changed a step, node02 failed one, node03 could not be reached.
 std::vector<HostReport> MixedRun() {
-  HostReport changed = Host("node01", "ok", 1);
+  HostReport changed = Host("node01", HostOutcome::kOk, 1);
   changed.contacted = true;
   changed.ok = 1;
   StepReport step;
   step.identity = "web/config";
-  step.status = "changed";
+  step.status = StepStatus::kChanged;
   step.differences = {"content differs"};
   changed.steps.push_back(step);
-  HostReport failed = Host("node02", "failed");
+  HostReport failed = Host("node02", HostOutcome::kFailed);
   failed.contacted = true;
   failed.failed = 1;
   step.identity = "web/service";
-  step.status = "failed";
+  step.status = StepStatus::kFailed;
   step.error = "exit status 3";
   step.command = "systemctl start web";
   step.output = "web.service: failed to start\n";
   failed.steps.push_back(step);
-  return {changed, failed, Host("node03", "unreachable")};
+  return {changed, failed, Host("node03", HostOutcome::kUnreachable)};
 }
 
 }  // namespace
@@ -142,10 +142,10 @@ TEST_CASE("the live line shows hosts connecting and gathering facts") {
 
 TEST_CASE("the recap's unreachable count is of hosts, beside the counts of steps, in a mixed run") {
   std::vector<HostReport> reports = MixedRun();
-  HostReport lost = Host("node04", "unreachable");  // lost during a step: a failed step and an unreachable host
+  HostReport lost = Host("node04", HostOutcome::kUnreachable);  // lost during a step: a failed step and an unreachable host
   lost.failed = 1;
   reports.push_back(lost);
-  reports.push_back(Host("node05", "unreachable"));
+  reports.push_back(Host("node05", HostOutcome::kUnreachable));
   CHECK(ReportLine(reports, "Recap", /*check=*/false) == "Recap (5ms): ok=1 changed=1 failed=2 skipped=0 unreachable=3");
   const nlohmann::json recap = EventToJson(RecapEvent{&reports, std::chrono::milliseconds(5), false, false}, false);
   CHECK(recap["unreachable"] == 3);

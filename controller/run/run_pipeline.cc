@@ -12,11 +12,11 @@ std::vector<HostResult> HostResultsOf(const DeploymentResult& result, const Inve
     HostResult host;
     host.host = inventory.FindHost(r.host);
     if (!host.host) continue;
-    host.state = r.outcome == "ok"            ? HostResult::State::kOk
-                 : r.outcome == "unreachable" ? HostResult::State::kUnreachable
+    host.state = r.outcome == HostOutcome::kOk            ? HostResult::State::kOk
+                 : r.outcome == HostOutcome::kUnreachable ? HostResult::State::kUnreachable
                                               : HostResult::State::kFailed;
     host.error = r.error;
-    host.contacted = r.contacted || r.outcome == "unreachable" || r.outcome == "failed";
+    host.contacted = r.contacted || r.outcome == HostOutcome::kUnreachable || r.outcome == HostOutcome::kFailed;
     results.push_back(host);
   }
   return results;
@@ -28,7 +28,7 @@ nlohmann::json DeploymentSummary(const DeploymentResult& result, bool check) {
   if (result.stopped) summary["stopped"] = true;
   // Hosts, as they have no steps to count (a run of unreachable hosts failed with "failed": 0 steps).
   size_t unreachable = 0;
-  for (const HostReport& r : result.hosts) unreachable += r.outcome == "unreachable" ? 1 : 0;
+  for (const HostReport& r : result.hosts) unreachable += r.outcome == HostOutcome::kUnreachable ? 1 : 0;
   if (unreachable > 0) summary["unreachable"] = unreachable;
   return summary;
 }

@@ -469,7 +469,7 @@ const Baseline& WellBaseline() {
     DeploymentResult deployed = cluster.Deploy(false);
     const ValidationOutcome validated = cluster.Validate();
     for (const char* host : {"ok01", "ok02", "bad"}) {
-      b.deploy[host] = ReportOf(deployed, host) ? ReportOf(deployed, host)->outcome : "none";
+      b.deploy[host] = ReportOf(deployed, host) ? ToString(ReportOf(deployed, host)->outcome) : "none";
       b.validation[host] = ResultsOf(validated, host);
     }
     return b;
@@ -534,12 +534,12 @@ TEST_CASE("hostile nodes: each behaviour fails its host alone in a deploy and a 
       REQUIRE_MESSAGE(result.ending == DeploymentResult::Ending::kCompleted, result.error);
       const HostReport* bad = ReportOf(result, "bad");
       REQUIRE(bad != nullptr);
-      CHECK(bad->outcome == hostile.deploy_outcome);
+      CHECK(ToString(bad->outcome) == std::string(hostile.deploy_outcome));
       CHECK_MESSAGE(bad->error.find(hostile.says) != std::string::npos, bad->error);
       for (const std::string& host : cluster.well()) {
         CAPTURE(host);
         REQUIRE(ReportOf(result, host) != nullptr);
-        CHECK(ReportOf(result, host)->outcome == "ok");
+        CHECK(ReportOf(result, host)->outcome == HostOutcome::kOk);
       }
       if (!check) {
         CHECK(cluster.fleet.node("ok02").applied.size() == 1);
@@ -600,16 +600,16 @@ TEST_CASE("hostile nodes: facts of every wrong type in every field read fail or 
       const bool check = result == &run.planned;
       CAPTURE(check);
       REQUIRE_MESSAGE(result->ending == DeploymentResult::Ending::kCompleted, result->error);
-      for (const std::string& host : run.cluster->well()) CHECK(ReportOf(*result, host)->outcome == "ok");
+      for (const std::string& host : run.cluster->well()) CHECK(ReportOf(*result, host)->outcome == HostOutcome::kOk);
       for (size_t i = 0; i < fields.size(); ++i) {
         CAPTURE(fields[i]);
         const HostReport* report = ReportOf(*result, run.hostile[i]);
         REQUIRE(report != nullptr);
         const std::vector<std::string>& problems = run.problems.at(run.hostile[i]);
         if (problems.empty()) {
-          CHECK(report->outcome == "ok");  // a fact nothing reads unguarded: no reason to fail
+          CHECK(report->outcome == HostOutcome::kOk);  // a fact nothing reads unguarded: no reason to fail
         } else {
-          CHECK(report->outcome == "failed");
+          CHECK(report->outcome == HostOutcome::kFailed);
           CHECK_MESSAGE(report->error.find(problems.front()) != std::string::npos, report->error);
         }
       }

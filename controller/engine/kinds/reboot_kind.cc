@@ -10,7 +10,7 @@
 namespace clusterctl {
 namespace {
 
-StepReport RebootReport(const std::string& target, const std::string& status, std::string why) {
+StepReport RebootReport(const std::string& target, StepStatus status, std::string why) {
   StepReport r;
   r.identity = target;
   r.status = status;
@@ -86,8 +86,8 @@ class RebootKind final : public StepKind {
     std::string after;
     if (!co_await AwaitNewBoot(host, step, before, after)) co_return false;
     host.CloseIntent(target);
-    host.Record(step, "changed", true, started, "rebooted: boot id " + before + " -> " + after);
-    host.Changed(RebootReport(target, "changed",
+    host.Record(step, StepStatus::kChanged, true, started, "rebooted: boot id " + before + " -> " + after);
+    host.Changed(RebootReport(target, StepStatus::kChanged,
                               "rebooted (boot id " + before.substr(0, 8) + " -> " + after.substr(0, 8) + ")"));
     co_return true;
   }
@@ -101,7 +101,7 @@ class RebootKind final : public StepKind {
       host.CountOk();
       return;
     }
-    host.Changed(RebootReport(target, "would-change", owed ? "reboot owed from an earlier run" : "reboot after " + notifier));
+    host.Changed(RebootReport(target, StepStatus::kWouldChange, owed ? "reboot owed from an earlier run" : "reboot after " + notifier));
   }
 
   // Reconnects until the node answers with a boot id other than `before`,

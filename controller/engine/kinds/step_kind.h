@@ -88,7 +88,7 @@ class KindHost {
   virtual void Fail(StepReport report) = 0;
   // The host ends unreachable with `error`, reported as `step`'s failure.
   virtual void FailUnreachable(const std::string& step, const std::string& error) = 0;
-  virtual void Record(const PlannedStep& step, const std::string& status, bool changed, int64_t started,
+  virtual void Record(const PlannedStep& step, StepStatus status, bool changed, int64_t started,
                       const std::string& summary) = 0;
 };
 

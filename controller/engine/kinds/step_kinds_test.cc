@@ -64,7 +64,7 @@ class RecordingHost final : public KindHost {
   void FailUnreachable(const std::string& step, const std::string& error) override {
     failed.push_back(FailedStep(step, false, error));
   }
-  void Record(const PlannedStep&, const std::string&, bool, int64_t, const std::string&) override {}
+  void Record(const PlannedStep&, StepStatus, bool, int64_t, const std::string&) override {}
 };
 
 template <class T>
