@@ -95,4 +95,25 @@ CheckResult ReportUnreadable(const std::string& check, const NodeView& view, con
               CauseEvidence(view.node.Output(NvidiaSmiQueryProbe().id).Both()), "unknown");
 }
 
+CheckResult JudgeReport(const std::string& check, const NodeView& view, ReportVerdict verdict) {
+  if (auto missing = NvidiaSmiMissing(check, view)) return *missing;
+  Result<NvidiaSmiReport> report = GpuReport(view.node);
+  if (!report.ok()) return ReportUnreadable(check, view, report.status());
+  return verdict(view, *report);
+}
+
+CheckSpec NvidiaSmiCheck(std::string name, std::string summary, int rank, NodeVerdict verdict,
+                         std::vector<const ProbeSpec*> more_probes) {
+  std::vector<const ProbeSpec*> probes = {&NvidiaSmiQueryProbe()};
+  probes.insert(probes.end(), more_probes.begin(), more_probes.end());
+  return {.name = std::move(name),
+          .scope = kNode,
+          .summary = std::move(summary),
+          .rank = rank,
+          .requirements = {GpusOnPciBus()},
+          .prerequisites = {DriverLoaded()},
+          .probes = std::move(probes),
+          .verdict = verdict};
+}
+
 }  // namespace clusterctl::checks

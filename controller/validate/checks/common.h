@@ -42,5 +42,13 @@ std::optional<CheckResult> NvidiaSmiMissing(const std::string& check, const Node
 CheckResult GpuHealth(const std::string& check, const NodeView& view);
 // A check that needs the report fails with nvidia-smi's problem when there is none.
 CheckResult ReportUnreadable(const std::string& check, const NodeView& view, const Status& problem);
+// A verdict over nvidia-smi -q's report: nvidia-smi missing or unreadable fails `check` first.
+using ReportVerdict = CheckResult (*)(const NodeView& view, const NvidiaSmiReport& report);
+CheckResult JudgeReport(const std::string& check, const NodeView& view, ReportVerdict verdict);
+
+// The spec of a GPU check that reads nvidia-smi -q (and `more_probes`): on
+// nodes with GPUs on the PCI bus, after gpu.driver.
+CheckSpec NvidiaSmiCheck(std::string name, std::string summary, int rank, NodeVerdict verdict,
+                         std::vector<const ProbeSpec*> more_probes = {});
 
 }  // namespace clusterctl::checks

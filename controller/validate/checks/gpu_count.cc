@@ -16,14 +16,7 @@ CheckResult Judge(const NodeView& v) {
   return GpuHealth("gpu.count", v);
 }
 
-const CheckRegistration kGpuCount({.name = "gpu.count",
-                                   .scope = kNode,
-                                   .summary = "nvidia-smi sees the expected GPUs",
-                                   .rank = 110,
-                                   .requirements = {GpusOnPciBus()},
-                                   .prerequisites = {DriverLoaded()},
-                                   .probes = {&NvidiaSmiQueryProbe()},
-                                   .verdict = Judge});
+const CheckRegistration kGpuCount(NvidiaSmiCheck("gpu.count", "nvidia-smi sees the expected GPUs", 110, Judge));
 
 }  // namespace
 }  // namespace clusterctl::checks

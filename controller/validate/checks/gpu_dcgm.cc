@@ -17,14 +17,7 @@ CheckResult Judge(const NodeView& v) {
   return EvaluateDcgmDiag(v.host(), diag);
 }
 
-const CheckRegistration kGpuDcgm({.name = "gpu.dcgm",
-                                  .scope = kNode,
-                                  .summary = "dcgmi diag -r 1 passes",
-                                  .rank = 180,
-                                  .requirements = {GpusOnPciBus()},
-                                  .prerequisites = {DriverLoaded()},
-                                  .probes = {&NvidiaSmiQueryProbe(), &kDcgmDiag},
-                                  .verdict = Judge});
+const CheckRegistration kGpuDcgm(NvidiaSmiCheck("gpu.dcgm", "dcgmi diag -r 1 passes", 180, Judge, {&kDcgmDiag}));
 
 }  // namespace
 }  // namespace clusterctl::checks

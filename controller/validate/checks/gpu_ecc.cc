@@ -6,14 +6,8 @@ namespace {
 
 CheckResult Judge(const NodeView& v) { return GpuHealth("gpu.ecc", v); }
 
-const CheckRegistration kGpuEcc({.name = "gpu.ecc",
-                                 .scope = kNode,
-                                 .summary = "ECC on, no uncorrectable errors or pending retirement/remap",
-                                 .rank = 130,
-                                 .requirements = {GpusOnPciBus()},
-                                 .prerequisites = {DriverLoaded()},
-                                 .probes = {&NvidiaSmiQueryProbe()},
-                                 .verdict = Judge});
+const CheckRegistration kGpuEcc(
+    NvidiaSmiCheck("gpu.ecc", "ECC on, no uncorrectable errors or pending retirement/remap", 130, Judge));
 
 }  // namespace
 }  // namespace clusterctl::checks

@@ -10,21 +10,14 @@ const ProbeSpec kNvlinkStatus{.id = "nvidia-smi nvlink -s",
                               .when = [](const NodeReadings& n) { return n.HasGpus() && n.DriverModuleLoaded(); }};
 
 CheckResult Judge(const NodeView& v) {
-  if (auto missing = NvidiaSmiMissing("gpu.nvlink", v)) return *missing;
-  Result<NvidiaSmiReport> report = GpuReport(v.node);
-  if (!report.ok()) return ReportUnreadable("gpu.nvlink", v, report.status());
-  return EvaluateGpuNvlink(v.host(), v.node.Output(kNvlinkStatus.id), *report, v.node.nvswitches, v.thresholds);
+  return JudgeReport("gpu.nvlink", v, [](const NodeView& view, const NvidiaSmiReport& report) {
+    return EvaluateGpuNvlink(view.host(), view.node.Output(kNvlinkStatus.id), report, view.node.nvswitches,
+                             view.thresholds);
+  });
 }
 
-const CheckRegistration kGpuNvlink(
-    {.name = "gpu.nvlink",
-     .scope = kNode,
-     .summary = "every NVLink up at full speed; fabric manager done on NVSwitch systems",
-     .rank = 170,
-     .requirements = {GpusOnPciBus()},
-     .prerequisites = {DriverLoaded()},
-     .probes = {&NvidiaSmiQueryProbe(), &kNvlinkStatus},
-     .verdict = Judge});
+const CheckRegistration kGpuNvlink(NvidiaSmiCheck(
+    "gpu.nvlink", "every NVLink up at full speed; fabric manager done on NVSwitch systems", 170, Judge, {&kNvlinkStatus}));
 
 }  // namespace
 }  // namespace clusterctl::checks

@@ -5,20 +5,13 @@ namespace clusterctl::checks {
 namespace {
 
 CheckResult Judge(const NodeView& v) {
-  if (auto missing = NvidiaSmiMissing("gpu.pcie", v)) return *missing;
-  Result<NvidiaSmiReport> report = GpuReport(v.node);
-  if (!report.ok()) return ReportUnreadable("gpu.pcie", v, report.status());
-  return EvaluateGpuPcie(v.host(), *report, v.thresholds);
+  return JudgeReport("gpu.pcie", v, [](const NodeView& view, const NvidiaSmiReport& report) {
+    return EvaluateGpuPcie(view.host(), report, view.thresholds);
+  });
 }
 
-const CheckRegistration kGpuPcie({.name = "gpu.pcie",
-                                  .scope = kNode,
-                                  .summary = "every GPU's PCIe link at its full width and generation",
-                                  .rank = 150,
-                                  .requirements = {GpusOnPciBus()},
-                                  .prerequisites = {DriverLoaded()},
-                                  .probes = {&NvidiaSmiQueryProbe()},
-                                  .verdict = Judge});
+const CheckRegistration kGpuPcie(
+    NvidiaSmiCheck("gpu.pcie", "every GPU's PCIe link at its full width and generation", 150, Judge));
 
 }  // namespace
 }  // namespace clusterctl::checks

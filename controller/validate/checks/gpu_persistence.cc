@@ -6,14 +6,7 @@ namespace {
 
 CheckResult Judge(const NodeView& v) { return GpuHealth("gpu.persistence", v); }
 
-const CheckRegistration kGpuPersistence({.name = "gpu.persistence",
-                                         .scope = kNode,
-                                         .summary = "persistence mode on every GPU",
-                                         .rank = 120,
-                                         .requirements = {GpusOnPciBus()},
-                                         .prerequisites = {DriverLoaded()},
-                                         .probes = {&NvidiaSmiQueryProbe()},
-                                         .verdict = Judge});
+const CheckRegistration kGpuPersistence(NvidiaSmiCheck("gpu.persistence", "persistence mode on every GPU", 120, Judge));
 
 }  // namespace
 }  // namespace clusterctl::checks
