@@ -2,13 +2,11 @@
 
 #include <algorithm>
 
-#include "common/json_fields.h"
 #include "common/strings.h"
-#include "controller/validate/remote_exec.h"
-#include "controller/validate/scontrol_nodes.h"
-#include "controller/validate/system_tools.h"
 #include "controller/catalog/validate_variables.h"
 #include "controller/validate/checks/common.h"
+#include "controller/validate/remote_exec.h"
+#include "controller/validate/scontrol_nodes.h"
 #include "controller/validate/validator.h"
 
 namespace clusterctl {
