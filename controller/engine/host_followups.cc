@@ -11,7 +11,6 @@
 #include "controller/remote/sleep.h"
 
 namespace clusterctl {
-namespace {
 
 StepReport FollowUpReport(const std::string& target, StepStatus status, bool handler, std::string why) {
   StepReport r;
@@ -21,8 +20,6 @@ StepReport FollowUpReport(const std::string& target, StepStatus status, bool han
   r.differences = {std::move(why)};
   return r;
 }
-
-}  // namespace
 
 // The follow-ups a step owes when it changes something: its handlers, and
 // the role's first follow-up step after it (a reboot), when its kind says

@@ -10,14 +10,6 @@
 namespace clusterctl {
 namespace {
 
-StepReport RebootReport(const std::string& target, StepStatus status, std::string why) {
-  StepReport r;
-  r.identity = target;
-  r.status = status;
-  r.differences = {std::move(why)};
-  return r;
-}
-
 Task<std::string> BootId(KindHost& host) {
   agent_protocol::ExecRequest request;
   request.argv = {"cat", "/proc/sys/kernel/random/boot_id"};
@@ -87,7 +79,7 @@ class RebootKind final : public StepKind {
     if (!co_await AwaitNewBoot(host, step, before, after)) co_return false;
     host.CloseIntent(target);
     host.Record(step, StepStatus::kChanged, true, started, "rebooted: boot id " + before + " -> " + after);
-    host.Changed(RebootReport(target, StepStatus::kChanged,
+    host.Changed(FollowUpReport(target, StepStatus::kChanged, false,
                               "rebooted (boot id " + before.substr(0, 8) + " -> " + after.substr(0, 8) + ")"));
     co_return true;
   }
@@ -101,7 +93,7 @@ class RebootKind final : public StepKind {
       host.CountOk();
       return;
     }
-    host.Changed(RebootReport(target, StepStatus::kWouldChange, owed ? "reboot owed from an earlier run" : "reboot after " + notifier));
+    host.Changed(FollowUpReport(target, StepStatus::kWouldChange, false, owed ? "reboot owed from an earlier run" : "reboot after " + notifier));
   }
 
   // Reconnects until the node answers with a boot id other than `before`,

@@ -94,6 +94,9 @@ class KindHost {
 
 // The report of a step (or a wait or follow-up) that failed with `error`.
 StepReport FailedStep(const std::string& identity, bool handler, std::string error);
+// The report of a follow-up (a handler, or a step such as a reboot that the
+// controller carries out): its status and why, in one difference line.
+StepReport FollowUpReport(const std::string& target, StepStatus status, bool handler, std::string why);
 
 // What a handler's kind found of a restart an interrupted run owed.
 enum class OwedProbe { kNotDone, kDone, kFailed };
