@@ -1,6 +1,7 @@
 // Clock: the one source of time, so tests can run on a fake clock.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -14,6 +15,11 @@ class Clock {
   virtual int64_t NowMs() const = 0;
   // Monotonic time (for durations and deadlines).
   virtual std::chrono::steady_clock::time_point Monotonic() const = 0;
+  // A wait of `duration` on this clock: how long the caller must really
+  // wait (remote/sleep.h's SleepFor). The system clock: all of it; a fake
+  // clock moves itself on by `duration` and answers 0, so a test's waits
+  // (reboot probes, restart settling) take no real time.
+  virtual std::chrono::milliseconds Sleep(std::chrono::milliseconds duration) const { return duration; }
 };
 
 class SystemClock final : public Clock {
@@ -30,9 +36,13 @@ class FakeClock final : public Clock {
     return std::chrono::steady_clock::time_point(std::chrono::milliseconds(now_ms_));
   }
   void Advance(std::chrono::milliseconds by) { now_ms_ += by.count(); }
+  std::chrono::milliseconds Sleep(std::chrono::milliseconds duration) const override {
+    now_ms_ += duration.count();
+    return std::chrono::milliseconds(0);
+  }
 
  private:
-  int64_t now_ms_;
+  mutable std::atomic<int64_t> now_ms_;
 };
 
 // "2026-11-21 16:50:03 UTC"

@@ -116,9 +116,9 @@ class DeployHarness {
     REQUIRE(run.ok());
     std::vector<const Host*> hosts;
     for (const Host& h : inventory_->hosts) hosts.push_back(&h);
-    options.execution.reboot_first_probe = 1ms;
-    options.execution.restart_settle_interval = 1ms;
-    options.execution.reboot_probe_interval = 1ms;
+    options.execution.reboot_first_probe = waits;
+    options.execution.restart_settle_interval = waits;
+    options.execution.reboot_probe_interval = waits;
     DeploymentInputs inputs{&*inventory_, &*catalog_, hosts, state->get(), *run, options};
     inputs.clock = run_clock;
     events = std::make_unique<RecordingListener>();
@@ -158,6 +158,7 @@ class DeployHarness {
   FakeFleet fleet;
   std::unique_ptr<RecordingListener> events;
   const Clock* run_clock = nullptr;  // the deploy's clock; null: the system clock
+  std::chrono::milliseconds waits = 1ms;  // the reboot probes' and restart settling's waits
 
  private:
   void Write(const std::string& name, const std::string& text) { std::ofstream(dir_.path() + "/" + name) << text; }
@@ -863,6 +864,20 @@ TEST_CASE("run_started names the run record, a plan's as a deploy's (plan --json
   h.Deploy(plan);
   CHECK(h.events->events().front()["event"] == "run_started");
   CHECK(h.events->events().front()["run"] == 2);
+}
+
+TEST_CASE("the engine waits on the run's clock: a fake clock's reboot takes its probe waits and no real time") {
+  DeployHarness h(Roles{{"kernel", kKernelRole}});
+  h.fleet.node("node02").down_after_reboot = 2;
+  FakeClock clock;
+  const int64_t start = clock.NowMs();
+  h.run_clock = &clock;
+  h.waits = 2min;  // six minutes of waits: on the system clock the harness gives up after 60 s
+  DeploymentResult result = h.Deploy();
+  REQUIRE(result.converged());
+  CHECK(h.fleet.node("node02").reboots == 1);
+  // The first probe's wait, then one per refused probe while the node was down.
+  CHECK(clock.NowMs() - start >= std::chrono::milliseconds(6min).count());
 }
 
 }  // namespace clusterctl

@@ -108,7 +108,7 @@ Task<bool> HostRun::Connect() {
   const auto deadline = clock().Monotonic() + context_.options.reboot_timeout;
   while (!opened.session && opened.unreachable && FollowUpInFlight() && clock().Monotonic() < deadline) {
     if (Stopping(report_.host + " (waiting for its reboot)")) co_return false;
-    co_await SleepFor(context_.options.reboot_probe_interval);
+    co_await SleepFor(clock(), context_.options.reboot_probe_interval);
     opened = co_await context_.sessions->Open(*plan_.host, context_.cancel);
   }
   if (!opened.session) {

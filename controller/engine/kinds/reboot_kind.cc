@@ -103,7 +103,7 @@ class RebootKind final : public StepKind {
                                              ? std::chrono::seconds(step.params["timeout"].get<int>())
                                              : host.options().reboot_timeout;
     const auto deadline = host.clock().Monotonic() + timeout;
-    co_await SleepFor(host.options().reboot_first_probe);
+    co_await SleepFor(host.clock(), host.options().reboot_first_probe);
     while (host.clock().Monotonic() < deadline) {
       if (host.Stopping(step.Identity() + " (waiting for the node to come back)")) co_return false;
       if (co_await host.Reconnect()) {
@@ -111,7 +111,7 @@ class RebootKind final : public StepKind {
         if (!after.empty() && after != before) co_return true;
         host.Disconnect();
       }
-      co_await SleepFor(host.options().reboot_probe_interval);
+      co_await SleepFor(host.clock(), host.options().reboot_probe_interval);
     }
     host.FailUnreachable(step.Identity(), "did not come back from the reboot within " + std::to_string(timeout.count()) + " s");
     co_return false;

@@ -38,7 +38,7 @@ class ServiceKind final : public StepKind {
       }
       const bool settling = unit.active_state == "activating" || unit.active_state == "deactivating";
       if (!new_invocation || !settling || host.clock().Monotonic() >= settle_deadline) break;
-      co_await SleepFor(host.options().restart_settle_interval);
+      co_await SleepFor(host.clock(), host.options().restart_settle_interval);
     }
     nlohmann::json detail = {{"invocation_before", current}};
     Status saved = co_await host.SaveIntentDetail(intent, std::move(detail));
