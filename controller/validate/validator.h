@@ -117,9 +117,10 @@ class Validator {
   std::map<std::string, NodeProbe> probes_;  // every participant; entries made before any fan-out
   std::set<std::string> needed_;  // the selected checks and their prerequisites (check_spec.h)
   std::map<std::string, nlohmann::json> check_vars_;  // per host: its variables, check variables' defaults filled in
-  SlurmReading slurm_;
+  SlurmReading slurm_;  // the controller's reading (phase 2); its problem: why Slurm's cluster-wide checks cannot run
   ToolOutput controller_ping_;  // scontrol ping on the controller
-  Result<std::vector<SlurmNodeState>> slurm_nodes_read_ = Status::Unavailable("scontrol show node was not run");  // the controller's reading (phase 2); problem: why Slurm's cluster-wide checks cannot run
+  // scontrol show node on the controller, before slurm_ takes the states.
+  Result<std::vector<SlurmNodeState>> slurm_nodes_read_ = Status::Unavailable("scontrol show node was not run");
   std::set<std::string> usable_compute_;   // slurm.node passed and munge.decode did not fail
   std::map<std::string, std::string> not_usable_;  // compute node -> the failed check that keeps jobs off it
   std::set<std::string> gpu_ok_;           // gpu.count passed (so gpu.driver did)
