@@ -32,6 +32,9 @@ bool NeedsController(const std::set<std::string>& needed) {
 ValidationOutcome Validator::Run() {
   const Inventory& inv = *in_.inventory;
   needed_ = NeededChecks(in_.checks);
+  for (const std::string& name : needed_) {
+    if (FindCheckSpec(name)->needs_controller) needed_from_helpers_.insert(name);
+  }
   for (const Host* h : in_.selected) selected_names_.insert(h->name);
   if (const Group* g = inv.FindGroup(kGroupController); g != nullptr && !g->members.empty()) {
     controller_ = inv.FindHost(g->members.front());
@@ -136,7 +139,9 @@ Task<void> Validator::ProbeHost(const Host& host, AgentSession& agent, HostResul
   probe.readings = NodeReadings::FromFacts(host.name, std::move(facts).value());
   result.data = probe.readings.facts;
   const NodeView view = ViewOf(host);
-  for (const ProbeSpec* spec : ProbesFor(view, needed_)) {
+  // A host outside --limit takes part only to answer for the selected ones
+  // (the Slurm controller, the submit host): only what those checks read of it.
+  for (const ProbeSpec* spec : ProbesFor(view, Selected(host.name) ? needed_ : needed_from_helpers_)) {
     size_t used = 0;
     ToolOutput output = co_await RunProbe(agent, *spec, view, used);
     probe.readings.outputs[spec->id] = std::move(output);

@@ -71,6 +71,14 @@ class ValidationHarness {
     };
   }
 
+  // Every command `host` is asked to run, in order, into `seen` (answered as usual).
+  void Record(const std::string& host, std::vector<std::vector<std::string>>* seen) {
+    fleet_.node(host).intercept = [seen](const agent_protocol::IncomingRequest& in) {
+      if (const auto* exec = std::get_if<agent_protocol::ExecRequest>(&in.request)) seen->push_back(exec->argv);
+      return testing::Interception{};
+    };
+  }
+
   void AllUnreachable() {
     for (const Host& host : inventory_->hosts) fleet_.node(host.name).unreachable = true;
   }
@@ -169,6 +177,25 @@ TEST_CASE("validate: the controller outside --limit and no Slurm check selected 
   REQUIRE_NOTHROW(outcome = harness.Validate("dgx01", {"gpu"}));
   CHECK(Count(outcome, CheckOutcome::kFail) > 0);  // the fake's empty nvidia-smi is no reading
   for (const CheckResult& r : outcome.results) CHECK(r.subject == "dgx01");
+}
+
+TEST_CASE("validate: a host outside --limit runs only what the selected hosts' checks read of it") {
+  // The controller answers for dgx01 (its slurm.conf, its munge credential);
+  // its own clock, disks and GPUs are not the question.
+  ValidationHarness harness;
+  std::vector<std::vector<std::string>> head, dgx01;
+  harness.Record("head", &head);
+  harness.Record("dgx01", &dgx01);
+  harness.Validate("dgx01", {"clock.offset", "node.disk", "slurm.conf"});
+  auto ran = [](const std::vector<std::vector<std::string>>& seen, const std::string& program) {
+    return std::any_of(seen.begin(), seen.end(), [&](const auto& argv) { return argv.front() == program; });
+  };
+  CHECK(ran(dgx01, "chronyc"));
+  CHECK(ran(dgx01, "df"));
+  CHECK(ran(dgx01, "sha256sum"));
+  CHECK(ran(head, "sha256sum"));
+  CHECK_FALSE(ran(head, "chronyc"));
+  CHECK_FALSE(ran(head, "df"));
 }
 
 TEST_CASE("validate: every host unreachable fails the run whatever --checks selects (issue 30, 2)") {

@@ -116,6 +116,7 @@ class Validator {
   std::vector<const Host*> participants_;
   std::map<std::string, NodeProbe> probes_;  // every participant; entries made before any fan-out
   std::set<std::string> needed_;  // the selected checks and their prerequisites (check_spec.h)
+  std::set<std::string> needed_from_helpers_;  // of those, the ones that read the controller's view
   std::map<std::string, nlohmann::json> check_vars_;  // per host: its variables, check variables' defaults filled in
   SlurmReading slurm_;  // the controller's reading (phase 2); its problem: why Slurm's cluster-wide checks cannot run
   ToolOutput controller_ping_;  // scontrol ping on the controller
