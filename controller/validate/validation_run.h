@@ -3,17 +3,23 @@
 //
 // Phases, each a fan-out over the hosts that take part (every phase's hosts
 // run concurrently; a host runs its own commands one after another):
-//   1. probe   every selected host, plus the Slurm controller and submit
-//              host when Slurm checks run: facts, chronyc, munge -n,
-//              slurm.conf digest, slurmd state, nvidia-smi -q, the kernel
-//              log's Xid lines, ibstat, which test programs exist;
+//   1. probe   every selected host: its facts, then each probe of the
+//              checks the selection needs whose requirements hold there,
+//              once (check_spec.h); plus the Slurm controller and submit
+//              host when Slurm checks run, with only the probes of the
+//              checks that read the controller's view (munge -n, the
+//              slurm.conf digest);
 //   2. cross   the controller decodes every node's munge credential and asks
 //              slurmctld (scontrol ping / show node); every node decodes the
 //              controller's credential;
+//      then each selected node's node checks are judged (node_verdicts.cc:
+//      the specs' requirements, prerequisites and verdicts);
 //   3. jobs    on the submit host: srun across the usable compute nodes, a
 //              job with all GPUs per GPU node, nccl-tests when installed;
 //   4. pairs   ib_write_bw between ring neighbours, in rounds in which no
-//              node is in two pairs.
+//              node is in two pairs;
+//   5. roles   the role checks' own phases: fabric.ipoib, nfs.*,
+//              monitoring.targets.
 // A check whose prerequisite failed is skipped naming that check; work left
 // when the run's deadline passes fails with "deadline".
 #pragma once
