@@ -28,6 +28,10 @@ class SystemClock final : public Clock {
   std::chrono::steady_clock::time_point Monotonic() const override { return std::chrono::steady_clock::now(); }
 };
 
+// Tests' clock. One clock shared by several hosts' coroutines moves on by
+// each one's waits, so under concurrency it runs ahead of any one host's
+// view. Its Monotonic() is not comparable with steady_clock: an agent
+// deadline taken from it never fires in a test.
 class FakeClock final : public Clock {
  public:
   explicit FakeClock(int64_t now_ms = 1'700'000'000'000) : now_ms_(now_ms) {}

@@ -174,7 +174,10 @@ nlohmann::json JobRunner::RunValidateJob(const PreparedRun& run, RunSession& ses
   nlohmann::json summary = completed.summary;
   summary["failed"] = failed;
   if (!completed.state_errors.empty()) summary["error"] = completed.state_errors.front();
-  status = summary["fail"].get<int>() > 0 || !completed.state_errors.empty() ? JobStatus::kFailed : JobStatus::kOk;
+  // The job says what its run record says (a host taking part that did not
+  // answer fails the run, as on the command line), or failed when the state
+  // could not be written.
+  status = completed.status == RunStatus::kOk && completed.state_errors.empty() ? JobStatus::kOk : JobStatus::kFailed;
   hub_.Publish({{"event", "validation"}, {"summary", summary}});
   return summary;
 }

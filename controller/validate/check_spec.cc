@@ -14,6 +14,7 @@ constexpr int64_t kMaxCount = 1'000'000;
 struct Registry {
   std::map<std::string, CheckSpec> specs;
   std::map<std::string, const ProbeSpec*> probes;  // by id
+  bool read = false;  // CheckSpecs() was called: a later registration would be missed
 };
 
 Registry& TheRegistry() {
@@ -77,6 +78,7 @@ std::vector<Argv> ProbeSpec::CommandsFor(const NodeView& view) const {
 
 CheckRegistration::CheckRegistration(CheckSpec spec) {
   Registry& registry = TheRegistry();
+  if (registry.read) BuildMistake(spec.name + " registers after the registry was read (during start-up)");
   for (const auto& [name, other] : registry.specs) {
     if (other.rank == spec.rank) BuildMistake(spec.name + " and " + name + " have the same rank");
   }
@@ -95,9 +97,16 @@ const std::vector<const CheckSpec*>& CheckSpecs() {
     std::sort(out.begin(), out.end(), [](const CheckSpec* a, const CheckSpec* b) { return a->rank < b->rank; });
     for (const CheckSpec* spec : out) {
       for (const Prerequisite& p : spec->prerequisites) {
-        if (TheRegistry().specs.count(p.check) == 0) BuildMistake(spec->name + " needs unknown check " + p.check);
+        auto it = TheRegistry().specs.find(p.check);
+        if (it == TheRegistry().specs.end()) BuildMistake(spec->name + " needs unknown check " + p.check);
+        // A node verdict's prerequisite is judged before it, on the node, or it would never gate it.
+        const CheckSpec& before = it->second;
+        if (spec->verdict != nullptr && (before.verdict == nullptr || before.rank >= spec->rank || p.why == nullptr)) {
+          BuildMistake(spec->name + "'s prerequisite " + p.check + " is not a node verdict judged before it, with a reason");
+        }
       }
     }
+    TheRegistry().read = true;
     return out;
   }();
   return ordered;

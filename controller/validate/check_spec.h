@@ -68,7 +68,9 @@ struct SlurmReading {
   bool controller_reached = false;
   std::string controller_credential;    // munge -n on the controller ("" when it failed)
   std::string controller_conf_digest;   // sha256 of its slurm.conf, "" when unreadable
+  int other_hosts = 0;  // the other Slurm hosts that answered the probe phase
   int decoded_elsewhere = 0, tried_elsewhere = 0;  // other nodes that decode the controller's credential
+  // Not started where it did not run (a session lost, no credential to decode): no reading.
   std::map<std::string, ToolOutput> decoded_on_controller;  // a node's credential, unmunge'd on the controller
   std::map<std::string, ToolOutput> controller_decoded_here;  // the controller's credential, unmunge'd on the node
   std::string problem;        // why the node states cannot be judged ("": they can)

@@ -39,8 +39,9 @@ CheckResult Validator::Judge(const CheckSpec& spec, const NodeView& view,
     return Skip(spec.name, kNode, view.host(), unmet);
   }
   for (const Prerequisite& prerequisite : spec.prerequisites) {
-    auto it = verdicts.find(prerequisite.check);
-    if (it == verdicts.end() || it->second.outcome == CheckOutcome::kPass) continue;
+    auto it = verdicts.find(prerequisite.check);  // judged: the registry orders prerequisites first
+    if (it != verdicts.end() && it->second.outcome == CheckOutcome::kPass) continue;
+    if (it == verdicts.end()) return Blocked(spec.name, kNode, view.host(), prerequisite.check, prerequisite.why(view));
     if (it->second.outcome == CheckOutcome::kSkip) return Skip(spec.name, kNode, view.host(), it->second.detail);
     return Blocked(spec.name, kNode, view.host(), prerequisite.check, prerequisite.why(view));
   }

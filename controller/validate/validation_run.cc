@@ -199,11 +199,12 @@ Task<void> Validator::CrossOnHost(AgentSession& agent, const Host& host,
   if (ReadsSlurmStates()) {
     const Argv ping = {"scontrol", "ping"};
     controller_ping_ = co_await ExecOnNode(agent, ping, none, Limit(30));
-    ToolOutput json_run = co_await ExecOnNode(agent, ScontrolShowNodeJsonArgv(), none, Limit(30));
+    const Argv json_argv = ScontrolShowNodeJsonArgv(), text_argv = ScontrolShowNodeTextArgv();
+    ToolOutput json_run = co_await ExecOnNode(agent, json_argv, none, Limit(30));
     slurm_nodes_read_ = ReadScontrolNodesJson(json_run);
     if (!slurm_nodes_read_.ok()) {
       std::string json_problem = slurm_nodes_read_.status().message();
-      ToolOutput text_run = co_await ExecOnNode(agent, ScontrolShowNodeTextArgv(), none, Limit(30));
+      ToolOutput text_run = co_await ExecOnNode(agent, text_argv, none, Limit(30));
       slurm_nodes_read_ = ReadScontrolNodesText(text_run, json_problem);
     }
   }
@@ -234,12 +235,14 @@ void Validator::CrossCheck() {
     const NodeProbe& p = probes_.at(h->name);
     if (!p.reached) continue;
     hosts.push_back(h);
+    if (h == controller_) continue;
+    ++slurm_.other_hosts;
     const ToolOutput& credential = p.readings.Output(checks::MungeCredentialProbe().id);
-    if (h != controller_ && Want("munge.decode") && credential.started && credential.exit_code == 0) {
+    if (Want("munge.decode") && credential.started && credential.exit_code == 0) {
       credentials.emplace_back(h->name, credential.out);
-      slurm_.decoded_on_controller[h->name];
+      slurm_.decoded_on_controller[h->name].started = false;  // until the controller answers
     }
-    if (h != controller_) slurm_.controller_decoded_here[h->name].started = false;
+    slurm_.controller_decoded_here[h->name].started = false;
   }
   in_.run_on(hosts, [&, this](AgentSession& agent, HostResult& result) -> Task<void> {
     co_await CrossOnHost(agent, *result.host, credentials);

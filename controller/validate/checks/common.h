@@ -28,8 +28,8 @@ Prerequisite DriverLoaded();
 const ProbeSpec& NvidiaSmiQueryProbe();    // nvidia-smi -q, on nodes with GPUs and the nvidia module
 const ProbeSpec& MungeCredentialProbe();   // munge -n (munge.decode; the controller's is decoded on the nodes)
 const ProbeSpec& SlurmConfDigestProbe();   // sha256sum /etc/slurm/slurm.conf (slurm.conf; the controller's is the reference)
-const ProbeSpec& NcclTestsProbe();
-const ProbeSpec& IbWriteBwProbe();         // test -x /usr/bin/ib_write_bw on nodes with InfiniBand ports (ib.write_bw)         // test -x <validate_nccl_tests_dir>/all_reduce_perf (nccl.node, nccl.cluster)
+const ProbeSpec& NcclTestsProbe();         // test -x <validate_nccl_tests_dir>/all_reduce_perf (nccl.node, nccl.cluster)
+const ProbeSpec& IbWriteBwProbe();         // test -x /usr/bin/ib_write_bw on nodes with InfiniBand ports (ib.write_bw)
 
 // nvidia-smi -q read into a report; the exit status as the error when it failed.
 Result<NvidiaSmiReport> GpuReport(const NodeReadings& node);

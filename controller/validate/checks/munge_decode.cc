@@ -6,12 +6,24 @@
 namespace clusterctl::checks {
 namespace {
 
-// The controller's own verdict: at least one other node decodes its credentials.
+// The controller's own verdict: at least one other node decodes its
+// credentials. Other Slurm hosts that answered but decoded nothing (their
+// sessions lost) are no reading; with no other Slurm host, munge -n working
+// is all there is to read.
 CheckResult JudgeController(const NodeView& v, const SlurmReading& slurm) {
   if (slurm.tried_elsewhere > 0 && slurm.decoded_elsewhere == 0) {
     return Fail("munge.decode", kNode, v.host(),
                 "no other node decodes the controller's credentials (" + std::to_string(slurm.tried_elsewhere) +
                     " tried): " + v.host() + "'s munge.key differs from all of them");
+  }
+  if (slurm.tried_elsewhere == 0 && slurm.other_hosts > 0) {
+    return Fail("munge.decode", kNode, v.host(),
+                "not checked: none of the " + std::to_string(slurm.other_hosts) +
+                    " other Slurm hosts decoded the controller's credential (their sessions ended first)",
+                {}, "unknown");
+  }
+  if (slurm.tried_elsewhere == 0) {
+    return Pass("munge.decode", kNode, v.host(), "munge -n", "", "no other Slurm host to decode its credential");
   }
   return Pass("munge.decode", kNode, v.host(),
               std::to_string(slurm.decoded_elsewhere) + "/" + std::to_string(slurm.tried_elsewhere) +
@@ -19,21 +31,31 @@ CheckResult JudgeController(const NodeView& v, const SlurmReading& slurm) {
 }
 
 const ToolOutput& Decoded(const std::map<std::string, ToolOutput>& by_node, const std::string& host) {
-  static const ToolOutput kNotTried;  // exit 0: nothing to judge
+  static const ToolOutput kNotRun = [] {
+    ToolOutput none;
+    none.started = false;
+    return none;
+  }();
   auto it = by_node.find(host);
-  return it == by_node.end() ? kNotTried : it->second;
+  return it == by_node.end() ? kNotRun : it->second;
 }
 
 CheckResult JudgeBothWays(const NodeView& v, const SlurmReading& slurm) {
   const std::string& host = v.host();
   std::vector<std::string> why, evidence;
   const ToolOutput& here_on_controller = Decoded(slurm.decoded_on_controller, host);
+  const ToolOutput& controller_here = Decoded(slurm.controller_decoded_here, host);
+  if (!here_on_controller.started || !controller_here.started) {  // a session ended, or no credential to decode
+    std::string missing = !here_on_controller.started   ? host + "'s credential was not decoded on " + slurm.controller
+                          : slurm.controller_credential.empty() ? slurm.controller + " made no credential to decode here (munge -n failed there)"
+                                                              : slurm.controller + "'s credential was not decoded on " + host;
+    return Fail("munge.decode", kNode, host, "not checked: " + missing, {}, "unknown");
+  }
   if (here_on_controller.exit_code != 0) {
     why.push_back("a credential made on " + host + " does not decode on " + slurm.controller + " (controller)");
     for (auto& l : TailLines(here_on_controller.Both(), 3)) evidence.push_back(slurm.controller + ": " + l);
   }
-  const ToolOutput& controller_here = Decoded(slurm.controller_decoded_here, host);
-  if (controller_here.started && controller_here.exit_code != 0) {
+  if (controller_here.exit_code != 0) {
     why.push_back("a credential made on " + slurm.controller + " does not decode on " + host);
     for (auto& l : TailLines(controller_here.Both(), 3)) evidence.push_back(host + ": " + l);
   }
