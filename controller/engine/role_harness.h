@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/resources/schema.h"
 #include "controller/engine/planner.h"
 #include "controller/state/secret_vault.h"
 #include "controller/state/test_util.h"
@@ -76,7 +77,10 @@ class RoleHarness {
     for (const Role* r : plan.roles) out.roles.push_back(r->name);
     for (const PlannedStep& s : plan.steps) {
       if (s.skipped) continue;
-      if (s.kind == "file") out.files[s.params["path"].get<std::string>()] = s.body;
+      // A step whose body is its path's content (the file kind: content or template).
+      if (resources::ParamWithUse(s.kind, "content", resources::ParamUse::kPathContent)) {
+        out.files[s.params["path"].get<std::string>()] = s.body;
+      }
       out.steps.push_back(s.Identity());
       out.params[s.Identity()] = s.params;
       out.notify[s.Identity()] = s.step->notify;
