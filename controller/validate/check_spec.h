@@ -17,6 +17,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -51,6 +52,22 @@ struct NodeReadings {
   // What the probe printed; a not-started output when it did not run.
   const ToolOutput& Output(const std::string& probe) const;
   bool Ran(const std::string& probe) const { return outputs.count(probe) > 0; }
+
+  // A reading several checks share, parsed on first use (nvidia-smi -q's
+  // report serves seven checks: a 16 MiB answer is parsed once, not seven
+  // times). A node's verdicts are judged one after another, not concurrently.
+  template <class T, class Parse>
+  const T& Parsed(const std::string& key, Parse parse) const {
+    auto it = parsed_.find(key);
+    if (it == parsed_.end()) it = parsed_.emplace(key, std::make_shared<const T>(parse())).first;
+    return *static_cast<const T*>(it->second.get());
+  }
+
+  // Forgets what was parsed (after `outputs` changed).
+  void ClearParsed() { parsed_.clear(); }
+
+ private:
+  mutable std::map<std::string, std::shared_ptr<const void>> parsed_;
 };
 
 // The node's place in the cluster, from the inventory.

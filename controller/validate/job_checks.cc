@@ -229,7 +229,7 @@ void Validator::JudgeGpuJobs(const std::vector<GpuJob>& jobs) {
       DeadlinePassed("nccl.node", kNode, job.host);
     } else if (job.nccl) {
       const Thresholds& t = ThresholdsOf(job.host);
-      Result<NvidiaSmiReport> report = checks::GpuReport(probes_.at(job.host).readings);
+      const Result<NvidiaSmiReport>& report = checks::GpuReport(probes_.at(job.host).readings);
       std::string model = report.ok() && !report->gpus.empty() ? report->gpus.front().name : "";
       double floor = t.nccl_busbw_min_gbps.value_or(DefaultNodeBusbwFloorGbps(model));
       Add(EvaluateNccl("nccl.node", kNode, job.host, job.nccl_output, floor, false, t));

@@ -68,10 +68,13 @@ const ProbeSpec& IbWriteBwProbe() {
   return probe;
 }
 
-Result<NvidiaSmiReport> GpuReport(const NodeReadings& node) {
-  const ToolOutput& smi = node.Output(NvidiaSmiQueryProbe().id);
-  if (!smi.Succeeded()) return Status::Unavailable(ExitDescription(smi));
-  return ParseNvidiaSmiQuery(smi.out);
+const Result<NvidiaSmiReport>& GpuReport(const NodeReadings& node) {
+  const std::string& id = NvidiaSmiQueryProbe().id;
+  return node.Parsed<Result<NvidiaSmiReport>>(id, [&]() -> Result<NvidiaSmiReport> {
+    const ToolOutput& smi = node.Output(id);
+    if (!smi.Succeeded()) return Status::Unavailable(ExitDescription(smi));
+    return ParseNvidiaSmiQuery(smi.out);
+  });
 }
 
 int ExpectedGpus(const NodeView& view) { return view.thresholds.gpus_expected.value_or(view.node.pci_gpus); }
@@ -97,7 +100,7 @@ CheckResult ReportUnreadable(const std::string& check, const NodeView& view, con
 
 CheckResult JudgeReport(const std::string& check, const NodeView& view, ReportVerdict verdict) {
   if (auto missing = NvidiaSmiMissing(check, view)) return *missing;
-  Result<NvidiaSmiReport> report = GpuReport(view.node);
+  const Result<NvidiaSmiReport>& report = GpuReport(view.node);
   if (!report.ok()) return ReportUnreadable(check, view, report.status());
   return verdict(view, *report);
 }

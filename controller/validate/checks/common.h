@@ -31,8 +31,8 @@ const ProbeSpec& SlurmConfDigestProbe();   // sha256sum /etc/slurm/slurm.conf (s
 const ProbeSpec& NcclTestsProbe();         // test -x <validate_nccl_tests_dir>/all_reduce_perf (nccl.node, nccl.cluster)
 const ProbeSpec& IbWriteBwProbe();         // test -x /usr/bin/ib_write_bw on nodes with InfiniBand ports (ib.write_bw)
 
-// nvidia-smi -q read into a report; the exit status as the error when it failed.
-Result<NvidiaSmiReport> GpuReport(const NodeReadings& node);
+// nvidia-smi -q read into a report (once per node); the exit status as the error when it failed.
+const Result<NvidiaSmiReport>& GpuReport(const NodeReadings& node);
 // The GPUs nvidia-smi must see: validate_gpus_expected, else the PCI count.
 int ExpectedGpus(const NodeView& view);
 // A check that reads nvidia-smi fails when nvidia-smi is missing although the

@@ -29,8 +29,15 @@ std::optional<double> Count(const std::string& word) {
   return std::stod(word);
 }
 
+// df prints a line per path; anything this long is not its table (a hostile
+// node's 16 MiB answer is refused before it is split).
+constexpr size_t kMaxDfOutput = 1 << 20;
+
 // The data lines of that df, in output order; an error for anything else.
 Result<std::vector<DiskSpace>> ParseDfOutput(const std::string& text) {
+  if (text.size() > kMaxDfOutput) {
+    return Status::InvalidArgument("df printed " + std::to_string(text.size()) + " bytes: not df's table");
+  }
   std::vector<DiskSpace> disks;
   bool header = false;
   for (const std::string& line : Split(text, '\n')) {

@@ -83,6 +83,12 @@ TEST_CASE("node.disk: no reading, no pass") {
     REQUIRE(r.outcome == CheckOutcome::kFail);
     CHECK(r.detail == "df is not installed");
   }
+  SUBCASE("an answer far longer than df's table") {
+    bench.Reads("df", testing::CapturedFixture(kCapture) + std::string(2 << 20, 'x'));
+    CheckResult r = bench.Judge("node.disk");
+    REQUIRE(r.outcome == CheckOutcome::kFail);
+    CHECK(r.detail.find("not df's table") != std::string::npos);
+  }
   SUBCASE("output it does not understand") {
     for (const char* text : {"", "Filesystem 1K-blocks Used Available Use% Mounted on\n/dev/sda1 10 5 5 50% /\n",
                              "   1B-blocks       Avail   Inodes    IFree Mounted on\n", "   1B-blocks Avail\n-1 x /\n",

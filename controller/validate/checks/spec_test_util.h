@@ -48,6 +48,7 @@ struct SpecBench {
     output.err = err;
     output.exit_code = exit_code;
     node.outputs[probe] = output;
+    node.ClearParsed();
   }
 };
 
