@@ -57,15 +57,20 @@ std::string FormatNumber(double value) {
 
 std::vector<std::string> TailLines(const std::string& output, size_t max_lines) {
   // Read from the end: a node's output may be 16 MiB of line breaks, and
-  // splitting all of it made 16 million strings (seconds, and 512 MB).
+  // splitting all of it made 16 million strings (seconds, and 512 MB). Only
+  // the last 256 KiB are read, and a line is kept to its first 2 KiB: 16 MiB
+  // without a line break was one 16 MiB evidence line, copied with every
+  // result that carried it.
+  constexpr size_t kWindow = 256 * 1024, kMaxLine = 2048;
   std::vector<std::string> lines;
-  const std::string_view text = output;
+  std::string_view text = output;
+  if (text.size() > kWindow) text = text.substr(text.size() - kWindow);
   size_t end = text.size();
   while (lines.size() < max_lines) {
     const size_t cut = end == 0 ? std::string_view::npos : text.rfind('\n', end - 1);
     const size_t begin = cut == std::string_view::npos ? 0 : cut + 1;
     const std::string_view line = text.substr(begin, end - begin);
-    if (!Trim(line).empty()) lines.emplace_back(line);
+    if (!Trim(line).empty()) lines.emplace_back(line.size() > kMaxLine ? std::string(line.substr(0, kMaxLine)) + "..." : std::string(line));
     if (cut == std::string_view::npos) break;
     end = cut;
   }

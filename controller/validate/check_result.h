@@ -39,7 +39,8 @@ CheckResult Skip(std::string check, CheckScope scope, std::string subject, std::
 // 11000 -> "11000", 0.25 -> "0.25", 12.3456 -> "12.35": at most two decimals, no trailing zeros.
 std::string FormatNumber(double value);
 
-// The last `max_lines` non-empty lines of `output` (evidence for a tool that failed).
+// The last `max_lines` non-empty lines of `output` (evidence for a tool that
+// failed), read from its last 256 KiB, each line kept to its first 2 KiB.
 std::vector<std::string> TailLines(const std::string& output, size_t max_lines = 12);
 
 }  // namespace clusterctl

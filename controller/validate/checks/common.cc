@@ -86,9 +86,13 @@ std::optional<CheckResult> NvidiaSmiMissing(const std::string& check, const Node
 
 CheckResult GpuHealth(const std::string& check, const NodeView& view) {
   if (auto missing = NvidiaSmiMissing(check, view)) return *missing;
-  const ToolOutput& smi = view.node.Output(NvidiaSmiQueryProbe().id);
-  for (CheckResult& r : EvaluateGpuHealth(view.host(), GpuReport(view.node), smi.Both(), ExpectedGpus(view), view.thresholds)) {
-    if (r.check == check) return std::move(r);
+  // The three verdicts come from one evaluation, made once per node.
+  const auto& health = view.node.Parsed<std::vector<CheckResult>>("gpu health", [&] {
+    const ToolOutput& smi = view.node.Output(NvidiaSmiQueryProbe().id);
+    return EvaluateGpuHealth(view.host(), GpuReport(view.node), smi.Both(), ExpectedGpus(view), view.thresholds);
+  });
+  for (const CheckResult& r : health) {
+    if (r.check == check) return r;
   }
   return Fail(check, kNode, view.host(), "no verdict from nvidia-smi's report", {}, "unknown");
 }
