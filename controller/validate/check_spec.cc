@@ -57,13 +57,8 @@ bool NodeReadings::HasIbPorts() const {
 }
 
 const ToolOutput& NodeReadings::Output(const std::string& probe) const {
-  static const ToolOutput kNotRun = [] {
-    ToolOutput none;
-    none.started = false;
-    return none;
-  }();
   auto it = outputs.find(probe);
-  return it == outputs.end() ? kNotRun : it->second;
+  return it == outputs.end() ? NotRunOutput() : it->second;
 }
 
 CheckResult NodeView::Blocked(const std::string& check, const std::string& prerequisite, const std::string& why) const {

@@ -51,7 +51,6 @@ struct NodeReadings {
   bool HasIbPorts() const;
   // What the probe printed; a not-started output when it did not run.
   const ToolOutput& Output(const std::string& probe) const;
-  bool Ran(const std::string& probe) const { return outputs.count(probe) > 0; }
 
   // A reading several checks share, parsed on first use (nvidia-smi -q's
   // report serves seven checks: a 16 MiB answer is parsed once, not seven

@@ -154,4 +154,13 @@ std::string_view StripRankPrefix(std::string_view line) {
   return line;
 }
 
+const ToolOutput& NotRunOutput() {
+  static const ToolOutput not_run = [] {
+    ToolOutput none;
+    none.started = false;
+    return none;
+  }();
+  return not_run;
+}
+
 }  // namespace clusterctl

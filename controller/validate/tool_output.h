@@ -24,6 +24,9 @@ struct ToolOutput {
   bool Succeeded() const { return started && !timed_out && signal == 0 && exit_code == 0; }
 };
 
+// The output of a command that did not run (started false): no reading.
+const ToolOutput& NotRunOutput();
+
 // "exit 2", "killed by signal 11 (SIGSEGV)", "timed out", "not installed".
 std::string ExitDescription(const ToolOutput& output);
 

@@ -111,8 +111,7 @@ NodeView Validator::ViewOf(const Host& host) const {
 // executable is missing.
 Task<ToolOutput> Validator::RunProbe(AgentSession& agent, const ProbeSpec& probe, const NodeView& view, size_t& used) {
   const std::string none;
-  ToolOutput output;
-  output.started = false;
+  ToolOutput output = NotRunOutput();
   if (!probe.executable.empty() && !co_await IsExecutableOnNode(agent, probe.executable, Limit(10))) co_return output;
   std::vector<Argv> commands = probe.CommandsFor(view);
   for (used = 0; used < commands.size(); ++used) {

@@ -31,13 +31,8 @@ CheckResult JudgeController(const NodeView& v, const SlurmReading& slurm) {
 }
 
 const ToolOutput& Decoded(const std::map<std::string, ToolOutput>& by_node, const std::string& host) {
-  static const ToolOutput kNotRun = [] {
-    ToolOutput none;
-    none.started = false;
-    return none;
-  }();
   auto it = by_node.find(host);
-  return it == by_node.end() ? kNotRun : it->second;
+  return it == by_node.end() ? NotRunOutput() : it->second;
 }
 
 CheckResult JudgeBothWays(const NodeView& v, const SlurmReading& slurm) {
