@@ -53,7 +53,7 @@ int Serve() {
   if (!WriteAll(1, agent_protocol::Preamble() + agent_protocol::EncodeFrame(hello_frame.header))) return 1;
 
   agent_protocol::FrameDecoder decoder(false);
-  RequestHandler handler;
+  RequestHandler handler(agent::HangupWatch(0));  // stdin closes when the controller goes
   char buffer[1 << 16];
   while (true) {
     ssize_t n = ::read(0, buffer, sizeof buffer);

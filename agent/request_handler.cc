@@ -48,6 +48,7 @@ Frame RequestHandler::Exec(const nlohmann::json& id, const ExecRequest& request)
   if (request.timeout_ms) spec.timeout = std::chrono::milliseconds(*request.timeout_ms);
   if (request.max_output_bytes) spec.output_limit = std::min<uint64_t>(*request.max_output_bytes, spec.output_limit);
   spec.stdin_data = request.stdin_data;
+  spec.hangup = hangup_;
   agent::CommandResult result = agent::RunCommand(spec);
   ExecReply reply;
   reply.exit_code = result.exit_code;
@@ -62,7 +63,7 @@ Frame RequestHandler::Exec(const nlohmann::json& id, const ExecRequest& request)
 }
 
 Frame RequestHandler::Resource(const nlohmann::json& id, const ResourceRequest& request) {
-  agent::ResourceHost host;
+  agent::ResourceHost host(hangup_);
   agent::ResourceOutcome outcome = agent::RunResource(request, host);
   outcome.commands = host.log();
   return EncodeResourceReply(id, outcome);

@@ -8,12 +8,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "agent/exec/hangup_watch.h"
 #include "agent/protocol/messages.h"
 
 namespace clusterctl {
 
 class RequestHandler {
  public:
+  // `hangup`: the controller's session; the commands a request runs stop
+  // when it closes (none is watched by default).
+  explicit RequestHandler(agent::HangupWatch hangup = {}) : hangup_(hangup) {}
+
   struct Response {
     nlohmann::json header;
     std::string body;
@@ -29,6 +34,8 @@ class RequestHandler {
   agent_protocol::Frame Resource(const nlohmann::json& id, const agent_protocol::ResourceRequest& request);
   agent_protocol::Frame UploadChunk(const nlohmann::json& id, const agent_protocol::UploadChunkRequest& request);
   agent_protocol::Frame Reboot(const nlohmann::json& id, const agent_protocol::RebootRequest& request);
+
+  agent::HangupWatch hangup_;
 };
 
 }  // namespace clusterctl

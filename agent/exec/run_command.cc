@@ -99,6 +99,10 @@ class Deadline {
     }
     return phase_;
   }
+  // Starts the escalation now (the controller is gone), if not started yet.
+  void StopNow() {
+    if (phase_ == Phase::kRunning) next_ = Clock::now();
+  }
   bool expired() const { return phase_ != Phase::kRunning; }
   // Milliseconds until the next phase (for poll), at most `cap`.
   int WaitMs(int cap) const {
@@ -162,6 +166,12 @@ CommandResult NotStarted(std::string reason) {
   ::_exit(127);
 }
 
+// The controller is gone: the command is stopped as at its time limit.
+void StopForHangup(Deadline& deadline, CommandResult& result) {
+  result.controller_gone = true;
+  deadline.StopNow();
+}
+
 // Feeds stdin and collects stdout/stderr until both close, or until the
 // deadline's escalation abandons them.
 void Pump(const CommandSpec& spec, ChildPipes& p, Deadline& deadline, CommandResult& result) {
@@ -176,14 +186,20 @@ void Pump(const CommandSpec& spec, ChildPipes& p, Deadline& deadline, CommandRes
   char buffer[65536];
   while (open_outputs > 0) {
     if (deadline.Advance(outputs) == Deadline::Phase::kAbandoned) break;
-    result.timed_out = deadline.expired();
-    pollfd fds[3];
+    result.timed_out = deadline.expired() && !result.controller_gone;
+    pollfd fds[4];
     int n = 0;
     if (p.out[0] >= 0) fds[n++] = {p.out[0], POLLIN, 0};
     if (p.err[0] >= 0) fds[n++] = {p.err[0], POLLIN, 0};
     if (stdin_fd >= 0) fds[n++] = {stdin_fd, POLLOUT, 0};
+    const bool watching = spec.hangup.active() && !result.controller_gone;
+    if (watching) fds[n++] = spec.hangup.PollEntry();
     int ready = ::poll(fds, static_cast<nfds_t>(n), deadline.WaitMs(1000));
     if (ready < 0 && errno != EINTR) break;
+    if (watching) {
+      const pollfd hangup = fds[--n];  // the loop below reads the command's own pipes
+      if (HangupWatch::IsHangup(hangup.revents)) StopForHangup(deadline, result);
+    }
     for (int i = 0; i < n; ++i) {
       if (!fds[i].revents) continue;
       if (fds[i].fd == stdin_fd) {
@@ -217,7 +233,7 @@ void Pump(const CommandSpec& spec, ChildPipes& p, Deadline& deadline, CommandRes
 }
 
 // Waits for the command's own process, escalating as the deadline says.
-int Reap(pid_t pid, Deadline& deadline, CommandResult& result) {
+int Reap(const CommandSpec& spec, pid_t pid, Deadline& deadline, CommandResult& result) {
   int status = 0;
   while (true) {
     pid_t r = ::waitpid(pid, &status, WNOHANG);
@@ -228,7 +244,8 @@ int Reap(pid_t pid, Deadline& deadline, CommandResult& result) {
       ::waitpid(pid, &status, 0);
       return status;
     }
-    result.timed_out = deadline.expired();
+    if (!result.controller_gone && spec.hangup.Reported()) StopForHangup(deadline, result);
+    result.timed_out = deadline.expired() && !result.controller_gone;
     ::usleep(2000);
   }
 }
@@ -247,6 +264,11 @@ CommandResult RunCommand(const CommandSpec& spec, ForkFunction fork_process) {
   const auto start = Clock::now();
   ChildPipes p;
   if (spec.argv.empty()) return NotStarted("empty command");
+  if (spec.hangup.Reported()) {
+    CommandResult gone = NotStarted(spec.argv[0] + " was not started: the controller's session has closed");
+    gone.controller_gone = true;
+    return gone;
+  }
   if (!p.Open()) return NotStarted(spec.argv[0] + " could not be started: pipe: " + std::strerror(errno));
   std::map<std::string, std::string> env = BaseEnvironment();
   for (const auto& [k, v] : spec.env) env[k] = v;
@@ -284,7 +306,7 @@ CommandResult RunCommand(const CommandSpec& spec, ForkFunction fork_process) {
 
   Deadline deadline(pid, start + spec.timeout, spec.kill_grace);
   Pump(spec, p, deadline, result);
-  const int status = Reap(pid, deadline, result);
+  const int status = Reap(spec, pid, deadline, result);
   if (WIFEXITED(status)) {
     result.exit_code = WEXITSTATUS(status);
   } else if (WIFSIGNALED(status)) {

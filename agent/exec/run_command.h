@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/exec/hangup_watch.h"
 #include "common/status.h"
 
 namespace clusterctl::agent {
@@ -22,12 +23,17 @@ struct CommandSpec {
   std::chrono::milliseconds kill_grace{5'000};
   size_t output_limit = 16u << 20;            // per stream; the rest is dropped and flagged
   std::string working_directory = "/";
+  // When it reports the controller gone, the command is stopped the way its
+  // time limit stops it (SIGTERM, `kill_grace`, SIGKILL); one already
+  // reported is not started.
+  HangupWatch hangup;
 };
 
 struct CommandResult {
   int exit_code = -1;   // -1 when killed by a signal
   int signal = 0;
   bool timed_out = false;
+  bool controller_gone = false;  // stopped (or not started) because the controller's session closed
   bool truncated = false;
   // false when the program could not be executed: no pipes, no process
   // (fork failed), or exec failed; exit_code is then 127 and stderr_data

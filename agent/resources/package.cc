@@ -31,16 +31,16 @@ struct Installed {
 
 bool UsesApt() { return StatPath("/var/lib/dpkg/status").exists; }
 
-// Another package manager run (an admin's, unattended-upgrades, or an apt-get
-// a killed controller left behind, which finishes on its own) holds the
-// dpkg/apt locks: wait for it rather than fail. The locks are fcntl locks,
-// so F_GETLK tells whether someone holds them without taking them.
-void WaitForAptLocks(std::chrono::seconds limit) {
+// Another package manager run (an admin's, unattended-upgrades) holds the
+// dpkg/apt locks: wait for it rather than fail, unless the controller goes
+// away meanwhile. The locks are fcntl locks, so F_GETLK tells whether
+// someone holds them without taking them.
+void WaitForAptLocks(std::chrono::seconds limit, const HangupWatch& hangup) {
   static const char* kLocks[] = {"/var/lib/dpkg/lock-frontend", "/var/lib/dpkg/lock", "/var/lib/apt/lists/lock",
                                  "/var/cache/apt/archives/lock"};
   const auto deadline = std::chrono::steady_clock::now() + limit;
   for (const char* path : kLocks) {
-    while (std::chrono::steady_clock::now() < deadline) {
+    while (std::chrono::steady_clock::now() < deadline && !hangup.Reported()) {
       int fd = ::open(path, O_RDONLY | O_CLOEXEC);
       if (fd < 0) break;
       struct flock probe {};
@@ -76,7 +76,7 @@ bool RunApt(ResourceHost& host, ResourceOutcome& outcome, std::vector<std::strin
   const ResourceOutcome before = outcome;
   int locked = 0, stalled = 1;
   while (true) {
-    WaitForAptLocks(std::chrono::minutes(10));
+    WaitForAptLocks(std::chrono::minutes(10), host.hangup());
     if (RunOrFail(host, outcome, argv, true, "", limit)) return true;
     bool lock = outcome.output.find("Could not get lock") != std::string::npos;
     bool stall = outcome.timed_out || outcome.output.find("The package cache file is corrupted") != std::string::npos;

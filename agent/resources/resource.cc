@@ -7,7 +7,14 @@
 namespace clusterctl::agent {
 
 CommandResult ResourceHost::Run(const CommandSpec& spec, bool mutating) {
-  CommandResult result = RunCommand(spec);
+  CommandResult result;
+  if (hangup_.active() && !spec.hangup.active()) {
+    CommandSpec watched = spec;
+    watched.hangup = hangup_;
+    result = RunCommand(watched);
+  } else {
+    result = RunCommand(spec);
+  }
   log_.push_back({spec.argv, mutating, result.exit_code});
   return result;
 }

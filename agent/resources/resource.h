@@ -33,14 +33,20 @@ using ExecutedCommand = agent_protocol::ExecutedCommand;
 // inspect what ran.
 class ResourceHost {
  public:
+  // `hangup`: the controller's session; every command run here stops when it closes.
+  explicit ResourceHost(HangupWatch hangup = {}) : hangup_(hangup) {}
   virtual ~ResourceHost() = default;
   // Runs a command; `mutating` says whether it changes the node (queries don't).
   virtual CommandResult Run(const CommandSpec& spec, bool mutating);
+  const HangupWatch& hangup() const { return hangup_; }
   const std::vector<ExecutedCommand>& log() const { return log_; }
   bool RanMutatingCommand() const;
 
  protected:
   std::vector<ExecutedCommand> log_;
+
+ private:
+  HangupWatch hangup_;
 };
 
 // Runs one resource request; unknown kinds and exceptions become failures.

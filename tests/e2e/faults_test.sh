@@ -20,6 +20,11 @@ agents_left() {  # agents_left: clusterctl-agent processes on the nodes, one lin
     tb exec "$n" ps -eo pid,args 2>/dev/null | grep -E ' /var/lib/clusterctl/agent/[0-9a-f]+/clusterctl-agent$' | sed "s/^/$n /"
   done
 }
+wait_until_no_agent_left() {  # wait_until_no_agent_left SECONDS: 0 once none is left
+  local i
+  for i in $(seq $(( $1 * 2 ))); do [ -z "$(agents_left)" ] && return 0; sleep 0.5; done
+  return 1
+}
 wait_for_line() {  # wait_for_line FILE REGEX SECONDS
   local i
   for i in $(seq $(( $3 * 10 ))); do grep -qE "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
@@ -56,7 +61,10 @@ check "SIGINT: exit 1 within the 30 s grace" bash -c "[ $rc -eq 1 ] && [ $stoppe
 check "SIGINT: it says it is stopping and what did not finish" \
   bash -c "grep -q 'SIGINT: stopping' '$WORK/sigint.out' && grep -q 'Stopped before the end' '$WORK/sigint.out'"
 check "SIGINT: the run is recorded as interrupted" bash -c "'$CLUSTERCTL' history '$inventory' | grep -q interrupted"
-sleep 2
+# A step still running after the 30 s grace was abandoned (an apt install on
+# a stalled mirror, in CI): its agent saw the session close and stopped it
+# (SIGTERM, 5 s, SIGKILL).
+wait_until_no_agent_left 10
 left=$(agents_left)
 check "SIGINT: no agent left running on any node ($(echo "$left" | grep -c . ) left)" test -z "$left"
 "$CLUSTERCTL" deploy "$inventory" >"$WORK/after-sigint.out" 2>&1
@@ -72,11 +80,31 @@ sleep 2
 kill -TERM "$pid"
 wait "$pid"; rc=$?
 check "SIGTERM: a clean stop (exit 1, stopped hosts listed)" bash -c "[ $rc -eq 1 ] && grep -q 'SIGTERM: stopping' '$WORK/sigterm.out'"
-sleep 2
+wait_until_no_agent_left 10
 check "SIGTERM: no agent left running on any node" test -z "$(agents_left)"
 "$CLUSTERCTL" deploy "$inventory" >"$WORK/after-sigterm.out" 2>&1
 check "after SIGTERM the next deploy converges" test $? -eq 0
 check "the slow step finished on node02 and node03" test "$(tb exec node02 cat /var/lib/clusterctl-slow.marker) $(tb exec node03 cat /var/lib/clusterctl-slow.marker)" = "2 2"
+
+# --- a second SIGINT abandons a step: the node's command stops with its agent ---
+slow_running() { tb exec node02 ps -eo args 2>/dev/null | grep -qx 'sleep 600'; }
+set_vars "  slow_generation: 9
+  slow_seconds: 600"
+"$CLUSTERCTL" deploy "$inventory" >"$WORK/abandon.out" 2>&1 &
+pid=$!
+for i in $(seq 200); do slow_running && break; sleep 0.1; done
+slow_running || echo "# (the slow step was not seen running on node02 before the signals)"
+kill -INT "$pid"; sleep 0.5; kill -INT "$pid"
+stop_start=$(now_ms)
+wait "$pid"; rc=$?
+stopped_in=$(( $(now_ms) - stop_start ))
+echo "# the second SIGINT ended the deploy in ${stopped_in} ms (exit $rc)"
+check "abandoned: the deploy ends within 10 s, saying the running step was abandoned" \
+  bash -c "[ $rc -eq 1 ] && [ $stopped_in -lt 10000 ] && grep -q 'steps still running are abandoned' '$WORK/abandon.out'"
+wait_until_no_agent_left 10
+check "abandoned: no agent left running on any node" test -z "$(agents_left)"
+check "abandoned: the step's command was stopped on the node (no sleep 600 left)" test "$(tb exec node02 ps -eo args | grep -cx 'sleep 600')" = 0
+check "abandoned: the step did not finish (node02's marker is still 2)" test "$(tb exec node02 cat /var/lib/clusterctl-slow.marker)" = 2
 
 # --- a node partitioned during a slurm.conf rollout ----------------------------
 slurmd2=$(invocation node02 slurmd)
