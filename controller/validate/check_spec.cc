@@ -132,4 +132,19 @@ std::vector<const ProbeSpec*> ProbesFor(const NodeView& view, const std::set<std
   return probes;
 }
 
+CheckResult JudgeNodeCheck(const CheckSpec& spec, const NodeView& view, const std::map<std::string, CheckResult>& judged) {
+  if (std::string unmet = UnmetRequirement(spec, view); !unmet.empty()) {
+    return Skip(spec.name, CheckScope::kNode, view.host(), unmet);
+  }
+  for (const Prerequisite& prerequisite : spec.prerequisites) {
+    auto it = judged.find(prerequisite.check);
+    if (it != judged.end() && it->second.outcome == CheckOutcome::kPass) continue;
+    if (it != judged.end() && it->second.outcome == CheckOutcome::kSkip) {
+      return Skip(spec.name, CheckScope::kNode, view.host(), it->second.detail);
+    }
+    return view.Blocked(spec.name, prerequisite.check, prerequisite.why(view));
+  }
+  return spec.verdict(view);
+}
+
 }  // namespace clusterctl

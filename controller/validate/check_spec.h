@@ -176,4 +176,11 @@ std::vector<const ProbeSpec*> ProbesFor(const NodeView& view, const std::set<std
 // The first requirement `spec` misses on the node, as the skip's reason; "" when all hold.
 std::string UnmetRequirement(const CheckSpec& spec, const NodeView& view);
 
+// Judges one node check (it has a verdict) on a node, the same way in
+// validate and on the node (clusterctl-health): a skip where a requirement
+// is unmet or a prerequisite was skipped, `view.Blocked` where a
+// prerequisite failed or was not judged, else the spec's verdict.
+// `judged`: the node's earlier verdicts (the registry orders prerequisites first).
+CheckResult JudgeNodeCheck(const CheckSpec& spec, const NodeView& view, const std::map<std::string, CheckResult>& judged);
+
 }  // namespace clusterctl

@@ -25,27 +25,12 @@ void Validator::NodeVerdicts() {
         if (std::string unmet = UnmetRequirement(*spec, view); !unmet.empty()) Add(Skip(spec->name, kNode, host->name, unmet));
         continue;
       }
-      CheckResult result = Judge(*spec, view, verdicts);
+      CheckResult result = JudgeNodeCheck(*spec, view, verdicts);
       Add(result);
       verdicts.emplace(spec->name, std::move(result));
     }
     NoteUsability(*host, verdicts);
   }
-}
-
-CheckResult Validator::Judge(const CheckSpec& spec, const NodeView& view,
-                             const std::map<std::string, CheckResult>& verdicts) const {
-  if (std::string unmet = UnmetRequirement(spec, view); !unmet.empty()) {
-    return Skip(spec.name, kNode, view.host(), unmet);
-  }
-  for (const Prerequisite& prerequisite : spec.prerequisites) {
-    auto it = verdicts.find(prerequisite.check);  // judged: the registry orders prerequisites first
-    if (it != verdicts.end() && it->second.outcome == CheckOutcome::kPass) continue;
-    if (it == verdicts.end()) return Blocked(spec.name, kNode, view.host(), prerequisite.check, prerequisite.why(view));
-    if (it->second.outcome == CheckOutcome::kSkip) return Skip(spec.name, kNode, view.host(), it->second.detail);
-    return Blocked(spec.name, kNode, view.host(), prerequisite.check, prerequisite.why(view));
-  }
-  return spec.verdict(view);
 }
 
 // The job phase runs jobs on compute nodes whose slurm.node passed and

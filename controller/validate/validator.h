@@ -85,7 +85,6 @@ class Validator {
   void NodeVerdicts();
   void UnreachableVerdicts(const std::string& name, const NodeProbe& probe);
   // One node check on one node: its requirements, its prerequisites' verdicts, then its own.
-  CheckResult Judge(const CheckSpec& spec, const NodeView& view, const std::map<std::string, CheckResult>& verdicts) const;
   // Which compute nodes can run the job phase's jobs, from their node verdicts.
   void NoteUsability(const Host& host, const std::map<std::string, CheckResult>& verdicts);
   NodeView ViewOf(const Host& host) const;

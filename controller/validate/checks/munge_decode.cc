@@ -1,5 +1,6 @@
 // munge.decode: a credential made on the node decodes on the Slurm
-// controller and the controller's decodes on the node.
+// controller and the controller's decodes on the node. Judged on the node
+// itself (the Slurm health check, no controller's view): munged answers.
 #include "common/strings.h"
 #include "controller/validate/checks/common.h"
 
@@ -67,8 +68,12 @@ CheckResult Judge(const NodeView& v) {
     return Fail("munge.decode", kNode, v.host(), "munge -n failed on " + v.host() + " (is munged running?)",
                 TailLines(credential.Both()));
   }
-  if (v.role.controller && v.slurm != nullptr) return JudgeController(v, *v.slurm);
-  if (v.slurm == nullptr || !v.slurm->controller_reached) {
+  if (v.slurm == nullptr) {  // on the node (the Slurm health check): its own munged answers
+    return Pass("munge.decode", kNode, v.host(), "munge -n", "",
+                "munged answers on " + v.host() + " (decoding with the controller is validate's)");
+  }
+  if (v.role.controller) return JudgeController(v, *v.slurm);
+  if (!v.slurm->controller_reached) {
     return v.Blocked("munge.decode", "slurm.controller", "the controller is unreachable");
   }
   return JudgeBothWays(v, *v.slurm);

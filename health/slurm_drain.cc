@@ -1,0 +1,75 @@
+#include "health/slurm_drain.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace clusterctl::health {
+namespace {
+
+bool Drained(const SlurmNodeState& state) {
+  std::string upper = state.state;
+  std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) { return std::toupper(c); });
+  return upper.find("DRAIN") != std::string::npos;
+}
+
+bool OurReason(const std::string& reason) { return reason.rfind(kReasonPrefix, 0) == 0; }
+
+}  // namespace
+
+std::string DrainReason(const std::vector<const CheckResult*>& failures) {
+  if (failures.empty()) return "";
+  const CheckResult& first = *failures.front();
+  std::string more = failures.size() > 1 ? " (+" + std::to_string(failures.size() - 1) + " more)" : "";
+  std::string text = first.check + " " + first.detail;
+  for (char& c : text) {
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7e) c = '?';
+  }
+  const size_t room = kReasonMax - std::string(kReasonPrefix).size() - more.size();
+  if (text.size() > room) text = text.substr(0, room - 3) + "...";
+  return kReasonPrefix + text + more;
+}
+
+SlurmAction Decide(const SlurmNodeState& state, const NodeHealth& health) {
+  const std::vector<const CheckResult*> failures = health.Failures();
+  const bool drained = Drained(state), ours = OurReason(state.reason);
+  SlurmAction action;
+  if (failures.empty()) {
+    if (drained && ours) {
+      action.kind = SlurmAction::Kind::kResume;
+      action.why = "every check passes: resuming the node the health check drained";
+    } else {
+      action.why = drained ? "every check passes; drained for another reason (" + state.reason + "): left alone"
+                           : "every check passes";
+    }
+    return action;
+  }
+  const std::string reason = DrainReason(failures);
+  if (drained && !ours) {
+    action.why = "failed, already drained for another reason (" + state.reason + "): left alone";
+  } else if (drained && state.reason.rfind(reason, 0) == 0) {  // scontrol appends " [user@time]"
+    action.why = "failed, already drained by the health check for it";
+    action.drained_by_health = true;
+  } else {
+    action.kind = SlurmAction::Kind::kDrain;
+    action.reason = reason;
+    action.why = "failed: draining";
+    action.drained_by_health = true;
+  }
+  return action;
+}
+
+std::vector<std::string> ShowNodeArgv(const std::string& node) { return {"scontrol", "show", "node", node}; }
+
+std::vector<std::string> ActionArgv(const SlurmAction& action, const std::string& node) {
+  switch (action.kind) {
+    case SlurmAction::Kind::kDrain:
+      return {"scontrol", "update", "nodename=" + node, "state=drain", "reason=" + action.reason};
+    case SlurmAction::Kind::kResume:
+      return {"scontrol", "update", "nodename=" + node, "state=resume"};
+    case SlurmAction::Kind::kNone:
+      break;
+  }
+  return {};
+}
+
+}  // namespace clusterctl::health
