@@ -7,7 +7,7 @@ namespace clusterctl::health {
 
 bool RunnableOnNode(const std::string& check) {
   const CheckSpec* spec = FindCheckSpec(check);
-  return spec != nullptr && spec->scope == CheckScope::kNode && spec->verdict != nullptr;
+  return spec != nullptr && RunsOnNodeAlone(*spec);
 }
 
 namespace {

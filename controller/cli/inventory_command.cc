@@ -15,6 +15,7 @@
 #include "common/yaml_doc.h"
 #include "controller/cli/exit_codes.h"
 #include "controller/engine/checked_inventory.h"
+#include "controller/engine/planner.h"
 #include "controller/views/cluster_views.h"
 #include "controller/engine/deploy_run.h"
 #include "controller/output/table.h"
@@ -119,7 +120,7 @@ int RunInventoryCheck(const std::string& inventory_path, bool json, const Servic
   // variable) and the cluster views: every problem in one pass.
   Diagnostics diagnostics;
   CheckedInventory checked = LoadCheckedInventory(inventory_path, {}, {}, diagnostics);
-  if (checked.ok()) CheckClusterViews(*checked.inventory, diagnostics);
+  if (checked.ok()) CheckClusterViews(*checked.inventory, diagnostics, ControllerViewInputs());
   if (json) {
     *services.out << JsonText(CheckDocument(inventory_path, checked, diagnostics), 2) << "\n";
     return diagnostics.has_errors() ? kExitUsage : kExitOk;

@@ -2,6 +2,7 @@
 
 #include "common/sha256.h"
 #include "controller/catalog/variable_check.h"
+#include "controller/engine/planner.h"
 #include "controller/views/cluster_views.h"
 #include "controller/engine/deploy_run.h"
 #include "inventory/loader.h"
@@ -20,7 +21,7 @@ bool SiteWatcher::Refresh(int64_t now_ms) {
   std::optional<Inventory> inventory = LoadInventory(path_, diagnostics);
   std::optional<Catalog> catalog;
   if (inventory) catalog = LoadCatalogFor(*inventory, {}, diagnostics);
-  if (catalog) CheckClusterViews(*inventory, diagnostics);
+  if (catalog) CheckClusterViews(*inventory, diagnostics, ControllerViewInputs());
   if (diagnostics.has_errors()) {
     error_ = diagnostics.ToString();
     failed_digest_ = *digest;

@@ -6,7 +6,10 @@
 #include "agent/resources/schema.h"
 #include "common/sha256.h"
 #include "common/strings.h"
+#include "controller/catalog/validate_variables.h"
 #include "controller/engine/kinds/step_kind.h"
+#include "controller/remote/agent_binaries.h"
+#include "controller/validate/check_selection.h"
 #include "controller/views/cluster_views.h"
 #include "inventory/address.h"
 #include "inventory/inventory_json.h"
@@ -94,6 +97,10 @@ nlohmann::json BuildClusterContext(const Inventory& inventory, const std::map<st
   return {{"cluster", {{"name", inventory.cluster_name}, {"hosts", hosts}, {"groups", groups}, {"controller", controller}}}};
 }
 
+ViewInputs ControllerViewInputs() {
+  return ViewInputs{WithValidateDefaults(nlohmann::json::object()), NodeProgramsDirectory(), NodeChecksSelected};
+}
+
 Planner::Planner(PlanInputs inputs)
     : inputs_(std::move(inputs)), cluster_context_(BuildClusterContext(*inputs_.inventory, *inputs_.facts)) {
   nlohmann::json secrets = nlohmann::json::object();
@@ -104,8 +111,9 @@ Planner::Planner(PlanInputs inputs)
   }
   cluster_context_["secrets"] = secrets;
   cluster_context_["cluster"]["removed_hosts"] = inputs_.removed_hosts;
+  const ViewInputs view_inputs = ControllerViewInputs();
   for (const ClusterView& view : ClusterViews()) {
-    auto built = view.build(*inputs_.inventory, *inputs_.facts);
+    auto built = view.build(*inputs_.inventory, *inputs_.facts, view_inputs);
     if (built.ok()) {
       nlohmann::json whole = std::move(built).value();
       if (whole.is_object() && whole.contains("per_host")) {

@@ -19,6 +19,8 @@
 #include "controller/engine/tag_selection.h"
 #include "inventory/model.h"
 
+#include "controller/views/cluster_views.h"
+
 namespace clusterctl {
 
 struct PlannedStep {
@@ -68,6 +70,11 @@ struct PlanInputs {
 // `url_host` is its address as a URL or listen address writes it (an IPv6
 // literal in brackets).
 nlohmann::json BuildClusterContext(const Inventory& inventory, const std::map<std::string, nlohmann::json>& facts);
+
+// What the cluster views read beyond the inventory and the facts
+// (views/cluster_views.h): the validate variables' defaults, where the node
+// programs are, and which checks run on a node alone.
+ViewInputs ControllerViewInputs();
 
 class Planner {
  public:

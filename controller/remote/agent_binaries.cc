@@ -25,22 +25,23 @@ std::string ElfArchitecture(const std::string& header) {
   }
 }
 
+std::string NodeProgramsDirectory() {
+  if (const char* env = std::getenv("CLUSTERCTL_AGENT_DIR")) return env;
+  char self[PATH_MAX];
+  ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) return "";
+  self[n] = '\0';
+  const std::filesystem::path exe_dir = std::filesystem::path(self).parent_path();
+  // Installed: the node programs in <prefix>/lib/clusterctl beside <prefix>/bin.
+  // The build tree: beside clusterctl.
+  std::error_code ec;
+  const std::filesystem::path installed = exe_dir.parent_path() / "lib" / "clusterctl";
+  return std::filesystem::is_directory(installed, ec) ? installed.string() : exe_dir.string();
+}
+
 Result<AgentBinaries> AgentBinaries::Discover(std::string directory) {
-  if (directory.empty()) {
-    if (const char* env = std::getenv("CLUSTERCTL_AGENT_DIR")) directory = env;
-  }
-  if (directory.empty()) {
-    char self[PATH_MAX];
-    ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0) return Status::NotFound("cannot find the clusterctl executable's directory");
-    self[n] = '\0';
-    const std::filesystem::path exe_dir = std::filesystem::path(self).parent_path();
-    // Installed: the node agents in <prefix>/lib/clusterctl beside <prefix>/bin.
-    // The build tree: beside clusterctl.
-    std::error_code ec;
-    const std::filesystem::path installed = exe_dir.parent_path() / "lib" / "clusterctl";
-    directory = std::filesystem::is_directory(installed, ec) ? installed.string() : exe_dir.string();
-  }
+  if (directory.empty()) directory = NodeProgramsDirectory();
+  if (directory.empty()) return Status::NotFound("cannot find the clusterctl executable's directory");
   AgentBinaries binaries;
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(directory, ec)) {

@@ -44,4 +44,9 @@ class AgentBinaries {
 // "x86_64", "aarch64", "ppc64le", or "" for an ELF header that is not one of them.
 std::string ElfArchitecture(const std::string& header_bytes);
 
+// Where the programs that run on nodes (clusterctl-agent, clusterctl-health)
+// are: $CLUSTERCTL_AGENT_DIR, else <prefix>/lib/clusterctl when installed,
+// else the build tree beside clusterctl; "" when it cannot be told.
+std::string NodeProgramsDirectory();
+
 }  // namespace clusterctl

@@ -56,4 +56,14 @@ std::set<std::string> NeededChecks(const CheckSelection& selection) {
   return needed;
 }
 
+Result<std::vector<std::string>> NodeChecksSelected(const std::vector<std::string>& names) {
+  auto selection = CheckSelection::Parse(names);
+  if (!selection.ok()) return selection.status();
+  std::vector<std::string> checks;
+  for (const CheckSpec* spec : CheckSpecs()) {
+    if (selection->Has(spec->name) && RunsOnNodeAlone(*spec)) checks.push_back(spec->name);
+  }
+  return checks;
+}
+
 }  // namespace clusterctl

@@ -27,4 +27,8 @@ class CheckSelection {
 // their prerequisites (judged, reported only when selected themselves).
 std::set<std::string> NeededChecks(const CheckSelection& selection);
 
+// The checks `names` selects (--checks' syntax) that a node judges alone
+// (RunsOnNodeAlone), in report order; an error for an unknown name.
+Result<std::vector<std::string>> NodeChecksSelected(const std::vector<std::string>& names);
+
 }  // namespace clusterctl

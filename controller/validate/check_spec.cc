@@ -132,6 +132,8 @@ std::vector<const ProbeSpec*> ProbesFor(const NodeView& view, const std::set<std
   return probes;
 }
 
+bool RunsOnNodeAlone(const CheckSpec& spec) { return spec.scope == CheckScope::kNode && spec.verdict != nullptr; }
+
 CheckResult JudgeNodeCheck(const CheckSpec& spec, const NodeView& view, const std::map<std::string, CheckResult>& judged) {
   if (std::string unmet = UnmetRequirement(spec, view); !unmet.empty()) {
     return Skip(spec.name, CheckScope::kNode, view.host(), unmet);

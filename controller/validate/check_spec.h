@@ -176,6 +176,10 @@ std::vector<const ProbeSpec*> ProbesFor(const NodeView& view, const std::set<std
 // The first requirement `spec` misses on the node, as the skip's reason; "" when all hold.
 std::string UnmetRequirement(const CheckSpec& spec, const NodeView& view);
 
+// A node check that a node can judge alone (the Slurm health check): node
+// scope, with a verdict (the cross-node ones are judged by validate's later phases).
+bool RunsOnNodeAlone(const CheckSpec& spec);
+
 // Judges one node check (it has a verdict) on a node, the same way in
 // validate and on the node (clusterctl-health): a skip where a requirement
 // is unmet or a prerequisite was skipped, `view.Blocked` where a

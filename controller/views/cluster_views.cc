@@ -1,5 +1,6 @@
 #include "controller/views/cluster_views.h"
 
+#include "controller/views/health_view.h"
 #include "controller/views/nfs_view.h"
 #include "controller/views/slurm_view.h"
 
@@ -7,16 +8,17 @@ namespace clusterctl {
 
 const std::vector<ClusterView>& ClusterViews() {
   static const std::vector<ClusterView> views = {
-      {"slurm", BuildSlurmView},
-      {"nfs", BuildNfsView},
+      {"slurm", [](const Inventory& i, const auto& f, const ViewInputs&) { return BuildSlurmView(i, f); }},
+      {"nfs", [](const Inventory& i, const auto& f, const ViewInputs&) { return BuildNfsView(i, f); }},
+      {"health", BuildHealthView},
   };
   return views;
 }
 
-void CheckClusterViews(const Inventory& inventory, Diagnostics& diagnostics) {
+void CheckClusterViews(const Inventory& inventory, Diagnostics& diagnostics, const ViewInputs& inputs) {
   const std::map<std::string, nlohmann::json> no_facts;
   for (const ClusterView& view : ClusterViews()) {
-    auto built = view.build(inventory, no_facts);
+    auto built = view.build(inventory, no_facts, inputs);
     if (!built.ok()) diagnostics.Error({inventory.source_file, 0, 0}, "cluster." + view.name + ": " + built.status().message());
   }
 }

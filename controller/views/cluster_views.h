@@ -25,9 +25,22 @@
 
 namespace clusterctl {
 
+// What a view may read beyond the inventory and the facts, given by its
+// caller (the planner), so views name no other part of the controller.
+struct ViewInputs {
+  // Every validate check variable at its default (catalog/validate_variables).
+  nlohmann::json check_defaults = nlohmann::json::object();
+  // Where the controller's node programs are (remote/agent_binaries.h); "" unknown.
+  std::string node_programs_dir;
+  // The checks a selection (--checks' syntax) names that a node judges
+  // alone, in report order (validate/check_selection.h); null: none known.
+  std::function<Result<std::vector<std::string>>(const std::vector<std::string>& names)> node_checks;
+};
+
 struct ClusterView {
   std::string name;  // the key under `cluster`
-  std::function<Result<nlohmann::json>(const Inventory& inventory, const std::map<std::string, nlohmann::json>& facts)>
+  std::function<Result<nlohmann::json>(const Inventory& inventory, const std::map<std::string, nlohmann::json>& facts,
+                                       const ViewInputs& inputs)>
       build;
 };
 
@@ -35,6 +48,6 @@ const std::vector<ClusterView>& ClusterViews();
 
 // Builds every view without facts (what the inventory alone decides, such
 // as partitions) and reports what fails, at the inventory file.
-void CheckClusterViews(const Inventory& inventory, Diagnostics& diagnostics);
+void CheckClusterViews(const Inventory& inventory, Diagnostics& diagnostics, const ViewInputs& inputs = {});
 
 }  // namespace clusterctl

@@ -1,0 +1,78 @@
+#include "controller/views/health_view.h"
+
+#include "common/json_fields.h"
+#include "common/json_text.h"
+#include "common/strings.h"
+
+namespace clusterctl {
+
+const std::vector<std::string>& DefaultHealthChecks() {
+  static const std::vector<std::string> checks = {"clock.offset", "node.disk",       "node.resources", "munge.decode",
+                                                  "gpu.driver",   "gpu.count",       "gpu.xid",        "gpu.ecc",
+                                                  "gpu.persistence", "ib.ports"};
+  return checks;
+}
+
+namespace {
+
+constexpr const char* kTextfileDir = "/var/lib/prometheus/node-exporter";  // node-exporter's node_exporter_textfile_dir
+
+// The checks slurm_health_checks selects, or the default ones.
+Result<nlohmann::json> SelectedChecks(const Host& host, const ViewInputs& inputs) {
+  std::vector<std::string> names = DefaultHealthChecks();
+  if (host.vars.contains("slurm_health_checks") && !host.vars["slurm_health_checks"].is_null()) {
+    names = StringsAt(host.vars, "slurm_health_checks");
+  }
+  if (!inputs.node_checks) return nlohmann::json(names);
+  auto checks = inputs.node_checks(names);
+  if (!checks.ok()) return Status::InvalidArgument("slurm_health_checks of " + host.name + ": " + checks.status().message());
+  return nlohmann::json(*checks);
+}
+
+// The validate variables of the node, defaults filled in; node.resources'
+// expectations from the facts where the inventory sets none.
+nlohmann::json CheckVariables(const Host& host, const nlohmann::json& facts, const ViewInputs& inputs) {
+  nlohmann::json vars = inputs.check_defaults;
+  for (const auto& [name, value] : host.vars.items()) {
+    if (name.rfind("validate_", 0) == 0) vars[name] = value;
+  }
+  auto fact = [&](const char* section, const char* field) {
+    return facts.is_object() && facts.contains(section) && facts[section].is_object() ? NumberAt(facts[section], field, 0) : 0;
+  };
+  if (vars.value("validate_cpus_expected", nlohmann::json()).is_null() && fact("cpu", "cpus") > 0) {
+    vars["validate_cpus_expected"] = static_cast<long long>(fact("cpu", "cpus"));
+  }
+  if (vars.value("validate_memory_mib_expected", nlohmann::json()).is_null() && fact("memory", "total_mib") > 0) {
+    vars["validate_memory_mib_expected"] = static_cast<long long>(fact("memory", "total_mib"));
+  }
+  return vars;
+}
+
+}  // namespace
+
+Result<nlohmann::json> BuildHealthView(const Inventory& inventory, const std::map<std::string, nlohmann::json>& facts,
+                                       const ViewInputs& inputs) {
+  nlohmann::json per_host = nlohmann::json::object();
+  const nlohmann::json& cluster = inventory.cluster_vars;
+  const std::string node_group = cluster.value("slurm_node_group", std::string("compute"));
+  for (const std::string& name : inventory.MembersOf(node_group)) {
+    const Host* host = inventory.FindHost(name);
+    if (host == nullptr || !host->vars.value("slurm_health_check", true)) continue;
+    auto checks = SelectedChecks(*host, inputs);
+    if (!checks.ok()) return checks.status();
+    auto it = facts.find(name);
+    const nlohmann::json host_facts = it == facts.end() ? nlohmann::json(nullptr) : it->second;
+    const std::string textfile_dir = host->vars.value("node_exporter_textfile_dir", std::string(kTextfileDir));
+    nlohmann::json config = {{"version", 1},
+                             {"node", name},
+                             {"checks", *checks},
+                             {"vars", CheckVariables(*host, host_facts, inputs)},
+                             {"textfile", textfile_dir + "/clusterctl_health.prom"}};
+    per_host[name] = {{"config", JsonText(config, 2) + "\n"},
+                      {"program", inputs.node_programs_dir.empty() ? std::string("clusterctl-health")
+                                                                   : inputs.node_programs_dir + "/clusterctl-health"}};
+  }
+  return nlohmann::json{{"per_host", per_host}};
+}
+
+}  // namespace clusterctl
