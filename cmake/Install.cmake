@@ -3,6 +3,7 @@
 #
 #   bin/clusterctl                               the controller
 #   lib/clusterctl/clusterctl-agent*             the node agents (shipped to nodes, never run here)
+#   lib/clusterctl/clusterctl-health             the Slurm health check (copied to compute nodes by slurm-health)
 #   share/clusterctl/{roles,templates}           the built-in catalog (found as <exe>/../share/clusterctl)
 #   share/doc/clusterctl/                        README, docs/*.md, example inventories
 #   share/man/man1/clusterctl.1                  generated from the command definitions
@@ -14,7 +15,7 @@
 include(GNUInstallDirs)
 
 install(TARGETS clusterctl RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(TARGETS clusterctl-agent RUNTIME DESTINATION lib/clusterctl)
+install(TARGETS clusterctl-agent clusterctl-health RUNTIME DESTINATION lib/clusterctl)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/roles ${PROJECT_SOURCE_DIR}/templates
         DESTINATION ${CMAKE_INSTALL_DATADIR}/clusterctl)
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})

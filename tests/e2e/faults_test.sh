@@ -106,6 +106,48 @@ check "abandoned: no agent left running on any node" test -z "$(agents_left)"
 check "abandoned: the step's command was stopped on the node (no sleep 600 left)" test "$(tb exec node02 ps -eo args | grep -cx 'sleep 600')" = 0
 check "abandoned: the step did not finish (node02's marker is still 2)" test "$(tb exec node02 cat /var/lib/clusterctl-slow.marker)" = 2
 
+# --- the Slurm health check drains a failing node and resumes it --------------
+# (docs/health.md) chrony stopped, then a filled scratch file system, on
+# node02; node03, drained by hand, stays drained through all of it.
+health_interval=10
+slurm_state() { tb ssh node01 "sinfo -h -n $1 -o '%T|%E'"; }  # state|reason
+wait_state() {  # wait_state NODE REGEX SECONDS
+  local i
+  for i in $(seq $(( $3 * 2 ))); do slurm_state "$1" | grep -qE "$2" && return 0; sleep 0.5; done
+  echo "# $1: $(slurm_state "$1")"
+  return 1
+}
+for n in node02 node03; do tb exec "$n" sh -c 'mkdir -p /srv/scratch && mount -t tmpfs -o size=8m tmpfs /srv/scratch'; done
+set_vars "  slow_generation: 2
+  slurm_health_interval: $health_interval
+  validate_disk_paths: [/, /srv/scratch]
+  validate_disk_free_min_gib: 0"
+"$CLUSTERCTL" deploy "$inventory" >"$WORK/health.out" 2>&1
+check "health: the deploy installs clusterctl-health and slurm.conf runs it" \
+  bash -c "[ $? -eq 0 ] && '$TESTBED' ssh node02 grep -qx HealthCheckProgram=/usr/local/sbin/clusterctl-health /etc/slurm/slurm.conf"
+check "health: node02 is idle after the deploy (every check passes)" wait_state node02 '^idle' 60
+check "health: clusterctl-health --dry-run on node02 prints each check's result" \
+  bash -c "'$TESTBED' ssh node02 clusterctl-health --dry-run | grep -q '^pass clock.offset'"
+tb ssh node01 scontrol update nodename=node03 state=drain reason=ticket-4711
+for n in node02 node03; do tb ssh "$n" systemctl stop chrony; done
+start=$(now_ms)
+wait_state node02 '^drain.*\|clusterctl: clock\.offset' $(( health_interval * 2 + 15 ))
+drained=$?
+echo "# chrony stopped: node02 drained after $(( $(now_ms) - start )) ms (HealthCheckInterval=${health_interval}): $(slurm_state node02)"
+check "health: chrony stopped drains node02 with a reason naming clock.offset" test $drained -eq 0
+check "health: node03, drained by hand, keeps its reason" bash -c "[ \"\$('$TESTBED' ssh node01 \"sinfo -h -n node03 -o %E\")\" = ticket-4711 ]"
+for n in node02 node03; do tb ssh "$n" systemctl start chrony; done
+start=$(now_ms)
+check "health: chrony started again, node02 returns to idle by itself" wait_state node02 '^idle\|' $(( health_interval * 3 + 20 ))
+echo "# chrony started: node02 idle after $(( $(now_ms) - start )) ms"
+check "health: node03 is still drained for ticket-4711" bash -c "'$TESTBED' ssh node01 \"sinfo -h -n node03 -o '%T %E'\" | grep -qE '^drain.* ticket-4711$'"
+tb exec node02 sh -c 'head -c 7900000 /dev/zero >/srv/scratch/fill'
+check "health: a full scratch file system drains node02, naming node.disk" \
+  wait_state node02 '^drain.*\|clusterctl: node\.disk .*/srv/scratch' $(( health_interval * 2 + 15 ))
+tb exec node02 rm -f /srv/scratch/fill
+check "health: space freed, node02 returns to idle" wait_state node02 '^idle\|' $(( health_interval * 3 + 20 ))
+tb ssh node01 scontrol update nodename=node03 state=resume
+
 # --- a node partitioned during a slurm.conf rollout ----------------------------
 slurmd2=$(invocation node02 slurmd)
 slurmd3=$(invocation node03 slurmd)
