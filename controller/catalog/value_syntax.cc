@@ -1,6 +1,7 @@
 #include "controller/catalog/value_syntax.h"
 
 #include "common/strings.h"
+#include "inventory/connection.h"
 
 namespace clusterctl {
 namespace {
@@ -91,9 +92,19 @@ std::string Size(std::string_view text) {
   return "";
 }
 
+// A user or group name as the inventory's connection user must be one: it
+// lands in files that split at ':' and spaces (pam_access's access.conf).
+std::string UserName(std::string_view text) {
+  if (!IsUserName(std::string(text))) {
+    return "is not a user or group name (at most 32 letters, digits and _ . -, not first -)";
+  }
+  return "";
+}
+
 const ValueSyntax kSyntaxes[] = {
     {"word", Word},       {"address", Address}, {"port", Port}, {"address:port", AddressPort},
     {"duration", Duration}, {"path", Path},     {"ib-port", IbPort}, {"size", Size},
+    {"user-name", UserName},
 };
 
 }  // namespace

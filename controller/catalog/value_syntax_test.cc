@@ -45,6 +45,11 @@ TEST_CASE("value syntaxes a role may declare for its variables") {
   CHECK(Has("word", "a.b:c/d[0]-e_f"));
   CHECK_FALSE(Has("word", "a b"));
   CHECK_FALSE(Has("word", ""));
+  CHECK(Has("user-name", "hpc-admin.1_x"));
+  for (const char* bad : {"", "-x", "a:ALL", "a b", "(wheel)", "a\nb", "abcdefghijklmnopqrstuvwxyz0123456"}) {
+    CAPTURE(bad);
+    CHECK_FALSE(Has("user-name", bad));
+  }
 }
 
 }  // namespace

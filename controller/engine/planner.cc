@@ -50,7 +50,9 @@ nlohmann::json InterfaceContext(const Interface& i, const Host& host, const nloh
 
 // A host as templates see it. Interfaces use `ifname` (not `name`) so that
 // inside {{#interfaces}} the host's {{name}} stays visible; `ip` is the
-// management address when it is an IP literal (null for a DNS name).
+// management address when it is an IP literal (null for a DNS name);
+// `connection.user` is the user clusterctl logs in as (a role that limits
+// who may log in must keep it).
 nlohmann::json HostContext(const Host& host, const nlohmann::json& facts, const Inventory& inventory) {
   nlohmann::json in_group = nlohmann::json::object();
   for (const std::string& g : WellKnownGroups()) in_group[g] = false;
@@ -66,6 +68,7 @@ nlohmann::json HostContext(const Host& host, const nlohmann::json& facts, const 
           {"groups", host.groups},
           {"in_group", in_group},
           {"interfaces", interfaces},
+          {"connection", {{"user", host.connection.user}}},
           {"facts", facts}};
 }
 

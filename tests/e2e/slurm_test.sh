@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # End-to-end test of the Slurm stack (issue: "Slurm cluster end to end"):
 # first deploy on a fresh 3-node testbed with simulated GPUs, jobs across
-# it, GPU confinement, the no-op re-run that restarts nothing, growing by two
-# nodes while a job runs, accounting, removing a node, and the munge key and
-# database password never appearing in any output, log, the state store or
-# a process's command line on a node during the deploy.
+# it, GPU confinement, the site setup of issue 35 (jobs-only SSH, memlock
+# and nofile in jobs, /dev/shm's size, the GPU epilog), the no-op re-run
+# that restarts nothing, growing by two nodes while a job runs, accounting,
+# removing a node, and the munge key and database password never appearing
+# in any output, log, the state store or a process's command line on a node
+# during the deploy.
 source "$(dirname "$0")/lib.sh"
 require_root_or_skip
 CLUSTERCTL="$E2E_ROOT/build/clusterctl"
@@ -24,8 +26,16 @@ all_idle() {  # all_idle N: waits up to 60 s until sinfo shows N idle nodes and 
   return 1
 }
 
+# The site's settings, added to the inventory after each `tb up` (which
+# rewrites it): the base image's admin user keeps SSH to compute nodes
+# without a job; /dev/shm gets 1 GiB.
+site_vars() {
+  sed -i 's/^vars:$/vars:\n  slurm_ssh_allow_users: [admin]\n  slurm_node_shm_size: 1G/' "$1"
+}
+
 tb down >/dev/null 2>&1
 inventory=$(tb up 3 --gpus 2 2>/dev/null) || { echo "testbed up failed"; exit 1; }
+site_vars "$inventory"
 outputs="$WORK/outputs"  # everything clusterctl printed, for the secret scan
 mkdir -p "$outputs"
 
@@ -68,6 +78,8 @@ key_sums=$(for n in node01 node02 node03; do tb ssh $n sha256sum /etc/munge/mung
 check "every node has the controller's generated key" test "$key_sums" = "$(sha256sum <"$TESTBED_STATE/.clusterctl/secrets/munge_key" | awk '{print $1}')"
 check "slurmdbd.conf is 0600 slurm" test "$(on01 "stat -c '%a %U' /etc/slurm/slurmdbd.conf")" = "600 slurm"
 
+source "$(dirname "$0")/slurm_site_checks.sh"
+
 # No-op: nothing changes, nothing restarts.
 before="$(invocation node01 slurmctld) $(invocation node02 slurmd) $(invocation node01 slurmdbd) $(invocation node02 munge)"
 start=$(now_ms)
@@ -86,6 +98,7 @@ job=$(on01 "sbatch --parsable -N1 -w node02 --wrap 'sleep 25'")
 slurmd_before="$(invocation node02 slurmd)"
 munge_before="$(invocation node02 munge)"
 inventory=$(tb up 5 --gpus 2 2>/dev/null)
+site_vars "$inventory"
 "$CLUSTERCTL" plan --json "$inventory" >"$outputs/grow-plan.json" 2>&1
 start=$(now_ms)
 "$CLUSTERCTL" deploy --json "$inventory" >"$outputs/grow.json" 2>&1
