@@ -8,7 +8,6 @@
 #include "common/strings.h"
 #include "controller/catalog/validate_variables.h"
 #include "controller/engine/kinds/step_kind.h"
-#include "controller/remote/agent_binaries.h"
 #include "controller/validate/check_selection.h"
 #include "controller/views/cluster_views.h"
 #include "inventory/address.h"
@@ -101,7 +100,7 @@ nlohmann::json BuildClusterContext(const Inventory& inventory, const std::map<st
 }
 
 ViewInputs ControllerViewInputs() {
-  return ViewInputs{WithValidateDefaults(nlohmann::json::object()), NodeProgramsDirectory(), NodeChecksSelected};
+  return ViewInputs{WithValidateDefaults(nlohmann::json::object()), NodeChecksSelected};
 }
 
 Planner::Planner(PlanInputs inputs)

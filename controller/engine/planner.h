@@ -72,8 +72,8 @@ struct PlanInputs {
 nlohmann::json BuildClusterContext(const Inventory& inventory, const std::map<std::string, nlohmann::json>& facts);
 
 // What the cluster views read beyond the inventory and the facts
-// (views/cluster_views.h): the validate variables' defaults, where the node
-// programs are, and which checks run on a node alone.
+// (views/cluster_views.h): the validate variables' defaults and which
+// checks run on a node alone.
 ViewInputs ControllerViewInputs();
 
 class Planner {

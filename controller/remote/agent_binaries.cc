@@ -39,6 +39,18 @@ std::string NodeProgramsDirectory() {
   return std::filesystem::is_directory(installed, ec) ? installed.string() : exe_dir.string();
 }
 
+Result<std::string> ShippedNodeProgram(const std::string& name) {
+  if (name != "clusterctl-health") {
+    return Status::InvalidArgument("node-program:" + Printable(name) + " is no program clusterctl ships (clusterctl-health)");
+  }
+  const std::string directory = NodeProgramsDirectory();
+  const std::string path = directory + "/" + name;
+  if (directory.empty() || ::access(path.c_str(), R_OK) != 0) {
+    return Status::NotFound("node-program:" + name + ": no " + path + " (build it with scripts/build.sh " + name + ")");
+  }
+  return path;
+}
+
 Result<AgentBinaries> AgentBinaries::Discover(std::string directory) {
   if (directory.empty()) directory = NodeProgramsDirectory();
   if (directory.empty()) return Status::NotFound("cannot find the clusterctl executable's directory");

@@ -49,4 +49,9 @@ std::string ElfArchitecture(const std::string& header_bytes);
 // else the build tree beside clusterctl; "" when it cannot be told.
 std::string NodeProgramsDirectory();
 
+// The path of a program clusterctl ships for nodes other than the agent
+// (only "clusterctl-health"), in NodeProgramsDirectory(); an error naming
+// what is missing.
+Result<std::string> ShippedNodeProgram(const std::string& name);
+
 }  // namespace clusterctl

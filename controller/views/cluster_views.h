@@ -30,8 +30,6 @@ namespace clusterctl {
 struct ViewInputs {
   // Every validate check variable at its default (catalog/validate_variables).
   nlohmann::json check_defaults = nlohmann::json::object();
-  // Where the controller's node programs are (remote/agent_binaries.h); "" unknown.
-  std::string node_programs_dir;
   // The checks a selection (--checks' syntax) names that a node judges
   // alone, in report order (validate/check_selection.h); null: none known.
   std::function<Result<std::vector<std::string>>(const std::vector<std::string>& names)> node_checks;

@@ -69,8 +69,7 @@ Result<nlohmann::json> BuildHealthView(const Inventory& inventory, const std::ma
                              {"vars", CheckVariables(*host, host_facts, inputs)},
                              {"textfile", textfile_dir + "/clusterctl_health.prom"}};
     per_host[name] = {{"config", JsonText(config, 2) + "\n"},
-                      {"program", inputs.node_programs_dir.empty() ? std::string("clusterctl-health")
-                                                                   : inputs.node_programs_dir + "/clusterctl-health"}};
+                      {"program", "node-program:clusterctl-health"}};
   }
   return nlohmann::json{{"per_host", per_host}};
 }

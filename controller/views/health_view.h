@@ -6,7 +6,8 @@
 //            variable of the node with its default, the CPUs and memory its
 //            facts had (node.resources' expectations, unless the inventory
 //            sets them) and the node exporter's textfile;
-//   program: the controller's clusterctl-health, copied to the node.
+//   program: the copy source of the controller's clusterctl-health
+//            ("node-program:clusterctl-health", engine/kinds/copy_kind.cc).
 // Slurm nodes are slurm_node_group's hosts (default: compute); none while
 // slurm_health_check is false. Pure but for the inputs its caller gives.
 #pragma once

@@ -8,14 +8,34 @@
 
 #include "common/sha256.h"
 #include "controller/engine/kinds/step_kind.h"
+#include "controller/remote/agent_binaries.h"
 
 namespace clusterctl {
 namespace {
 
+// A source "node-program:<name>" is one of the programs clusterctl ships for
+// nodes (clusterctl-health), from where the controller's node programs are;
+// any other source is a file inside the inventory's directory.
+constexpr std::string_view kNodeProgram = "node-program:";
+
+std::optional<std::string> SourceOf(KindPlanning& planning, const nlohmann::json& params) {
+  const nlohmann::json& value = params["source"];
+  if (!value.is_string() || value.get<std::string>().rfind(kNodeProgram, 0) != 0) {
+    return planning.InventoryFile("source", params);
+  }
+  auto program = ShippedNodeProgram(value.get<std::string>().substr(kNodeProgram.size()));
+  if (!program.ok()) {
+    planning.diagnostics.Error(planning.step.where, "'" + planning.step.name + "' for " + planning.host.name +
+                                                        ": copy source " + program.status().message());
+    return std::nullopt;
+  }
+  return *program;
+}
+
 class CopyKind final : public StepKind {
  public:
   void Plan(KindPlanning& planning, nlohmann::json& params, PlannedStep& planned) const override {
-    const auto source = planning.InventoryFile("source", params);
+    const auto source = SourceOf(planning, params);
     if (!source) return;
     planned.copy_source = *source;
     auto cached = planning.file_digests.find(planned.copy_source);
