@@ -19,6 +19,7 @@
 #include "agent/facts/kernels.h"
 #include "agent/facts/nvidia.h"
 #include "agent/facts/pci.h"
+#include "agent/facts/slurm.h"
 #include "agent/facts/text_parsers.h"
 #include "common/strings.h"
 
@@ -207,6 +208,8 @@ nlohmann::json GatherFacts(const GatherOptions& options) {
   // A simulated module (the testbed's) is no driver for the roles and checks
   // that build on one: only facts.nvidia shows it, marked simulated.
   if (nvidia["simulated"] == true) facts["nvidia_driver"] = nullptr;
+  nvidia["nvml_library"] = FindNvmlLibrary(root);
+  facts["slurm"] = ReadSlurmPlugins(root);
   if (options.live_system && !nvidia["gpus"].empty() && std::filesystem::exists("/usr/bin/nvidia-smi", ec)) {
     AddGpuSerials(nvidia["gpus"], errors);
   }

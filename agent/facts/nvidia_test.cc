@@ -124,7 +124,8 @@ TEST_CASE("GatherFacts nvidia: nouveau, the testbed's simulated module, installe
                         {"installed_driver", {{"package", "nvidia-kernel-dkms"}, {"version", "550.144.03-1"}, {"upstream", "550.144.03"}}},
                         {"fabricmanager", "550.144.03-1"},
                         {"gpus", {Gpu("0000:19:00.0", kUuid19, 0), Gpu("0000:3b:00.0", kUuid3b, 1)}},
-                        {"simulated", true}}));
+                        {"simulated", true},
+                        {"nvml_library", nullptr}}));
   CHECK_FALSE(facts["errors"].contains("nvidia.gpus"));
 }
 
@@ -147,7 +148,8 @@ TEST_CASE("GatherFacts nvidia: open kernel modules from /proc; no driver loaded 
                                 {"installed_driver", nullptr},
                                 {"fabricmanager", nullptr},
                                 {"gpus", nlohmann::json::array()},
-                                {"simulated", false}}));
+                                {"simulated", false},
+                                {"nvml_library", nullptr}}));
 }
 
 }  // namespace clusterctl::facts

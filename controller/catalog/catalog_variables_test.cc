@@ -19,7 +19,7 @@ const std::set<std::string> kContext = {"host", "facts", "cluster", "item", "sec
 // (controller/views/slurm_view.cc, nfs_view.cc) and validate
 // (thresholds.cc, service_checks.cc).
 const std::set<std::string> kReadByTheEngine = {
-    "slurm_partitions", "slurm_node_group", "slurm_memory_reserve_mib", "nfs_exports", "nfs_network",
+    "slurm_partitions", "slurm_node_group", "slurm_memory_reserve_mib", "slurm_gpu_autodetect", "nfs_exports", "nfs_network",
     "nfs_versions", "nfs_mounts", "nfs_mount_options", "nfs_rdma", "nfs_automount", "ipoib_mtu",
     "prometheus_listen", "prometheus_port", "prometheus_scrape_interval", "slurm_health_checks"};
 

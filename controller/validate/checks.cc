@@ -299,15 +299,23 @@ CheckResult EvaluateSlurmNode(const std::string& host, const SlurmNodeState* sta
   return Pass(check, kNode, host, state->state, "idle/mixed/allocated", from);
 }
 
-CheckResult EvaluateGres(const std::string& host, const SlurmNodeState& state, int detected_gpus) {
+CheckResult EvaluateGres(const std::string& host, const SlurmNodeState& state, int detected_gpus,
+                         const std::string& expected_type) {
   const std::string check = "slurm.gres";
   int gres = state.gpus.value_or(0);
-  std::string threshold = "== " + std::to_string(detected_gpus) + " (detected)";
+  const std::string types = Join(state.gpu_types, ",");
+  const std::string measured = (types.empty() ? "" : types + ":") + std::to_string(gres);
+  std::string threshold = "== " + (expected_type.empty() ? "" : expected_type + ":") + std::to_string(detected_gpus) +
+                          " (detected)";
   if (gres != detected_gpus) {
     return Fail(check, kNode, host, "Slurm has " + Plural(gres, "GPU") + " for " + host + ", the node has " +
-                std::to_string(detected_gpus), {state.line}, std::to_string(gres), threshold);
+                std::to_string(detected_gpus), {state.line}, measured, threshold);
   }
-  return Pass(check, kNode, host, std::to_string(gres), threshold);
+  if (!expected_type.empty() && !state.gpu_types.empty() && state.gpu_types != std::vector<std::string>{expected_type}) {
+    return Fail(check, kNode, host, "Slurm types the GPUs of " + host + " " + types + ", the node's are " + expected_type,
+                {state.line}, measured, threshold);
+  }
+  return Pass(check, kNode, host, measured, threshold);
 }
 
 CheckResult EvaluateGpuJob(const std::string& host, const ToolOutput& job, int expected_gpus) {

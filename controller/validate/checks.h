@@ -106,8 +106,12 @@ CheckResult EvaluateNccl(const std::string& check, CheckScope scope, const std::
 // and whether slurmd runs there.
 CheckResult EvaluateSlurmNode(const std::string& host, const SlurmNodeState* state, const ToolOutput& slurmd_active);
 
-// slurm.gres: the GPUs Slurm has for the node against the detected ones.
-CheckResult EvaluateGres(const std::string& host, const SlurmNodeState& state, int detected_gpus);
+// slurm.gres: the GPUs Slurm has for the node against the detected ones,
+// and the type Slurm gives them against `expected_type` (the facts' model,
+// controller/views/gpu_type.h; "" when the node's GPUs have none). Untyped
+// GRES pass on the count: only a type other than the model's fails.
+CheckResult EvaluateGres(const std::string& host, const SlurmNodeState& state, int detected_gpus,
+                         const std::string& expected_type = "");
 
 // slurm.gpu_job: nvidia-smi -L inside a job given all the node's GPUs.
 CheckResult EvaluateGpuJob(const std::string& host, const ToolOutput& job, int expected_gpus);

@@ -417,8 +417,28 @@ TEST_CASE("scontrol show node: oxygen-04 IDLE+DRAIN with its reason fails; alloc
   }
   CHECK(failed == 1);
   CHECK((*nodes)[0].gpus == 8);  // Gres=gpu:m60:8
+  CHECK((*nodes)[0].gpu_types == std::vector<std::string>{"m60"});
   CHECK(EvaluateGres("cortex-01", (*nodes)[0], 8).outcome == CheckOutcome::kPass);
   CHECK(EvaluateGres("cortex-01", (*nodes)[0], 7).outcome == CheckOutcome::kFail);
+  // Typed GRES: the type the node's model gives must be Slurm's.
+  CheckResult same = EvaluateGres("cortex-01", (*nodes)[0], 8, "m60");
+  CHECK(same.outcome == CheckOutcome::kPass);
+  CHECK(same.measured == "m60:8");
+  CheckResult other = EvaluateGres("cortex-01", (*nodes)[0], 8, "h100");
+  CHECK(other.outcome == CheckOutcome::kFail);
+  CHECK(other.detail == "Slurm types the GPUs of cortex-01 m60, the node's are h100");
+  CHECK(EvidenceHas(other, "Gres=gpu:m60:8"));
+  SlurmNodeState untyped = (*nodes)[0];  // a site's own untyped slurm.conf: the count is what is judged
+  untyped.gpu_types.clear();
+  CHECK(EvaluateGres("cortex-01", untyped, 8, "h100").outcome == CheckOutcome::kPass);
+}
+
+TEST_CASE("gres strings: GPU types in order, each once; untyped entries name none") {
+  CHECK(GresGpuTypes("gpu:h100:4(S:0-1),gpu:l40s:2,gpu:h100:1") == std::vector<std::string>{"h100", "l40s"});
+  CHECK(GresGpuCount("gpu:h100:4(S:0-1),gpu:l40s:2,gpu:h100:1") == 7);
+  CHECK(GresGpuTypes("gpu:8,nsight:no_consume:1").empty());
+  CHECK(GresGpuTypes("gpu:a100:4(S:0,1),gpfs:scratch:no_consume:1") == std::vector<std::string>{"a100"});
+  CHECK(GresGpuTypes("(null)").empty());
 }
 
 TEST_CASE("sinfo -N -o: down*, drained, draining and fail* nodes are not usable; idle and allocated are") {
@@ -453,6 +473,7 @@ TEST_CASE("sinfo -N -O gres: drained* and draining@ fail; mixed-, reserved and c
   CHECK(by_state.at("reserved") == true);
   CHECK(by_state.at("completing") == true);
   CHECK(nodes->front().gpus == 4);
+  CHECK(nodes->front().gpu_types == std::vector<std::string>{"a100"});
 }
 
 TEST_CASE("slurm.node: slurmd stopped fails even while slurmctld still lists the node idle; unregistered fails") {

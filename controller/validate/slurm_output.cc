@@ -15,6 +15,11 @@
 namespace clusterctl {
 namespace {
 
+void SetGres(const std::string& gres, SlurmNodeState& node) {
+  node.gpus = GresGpuCount(gres);
+  node.gpu_types = GresGpuTypes(gres);
+}
+
 // Base states by every name sinfo and scontrol use, to a canonical word and
 // whether a node in it can take jobs.
 const std::map<std::string, std::pair<std::string, bool>>& BaseStates() {
@@ -97,7 +102,7 @@ Status ReadJsonNode(const nlohmann::json& n, SlurmNodeState& node) {
       ClassifySlurmState(words[0], flags, "", node).WithContext("Slurm JSON node " + Printable(node.name)));
   node.reason = TextAt(n, "reason");
   if (const nlohmann::json* gres = MemberOf(n, "gres"); gres != nullptr && gres->is_string()) {
-    node.gpus = GresGpuCount(gres->get<std::string>());
+    SetGres(gres->get<std::string>(), node);
   }
   node.line = "\"name\": \"" + node.name + "\", \"state\": \"" + node.state + "\"" +
               (node.reason.empty() ? "" : ", \"reason\": \"" + node.reason + "\"");
@@ -125,15 +130,34 @@ Status ClassifySlurmState(std::string_view base, const std::vector<std::string>&
   return Status::Ok();
 }
 
+namespace {
+
+// Each "gpu[:TYPE]:COUNT" entry of a Gres string: [1] the type (unmatched
+// when untyped), [2] the count. Entries are comma separated, but a socket
+// list "(S:0,1)" may contain commas.
+std::vector<std::smatch> GpuEntries(const std::string& text) {
+  static const std::regex kGpu(R"((?:^|,)gpu(?::([^:,()]+))?:(\d+))");
+  return {std::sregex_iterator(text.begin(), text.end(), kGpu), std::sregex_iterator()};
+}
+
+}  // namespace
+
 int GresGpuCount(std::string_view gres) {
   int total = 0;
-  // Entries are comma separated, but a socket list "(S:0,1)" may contain commas.
-  static const std::regex kGpu(R"((?:^|,)gpu(?::[^:,()]+)?:(\d+))");
-  std::string text(gres);
-  for (std::sregex_iterator it(text.begin(), text.end(), kGpu), end; it != end; ++it) {
-    total += std::atoi((*it)[1].str().c_str());
-  }
+  const std::string text(gres);
+  for (const std::smatch& entry : GpuEntries(text)) total += std::atoi(entry[2].str().c_str());
   return total;
+}
+
+std::vector<std::string> GresGpuTypes(std::string_view gres) {
+  std::vector<std::string> types;
+  const std::string text(gres);
+  for (const std::smatch& entry : GpuEntries(text)) {
+    if (entry[1].matched && std::find(types.begin(), types.end(), entry[1].str()) == types.end()) {
+      types.push_back(entry[1].str());
+    }
+  }
+  return types;
 }
 
 Result<std::vector<SlurmNodeState>> ParseScontrolShowNode(std::string_view text) {
@@ -150,7 +174,7 @@ Result<std::vector<SlurmNodeState>> ParseScontrolShowNode(std::string_view text)
     }
     CLUSTERCTL_RETURN_IF_ERROR(ClassifyStateText(fields["State"], node).WithContext("scontrol show node " + node.name));
     node.reason = fields.count("Reason") ? fields["Reason"] : "";
-    if (fields.count("Gres")) node.gpus = GresGpuCount(fields["Gres"]);
+    if (fields.count("Gres")) SetGres(fields["Gres"], node);
     node.line = "NodeName=" + node.name + " State=" + fields["State"] +
                 (node.reason.empty() ? "" : " Reason=" + node.reason) + (fields.count("Gres") ? " Gres=" + fields["Gres"] : "");
     nodes.push_back(std::move(node));
@@ -210,7 +234,7 @@ Result<std::vector<SlurmNodeState>> ParseSinfoNodes(std::string_view text) {
     if (!classified.ok()) return Status::InvalidArgument("sinfo: " + classified.message() + " in: " + Printable(line, 200));
     for (size_t i = 1; i + 1 < fields.size(); ++i) {
       if (fields[i].rfind("gpu", 0) == 0) {
-        node.gpus = GresGpuCount(fields[i]);
+        SetGres(fields[i], node);
         break;
       }
     }

@@ -22,6 +22,7 @@ struct SlurmNodeState {
   std::string why_not;     // "drained", "not responding", ... (empty when usable)
   std::string reason;      // Slurm's Reason= (admin or slurmctld), may be empty
   std::optional<int> gpus; // GPUs in Gres (gpu:4, gpu:a100:4(S:0-3)); nullopt: not in this output
+  std::vector<std::string> gpu_types;  // the types Gres names ("a100"), each once; empty when untyped
   std::string line;        // evidence
   std::string read_from;   // the output it came from: "scontrol show node --json (Slurm 24.11.5)"; set by the reader
 };
@@ -53,6 +54,9 @@ Status ClassifySlurmState(std::string_view base, const std::vector<std::string>&
 
 // GPUs in a Gres string: "gpu:4", "gpu:a100:4(S:0-3),nsight:no_consume:1" -> 4; "(null)", "" -> 0.
 int GresGpuCount(std::string_view gres);
+// The GPU types a Gres string names, in order, each once: "gpu:h100:4,gpu:l40s:2" -> {h100, l40s};
+// untyped entries ("gpu:4") name none.
+std::vector<std::string> GresGpuTypes(std::string_view gres);
 
 // scontrol ping: "Slurmctld(primary) at node01 is UP" lines -> (host, up).
 Result<std::vector<std::pair<std::string, bool>>> ParseScontrolPing(std::string_view text);

@@ -6,7 +6,9 @@
 #include <tuple>
 
 #include "common/json_text.h"
+#include "common/json_fields.h"
 #include "common/strings.h"
+#include "controller/views/gpu_type.h"
 #include "inventory/hostlist.h"
 
 namespace clusterctl {
@@ -18,17 +20,40 @@ int64_t IntAt(const nlohmann::json& facts, const char* section, const char* fiel
   return value.is_number_integer() ? value.get<int64_t>() : -1;
 }
 
-// What must be equal for two nodes to share one NodeName line.
+// What must be equal for two nodes to share one NodeName line (and one
+// gres.conf line): nodes with different GPU types get separate lines.
 struct NodeShape {
   int64_t cpus, sockets, cores, threads, real_memory, gpus;
+  std::string gpu_type;  // "" untyped
+  bool nvml;             // gres.conf: AutoDetect=nvml instead of File=
   bool operator<(const NodeShape& o) const {
-    return std::tie(cpus, sockets, cores, threads, real_memory, gpus) <
-           std::tie(o.cpus, o.sockets, o.cores, o.threads, o.real_memory, o.gpus);
+    return std::tie(cpus, sockets, cores, threads, real_memory, gpus, gpu_type, nvml) <
+           std::tie(o.cpus, o.sockets, o.cores, o.threads, o.real_memory, o.gpus, o.gpu_type, o.nvml);
   }
 };
 
 std::string GpuFiles(int64_t gpus) {
   return gpus == 1 ? "/dev/nvidia0" : "/dev/nvidia[0-" + std::to_string(gpus - 1) + "]";
+}
+
+// slurmd can detect this node's GPUs through NVML: its Slurm has the
+// gpu_nvml plugin (facts.slurm.gpu_nvml; Debian 12's slurm-wlm does not
+// ship it), the driver's NVML library is installed (facts.nvidia.
+// nvml_library) and a real driver is loaded (facts.nvidia_driver: null for
+// none and for the testbed's simulated one). Without all three slurmd would
+// fail to load the plugin or find no GPU, so gres.conf names the devices.
+bool NvmlUsable(const nlohmann::json& facts) {
+  const nlohmann::json* slurm = MemberOf(facts, "slurm");
+  const nlohmann::json* nvidia = MemberOf(facts, "nvidia");
+  return slurm != nullptr && FlagAt(*slurm, "gpu_nvml") && nvidia != nullptr &&
+         !TextAt(*nvidia, "nvml_library").empty() && !TextAt(facts, "nvidia_driver").empty();
+}
+
+// Slurm's word for the node's GPUs in slurm.conf: "gpu:h100:8", or "gpu:8"
+// untyped; null without GPUs.
+nlohmann::json Gres(const NodeShape& shape) {
+  if (shape.gpus <= 0) return nullptr;
+  return "gpu:" + (shape.gpu_type.empty() ? "" : shape.gpu_type + ":") + std::to_string(shape.gpus);
 }
 
 }  // namespace
@@ -80,6 +105,7 @@ Result<nlohmann::json> BuildSlurmView(const Inventory& inventory, const std::map
   const nlohmann::json& vars = inventory.cluster_vars;
   const std::string node_group = vars.value("slurm_node_group", std::string("compute"));
   const std::vector<std::string> members = inventory.MembersOf(node_group);
+  const bool autodetect = TextAt(vars, "slurm_gpu_autodetect") != "never";  // the catalog allows auto, never
 
   std::map<NodeShape, std::vector<std::string>> classes;
   std::vector<std::string> known, unknown;
@@ -89,7 +115,9 @@ Result<nlohmann::json> BuildSlurmView(const Inventory& inventory, const std::map
     const nlohmann::json no_facts;
     const nlohmann::json& f = it == facts.end() ? no_facts : it->second;
     NodeShape shape{IntAt(f, "cpu", "cpus"), IntAt(f, "cpu", "sockets"), IntAt(f, "cpu", "cores_per_socket"),
-                    IntAt(f, "cpu", "threads_per_core"), IntAt(f, "memory", "total_mib"), IntAt(f, "pci", "gpu_count")};
+                    IntAt(f, "cpu", "threads_per_core"), IntAt(f, "memory", "total_mib"), IntAt(f, "pci", "gpu_count"),
+                    NodeGpuType(f), false};
+    shape.nvml = shape.gpus > 0 && autodetect && NvmlUsable(f);
     if (shape.cpus <= 0 || shape.sockets <= 0 || shape.cores <= 0 || shape.threads <= 0 || shape.real_memory <= 0 ||
         shape.gpus < 0) {
       unknown.push_back(name);
@@ -112,6 +140,9 @@ Result<nlohmann::json> BuildSlurmView(const Inventory& inventory, const std::map
                      {"threads_per_core", shape.threads},
                      {"real_memory", shape.real_memory},
                      {"gpus", shape.gpus},
+                     {"gpu_type", shape.gpu_type.empty() ? nlohmann::json(nullptr) : nlohmann::json(shape.gpu_type)},
+                     {"gres", Gres(shape)},
+                     {"gpu_autodetect", shape.nvml},
                      {"gpu_files", shape.gpus > 0 ? nlohmann::json(GpuFiles(shape.gpus)) : nlohmann::json(nullptr)}});
   }
   // Stable order by first node name, so adding a class does not reorder the file.

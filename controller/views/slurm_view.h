@@ -5,8 +5,13 @@
 //   nodes:      classes of Slurm nodes with identical hardware, names
 //               collapsed (node[02-64]): cpus, sockets, cores_per_socket,
 //               threads_per_core, real_memory (MiB, below what was detected),
-//               gpus, gpu_files (/dev/nvidia[0-7]); nodes not yet known by
-//               their facts are left out (listed in `unknown`).
+//               gpus, gpu_type (h100: gpu_type.h; null untyped), gres
+//               (gpu:h100:8), gpu_autodetect (gres.conf AutoDetect=nvml: the
+//               facts show Slurm's gpu_nvml plugin, NVML and a loaded driver,
+//               and slurm_gpu_autodetect is not `never`), gpu_files
+//               (/dev/nvidia[0-7]); nodes not yet known by their facts are
+//               left out (listed in `unknown`). Nodes of different GPU types
+//               are different classes.
 //   partitions: from the cluster variable slurm_partitions (name, group,
 //               default, max_time, options), with their nodes collapsed.
 //   node_names: every Slurm node with facts, collapsed.

@@ -2,7 +2,9 @@
 
 #include <doctest/doctest.h>
 
+#include "controller/catalog/template.h"
 #include "inventory/loader.h"
+#include "tests/unit/fixture.h"
 
 namespace clusterctl {
 namespace {
@@ -11,6 +13,22 @@ nlohmann::json Facts(int cpus, int64_t memory_mib, int gpus) {
   return {{"cpu", {{"cpus", cpus}, {"sockets", 2}, {"cores_per_socket", cpus / 4}, {"threads_per_core", 2}}},
           {"memory", {{"total_mib", memory_mib}}},
           {"pci", {{"gpu_count", gpus}}}};
+}
+
+// A node with `count` GPUs of one PCI model, as the agent lists them.
+nlohmann::json GpuFacts(int count, const std::string& model) {
+  nlohmann::json facts = Facts(64, 1031891, count);
+  facts["pci"]["gpus"] = nlohmann::json::array();
+  for (int i = 0; i < count; ++i) facts["pci"]["gpus"].push_back({{"model", model}});
+  return facts;
+}
+
+// The facts of a node whose Slurm can detect GPUs through NVML.
+nlohmann::json WithNvml(nlohmann::json facts) {
+  facts["slurm"] = {{"plugin_dir", "/usr/lib64/slurm"}, {"gpu_nvml", true}};
+  facts["nvidia"] = {{"nvml_library", "/usr/lib64/libnvidia-ml.so.1"}};
+  facts["nvidia_driver"] = "550.144.03";
+  return facts;
 }
 
 Inventory Load(const std::string& text) {
@@ -79,6 +97,112 @@ TEST_CASE("slurm view: bad partitions are errors that name the problem") {
   CHECK(view.status().message() == "slurm_partitions names a twice");
   inventory = Load("cluster: c\nvars:\n  slurm_partitions: [{name: a, group: nosuch}]\nhosts:\n  n1: {address: 10.0.0.1}\n");
   CHECK(BuildSlurmView(inventory, {}).status().message() == "slurm partition a: no group 'nosuch' in the inventory");
+}
+
+const char* kMixedInventory = R"(cluster: c
+hosts:
+  head: {address: 10.0.0.1}
+  gpu[01-04]: {address: "10.0.0.[11-14]"}
+  cpu01: {address: 10.0.0.21}
+groups:
+  controller: {hosts: head}
+  compute: {hosts: ["gpu[01-04]", cpu01]}
+)";
+
+std::map<std::string, nlohmann::json> MixedFacts() {
+  return {{"gpu01", GpuFacts(8, "H100-SXM5-80GB")}, {"gpu02", GpuFacts(8, "H100-SXM5-80GB")},
+          {"gpu03", GpuFacts(8, "L40S")},           {"gpu04", GpuFacts(8, "L40S")},
+          {"cpu01", Facts(64, 1031891, 0)}};
+}
+
+TEST_CASE("slurm view: GPUs of different models get separate typed classes") {
+  // Given two H100 nodes and two L40S nodes with the same CPUs and memory,
+  auto view = BuildSlurmView(Load(kMixedInventory), MixedFacts());
+  REQUIRE(view.ok());
+  const nlohmann::json& nodes = (*view)["nodes"];
+  // then each model is its own NodeName class with its type.
+  REQUIRE(nodes.size() == 3);
+  CHECK(nodes[0]["names"] == "cpu01");
+  CHECK(nodes[0]["gres"].is_null());
+  CHECK(nodes[0]["gpu_type"].is_null());
+  CHECK(nodes[1]["names"] == "gpu[01-02]");
+  CHECK(nodes[1]["gres"] == "gpu:h100:8");
+  CHECK(nodes[1]["gpu_type"] == "h100");
+  CHECK(nodes[2]["names"] == "gpu[03-04]");
+  CHECK(nodes[2]["gres"] == "gpu:l40s:8");
+  CHECK(nodes[2]["gpu_autodetect"] == false);
+  // A node whose GPUs the facts list without models stays untyped.
+  auto untyped = BuildSlurmView(Load(kMixedInventory), {{"gpu01", Facts(64, 1031891, 2)}});
+  REQUIRE(untyped.ok());
+  CHECK((*untyped)["nodes"][0]["gres"] == "gpu:2");
+  CHECK((*untyped)["nodes"][0]["gpu_type"].is_null());
+}
+
+TEST_CASE("slurm view: AutoDetect=nvml only where the facts show the plugin, NVML and a loaded driver") {
+  std::map<std::string, nlohmann::json> facts = MixedFacts();
+  facts["gpu03"] = WithNvml(facts["gpu03"]);
+  facts["gpu04"] = WithNvml(facts["gpu04"]);
+  facts["gpu04"]["nvidia_driver"] = nullptr;  // not loaded (or the testbed's simulated one)
+  facts["cpu01"] = WithNvml(facts["cpu01"]);  // no GPUs: nothing to detect
+  auto view = BuildSlurmView(Load(kMixedInventory), facts);
+  REQUIRE(view.ok());
+  const nlohmann::json& nodes = (*view)["nodes"];
+  REQUIRE(nodes.size() == 4);
+  CHECK(nodes[0]["gpu_autodetect"] == false);  // cpu01
+  CHECK(nodes[1]["names"] == "gpu03");
+  CHECK(nodes[1]["gpu_autodetect"] == true);
+  CHECK(nodes[2]["names"] == "gpu04");
+  CHECK(nodes[2]["gpu_autodetect"] == false);
+  CHECK(nodes[3]["names"] == "gpu[01-02]");
+  CHECK(nodes[3]["gpu_autodetect"] == false);  // Debian 12's Slurm: no gpu_nvml
+  facts["gpu03"]["nvidia"]["nvml_library"] = nullptr;
+  CHECK((*BuildSlurmView(Load(kMixedInventory), facts))["nodes"][1]["gpu_autodetect"] == false);
+
+  Inventory never = Load(std::string(kMixedInventory) + "vars: {slurm_gpu_autodetect: never}\n");
+  facts["gpu03"] = WithNvml(facts["gpu03"]);
+  auto off = BuildSlurmView(never, facts);
+  REQUIRE(off.ok());
+  for (const nlohmann::json& n : (*off)["nodes"]) CHECK(n["gpu_autodetect"] == false);
+}
+
+// slurm.conf and gres.conf as the roles render them (templates/), over the view.
+std::string RenderRoleTemplate(const std::string& name, const nlohmann::json& slurm_view) {
+  Diagnostics d;
+  auto t = Template::Parse(testing::ReadFixture(testing::SourceDir() + "/templates/" + name), name, d, 1, 1,
+                           Template::FormatOf(name));
+  REQUIRE_MESSAGE(t, d.ToString());
+  const nlohmann::json context = {
+      {"cluster", {{"name", "c"}, {"controller", {{"name", "head"}}}, {"slurm", slurm_view}}},
+      {"slurm_state_dir", "/var/lib/slurm/slurmctld"}, {"slurm_spool_dir", "/var/lib/slurm/slurmd"},
+      {"slurm_proctrack", "proctrack/cgroup"},         {"slurm_task_plugins", "task/cgroup"},
+      {"slurm_select_parameters", "CR_Core_Memory"},   {"slurm_def_mem_per_cpu", 1024},
+      {"slurm_return_to_service", 2},                  {"slurm_accounting", false},
+      {"slurm_extra_config", ""},                      {"slurm_propagate_limits_except", "MEMLOCK,NOFILE"},
+      {"slurm_epilog_gpu_cleanup", false},             {"slurm_health_check", false}};
+  std::string out = t->Render(context, d);
+  CHECK_MESSAGE(!d.has_errors(), d.ToString());
+  return out;
+}
+
+TEST_CASE("slurm.conf and gres.conf: typed lines per model, AutoDetect where NVML works") {
+  std::map<std::string, nlohmann::json> facts = MixedFacts();
+  facts["gpu03"] = WithNvml(facts["gpu03"]);
+  facts["gpu04"] = WithNvml(facts["gpu04"]);
+  auto view = BuildSlurmView(Load(kMixedInventory), facts);
+  REQUIRE(view.ok());
+  const std::string slurm_conf = RenderRoleTemplate("slurm.conf.mustache", *view);
+  CHECK(slurm_conf.find("\nNodeName=gpu[01-02] CPUs=64 Sockets=2 CoresPerSocket=16 ThreadsPerCore=2 RealMemory=1011254 "
+                        "Gres=gpu:h100:8 State=UNKNOWN\n") != std::string::npos);
+  CHECK(slurm_conf.find("\nNodeName=gpu[03-04] CPUs=64 Sockets=2 CoresPerSocket=16 ThreadsPerCore=2 RealMemory=1011254 "
+                        "Gres=gpu:l40s:8 State=UNKNOWN\n") != std::string::npos);
+  CHECK(slurm_conf.find("\nNodeName=cpu01 CPUs=64 Sockets=2 CoresPerSocket=16 ThreadsPerCore=2 RealMemory=1011254 "
+                        "State=UNKNOWN\n") != std::string::npos);
+  CHECK(slurm_conf.find("\nGresTypes=gpu\n") != std::string::npos);
+  const std::string gres_conf = RenderRoleTemplate("gres.conf.mustache", *view);
+  const std::string lines = gres_conf.substr(gres_conf.find("\nNodeName=") + 1);
+  CHECK(lines ==
+        "NodeName=gpu[01-02] Name=gpu Type=h100 File=/dev/nvidia[0-7]\n"
+        "NodeName=gpu[03-04] AutoDetect=nvml\n");
 }
 
 }  // namespace

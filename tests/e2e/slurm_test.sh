@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # End-to-end test of the Slurm stack (issue: "Slurm cluster end to end"):
 # first deploy on a fresh 3-node testbed with simulated GPUs, jobs across
-# it, GPU confinement, the site setup of issue 35 (jobs-only SSH, memlock
-# and nofile in jobs, /dev/shm's size, the GPU epilog), the no-op re-run
-# that restarts nothing, growing by two nodes while a job runs, accounting,
-# removing a node, and the munge key and database password never appearing
-# in any output, log, the state store or a process's command line on a node
-# during the deploy.
+# it, GPU confinement, typed GPUs (gpu:h100; the two nodes added later are
+# SIMULATED L40S: one cluster, two types), the site setup of issue 35
+# (jobs-only SSH, memlock and nofile in jobs, /dev/shm's size, the GPU
+# epilog), the no-op re-run that restarts nothing, growing by two nodes
+# while a job runs, accounting, removing a node, and the munge key and
+# database password never appearing in any output, log, the state store or
+# a process's command line on a node during the deploy.
 source "$(dirname "$0")/lib.sh"
 require_root_or_skip
 CLUSTERCTL="$E2E_ROOT/build/clusterctl"
@@ -66,8 +67,14 @@ hosts=$(on01 srun -N2 hostname | sort | paste -sd,)
 check "srun -N2 hostname runs on every compute node (got $hosts)" test "$hosts" = node02,node03
 check "slurm.conf is the same bytes on every node" \
   test "$(for n in node01 node02 node03; do tb ssh $n sha256sum /etc/slurm/slurm.conf; done | awk '{print $1}' | sort -u | wc -l)" = 1
-check "slurm.conf has the detected CPU layout and Gres=gpu:2" \
-  on01 "grep -qE '^NodeName=node\[02-03\] CPUs=[0-9]+ .*Gres=gpu:2 ' /etc/slurm/slurm.conf"
+check "slurm.conf has the detected CPU layout and Gres=gpu:h100:2 (the SIMULATED GPUs' PCI model)" \
+  on01 "grep -qE '^NodeName=node\[02-03\] CPUs=[0-9]+ .*Gres=gpu:h100:2 ' /etc/slurm/slurm.conf"
+check "gres.conf types the GPUs and names their files (Debian 12's Slurm has no gpu_nvml: no AutoDetect)" \
+  on01 "grep -qx 'NodeName=node\[02-03\] Name=gpu Type=h100 File=/dev/nvidia\[0-1\]' /etc/slurm/gres.conf"
+gres=$(on01 "sinfo -h -o '%G'")
+check "sinfo -o %G shows typed GPUs (got $gres)" grep -qx 'gpu:h100:2' <<<"$gres"
+typed=$(on01 "srun --gres=gpu:h100:1 sh -c 'hostname; echo \$CUDA_VISIBLE_DEVICES'" | paste -sd' ')
+check "srun --gres=gpu:h100:1 runs (got $typed)" grep -qxE 'node0[23] [01]' <<<"$typed"
 gpus=$(on01 "srun --gres=gpu:2 sh -c 'echo \$CUDA_VISIBLE_DEVICES'")
 check "a job with --gres=gpu:2 sees two devices (CUDA_VISIBLE_DEVICES=$gpus)" test "$gpus" = 0,1
 denied=$(on01 "srun --gres=gpu:1 sh -c 'head -c1 /dev/nvidia1 2>&1'" 2>/dev/null)
@@ -97,7 +104,7 @@ check "no daemon restarted" test "$before" = "$after"
 job=$(on01 "sbatch --parsable -N1 -w node02 --wrap 'sleep 25'")
 slurmd_before="$(invocation node02 slurmd)"
 munge_before="$(invocation node02 munge)"
-inventory=$(tb up 5 --gpus 2 2>/dev/null)
+inventory=$(tb up 5 --gpus 2 --gpu-model l40s 2>/dev/null)  # node04, node05: SIMULATED L40S
 site_vars "$inventory"
 "$CLUSTERCTL" plan --json "$inventory" >"$outputs/grow-plan.json" 2>&1
 start=$(now_ms)
@@ -128,6 +135,22 @@ check "slurmd restarted on node02 (its slurm.conf changed)" test "$(invocation n
 check "munged did not restart (the key did not change)" test "$(invocation node02 munge)" = "$munge_before"
 check "the new nodes got slurmd" tb ssh node05 systemctl is-active slurmd
 check "all four compute nodes end up idle (after the running job)" all_idle 4
+gres=$(on01 "sinfo -h -o '%G %N'" | sort | paste -sd,)
+check "sinfo shows both GPU types (got $gres)" test "$gres" = "gpu:h100:2 node[02-03],gpu:l40s:2 node[04-05]"
+check "slurm.conf has one NodeName line per GPU type" \
+  on01 "grep -q '^NodeName=node\[02-03\] .*Gres=gpu:h100:2 ' /etc/slurm/slurm.conf && grep -q '^NodeName=node\[04-05\] .*Gres=gpu:l40s:2 ' /etc/slurm/slurm.conf"
+l40s=$(on01 "srun --gres=gpu:l40s:2 hostname")
+check "srun --gres=gpu:l40s:2 runs on an L40S node (got $l40s)" grep -qxE 'node0[45]' <<<"$l40s"
+h100=$(on01 "srun --gres=gpu:h100:2 hostname")
+check "srun --gres=gpu:h100:2 runs on an H100 node (got $h100)" grep -qxE 'node0[23]' <<<"$h100"
+untyped=$(on01 "srun -N4 --gres=gpu:1 hostname" | sort | paste -sd,)
+check "an untyped --gres=gpu:1 runs across both types (got $untyped)" test "$untyped" = node02,node03,node04,node05
+before="$(invocation node01 slurmctld) $(invocation node02 slurmd) $(invocation node04 slurmd)"
+"$CLUSTERCTL" deploy --json "$inventory" >"$outputs/mixed-noop.json" 2>&1
+rc=$?
+recap_changed=$(grep '"event":"recap"' "$outputs/mixed-noop.json" | python3 -c 'import json,sys; print(json.load(sys.stdin)["changed"])')
+check "with mixed GPU types a second deploy changes nothing (exit $rc, changed=$recap_changed)" test "$rc-$recap_changed" = 0-0
+check "... and restarts nothing" test "$before" = "$(invocation node01 slurmctld) $(invocation node02 slurmd) $(invocation node04 slurmd)"
 state=$(on01 "sacct -n -X -j '$job' -o State" | tr -d ' ')
 check "the job that ran during the deploy completed (sacct: $state)" test "$state" = COMPLETED
 listed=$(on01 sacct -a -n -X -S 2020-01-01 -o JobID | wc -l)

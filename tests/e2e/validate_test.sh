@@ -148,6 +148,9 @@ check "it says driver not loaded" grep -q "^driver not loaded: 2 NVIDIA GPUs on 
 check "the GPU checks that need the driver are skipped naming gpu.driver" \
   grep -q "gpu.driver failed" <<<"$(detail gpus gpu.ecc node05)"
 check "Slurm has node05's 2 GPUs (slurm.gres passes)" grep -qx "slurm.gres node05" <<<"$(results gpus pass)"
+gres_read=$(python3 -c 'import json,sys
+print(next(r["measured"] + " " + r["threshold"] for r in json.load(open(sys.argv[1]))["results"] if r["check"] == "slurm.gres" and r["subject"] == "node05"))' "$WORK/gpus.json")
+check "slurm.gres reads Slurm's typed GRES against the model's type (got $gres_read)" test "$gres_read" = "h100:2 == h100:2 (detected)"
 
 # 7. History and status.
 "$CLUSTERCTL" history "$inventory" >"$WORK/history.txt" 2>&1

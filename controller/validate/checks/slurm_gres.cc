@@ -1,5 +1,7 @@
-// slurm.gres: Slurm's GPU count for the node equals the GPUs PCI detection found.
+// slurm.gres: Slurm's GPU count for the node equals the GPUs PCI detection
+// found, and a type Slurm gives them is the one their model names.
 #include "controller/validate/checks/common.h"
+#include "controller/views/gpu_type.h"
 
 namespace clusterctl::checks {
 namespace {
@@ -15,12 +17,12 @@ CheckResult Judge(const NodeView& v) {
   if (v.node.pci_gpus == 0 && it->second.gpus.value_or(0) == 0) {
     return Skip("slurm.gres", kNode, host, "no GPUs on " + host + " and none in Slurm");
   }
-  return EvaluateGres(host, it->second, v.node.pci_gpus);
+  return EvaluateGres(host, it->second, v.node.pci_gpus, NodeGpuType(v.node.facts));
 }
 
 const CheckRegistration kSlurmGres({.name = "slurm.gres",
                                     .scope = kNode,
-                                    .summary = "Slurm's GPU count equals the detected GPUs",
+                                    .summary = "Slurm's GPU count equals the detected GPUs, and their type the model's",
                                     .rank = 70,
                                     .requirements = {ComputeNodeOfSlurm()},
                                     .verdict = Judge,

@@ -2,8 +2,9 @@
 #
 # Every node sees a fixture PCI tree bound read-only over
 # /sys/bus/pci/devices (so the host's own devices never leak into facts):
-# a host bridge and a virtio NIC, plus on compute nodes K NVIDIA H100 SXM5
-# GPUs (10de:2330, class 030200) and M ConnectX-6 HCAs (15b3:101b, class
+# a host bridge and a virtio NIC, plus on compute nodes K NVIDIA GPUs
+# (class 030200; H100 SXM5, 10de:2330, unless --gpu-model names another of
+# GPU_MODELS: SIMULATED, only the PCI ids change) and M ConnectX-6 HCAs (15b3:101b, class
 # 020700). Each HCA function carries infiniband/mlx5_N/ports/1 with the sysfs
 # files a real one has (state, phys_state, rate, link_layer, ...); sysfs in a
 # container cannot gain /sys/class/infiniband, so facts find IB ports under
@@ -13,6 +14,8 @@
 
 GPU_BUS_IDS=(18 2a 3a 5d 9a ab ba db)
 HCA_BUS_IDS=(0c 1f 40 4f 8c 9f c0 ce)
+# --gpu-model NAME -> "device subsystem_device" of that card's PCI function.
+declare -A GPU_MODELS=([h100]="0x2330 0x16c1" [a100]="0x20b2 0x1463" [l40s]="0x26b9 0x1851")
 
 write_pci_function() {
   local dir=$1 vendor=$2 device=$3 class=$4 subsystem_vendor=$5 subsystem_device=$6 numa=$7
@@ -33,11 +36,13 @@ bus_id() {
   if [ "$i" -lt "${#ids[@]}" ]; then echo "${ids[$i]}"; else printf '%02x' $((0xe0 + i)); fi
 }
 
-# make_hardware DIR GPUS HCAS [NVSWITCHES]: writes DIR/pci and DIR/dev.
+# make_hardware DIR GPUS HCAS [NVSWITCHES] [GPU_MODEL]: writes DIR/pci and DIR/dev.
 # NVSwitches are H100-generation functions (10de:22a3, class 068000), as on
 # an HGX H100 baseboard.
 make_hardware() {
-  local dir=$1 gpus=$2 hcas=$3 nvswitches=${4:-0}
+  local dir=$1 gpus=$2 hcas=$3 nvswitches=${4:-0} model=${5:-h100}
+  local ids
+  read -r -a ids <<<"${GPU_MODELS[$model]:?unknown GPU model $model}"
   rm -rf "$dir"
   mkdir -p "$dir/pci" "$dir/dev"
   write_pci_function "$dir/pci/0000:00:00.0" 0x8086 0x2020 0x060000 0x8086 0x0000 -1
@@ -45,7 +50,7 @@ make_hardware() {
   local i bus
   for ((i = 0; i < gpus; i++)); do
     bus=$(bus_id GPU_BUS_IDS "$i")
-    write_pci_function "$dir/pci/0000:$bus:00.0" 0x10de 0x2330 0x030200 0x10de 0x16c1 $((i < gpus / 2 ? 0 : 1))
+    write_pci_function "$dir/pci/0000:$bus:00.0" 0x10de "${ids[0]}" 0x030200 0x10de "${ids[1]}" $((i < gpus / 2 ? 0 : 1))
     echo "32.0 GT/s PCIe" >"$dir/pci/0000:$bus:00.0/current_link_speed"
     echo 16 >"$dir/pci/0000:$bus:00.0/current_link_width"
     mknod "$dir/dev/nvidia$i" c 195 "$i"

@@ -17,10 +17,11 @@ crashed_nodes() {
 }
 
 cmd_up() {
-  local count="" gpus=0 hcas=0 services=0 nvswitches=0
+  local count="" gpus=0 hcas=0 services=0 nvswitches=0 gpu_model=h100
   while [ $# -gt 0 ]; do
     case "$1" in
       --gpus) gpus=${2:?--gpus needs a number}; shift 2 ;;
+      --gpu-model) gpu_model=${2:?--gpu-model needs a model}; shift 2 ;;
       --hcas) hcas=${2:?--hcas needs a number}; shift 2 ;;
       --nvswitches) nvswitches=${2:?--nvswitches needs a number}; shift 2 ;;
       --services) services=1; shift ;;
@@ -29,10 +30,11 @@ cmd_up() {
     esac
   done
   [[ $count =~ ^[0-9]+$ ]] && [ "$count" -ge 1 ] && [ "$count" -le $MAX_NODES ] ||
-    die "usage: testbed up N [--gpus K] [--hcas M] [--nvswitches S] [--services] (1 <= N <= $MAX_NODES)"
+    die "usage: testbed up N [--gpus K [--gpu-model MODEL]] [--hcas M] [--nvswitches S] [--services] (1 <= N <= $MAX_NODES)"
   [[ $gpus =~ ^[0-9]+$ ]] && [ "$gpus" -le 16 ] || die "--gpus must be 0-16"
   [[ $hcas =~ ^[0-9]+$ ]] && [ "$hcas" -le 8 ] || die "--hcas must be 0-8"
   [[ $nvswitches =~ ^[0-9]+$ ]] && [ "$nvswitches" -le 4 ] || die "--nvswitches must be 0-4"
+  [ -n "${GPU_MODELS[$gpu_model]:-}" ] || die "--gpu-model must be one of: ${!GPU_MODELS[*]}"
   local started
   started=$(now_ms)
 
@@ -57,7 +59,7 @@ cmd_up() {
     if [ -d "$(node_dir "$node")" ]; then continue; fi
     local node_gpus=$gpus node_hcas=$hcas node_nvswitches=$nvswitches
     if [ "$i" -eq 1 ] && [ "$count" -gt 1 ]; then node_gpus=0 node_nvswitches=0; fi  # node01 is the head node: fabric, no GPUs
-    prepare_node "$node" "$i" "$node_gpus" "$node_hcas" "$node_nvswitches"
+    prepare_node "$node" "$i" "$node_gpus" "$node_hcas" "$node_nvswitches" "$gpu_model"
     start_supervisor "$node"
     new+=("$node")
   done
@@ -122,10 +124,11 @@ cmd_status() {
   proxy_pid=$(read_pid "$(proxy_dir)/pid")
   echo "bridge $TESTBED_BRIDGE $BRIDGE_ADDRESS/24; apt proxy $(proxy_url) pid ${proxy_pid:--} ($(pid_alive "$proxy_pid" && echo running || echo stopped))"
   echo "inventory $(inventory_path)"
-  printf '%-8s %-14s %-12s %-11s %-11s %-9s %-5s %s\n' NODE ADDRESS STATE SUPERVISOR NSPAWN INIT GPUS HCAS
-  local node dir state init INDEX ADDRESS GPUS HCAS
+  printf '%-8s %-14s %-12s %-11s %-11s %-9s %-8s %s\n' NODE ADDRESS STATE SUPERVISOR NSPAWN INIT GPUS HCAS
+  local node dir state init INDEX ADDRESS GPUS HCAS GPU_MODEL
   for node in $nodes; do
     dir=$(node_dir "$node")
+    GPU_MODEL=h100
     source "$dir/node.env"
     init=$(node_init_pid "$node" 2>/dev/null || echo -)
     if node_running "$node"; then
@@ -136,8 +139,8 @@ cmd_status() {
     else
       state=crashed
     fi
-    printf '%-8s %-14s %-12s %-11s %-11s %-9s %-5s %s\n' "$node" "$ADDRESS" "$state" \
+    printf '%-8s %-14s %-12s %-11s %-11s %-9s %-8s %s\n' "$node" "$ADDRESS" "$state" \
       "$(read_pid "$dir/supervisor.pid" | grep . || echo -)" "$(read_pid "$dir/nspawn.pid" | grep . || echo -)" \
-      "$init" "$GPUS" "$HCAS"
+      "$init" "$GPUS$([ "$GPUS" -gt 0 ] && echo "x$GPU_MODEL")" "$HCAS"
   done
 }

@@ -3,7 +3,7 @@
 # power-cut, and removal. Per-node records live in $TESTBED_STATE/nodes/NODE:
 #   root/ upper/ work/   the overlay (lower = base image)
 #   hw/                  simulated hardware (pci/, dev/)
-#   node.env             index, address, gpus, hcas, nvswitches
+#   node.env             index, address, gpus, hcas, nvswitches, gpu model
 #   sysmodule/           GPU nodes: their SIMULATED /sys/module, derived at each boot (nvidia_repo.sh)
 #   supervisor.pid nspawn.pid   the processes the testbed started
 #   stopped              present while the node is powered off on purpose
@@ -12,7 +12,7 @@
 mounted() { grep -q " $1 " /proc/self/mounts; }
 
 prepare_node() {
-  local node=$1 index=$2 gpus=$3 hcas=$4 nvswitches=${5:-0}
+  local node=$1 index=$2 gpus=$3 hcas=$4 nvswitches=${5:-0} gpu_model=${6:-h100}
   local dir root
   dir=$(node_dir "$node")
   root="$dir/root"
@@ -25,6 +25,7 @@ ADDRESS=$(node_address "$index")
 GPUS=$gpus
 HCAS=$hcas
 NVSWITCHES=$nvswitches
+GPU_MODEL=$gpu_model
 ENV
   echo "$node" >"$root/etc/hostname"
   printf '127.0.0.1\tlocalhost\n127.0.1.1\t%s\n' "$node" >"$root/etc/hosts"
@@ -44,7 +45,7 @@ ENV
   writable_cgroups_unit "$root"
   mask_rpc_pipefs_units "$root"
   if [ "$index" -eq 1 ] && [ -e "$TESTBED_STATE/services" ]; then mkdir -p "$dir/export"; fi
-  make_hardware "$dir/hw" "$gpus" "$hcas" "$nvswitches"
+  make_hardware "$dir/hw" "$gpus" "$hcas" "$nvswitches" "$gpu_model"
   # A GPU node has a kernel installed to boot next, as a fresh node has.
   if [ "$gpus" -gt 0 ] && [ -z "$(ls "$root/boot" 2>/dev/null | grep '^vmlinuz-')" ]; then install_sim_kernel "$root"; fi
   ensure_node_network "$node" "$index"
@@ -273,11 +274,11 @@ cmd_start() {
   local node=${1:?usage: testbed start NODE}
   require_node "$node"
   if node_running "$node"; then log "$node: already running"; return 0; fi
-  local INDEX GPUS HCAS ADDRESS NVSWITCHES=0
+  local INDEX GPUS HCAS ADDRESS NVSWITCHES=0 GPU_MODEL=h100
   source "$(node_dir "$node")/node.env"
   ensure_bridge
   ensure_proxy
-  prepare_node "$node" "$INDEX" "$GPUS" "$HCAS" "$NVSWITCHES"
+  prepare_node "$node" "$INDEX" "$GPUS" "$HCAS" "$NVSWITCHES" "$GPU_MODEL"
   start_supervisor "$node"
   wait_ready "$node"
   log "$node: running"
