@@ -8,8 +8,8 @@ namespace clusterctl {
 
 const std::vector<std::string>& DefaultHealthChecks() {
   static const std::vector<std::string> checks = {"clock.offset", "node.disk",       "node.resources", "munge.decode",
-                                                  "gpu.driver",   "gpu.count",       "gpu.xid",        "gpu.ecc",
-                                                  "gpu.persistence", "ib.ports"};
+                                                  "gpu.driver",   "gpu.count",       "gpu.persistence", "gpu.ecc",
+                                                  "gpu.xid",      "ib.ports"};  // report order
   return checks;
 }
 

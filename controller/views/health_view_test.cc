@@ -1,0 +1,80 @@
+// The Slurm health check's configuration as the health view renders it for
+// each Slurm node (docs/health.md), read back by clusterctl-health's own parser.
+#include "controller/views/health_view.h"
+
+#include <doctest/doctest.h>
+
+#include "controller/engine/planner.h"
+#include "health/health_config.h"
+#include "inventory/loader.h"
+
+namespace clusterctl {
+namespace {
+
+Inventory Load(const std::string& text) {
+  Diagnostics d;
+  auto inventory = ParseInventory(text, "inv.yaml", "/tmp", d);
+  REQUIRE_MESSAGE(inventory, d.ToString());
+  return *inventory;
+}
+
+constexpr const char* kInventory = R"(version: 1
+cluster: c
+hosts:
+  head: {address: 10.0.0.1}
+  gpu01: {address: 10.0.0.2}
+  cpu01: {address: 10.0.0.3}
+groups:
+  controller: {hosts: [head]}
+  compute: {hosts: [gpu01, cpu01]}
+  cpus: {hosts: [cpu01], vars: {slurm_health_checks: ["!gpu", "!ib"], validate_clock_offset_max_ms: 50}}
+)";
+
+nlohmann::json ConfigOf(const nlohmann::json& view, const std::string& host) {
+  return nlohmann::json::parse(view["per_host"][host]["config"].get<std::string>());
+}
+
+}  // namespace
+
+TEST_CASE("health view: each compute node's configuration, the selection per group, thresholds with defaults") {
+  std::map<std::string, nlohmann::json> facts = {
+      {"gpu01", {{"cpu", {{"cpus", 64}}}, {"memory", {{"total_mib", 515000}}}}}};
+  auto view = BuildHealthView(Load(kInventory), facts, ControllerViewInputs());
+  REQUIRE(view.ok());
+  CHECK_FALSE((*view)["per_host"].contains("head"));  // not a Slurm node
+  CHECK((*view)["per_host"]["gpu01"]["program"] == "node-program:clusterctl-health");
+
+  const nlohmann::json gpu = ConfigOf(*view, "gpu01");
+  CHECK(gpu["checks"] == nlohmann::json(DefaultHealthChecks()));
+  CHECK(gpu["vars"]["validate_cpus_expected"] == 64);  // node.resources from the facts at deploy
+  CHECK(gpu["vars"]["validate_memory_mib_expected"] == 515000);
+  CHECK(gpu["vars"]["validate_disk_paths"] == nlohmann::json({"/", "/tmp", "/var"}));  // a default filled in
+  CHECK(gpu["textfile"] == "/var/lib/prometheus/node-exporter/clusterctl_health.prom");
+
+  const nlohmann::json cpu = ConfigOf(*view, "cpu01");  // no facts yet: no expectations
+  CHECK(cpu["vars"]["validate_cpus_expected"].is_null());
+  CHECK(cpu["vars"]["validate_clock_offset_max_ms"] == 50);
+  for (const auto& check : cpu["checks"]) {
+    CHECK(check.get<std::string>().rfind("gpu.", 0) != 0);
+    CHECK(check.get<std::string>().rfind("ib.", 0) != 0);
+  }
+  CHECK(cpu["checks"].size() >= 4);  // clock.offset, node.disk, node.resources, munge.decode
+
+  // What the view writes, clusterctl-health reads.
+  auto parsed = health::ParseHealthConfig(ConfigOf(*view, "cpu01").dump());
+  REQUIRE_MESSAGE(parsed.ok(), parsed.status().message());
+  CHECK(parsed->node == "cpu01");
+}
+
+TEST_CASE("health view: an unknown check is an error naming the variable and host; off means no node") {
+  auto bad = BuildHealthView(Load(std::string(kInventory) + "vars: {slurm_health_checks: [gpu.xyd]}\n"), {},
+                             ControllerViewInputs());
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.status().message().find("slurm_health_checks of gpu01") != std::string::npos);
+  auto off = BuildHealthView(Load(std::string(kInventory) + "vars: {slurm_health_check: false}\n"), {},
+                             ControllerViewInputs());
+  REQUIRE(off.ok());
+  CHECK((*off)["per_host"].empty());
+}
+
+}  // namespace clusterctl
