@@ -61,7 +61,7 @@ TEST_CASE("health view: each compute node's configuration, the selection per gro
   CHECK(cpu["checks"].size() >= 4);  // clock.offset, node.disk, node.resources, munge.decode
 
   // What the view writes, clusterctl-health reads.
-  auto parsed = health::ParseHealthConfig(ConfigOf(*view, "cpu01").dump());
+  auto parsed = health::ParseHealthConfig((*view)["per_host"]["cpu01"]["config"].get<std::string>());
   REQUIRE_MESSAGE(parsed.ok(), parsed.status().message());
   CHECK(parsed->node == "cpu01");
 }
