@@ -45,6 +45,11 @@ nlohmann::json CheckVariables(const Host& host, const nlohmann::json& facts, con
   if (vars.value("validate_memory_mib_expected", nlohmann::json()).is_null() && fact("memory", "total_mib") > 0) {
     vars["validate_memory_mib_expected"] = static_cast<long long>(fact("memory", "total_mib"));
   }
+  // null is "unset" (validate reads the inventory's variables, where an
+  // unset threshold is absent): ReadThresholds refuses a null.
+  for (auto it = vars.begin(); it != vars.end();) {
+    it = it->is_null() ? vars.erase(it) : std::next(it);
+  }
   return vars;
 }
 

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include "controller/engine/planner.h"
+#include "controller/validate/thresholds.h"
 #include "health/health_config.h"
 #include "inventory/loader.h"
 
@@ -52,7 +53,7 @@ TEST_CASE("health view: each compute node's configuration, the selection per gro
   CHECK(gpu["textfile"] == "/var/lib/prometheus/node-exporter/clusterctl_health.prom");
 
   const nlohmann::json cpu = ConfigOf(*view, "cpu01");  // no facts yet: no expectations
-  CHECK(cpu["vars"]["validate_cpus_expected"].is_null());
+  CHECK_FALSE(cpu["vars"].contains("validate_cpus_expected"));  // unset: absent, as validate reads it
   CHECK(cpu["vars"]["validate_clock_offset_max_ms"] == 50);
   for (const auto& check : cpu["checks"]) {
     CHECK(check.get<std::string>().rfind("gpu.", 0) != 0);
@@ -64,6 +65,7 @@ TEST_CASE("health view: each compute node's configuration, the selection per gro
   auto parsed = health::ParseHealthConfig((*view)["per_host"]["cpu01"]["config"].get<std::string>());
   REQUIRE_MESSAGE(parsed.ok(), parsed.status().message());
   CHECK(parsed->node == "cpu01");
+  CHECK(ReadThresholds(parsed->vars).ok());  // what the node reads its thresholds from
 }
 
 TEST_CASE("health view: an unknown check is an error naming the variable and host; off means no node") {
