@@ -125,6 +125,8 @@ Status ClassifySlurmState(std::string_view base, const std::vector<std::string>&
   return Status::Ok();
 }
 
+bool DrainedByHealthCheck(std::string_view reason) { return reason.substr(0, kHealthDrainPrefix.size()) == kHealthDrainPrefix; }
+
 int GresGpuCount(std::string_view gres) {
   int total = 0;
   // Entries are comma separated, but a socket list "(S:0,1)" may contain commas.

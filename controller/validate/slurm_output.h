@@ -54,6 +54,12 @@ Status ClassifySlurmState(std::string_view base, const std::vector<std::string>&
 // GPUs in a Gres string: "gpu:4", "gpu:a100:4(S:0-3),nsight:no_consume:1" -> 4; "(null)", "" -> 0.
 int GresGpuCount(std::string_view gres);
 
+// The reason clusterctl-health (health/slurm_drain.h) drains a node with
+// starts with this; a node with any other reason was drained by someone
+// else (an admin, slurmctld) and is never the health check's to resume.
+inline constexpr std::string_view kHealthDrainPrefix = "clusterctl: ";
+bool DrainedByHealthCheck(std::string_view reason);
+
 // scontrol ping: "Slurmctld(primary) at node01 is UP" lines -> (host, up).
 Result<std::vector<std::pair<std::string, bool>>> ParseScontrolPing(std::string_view text);
 
