@@ -134,15 +134,15 @@ function renderSlurm(sl) {
   const nodes = clear($("slurmnodes"));
   $("slurmerror").textContent = "";
   if (!sl || !sl.configured) { $("slurm").textContent = "no Slurm controller in the inventory (no group controller)"; return; }
-  const every = " (read on " + sl.controller + " every " + sl.interval_s + " s)";
+  const every = "; read every " + sl.interval_s + " s";
   if (!sl.read_at) {
-    $("slurm").textContent = (sl.tried_at ? "never read" : "not read yet") + every;
+    $("slurm").textContent = (sl.tried_at ? "never read (tried on " + sl.controller + ")" : "not read yet") + every;
   } else {
     const down = sl.unavailable_by_health + sl.unavailable_other;
-    $("slurm").textContent = "read " + when(sl.read_at) + every + ": " + sl.nodes + " nodes, " + down + " cannot run jobs (" +
-      sl.unavailable_by_health + " drained by the health check, " + sl.unavailable_other + " otherwise)";
+    $("slurm").textContent = "read on " + sl.controller + " " + when(sl.read_at) + ": " + sl.nodes + " nodes, " + down +
+      " cannot run jobs (" + sl.unavailable_by_health + " drained by the health check, " + sl.unavailable_other + " otherwise)" + every;
   }
-  if (sl.error) $("slurmerror").textContent = "the last reading (" + when(sl.tried_at) + ") failed" + (sl.read_at ? ", the nodes above are from " + when(sl.read_at) : "") + ": " + sl.error;
+  if (sl.error) $("slurmerror").textContent = "the last reading (" + when(sl.tried_at) + ") failed" + (sl.read_at ? "; the nodes below are from " + when(sl.read_at) : "") + ": " + sl.error;
   if (!sl.read_at) return;
   row(nodes, ["node", "state", "why", "reason", "drained by"], true);
   for (const n of sl.unavailable) row(nodes, [n.name, n.state, n.why, el("span", n.reason, "mono"), n.drained_by_health ? pill("health check") : "other"]);
