@@ -12,7 +12,7 @@ bool Drained(const SlurmNodeState& state) {
   return upper.find("DRAIN") != std::string::npos;
 }
 
-bool OurReason(const std::string& reason) { return reason.rfind(kReasonPrefix, 0) == 0; }
+bool OurReason(const std::string& reason) { return DrainedByHealthCheck(reason); }
 
 }  // namespace
 
@@ -24,9 +24,9 @@ std::string DrainReason(const std::vector<const CheckResult*>& failures) {
   for (char& c : text) {
     if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7e) c = '?';
   }
-  const size_t room = kReasonMax - std::string(kReasonPrefix).size() - more.size();
+  const size_t room = kReasonMax - kReasonPrefix.size() - more.size();
   if (text.size() > room) text = text.substr(0, room - 3) + "...";
-  return kReasonPrefix + text + more;
+  return std::string(kReasonPrefix) + text + more;
 }
 
 SlurmAction Decide(const SlurmNodeState& state, const NodeHealth& health) {

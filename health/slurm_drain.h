@@ -13,7 +13,7 @@
 
 namespace clusterctl::health {
 
-constexpr const char* kReasonPrefix = "clusterctl: ";
+inline constexpr std::string_view kReasonPrefix = kHealthDrainPrefix;  // controller/validate/slurm_output.h
 constexpr size_t kReasonMax = 120;
 
 // "clusterctl: clock.offset chronyd is not running (+1 more)": the first

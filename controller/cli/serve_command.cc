@@ -83,6 +83,7 @@ int RunServe(const ServeOptions& serve, const GlobalOptions& options, const Serv
   }
   daemon.inventory_path = serve.inventory_path;
   daemon.verify_interval = std::chrono::seconds(serve.verify_interval_s);
+  daemon.slurm_interval = std::chrono::seconds(serve.slurm_interval_s);
   daemon.verify_batch = serve.verify_batch;
   daemon.remediate = serve.remediate;
   daemon.max_fail_percent = serve.max_fail_percent;
@@ -123,6 +124,11 @@ void AddServeCommand(CLI::App& app, CommandValues& v) {
       ->type_name("DURATION")
       ->transform(DurationSeconds(1, 7 * 86400))
       ->default_str(FormatDurationSeconds(o.verify_interval_s));
+  serve->add_option("--slurm-interval", o.slurm_interval_s,
+                    "time between readings of Slurm's nodes on the controller (10s to 1h)")
+      ->type_name("DURATION")
+      ->transform(DurationSeconds(10, 3600))
+      ->default_str(FormatDurationSeconds(o.slurm_interval_s));
   serve->add_option("--verify-batch", o.verify_batch, "hosts checked at a time (N or P%)")->capture_default_str();
   serve->add_flag("--remediate", o.remediate,
                   "converge drifted hosts, and deploy inventory changes, without being asked");

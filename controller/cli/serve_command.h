@@ -17,6 +17,7 @@ struct ServeOptions {
   std::string listen = "127.0.0.1:9420";
   bool insecure_listen = false;
   int verify_interval_s = 3600;
+  int slurm_interval_s = 60;
   std::string verify_batch = "50";
   bool remediate = false;
   int max_fail_percent = 100;

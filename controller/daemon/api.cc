@@ -176,7 +176,7 @@ HttpResponse Api::Status() {
   if (status_body_.empty() || now - status_built_ >= kStatusMaxAge) {
     std::shared_ptr<const Site> site = parts_.site->current();
     status_body_ = JsonText(BuildStatusDocument(*site, *parts_.state->Get(), *parts_.drift, *parts_.jobs,
-                                                parts_.daemon_facts())) + "\n";
+                                                parts_.daemon_facts(), parts_.slurm())) + "\n";
     status_built_ = now;
   }
   return {200, "application/json", status_body_, {}};
@@ -185,7 +185,7 @@ HttpResponse Api::Status() {
 HttpResponse Api::Metrics() {
   std::shared_ptr<const Site> site = parts_.site->current();
   std::string text = RenderMetrics(*site, *parts_.state->Get(), *parts_.drift, *parts_.jobs, parts_.daemon_facts(),
-                                   *parts_.requests);
+                                   *parts_.requests, parts_.slurm());
   return {200, "text/plain; version=0.0.4; charset=utf-8", std::move(text), {}};
 }
 

@@ -35,6 +35,7 @@ struct ApiParts {
   RequestCounters* requests = nullptr;
   const Clock* clock = nullptr;
   std::function<DaemonFacts()> daemon_facts;
+  std::function<SlurmNodesReading()> slurm;  // the Slurm watch's last reading
   // Starts a job through the daemon (which refreshes the site first).
   std::function<Result<JobInfo>(JobRequest)> start_job;
   // Asks the running job to stop.

@@ -22,6 +22,15 @@ Daemon::Daemon(DaemonOptions options, const Clock& clock, const FilesystemProbe&
   JobEnvironment env{options_.command_line, options_.paths,  &clock,           &filesystem,
                      options_.fanout,       options_.remote, options_.sessions};
   jobs_ = std::make_unique<JobRunner>(std::move(env), events_, drift_);
+  SlurmWatchOptions slurm;
+  slurm.interval = options_.slurm_interval;
+  slurm.paths = options_.paths;
+  slurm.clock = &clock;
+  slurm.filesystem = &filesystem;
+  slurm.remote = options_.remote;
+  slurm.sessions = options_.sessions;
+  slurm.log = [this](LogLevel level, const std::string& line) { Log(level, line); };
+  slurm_ = std::make_unique<SlurmWatch>(std::move(slurm), [this] { return site_.current(); });
 }
 
 Result<std::unique_ptr<Daemon>> Daemon::Create(DaemonOptions options, const Clock& clock,
@@ -48,6 +57,7 @@ Result<std::unique_ptr<Daemon>> Daemon::Create(DaemonOptions options, const Cloc
   parts.requests = &self->requests_;
   parts.clock = &clock;
   parts.daemon_facts = [self] { return self->Facts(); };
+  parts.slurm = [self] { return self->slurm_->Get(); };
   parts.start_job = [self](JobRequest request) { return self->StartJob(std::move(request)); };
   parts.stop_job = [self](std::chrono::milliseconds grace) {
     if (!self->jobs_->Running()) return false;
@@ -95,11 +105,13 @@ Status Daemon::FindOpenIntents() {
 
 void Daemon::Start() {
   server_->Start();
+  slurm_->Start();
   ScheduleNextDrift(/*first=*/true);
   next_inventory_poll_ = clock_.Monotonic() + options_.inventory_poll;
   Log(LogLevel::kInfo, "serving " + options_.inventory_path + " (" + std::to_string(host_count()) + " hosts) on http://" +
       options_.address + ":" + std::to_string(port()) + "/; state " + options_.paths.dir + "; drift check every " +
-      std::to_string(options_.verify_interval.count()) + " s" + (options_.remediate ? ", remediation on" : ""));
+      std::to_string(options_.verify_interval.count()) + " s" + (options_.remediate ? ", remediation on" : "") +
+      "; Slurm's nodes read every " + std::to_string(options_.slurm_interval.count()) + " s");
   // Where the token is, never the token: the page asks for it (#token=...).
   Log(LogLevel::kInfo, "the API token (and the page's, as http://" + options_.address + ":" + std::to_string(port()) +
       "/#token=TOKEN) is in " + options_.paths.secrets() + "/" + kDaemonTokenSecret);
@@ -232,6 +244,7 @@ void Daemon::Shutdown(std::chrono::milliseconds grace) {
   if (!server_) return;
   if (!stopping_) {
     stopping_ = true;
+    slurm_->Stop();
     if (auto running = jobs_->Running()) {
       Log(LogLevel::kInfo, "stopping: job " + std::to_string(running->job) + " (" + ToString(running->kind) + ") gets " +
           std::to_string(grace.count() / 1000) + " s to finish its steps in flight");

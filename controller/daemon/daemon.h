@@ -23,6 +23,7 @@
 
 #include "common/log.h"
 #include "controller/daemon/api.h"
+#include "controller/daemon/slurm_watch.h"
 
 namespace clusterctl {
 
@@ -36,6 +37,7 @@ struct DaemonOptions {
   int max_fail_percent = 100;
   std::chrono::milliseconds inventory_poll{2000};
   std::chrono::seconds first_check_delay{10};
+  std::chrono::seconds slurm_interval{60};
   StatePaths paths;
   std::string command_line;
   RemoteOptions remote;
@@ -87,6 +89,7 @@ class Daemon {
   DriftBook drift_;
   RequestCounters requests_;
   std::unique_ptr<JobRunner> jobs_;
+  std::unique_ptr<SlurmWatch> slurm_;
   std::unique_ptr<Api> api_;
   std::unique_ptr<HttpServer> server_;
   std::mt19937_64 random_;

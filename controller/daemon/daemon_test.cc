@@ -284,6 +284,40 @@ TEST_CASE("daemon status: cluster-scope failures are listed beside the nodes' (i
   CHECK(status["cluster_validation"]["fail"] == 1);
 }
 
+TEST_CASE("daemon: Slurm's drained nodes in the status and the metrics, read without a run record") {
+  testing::FakeFleet fleet;
+  for (const char* name : {"node01", "node02", "node03"}) fleet.Add(name);
+  const nlohmann::json nodes = {
+      {{"name", "node02"}, {"state", {"IDLE", "DRAIN"}}, {"reason", "clusterctl: clock.offset chronyd is not running"}},
+      {{"name", "node03"}, {"state", {"IDLE", "DRAIN"}}, {"reason", "<b>RMA</b> [root@2025-01-01]"}}};
+  fleet.node("node01").commands.Answer({"scontrol", "show", "node", "--json"}, JsonText({{"nodes", nodes}}));
+  TestDaemon t(&fleet, "", 3, "groups:\n  controller: {hosts: [node01]}\n  compute: {hosts: [node02, node03]}\n");
+  const std::string auth = "Bearer " + t.token;
+  nlohmann::json slurm;
+  for (int i = 0; i < 100; ++i) {  // the watch reads at start, on its own thread
+    slurm = nlohmann::json::parse(BodyOf(t.Get("/api/v1/status", auth)))["slurm"];
+    if (!slurm["read_at"].is_null()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  CHECK(slurm["configured"] == true);
+  CHECK(slurm["controller"] == "node01");
+  CHECK(slurm["error"] == "");
+  CHECK(slurm["interval_s"] == 60);
+  REQUIRE(slurm["unavailable"].size() == 2);
+  CHECK(slurm["unavailable"][0]["name"] == "node02");
+  CHECK(slurm["unavailable"][0]["drained_by_health"] == true);
+  CHECK(slurm["unavailable"][1]["reason"] == "<b>RMA</b> [root@2025-01-01]");  // text; the page inserts it as text
+  CHECK(slurm["unavailable"][1]["drained_by_health"] == false);
+  const std::string metrics = BodyOf(t.Get("/metrics", auth));
+  CHECK(metrics.find("clusterctl_slurm_nodes_unavailable{drained_by=\"health\"} 1\n") != std::string::npos);
+  CHECK(metrics.find("clusterctl_slurm_nodes_unavailable{drained_by=\"other\"} 1\n") != std::string::npos);
+  CHECK(metrics.find("clusterctl_slurm_read_ok 1\n") != std::string::npos);
+  // A reading is not a run: the run history stays empty, no job ran.
+  CHECK(nlohmann::json::parse(BodyOf(t.Get("/api/v1/runs", auth)))["runs"].empty());
+  CHECK(nlohmann::json::parse(BodyOf(t.Get("/api/v1/jobs", auth)))["recent"].empty());
+  CHECK(fleet.node("node02").opens == 0);
+}
+
 TEST_CASE("request bodies: types, lists and depth") {
   HttpRequest request;
   request.content_type = "application/json; charset=utf-8";

@@ -72,6 +72,20 @@ void RunFamilies(Exposition& out, const StateSnapshot& state) {
   for (const auto& [kind, r] : last) out.Sample({{"kind", kind}}, Seconds(*r->finished_at));
 }
 
+void SlurmFamilies(Exposition& out, const SlurmNodesReading& slurm) {
+  if (!slurm.configured) return;
+  out.Family("clusterctl_slurm_nodes", "gauge", "nodes slurmctld knows, in the last good reading");
+  out.Sample({}, static_cast<double>(slurm.nodes));
+  out.Family("clusterctl_slurm_nodes_unavailable", "gauge",
+             "nodes that cannot run jobs: drained by clusterctl-health (health) or else (other)");
+  out.Sample({{"drained_by", "health"}}, static_cast<double>(slurm.unavailable_by_health));
+  out.Sample({{"drained_by", "other"}}, static_cast<double>(slurm.unavailable_other));
+  out.Family("clusterctl_slurm_read_ok", "gauge", "1 when the last attempt read slurmctld's nodes");
+  out.Sample({}, slurm.error.empty() && slurm.read_at_ms != 0);
+  out.Family("clusterctl_slurm_read_timestamp_seconds", "gauge", "when slurmctld's nodes were last read (0: never)");
+  out.Sample({}, Seconds(slurm.read_at_ms));
+}
+
 }  // namespace
 
 void RequestCounters::Count(const std::string& route, int code) {
@@ -96,7 +110,7 @@ std::string EscapeLabelValue(const std::string& value) {
 }
 
 std::string RenderMetrics(const Site& site, const StateSnapshot& state, const DriftBook& drift, const JobRunner& jobs,
-                          const DaemonFacts& daemon, const RequestCounters& requests) {
+                          const DaemonFacts& daemon, const RequestCounters& requests, const SlurmNodesReading& slurm) {
   Exposition out;
   HostFamilies(out, BuildHostViews(*site.inventory, state, drift.Snapshot()));
   RunFamilies(out, state);
@@ -117,6 +131,7 @@ std::string RenderMetrics(const Site& site, const StateSnapshot& state, const Dr
   out.Sample({}, Seconds(daemon.started_at_ms));
   out.Family("clusterctl_inventory_valid", "gauge", "1 when the inventory file as it is now is the one in service");
   out.Sample({}, daemon.inventory_error.empty());
+  SlurmFamilies(out, slurm);
   return out.Take();
 }
 

@@ -13,6 +13,12 @@
 //   clusterctl_job_running{kind}             1 while a job of that kind runs
 //   clusterctl_http_requests_total{route,code}
 //   clusterctl_daemon_start_timestamp_seconds, clusterctl_inventory_valid
+//   with a Slurm controller in the inventory (slurm_watch.h):
+//   clusterctl_slurm_nodes                   nodes in the last good reading
+//   clusterctl_slurm_nodes_unavailable{drained_by}  nodes that cannot run jobs: health (clusterctl-health's
+//                                            drain), other (an admin's drain, down, not responding, ...)
+//   clusterctl_slurm_read_ok                 1 when the last attempt read the nodes
+//   clusterctl_slurm_read_timestamp_seconds  when the nodes were last read (0: never)
 #pragma once
 
 #include <cstdint>
@@ -39,6 +45,6 @@ class RequestCounters {
 std::string EscapeLabelValue(const std::string& value);
 
 std::string RenderMetrics(const Site& site, const StateSnapshot& state, const DriftBook& drift, const JobRunner& jobs,
-                          const DaemonFacts& daemon, const RequestCounters& requests);
+                          const DaemonFacts& daemon, const RequestCounters& requests, const SlurmNodesReading& slurm);
 
 }  // namespace clusterctl

@@ -20,6 +20,7 @@ const char* const kStatusPageHtml = R"HTML(<!doctype html>
 <section><h2>Hosts</h2><table id="hosts"></table></section>
 <section><h2>Current job</h2><div id="job" class="muted">none</div><div id="progress" class="mono"></div><div id="log" class="mono"></div></section>
 <section><h2>Failed checks</h2><table id="checks"></table></section>
+<section><h2>Slurm</h2><div id="slurm" class="muted">not read yet</div><div id="slurmerror" class="error"></div><table id="slurmnodes"></table></section>
 <section><h2>Drift</h2><div id="drift"></div></section>
 <section><h2>Plan</h2><div id="plan" class="muted">no plan yet (the daemon plans when the inventory changes)</div><table id="plansteps"></table></section>
 <section><h2>Recent runs</h2><table id="runs"></table></section>
@@ -42,6 +43,8 @@ th{font-weight:600;color:#555}
 .failed,.fail,.unreachable{background:#ffd9d9;color:#8a1010}
 .never,.gone,.removed,.skip{background:#e9ecf1;color:#444}
 .muted{color:#777}.mono{font-family:ui-monospace,monospace;font-size:12px}
+.error{color:#8a1010}
+.health{background:#fff1c2;color:#7a5a00}
 #banner{display:none;background:#ffd9d9;color:#8a1010;padding:8px 20px}
 #log{max-height:220px;overflow:auto;white-space:pre-wrap}
 #login,#main{display:none}
@@ -101,6 +104,7 @@ function render(s) {
   row(checks, ["host", "check", "subject", "measured", "threshold", "detail", "evidence"], true);
   for (const c of s.failed_checks) row(checks, [c.host === null ? "(cluster)" : c.host, c.check, c.subject, c.measured, c.threshold, c.detail, el("span", (c.evidence || []).join("\n"), "mono")]);
   if (!s.failed_checks.length) row(checks, ["none"]);
+  renderSlurm(s.slurm);
   const d = s.drift;
   $("drift").textContent = d.checks + " checks since the daemon started; last " + when(d.last_check) + ", next " + when(d.next_check) +
     " (every " + d.interval_s + " s); drifted: " + (d.drifted.length ? d.drifted.join(", ") : "none") + (s.daemon.remediate ? "; remediation on" : "");
@@ -123,6 +127,27 @@ function render(s) {
   const job = s.job;
   $("job").textContent = job ? job.kind + " (job " + job.job + ", run " + job.run + ", from " + job.origin + ") since " + when(job.started_at) : "none running";
   if (job && streaming !== job.job) follow(job.job);
+}
+// slurmctld's drained and down nodes, as the daemon last read them; every
+// value from the node is text (a reason is whatever an admin or a node wrote).
+function renderSlurm(sl) {
+  const nodes = clear($("slurmnodes"));
+  $("slurmerror").textContent = "";
+  if (!sl || !sl.configured) { $("slurm").textContent = "no Slurm controller in the inventory (no group controller)"; return; }
+  const every = "; read every " + sl.interval_s + " s";
+  if (!sl.read_at) {
+    $("slurm").textContent = (sl.tried_at ? "never read (tried on " + sl.controller + ")" : "not read yet") + every;
+  } else {
+    const down = sl.unavailable_by_health + sl.unavailable_other;
+    $("slurm").textContent = "read on " + sl.controller + " " + when(sl.read_at) + ": " + sl.nodes + " nodes, " + down +
+      " cannot run jobs (" + sl.unavailable_by_health + " drained by the health check, " + sl.unavailable_other + " otherwise)" + every;
+  }
+  if (sl.error) $("slurmerror").textContent = "the last reading (" + when(sl.tried_at) + ") failed" + (sl.read_at ? "; the nodes below are from " + when(sl.read_at) : "") + ": " + sl.error;
+  if (!sl.read_at) return;
+  row(nodes, ["node", "state", "why", "reason", "drained by"], true);
+  for (const n of sl.unavailable) row(nodes, [n.name, n.state, n.why, el("span", n.reason, "mono"), n.drained_by_health ? pill("health check") : "other"]);
+  if (sl.unlisted) row(nodes, ["(" + sl.unlisted + " more not listed)"]);
+  if (!sl.unavailable.length) row(nodes, ["none: every node can run jobs"]);
 }
 async function follow(job) {
   streaming = job;

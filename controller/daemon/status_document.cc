@@ -107,7 +107,7 @@ nlohmann::json HostToJson(const HostView& host) {
 }
 
 nlohmann::json BuildStatusDocument(const Site& site, const StateSnapshot& state, const DriftBook& drift,
-                                   const JobRunner& jobs, const DaemonFacts& daemon) {
+                                   const JobRunner& jobs, const DaemonFacts& daemon, const SlurmNodesReading& slurm) {
   const std::vector<HostView> views = BuildHostViews(*site.inventory, state, drift.Snapshot());
   nlohmann::json hosts = nlohmann::json::array();
   nlohmann::json summary = nlohmann::json::object();
@@ -155,6 +155,7 @@ nlohmann::json BuildStatusDocument(const Site& site, const StateSnapshot& state,
           {"job", running ? running->ToJson() : nlohmann::json(nullptr)},
           {"recent_jobs", recent},
           {"plan", jobs.last_plan()},
+          {"slurm", SlurmToJson(slurm)},
           {"runs", runs}};
 }
 

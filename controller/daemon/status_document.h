@@ -1,6 +1,7 @@
 // The cluster as the daemon shows it (GET /api/v1/status, the page, the
-// metrics): the inventory joined with the state's records, the drift book
-// and the jobs. Pure: everything comes in as arguments.
+// metrics): the inventory joined with the state's records, the drift book,
+// the jobs and the Slurm watch's last reading. Pure: everything comes in as
+// arguments.
 //
 // A host's `health` is the one word the page colours and the metrics count:
 // converged (its last run was ok and no drift check since found a change),
@@ -17,6 +18,7 @@
 #include "controller/daemon/drift.h"
 #include "controller/daemon/jobs.h"
 #include "controller/daemon/site.h"
+#include "controller/daemon/slurm_watch.h"
 #include "controller/daemon/state_view.h"
 #include "controller/state/host_status.h"
 
@@ -49,6 +51,6 @@ std::vector<HostView> BuildHostViews(const Inventory& inventory, const StateSnap
 nlohmann::json HostToJson(const HostView& host);
 
 nlohmann::json BuildStatusDocument(const Site& site, const StateSnapshot& state, const DriftBook& drift,
-                                   const JobRunner& jobs, const DaemonFacts& daemon);
+                                   const JobRunner& jobs, const DaemonFacts& daemon, const SlurmNodesReading& slurm);
 
 }  // namespace clusterctl

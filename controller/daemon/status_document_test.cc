@@ -4,6 +4,7 @@
 
 #include <fstream>
 
+#include "controller/daemon/metrics.h"
 #include "controller/state/test_util.h"
 #include "inventory/loader.h"
 
@@ -75,6 +76,47 @@ TEST_CASE("status document: groups collapse their hosts and count each health") 
   CHECK(host["health"] == "drifted");
   CHECK(host["drift"]["steps"].size() == 2);
   CHECK(host["drift"]["steps"][0]["why"][0] == "not running (inactive)");
+}
+
+TEST_CASE("status document and metrics: the Slurm watch's reading, stale and with its error") {
+  Site site;
+  site.inventory = std::make_shared<const Inventory>(TwoHosts());
+  StateSnapshot state;
+  DriftBook drift;
+  EventHub hub;
+  JobRunner jobs(JobEnvironment{}, hub, drift);
+  SlurmNodesReading slurm;
+  slurm.configured = true;
+  slurm.controller = "node01";
+  slurm.interval_s = 60;
+  SlurmNodeState drained;
+  drained.name = "node02";
+  drained.state = "IDLE+DRAIN";
+  drained.why_not = "drained";
+  drained.reason = "clusterctl: gpu.xid 79 on 0000:3b:00.0";
+  TakeSlurmNodes(slurm, {drained}, 1000);
+  slurm.tried_at_ms = 61000;  // the next attempt failed: the nodes are from 1000
+  slurm.error = "node01: scontrol show node: exit 1: slurm_load_node error: Unable to contact slurm controller";
+
+  const nlohmann::json document = BuildStatusDocument(site, state, drift, jobs, DaemonFacts{}, slurm);
+  CHECK(document["api_version"] == 1);
+  const nlohmann::json& s = document["slurm"];
+  CHECK(s["read_at"] == 1000);
+  CHECK(s["tried_at"] == 61000);
+  CHECK(s["error"].get<std::string>().find("Unable to contact") != std::string::npos);
+  CHECK(s["nodes"] == 1);
+  CHECK(s["unavailable_by_health"] == 1);
+  CHECK(s["unavailable"][0]["reason"] == "clusterctl: gpu.xid 79 on 0000:3b:00.0");
+
+  RequestCounters requests;
+  const std::string metrics = RenderMetrics(site, state, drift, jobs, DaemonFacts{}, requests, slurm);
+  CHECK(metrics.find("clusterctl_slurm_nodes_unavailable{drained_by=\"health\"} 1\n") != std::string::npos);
+  CHECK(metrics.find("clusterctl_slurm_read_ok 0\n") != std::string::npos);  // the last attempt failed
+  CHECK(metrics.find("clusterctl_slurm_read_timestamp_seconds 1\n") != std::string::npos);
+  // Without a Slurm controller in the inventory there are no Slurm families.
+  CHECK(RenderMetrics(site, state, drift, jobs, DaemonFacts{}, requests, SlurmNodesReading{}).find("clusterctl_slurm") ==
+        std::string::npos);
+  CHECK(BuildStatusDocument(site, state, drift, jobs, DaemonFacts{}, SlurmNodesReading{})["slurm"]["configured"] == false);
 }
 
 }  // namespace

@@ -40,12 +40,14 @@ struct TestDaemon {
   StatePaths paths;
 
   // `sessions`: a fleet of fake nodes in place of SSH; `role`: the text of
-  // the site's one role, "echo"; `hosts`: node01 to node0`hosts` (at most 9).
-  explicit TestDaemon(SessionFactory* sessions = nullptr, const std::string& role = "", int hosts = 3) {
+  // the site's one role, "echo"; `hosts`: node01 to node0`hosts` (at most 9);
+  // `groups`: the inventory's groups section, if any.
+  explicit TestDaemon(SessionFactory* sessions = nullptr, const std::string& role = "", int hosts = 3,
+                      const std::string& groups = "") {
     const std::string inventory = dir.path() + "/cluster.yaml";
     const std::string last = std::to_string(hosts);
     std::ofstream(inventory) << "version: 1\ncluster: t\nconnection:\n  user: root\n  port: 1\n"
-                                "hosts:\n  node[01-0" + last + "]:\n    address: 127.0.0.[21-2" + last + "]\n";
+                                "hosts:\n  node[01-0" + last + "]:\n    address: 127.0.0.[21-2" + last + "]\n" + groups;
     if (!role.empty()) {
       std::filesystem::create_directories(dir.path() + "/roles");
       std::ofstream(dir.path() + "/roles/echo.yaml") << role;

@@ -231,6 +231,11 @@ Task<HostConnection> ConnectHost(const Host& host, RemoteContext& context, const
       co_return out;
     }
     const AgentBinary* binary = context.agents.ForArch(started.missing_arch);
+    if (binary && !context.options.install_agent) {
+      out.status = Status::FailedPrecondition("clusterctl-agent " + binary->sha256.substr(0, 16) + " (" + binary->arch +
+                                              ") is not installed on " + host.name + " (a deploy installs it)");
+      co_return out;
+    }
     if (!binary) {
       out.status = Status::Unsupported("no clusterctl-agent build for " + started.missing_arch);
       co_return out;

@@ -25,6 +25,10 @@ struct RemoteOptions {
   int max_connect_attempts = 8;
   // Secret: never logged or printed. Set from --ask-become-pass or CLUSTERCTL_SUDO_PASSWORD.
   std::optional<std::string> sudo_password;
+  // False: a node without this build's agent is an error (FailedPrecondition)
+  // instead of getting it uploaded: for readers that change nothing on a
+  // node (the daemon's Slurm watch).
+  bool install_agent = true;
 };
 
 // Shared by every host of a run. Thread-safe members only.

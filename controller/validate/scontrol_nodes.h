@@ -5,13 +5,15 @@
 // expected), the text of `scontrol show node`. Each node read says which form
 // it came from; when neither is understood the error says why for both, and
 // slurm.node fails on every compute node (docs/validation.md "No reading, no
-// pass").
+// pass"). An output the agent cut at its limit is not read (it would miss
+// nodes).
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "common/status.h"
+#include "controller/remote/agent_session.h"
 #include "controller/validate/slurm_output.h"
 #include "controller/validate/tool_output.h"
 
@@ -27,5 +29,10 @@ Result<std::vector<SlurmNodeState>> ReadScontrolNodesJson(const ToolOutput& json
 // The nodes from the text run; `json_problem` is ReadScontrolNodesJson's error,
 // named in each node's read_from and in the error when the text is not understood either.
 Result<std::vector<SlurmNodeState>> ReadScontrolNodesText(const ToolOutput& text_run, const std::string& json_problem);
+
+// Both runs on the node through its agent: --json, then the text form when
+// the JSON gave no reading; each command killed after `timeout_s`. What
+// validate and the daemon's Slurm watch (daemon/slurm_watch.h) both read.
+Task<Result<std::vector<SlurmNodeState>>> ReadScontrolNodes(AgentSession& agent, int timeout_s);
 
 }  // namespace clusterctl

@@ -130,6 +130,8 @@ Status ClassifySlurmState(std::string_view base, const std::vector<std::string>&
   return Status::Ok();
 }
 
+bool DrainedByHealthCheck(std::string_view reason) { return reason.substr(0, kHealthDrainPrefix.size()) == kHealthDrainPrefix; }
+
 namespace {
 
 // Each "gpu[:TYPE]:COUNT" entry of a Gres string: [1] the type (unmatched

@@ -58,6 +58,12 @@ int GresGpuCount(std::string_view gres);
 // untyped entries ("gpu:4") name none.
 std::vector<std::string> GresGpuTypes(std::string_view gres);
 
+// The reason clusterctl-health (health/slurm_drain.h) drains a node with
+// starts with this; a node with any other reason was drained by someone
+// else (an admin, slurmctld) and is never the health check's to resume.
+inline constexpr std::string_view kHealthDrainPrefix = "clusterctl: ";
+bool DrainedByHealthCheck(std::string_view reason);
+
 // scontrol ping: "Slurmctld(primary) at node01 is UP" lines -> (host, up).
 Result<std::vector<std::pair<std::string, bool>>> ParseScontrolPing(std::string_view text);
 

@@ -198,14 +198,7 @@ Task<void> Validator::CrossOnHost(AgentSession& agent, const Host& host,
   if (ReadsSlurmStates()) {
     const Argv ping = {"scontrol", "ping"};
     controller_ping_ = co_await ExecOnNode(agent, ping, none, Limit(30));
-    const Argv json_argv = ScontrolShowNodeJsonArgv(), text_argv = ScontrolShowNodeTextArgv();
-    ToolOutput json_run = co_await ExecOnNode(agent, json_argv, none, Limit(30));
-    slurm_nodes_read_ = ReadScontrolNodesJson(json_run);
-    if (!slurm_nodes_read_.ok()) {
-      std::string json_problem = slurm_nodes_read_.status().message();
-      ToolOutput text_run = co_await ExecOnNode(agent, text_argv, none, Limit(30));
-      slurm_nodes_read_ = ReadScontrolNodesText(text_run, json_problem);
-    }
+    slurm_nodes_read_ = co_await ReadScontrolNodes(agent, Limit(30));
   }
   // Indexes, not structured bindings: g++ 12 mishandles those across co_await.
   for (size_t i = 0; i < credentials.size(); ++i) {

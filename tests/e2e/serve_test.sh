@@ -145,6 +145,9 @@ converged=$(grep -o 'class="pill converged">converged<' "$WORK/page.html" | wc -
 check "the page shows 3 hosts converged ($converged)" test "$converged" -eq 3
 check "the page shows the group collapsed: node[01-03]" grep -q 'node\[01-03\] (3)' "$WORK/page.html"
 check "the page shows the recent runs" grep -q '>deploy<' "$WORK/page.html"
+# This testbed runs no Slurm (slurm_test.sh checks the daemon's reading of a real one).
+check "status.slurm: no Slurm controller in this inventory" test "$(json "$WORK/status.json" "d['slurm']['configured']")" = False
+check "the page's Slurm section says so" grep -q 'no Slurm controller in the inventory' "$WORK/page.html"
 check "the screenshot was taken" test -s "$ARTIFACTS/serve-page.png"
 
 # 3. Drift: chronyd stopped on node02.

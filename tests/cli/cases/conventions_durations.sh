@@ -10,3 +10,5 @@ expect "empty duration is a usage error" 2 "empty" -- "$CLUSTERCTL" run "$small"
 "$CLUSTERCTL" serve --help | grep -q -- "--verify-interval DURATION" && pass "serve --help names DURATION" || fail "serve --help lacks DURATION"
 expect "out of range names the range" 2 "from 10s to 1d" -- "$CLUSTERCTL" validate "$small" --deadline 5s
 "$CLUSTERCTL" run --help | grep -q -- "--timeout DURATION=10m" && pass "run --help shows the default timeout as a duration" || fail "run --help: $("$CLUSTERCTL" run --help | grep -- --timeout)"
+expect "serve --slurm-interval takes a duration" 0 "" -- "$CLUSTERCTL" serve "$small" --slurm-interval 2m --print-token --state "$WORK/durations"
+expect "serve --slurm-interval under 10 s is a usage error naming the range" 2 "from 10s to 1h" -- "$CLUSTERCTL" serve "$small" --slurm-interval 5 --print-token --state "$WORK/durations"
