@@ -141,7 +141,7 @@ start=$(now_ms)
 check "health: chrony started again, node02 returns to idle by itself" wait_state node02 '^idle\|' $(( health_interval * 3 + 20 ))
 echo "# chrony started: node02 idle after $(( $(now_ms) - start )) ms"
 check "health: node03 is still drained for ticket-4711" bash -c "'$TESTBED' ssh node01 \"sinfo -h -n node03 -o '%T %E'\" | grep -qE '^drain.* ticket-4711$'"
-tb exec node02 sh -c 'head -c 7900000 /dev/zero >/srv/scratch/fill'
+tb exec node02 sh -c 'head -c 9000000 /dev/zero >/srv/scratch/fill 2>/dev/null; true'  # the 8 MiB tmpfs full
 check "health: a full scratch file system drains node02, naming node.disk" \
   wait_state node02 '^drain.*\|clusterctl: node\.disk .*/srv/scratch' $(( health_interval * 2 + 15 ))
 tb exec node02 rm -f /srv/scratch/fill
