@@ -115,6 +115,9 @@ supervise_node() {
   mapfile -t storage < <(storage_nspawn_args "$dir" "$INDEX")
   local -a modules=()
   [ "$GPUS" -gt 0 ] && modules=("--bind-ro=$dir/sysmodule:/sys/module")
+  # --rlimit: a real node's init has no memlock ceiling (RDMA pins job
+  # memory; slurmd asks for LimitMEMLOCK=infinity): without it the nodes
+  # inherit this machine's hard limits, which they may not raise.
   while [ ! -e "$dir/stopped" ]; do
     reset_fabric_links "$node" "$HCAS"
     if [ "$GPUS" -gt 0 ]; then
@@ -123,6 +126,7 @@ supervise_node() {
     systemd-nspawn -D "$root" --register=no --keep-unit \
       --network-namespace-path="/run/netns/$(netns_name "$node")" \
       --capability=CAP_NET_ADMIN \
+      --rlimit=MEMLOCK=infinity --rlimit=NOFILE=1048576 \
       --resolv-conf=off --timezone=off --link-journal=no --console=read-only \
       -M "$node" "${hardware[@]}" "${storage[@]}" "${modules[@]}" -b </dev/null &
     record_pid "$dir/nspawn.pid" $!
