@@ -116,8 +116,11 @@ supervise_node() {
   local -a modules=()
   [ "$GPUS" -gt 0 ] && modules=("--bind-ro=$dir/sysmodule:/sys/module")
   # --rlimit: a real node's init has no memlock ceiling (RDMA pins job
-  # memory; slurmd asks for LimitMEMLOCK=infinity): without it the nodes
-  # inherit this machine's hard limits, which they may not raise.
+  # memory; slurmd asks for LimitMEMLOCK=infinity); without it the nodes
+  # inherit this machine's hard limits, which they may not raise. It takes
+  # effect only where this machine's root may raise them (CAP_SYS_RESOURCE):
+  # the sandboxes CI runs in lack it and keep their 8 MiB (slurm_site_checks.sh
+  # says LIMITED there).
   while [ ! -e "$dir/stopped" ]; do
     reset_fabric_links "$node" "$HCAS"
     if [ "$GPUS" -gt 0 ]; then
