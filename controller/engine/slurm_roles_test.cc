@@ -92,10 +92,16 @@ TEST_CASE("the backup runs munge and slurmctld; accounting and node removal stay
   CHECK(Has(backup.steps, "slurm-controller/service"));
   CHECK(Has(backup.handlers, "slurm-controller/restart slurmctld"));
   CHECK_FALSE(Has(backup.steps, "slurm-common/node removal script"));
+  // After a restart the primary saves the partitions the backup would restore.
+  CHECK_FALSE(Has(backup.handlers, "slurm-controller/save state for the backup"));
   Planned primary = h.PlanAll("head01");
   CHECK(Has(primary.roles, "slurm-accounting"));
   CHECK(Has(primary.steps, "slurm-accounting/service"));
   CHECK(Has(primary.steps, "slurm-common/node removal script"));
+  CHECK(Has(primary.handlers, "slurm-controller/save state for the backup"));
+  CHECK(primary.notify.at("slurm-common/slurm.conf") ==
+        std::vector<std::string>{"slurm-controller/restart slurmctld", "slurm-controller/save state for the backup",
+                                 "slurm-node/restart slurmd"});
   // Both check that the shared state belongs to their slurm before taking it.
   for (const Planned* p : {&primary, &backup}) {
     CHECK(Has(p->steps, "slurm-controller/state save location owner"));
@@ -107,6 +113,7 @@ TEST_CASE("without a backup the state directory's owner is not asserted (the dir
   SlurmRoles h(false);
   Planned primary = h.PlanAll("head01");
   CHECK_FALSE(Has(primary.steps, "slurm-controller/state save location owner"));
+  CHECK_FALSE(Has(primary.handlers, "slurm-controller/save state for the backup"));
   CHECK(Has(primary.steps, "slurm-controller/state save location"));
 }
 

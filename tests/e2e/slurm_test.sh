@@ -106,8 +106,8 @@ echo "# add-nodes deploy: $(( $(now_ms) - start )) ms"
 check "the add-nodes deploy exits 0" test $rc -eq 0
 old_changes=$(grep '"event":"step"' "$outputs/grow.json" | grep -E '"host":"node0[1-3]"' | grep '"status":"changed"' |
   python3 -c 'import json,sys; print(" ".join(sorted({json.loads(l)["step"] for l in sys.stdin})))')
-check "old nodes changed only /etc/hosts, slurm.conf, gres.conf and restarts ($old_changes)" test "$old_changes" = \
-  "hosts/cluster hosts slurm-common/gres.conf slurm-common/slurm.conf slurm-controller/restart slurmctld slurm-node/restart slurmd"
+check "old nodes changed only /etc/hosts, slurm.conf, gres.conf, restarts and the primary's state saved for the backup ($old_changes)" test "$old_changes" = \
+  "hosts/cluster hosts slurm-common/gres.conf slurm-common/slurm.conf slurm-controller/restart slurmctld slurm-controller/save state for the backup slurm-node/restart slurmd"
 # Old nodes: exactly what the plan said. New nodes: the plan lists every
 # step that could change; a package's own start of its service can make a
 # predicted service step find nothing left to do.
@@ -146,9 +146,9 @@ backup_log() { tb ssh node02 "grep -c -e \"$1\" /var/log/slurm/slurmctld.log"; }
 # Counted from now: at the first deploy the backup started before the primary
 # (which installs accounting first) and may have taken over and given back.
 took_over() { [ "$(backup_log 'taking over')" -gt "$takeovers" ]; }
-gave_back() { [ "$(backup_log 'relinquish')" -gt "$givebacks" ] && on01 scontrol ping | grep -q 'primary) at node01 is UP'; }
+gave_back() { [ "$(backup_log 'REQUEST_CONTROL')" -gt "$givebacks" ] && on01 scontrol ping | grep -q 'primary) at node01 is UP'; }
 check "a job runs on node03 before the failover" wait_for 30 job_running "$running"
-takeovers=$(backup_log 'taking over') givebacks=$(backup_log 'relinquish')
+takeovers=$(backup_log 'taking over') givebacks=$(backup_log 'REQUEST_CONTROL')
 start=$(now_ms)
 tb ssh node01 systemctl kill -s KILL slurmctld
 check "the backup takes over within 40 s" wait_for 40 took_over || tb ssh node02 tail -20 /var/log/slurm/slurmctld.log
