@@ -9,6 +9,7 @@
 #include <set>
 #include <tuple>
 
+#include "common/strings.h"
 #include "common/yaml_fields.h"
 #include "inventory/ansible_groups.h"
 #include "inventory/loader_internal.h"
@@ -76,10 +77,35 @@ void WarnAboutWellKnownGroups(const Inventory& inventory, Diagnostics& diagnosti
     diagnostics.Warning({inventory.source_file, 0, 0},
                         "group 'compute' has hosts but group 'controller' has none; the Slurm roles need one");
   }
+}
+
+// Slurm has one primary controller (group controller) and here at most one
+// backup (group controller_backup), a different host: slurm.conf lists the
+// primary first, and slurmctld refuses to run on a host it does not list.
+void CheckControllers(const Inventory& inventory, Diagnostics& diagnostics) {
+  const Group* controller = inventory.FindGroup(kGroupController);
+  const Group* backup = inventory.FindGroup(kGroupControllerBackup);
   if (controller && controller->members.size() > 1) {
-    diagnostics.Warning(controller->defined_at,
-                        "group 'controller' has " + std::to_string(controller->members.size()) +
-                            " hosts; the first (" + controller->members.front() + ") runs slurmctld");
+    diagnostics.Error(controller->defined_at,
+                      "group 'controller' has " + std::to_string(controller->members.size()) + " hosts (" +
+                          Join(controller->members, ", ") +
+                          "); Slurm has one primary controller: put a backup in group 'controller_backup'");
+  }
+  if (!backup || backup->members.empty()) return;
+  if (backup->members.size() > 1) {
+    diagnostics.Error(backup->defined_at, "group 'controller_backup' has " + std::to_string(backup->members.size()) +
+                                              " hosts (" + Join(backup->members, ", ") + "); it takes one backup controller");
+  }
+  if (!controller || controller->members.empty()) {
+    diagnostics.Error(backup->defined_at, "group 'controller_backup' has " + backup->members.front() +
+                                              " but group 'controller' has no host: a backup needs a primary");
+    return;
+  }
+  for (const std::string& name : backup->members) {
+    if (name == controller->members.front()) {
+      diagnostics.Error(backup->defined_at, "host '" + name +
+                                                "' is in both 'controller' and 'controller_backup': the backup must be another host");
+    }
   }
 }
 
@@ -180,6 +206,7 @@ std::optional<Inventory> ParseInventory(std::string_view text, const std::string
   ResolveConnections(draft);
   inventory_internal::ResolveVariables(draft, options.size.max_variable_bytes, diagnostics);
   CheckDuplicateEndpoints(draft, diagnostics);
+  CheckControllers(inventory, diagnostics);
   if (diagnostics.has_errors()) {
     KeepPartial(draft, options);
     return std::nullopt;

@@ -386,6 +386,39 @@ TEST_CASE("a range of undefined hosts in a group is one error, not one per name"
         "inv.yaml:8:9: error: group 'compute' names 51 hosts (gpu[01-50,52]) that are not defined under 'hosts'\n");
 }
 
+TEST_CASE("a backup controller is one known host of its own, beside one primary") {
+  const std::string hosts = std::string(kHeader) + "hosts:\n  head01: {}\n  head02: {}\n  head03: {}\ngroups:\n";
+  SUBCASE("a primary and a backup load") {
+    Diagnostics d;
+    auto inventory = Parse(hosts + "  controller:\n    hosts: head01\n  controller_backup:\n    hosts: head02\n", d);
+    REQUIRE(inventory);
+    CHECK(d.error_count() == 0);
+    CHECK(inventory->MembersOf(kGroupControllerBackup) == std::vector<std::string>{"head02"});
+  }
+  const std::pair<std::string, std::string> cases[] = {
+      {"  controller:\n    hosts: head01\n  controller_backup:\n    hosts: head04\n",
+       "inv.yaml:10:12: error: group 'controller_backup' names host 'head04', which is not defined under 'hosts' (did you "
+       "mean 'head01'?)"},
+      {"  controller:\n    hosts: head01,head02\n",
+       "inv.yaml:7:3: error: group 'controller' has 2 hosts (head01, head02); Slurm has one primary controller: put a "
+       "backup in group 'controller_backup'"},
+      {"  controller:\n    hosts: head01\n  controller_backup:\n    hosts: head02,head03\n",
+       "inv.yaml:9:3: error: group 'controller_backup' has 2 hosts (head02, head03); it takes one backup controller"},
+      {"  controller_backup:\n    hosts: head02\n",
+       "inv.yaml:7:3: error: group 'controller_backup' has head02 but group 'controller' has no host: a backup needs a "
+       "primary"},
+      {"  controller:\n    hosts: head01\n  controller_backup:\n    hosts: head01\n",
+       "inv.yaml:9:3: error: host 'head01' is in both 'controller' and 'controller_backup': the backup must be another "
+       "host"},
+  };
+  for (const auto& [groups, error] : cases) {
+    CAPTURE(groups);
+    Diagnostics d;
+    CHECK_FALSE(Parse(hosts + groups, d));
+    CHECK(FirstError(d) == error);
+  }
+}
+
 TEST_CASE("the bundled example inventories load without errors") {
   for (const char* name : {"small.yaml", "superpod.yaml"}) {
     CAPTURE(name);

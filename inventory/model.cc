@@ -3,8 +3,9 @@
 namespace clusterctl {
 
 const std::vector<std::string>& WellKnownGroups() {
-  static const std::vector<std::string> groups = {kGroupController, kGroupLogin,     kGroupCompute,
-                                                  kGroupNfsServer,  kGroupNfsClients, kGroupMonitoring};
+  static const std::vector<std::string> groups = {kGroupController, kGroupControllerBackup, kGroupLogin,
+                                                  kGroupCompute,    kGroupNfsServer,        kGroupNfsClients,
+                                                  kGroupMonitoring};
   return groups;
 }
 

@@ -20,6 +20,9 @@ inline constexpr int kInventoryFormatVersion = 1;
 // The groups the built-in roles apply to. An inventory may leave any of them
 // empty; docs/inventory.md says what each one means.
 inline constexpr const char* kGroupController = "controller";
+// At most one host, not in `controller`: slurmctld's backup, which takes over
+// when the primary stops answering (slurm.conf's second SlurmctldHost).
+inline constexpr const char* kGroupControllerBackup = "controller_backup";
 inline constexpr const char* kGroupLogin = "login";
 inline constexpr const char* kGroupCompute = "compute";
 inline constexpr const char* kGroupNfsServer = "nfs_server";

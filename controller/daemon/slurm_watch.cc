@@ -17,12 +17,15 @@ constexpr std::chrono::seconds kCloseWait{5};
 
 nlohmann::json TimeOrNull(int64_t ms) { return ms ? nlohmann::json(ms) : nlohmann::json(nullptr); }
 
-// The controller group's hosts, in the inventory's order (the primary first).
+// The Slurm controllers: the primary (the controller group's host), then
+// the backup (controller_backup's), which answers while it is in control.
 std::vector<const Host*> SlurmControllers(const Inventory& inventory) {
   std::vector<const Host*> hosts;
-  if (const Group* group = inventory.FindGroup(kGroupController)) {
-    for (const std::string& name : group->members) {
-      if (const Host* host = inventory.FindHost(name)) hosts.push_back(host);
+  for (const char* group_name : {kGroupController, kGroupControllerBackup}) {
+    if (const Group* group = inventory.FindGroup(group_name)) {
+      for (const std::string& name : group->members) {
+        if (const Host* host = inventory.FindHost(name)) hosts.push_back(host);
+      }
     }
   }
   return hosts;

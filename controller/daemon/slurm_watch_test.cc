@@ -216,7 +216,7 @@ TEST_CASE("slurm watch: garbage from the controller is an error shown; the last 
 }
 
 TEST_CASE("slurm watch: the first controller that answers is read; none answering names each") {
-  WatchHarness h("groups:\n  controller: {hosts: [head, head2]}\n");
+  WatchHarness h("groups:\n  controller: {hosts: [head]}\n  controller_backup: {hosts: [head2]}\n");
   h.fleet.node("head").unreachable = true;
   h.AnswerJson("head2", SlurmJson({JsonNode("node01", {"IDLE"})}));
   SlurmNodesReading reading = h.Read();

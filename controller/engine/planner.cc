@@ -95,8 +95,14 @@ nlohmann::json BuildClusterContext(const Inventory& inventory, const std::map<st
     for (const std::string& m : g.members) members.push_back(hosts[index[m]]);
     groups[g.name] = members;
   }
-  nlohmann::json controller = groups[kGroupController].empty() ? nlohmann::json(nullptr) : groups[kGroupController][0];
-  return {{"cluster", {{"name", inventory.cluster_name}, {"hosts", hosts}, {"groups", groups}, {"controller", controller}}}};
+  // The loader allows one host in each (inventory/loader.cc CheckControllers).
+  auto first = [&](const char* group) { return groups[group].empty() ? nlohmann::json(nullptr) : groups[group][0]; };
+  return {{"cluster",
+           {{"name", inventory.cluster_name},
+            {"hosts", hosts},
+            {"groups", groups},
+            {"controller", first(kGroupController)},
+            {"backup_controller", first(kGroupControllerBackup)}}}};
 }
 
 ViewInputs ControllerViewInputs() {

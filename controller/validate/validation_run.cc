@@ -56,7 +56,8 @@ ValidationOutcome Validator::Run() {
       if (joined.insert(helper->name).second) participants_.push_back(helper);
     }
     for (const Host* h : participants_) {
-      if (HasGroup(*h, kGroupController) || HasGroup(*h, kGroupLogin) || HasGroup(*h, kGroupCompute)) {
+      if (HasGroup(*h, kGroupController) || HasGroup(*h, kGroupControllerBackup) || HasGroup(*h, kGroupLogin) ||
+          HasGroup(*h, kGroupCompute)) {
         slurm_hosts_.push_back(h);
       }
     }

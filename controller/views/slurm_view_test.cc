@@ -172,13 +172,13 @@ std::string RenderRoleTemplate(const std::string& name, const nlohmann::json& sl
                            Template::FormatOf(name));
   REQUIRE_MESSAGE(t, d.ToString());
   const nlohmann::json context = {
-      {"cluster", {{"name", "c"}, {"controller", {{"name", "head"}}}, {"slurm", slurm_view}}},
+      {"cluster", {{"name", "c"}, {"controller", {{"name", "head"}}}, {"backup_controller", nullptr}, {"slurm", slurm_view}}},
       {"slurm_state_dir", "/var/lib/slurm/slurmctld"}, {"slurm_spool_dir", "/var/lib/slurm/slurmd"},
       {"slurm_proctrack", "proctrack/cgroup"},         {"slurm_task_plugins", "task/cgroup"},
       {"slurm_select_parameters", "CR_Core_Memory"},   {"slurm_def_mem_per_cpu", 1024},
       {"slurm_return_to_service", 2},                  {"slurm_accounting", false},
       {"slurm_extra_config", ""},                      {"slurm_propagate_limits_except", "MEMLOCK,NOFILE"},
-      {"slurm_epilog_gpu_cleanup", false},             {"slurm_health_check", false}};
+      {"slurm_epilog_gpu_cleanup", false},             {"slurm_health_check", false},                  {"slurm_controller_timeout", 60}};
   std::string out = t->Render(context, d);
   CHECK_MESSAGE(!d.has_errors(), d.ToString());
   return out;

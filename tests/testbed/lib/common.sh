@@ -36,6 +36,10 @@ node_index() {
 }
 node_address() { echo "$TESTBED_SUBNET.$((10 + $1))"; }
 node_dir() { echo "$TESTBED_STATE/nodes/$1"; }
+# --backup-controller: the machine's directory bound into node01 and node02
+# at SHARED_MOUNT, a SIMULATED shared file system (node.sh, shared_nspawn_args).
+shared_dir() { echo "$TESTBED_STATE/shared"; }
+SHARED_MOUNT=/srv/simulated-shared
 netns_name() { echo "$TESTBED_PREFIX-$1"; }
 veth_name() { echo "$TESTBED_PREFIX-$1"; }
 

@@ -1,7 +1,9 @@
 # The inventory the testbed writes for its nodes, in clusterctl's own format
 # (docs/inventory.md): node01 is the head (controller, login; with
 # --services also the NFS server and the monitoring host); the others are
-# compute nodes (NFS clients with --services).
+# compute nodes (NFS clients with --services). With --backup-controller,
+# node02 is also the backup Slurm controller, its state on the SIMULATED
+# shared directory.
 
 inventory_path() { echo "$TESTBED_STATE/inventory.yaml"; }
 
@@ -79,6 +81,21 @@ VARS
   nvidia_driver_branch: '550'
   nvidia_driver_version: ${NVIDIA_SIM_VERSIONS[0]}"
   fi
+  # With --backup-controller (kept for the testbed's life): node02 backs up
+  # node01's slurmctld, their StateSaveLocation on the SIMULATED shared directory.
+  local backup_vars="" backup_groups=""
+  if [ -e "$TESTBED_STATE/backup-controller" ] && [ "$count" -ge 2 ]; then
+    backup_vars="
+  # SIMULATED shared storage: node01 and node02 see one directory of the test
+  # machine at $SHARED_MOUNT (this kernel has no NFS client). On a real site
+  # this is a file system both controllers mount, such as NFS.
+  slurm_state_dir: $SHARED_MOUNT/slurmctld
+  # The backup takes over 10 s after the primary stops answering (prompt tests).
+  slurm_controller_timeout: 10"
+    backup_groups="
+  controller_backup:
+    hosts: node02"
+  fi
   cat >"$(inventory_path).tmp" <<YAML
 # Written by tests/testbed/testbed up; rewritten whenever the testbed grows.
 version: 1
@@ -94,13 +111,13 @@ vars:
   # Nodes share the machine's clock and may not set it (no CAP_SYS_TIME):
   # chronyd serves and tracks time with -x (roles/chrony.yaml).
   chrony_no_clock_control: true
-$service_vars$gpu_vars
+$service_vars$gpu_vars$backup_vars
 hosts:
 $hosts
 
 groups:
   controller:
-    hosts: node01
+    hosts: node01$backup_groups
   login:
     hosts: node01
   compute:

@@ -17,7 +17,7 @@ crashed_nodes() {
 }
 
 cmd_up() {
-  local count="" gpus=0 hcas=0 services=0 nvswitches=0 gpu_model=h100
+  local count="" gpus=0 hcas=0 services=0 nvswitches=0 gpu_model=h100 backup=0
   while [ $# -gt 0 ]; do
     case "$1" in
       --gpus) gpus=${2:?--gpus needs a number}; shift 2 ;;
@@ -25,12 +25,13 @@ cmd_up() {
       --hcas) hcas=${2:?--hcas needs a number}; shift 2 ;;
       --nvswitches) nvswitches=${2:?--nvswitches needs a number}; shift 2 ;;
       --services) services=1; shift ;;
+      --backup-controller) backup=1; shift ;;
       -*) die "unknown option $1" ;;
       *) count=$1; shift ;;
     esac
   done
   [[ $count =~ ^[0-9]+$ ]] && [ "$count" -ge 1 ] && [ "$count" -le $MAX_NODES ] ||
-    die "usage: testbed up N [--gpus K [--gpu-model MODEL]] [--hcas M] [--nvswitches S] [--services] (1 <= N <= $MAX_NODES)"
+    die "usage: testbed up N [--gpus K [--gpu-model MODEL]] [--hcas M] [--nvswitches S] [--services] [--backup-controller] (1 <= N <= $MAX_NODES)"
   [[ $gpus =~ ^[0-9]+$ ]] && [ "$gpus" -le 16 ] || die "--gpus must be 0-16"
   [[ $hcas =~ ^[0-9]+$ ]] && [ "$hcas" -le 8 ] || die "--hcas must be 0-8"
   [[ $nvswitches =~ ^[0-9]+$ ]] && [ "$nvswitches" -le 4 ] || die "--nvswitches must be 0-4"
@@ -49,6 +50,7 @@ cmd_up() {
   ensure_base
   ensure_ssh_key
   if [ "$services" -eq 1 ]; then touch "$TESTBED_STATE/services"; fi
+  if [ "$backup" -eq 1 ]; then ensure_shared_dir; fi
   if [ "$gpus" -gt 0 ]; then touch "$TESTBED_STATE/gpus"; fi
   if [ -e "$TESTBED_STATE/services" ] || [ -e "$TESTBED_STATE/gpus" ]; then ensure_local_repo; fi
 
@@ -74,6 +76,22 @@ cmd_up() {
   [ "$existing" -gt "$count" ] && log "note: the testbed has $existing nodes; up never removes nodes (testbed down does)"
   write_inventory
   inventory_path
+}
+
+# --backup-controller (kept until down): node01 and node02 boot with the
+# SIMULATED shared directory, so it must be asked for before they exist.
+ensure_shared_dir() {
+  [ -e "$TESTBED_STATE/backup-controller" ] && return 0
+  if [ -d "$(node_dir node01)" ] || [ -d "$(node_dir node02)" ]; then
+    die "--backup-controller needs node01 and node02 booted with it: testbed down first"
+  fi
+  mkdir -p "$(shared_dir)"
+  cat >"$(shared_dir)/SIMULATED" <<'TEXT'
+SIMULATED shared storage (clusterctl's testbed): one directory of the test
+machine bound into node01 and node02 at the same path, standing in for the
+NFS a real site mounts on both Slurm controllers (this kernel has no NFS client).
+TEXT
+  touch "$TESTBED_STATE/backup-controller"
 }
 
 # Removes everything the testbed made, by its records and its own names.
@@ -124,6 +142,9 @@ cmd_status() {
   proxy_pid=$(read_pid "$(proxy_dir)/pid")
   echo "bridge $TESTBED_BRIDGE $BRIDGE_ADDRESS/24; apt proxy $(proxy_url) pid ${proxy_pid:--} ($(pid_alive "$proxy_pid" && echo running || echo stopped))"
   echo "inventory $(inventory_path)"
+  if [ -e "$TESTBED_STATE/backup-controller" ]; then
+    echo "SIMULATED shared storage $(shared_dir) at $SHARED_MOUNT on node01 and node02 (--backup-controller)"
+  fi
   printf '%-8s %-14s %-12s %-11s %-11s %-9s %-8s %s\n' NODE ADDRESS STATE SUPERVISOR NSPAWN INIT GPUS HCAS
   local node dir state init INDEX ADDRESS GPUS HCAS GPU_MODEL
   for node in $nodes; do

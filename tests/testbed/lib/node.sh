@@ -97,6 +97,18 @@ storage_nspawn_args() {
   echo "--system-call-filter=open_by_handle_at"
 }
 
+# With --backup-controller, node01 (controller) and node02 (its backup) see
+# one directory of the machine at the same path: a SIMULATED shared file
+# system standing in for the NFS a real site mounts on both controllers for
+# slurmctld's StateSaveLocation (this kernel has no NFS client). It is the
+# same directory, so what one node writes the other reads at once, as NFS
+# would; NFS's own behaviour (caching, locks, a server outage) is not there.
+shared_nspawn_args() {
+  local index=$1
+  [ -e "$TESTBED_STATE/backup-controller" ] && [ "$index" -le 2 ] || return 0
+  echo "--bind=$(shared_dir):$SHARED_MOUNT"
+}
+
 # Runs in the background (setsid) for the life of a node. The node may
 # configure its own network (CAP_NET_ADMIN: systemd-networkd, ip): the
 # namespace is its own, so that reaches nothing else.
@@ -113,6 +125,7 @@ supervise_node() {
   source "$dir/node.env"
   local -a storage
   mapfile -t storage < <(storage_nspawn_args "$dir" "$INDEX")
+  mapfile -t -O "${#storage[@]}" storage < <(shared_nspawn_args "$INDEX")
   local -a modules=()
   [ "$GPUS" -gt 0 ] && modules=("--bind-ro=$dir/sysmodule:/sys/module")
   # --rlimit: a real node's init has no memlock ceiling (RDMA pins job
