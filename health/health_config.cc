@@ -5,12 +5,13 @@
 
 namespace clusterctl::health {
 
+namespace {
+
+// A registered check a node judges alone (check_spec.h's RunsOnNodeAlone).
 bool RunnableOnNode(const std::string& check) {
   const CheckSpec* spec = FindCheckSpec(check);
   return spec != nullptr && RunsOnNodeAlone(*spec);
 }
-
-namespace {
 
 // Node names reach scontrol as one argv word: a Slurm node name's characters only.
 bool IsNodeName(const std::string& name) {

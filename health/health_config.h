@@ -32,8 +32,4 @@ struct HealthConfig {
 // check 'gpu.xyd'").
 Result<HealthConfig> ParseHealthConfig(const std::string& text);
 
-// The node checks a health run may judge: node scope, with a verdict (the
-// cross-node ones, judged by validate's later phases, cannot run alone).
-bool RunnableOnNode(const std::string& check);
-
 }  // namespace clusterctl::health

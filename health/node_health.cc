@@ -47,6 +47,15 @@ ToolOutput ReadProbe(const ProbeSpec& probe, const NodeView& view, NodeCommands&
   return output;
 }
 
+// Every configured check failed as not checked, for `why`.
+NodeHealth NothingChecked(const HealthConfig& config, const std::string& why) {
+  NodeHealth health;
+  for (const std::string& check : config.checks) {
+    health.results.push_back(Fail(check, CheckScope::kNode, config.node, "not checked: " + why));
+  }
+  return health;
+}
+
 }  // namespace
 
 std::vector<const CheckResult*> NodeHealth::Failures() const {
@@ -58,30 +67,29 @@ std::vector<const CheckResult*> NodeHealth::Failures() const {
 }
 
 NodeHealth JudgeNode(const HealthConfig& config, nlohmann::json facts, NodeCommands& commands, std::chrono::seconds budget) {
-  NodeReadings readings = NodeReadings::FromFacts(config.node, std::move(facts));
+  if (config.checks.empty()) return {};  // (an empty selection would be every check)
+  // The controller checked both at deploy; a hand-edited file may not be.
   Result<Thresholds> thresholds = ReadThresholds(config.vars);
-  NodeHealth health;
-  if (config.checks.empty()) return health;  // (an empty selection would be every check)
-  if (!thresholds.ok()) {  // the controller checked them at deploy; a hand-edited file may not be
-    for (const std::string& check : config.checks) {
-      health.results.push_back(Fail(check, CheckScope::kNode, config.node, "not checked: " + thresholds.status().message()));
-    }
-    return health;
-  }
+  if (!thresholds.ok()) return NothingChecked(config, thresholds.status().message());
+  auto selection = CheckSelection::Parse(config.checks);
+  if (!selection.ok()) return NothingChecked(config, selection.status().message());
+  const std::set<std::string> needed = NeededChecks(*selection);
+
+  NodeReadings readings = NodeReadings::FromFacts(config.node, std::move(facts));
+  NodeView view{readings, *thresholds, config.vars, ComputeNode(), nullptr, nullptr};
   // A prerequisite that failed fails the check that needs it (validate
   // reports the prerequisite beside it; here the check is all there is).
-  NodeView view{readings, *thresholds, config.vars, ComputeNode(), nullptr, nullptr};
   view.blocked = [&config](const std::string& check, const std::string& prerequisite, const std::string& why) {
     return Fail(check, CheckScope::kNode, config.node, "not checked: " + prerequisite + " failed (" + why + ")");
   };
-  const std::set<std::string> needed = NeededChecks(*CheckSelection::Parse(config.checks));
   const auto end = SteadyClock::now() + budget;
   for (const ProbeSpec* probe : ProbesFor(view, needed)) {
     readings.outputs[probe->id] = ReadProbe(*probe, view, commands, end);
   }
+  NodeHealth health;
   std::map<std::string, CheckResult> judged;
   for (const CheckSpec* spec : CheckSpecs()) {
-    if (!needed.count(spec->name) || !RunnableOnNode(spec->name)) continue;
+    if (!needed.count(spec->name) || !RunsOnNodeAlone(*spec)) continue;
     CheckResult result = JudgeNodeCheck(*spec, view, judged);
     if (std::find(config.checks.begin(), config.checks.end(), spec->name) != config.checks.end()) {
       health.results.push_back(result);

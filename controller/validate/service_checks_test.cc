@@ -5,6 +5,7 @@
 #include "controller/validate/check_test_util.h"
 #include "tests/unit/fixture.h"
 #include "inventory/loader.h"
+#include "tests/unit/inventory_text.h"
 
 namespace clusterctl {
 namespace {
@@ -12,12 +13,7 @@ namespace {
 using testing::EvidenceHas;
 using testing::Output;
 
-Inventory Load(const std::string& text) {
-  Diagnostics d;
-  auto inventory = ParseInventory(text, "inv.yaml", "/tmp", d);
-  REQUIRE_MESSAGE(inventory, d.ToString());
-  return *inventory;
-}
+Inventory Load(const std::string& text) { return testing::InventoryFromText(text); }
 
 const char* kCluster =
     "cluster: c\nhosts:\n  node01: {address: 10.0.0.11}\n  node02: {address: 10.0.0.12}\n"

@@ -8,16 +8,12 @@
 #include "controller/validate/thresholds.h"
 #include "health/health_config.h"
 #include "inventory/loader.h"
+#include "tests/unit/inventory_text.h"
 
 namespace clusterctl {
 namespace {
 
-Inventory Load(const std::string& text) {
-  Diagnostics d;
-  auto inventory = ParseInventory(text, "inv.yaml", "/tmp", d);
-  REQUIRE_MESSAGE(inventory, d.ToString());
-  return *inventory;
-}
+Inventory Load(const std::string& text) { return testing::InventoryFromText(text); }
 
 constexpr const char* kInventory = R"(version: 1
 cluster: c

@@ -3,16 +3,12 @@
 #include <doctest/doctest.h>
 
 #include "inventory/loader.h"
+#include "tests/unit/inventory_text.h"
 
 namespace clusterctl {
 namespace {
 
-Inventory Load(const std::string& text) {
-  Diagnostics d;
-  auto inventory = ParseInventory(text, "inv.yaml", "/tmp", d);
-  REQUIRE_MESSAGE(inventory, d.ToString());
-  return *inventory;
-}
+Inventory Load(const std::string& text) { return testing::InventoryFromText(text); }
 
 // The testbed's shape: node01 serves, node02-03 mount; everyone on ib0.
 std::string Cluster(const std::string& vars, const std::string& node03_interfaces = "{ib0: 10.1.0.13/24}") {

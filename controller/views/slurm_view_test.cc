@@ -5,6 +5,7 @@
 #include "controller/catalog/template.h"
 #include "inventory/loader.h"
 #include "tests/unit/fixture.h"
+#include "tests/unit/inventory_text.h"
 
 namespace clusterctl {
 namespace {
@@ -31,12 +32,7 @@ nlohmann::json WithNvml(nlohmann::json facts) {
   return facts;
 }
 
-Inventory Load(const std::string& text) {
-  Diagnostics d;
-  auto inventory = ParseInventory(text, "inv.yaml", "/tmp", d);
-  REQUIRE_MESSAGE(inventory, d.ToString());
-  return *inventory;
-}
+Inventory Load(const std::string& text) { return testing::InventoryFromText(text); }
 
 const char* kInventory = R"(cluster: c
 vars:
