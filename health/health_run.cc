@@ -1,7 +1,5 @@
 #include "health/health_run.h"
 
-#include <sys/stat.h>
-
 #include <chrono>
 
 #include "common/atomic_file.h"

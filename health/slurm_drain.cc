@@ -12,8 +12,6 @@ bool Drained(const SlurmNodeState& state) {
   return upper.find("DRAIN") != std::string::npos;
 }
 
-bool OurReason(const std::string& reason) { return DrainedByHealthCheck(reason); }
-
 }  // namespace
 
 std::string DrainReason(const std::vector<const CheckResult*>& failures) {
@@ -31,7 +29,7 @@ std::string DrainReason(const std::vector<const CheckResult*>& failures) {
 
 SlurmAction Decide(const SlurmNodeState& state, const NodeHealth& health) {
   const std::vector<const CheckResult*> failures = health.Failures();
-  const bool drained = Drained(state), ours = OurReason(state.reason);
+  const bool drained = Drained(state), ours = DrainedByHealthCheck(state.reason);
   SlurmAction action;
   if (failures.empty()) {
     if (drained && ours) {
