@@ -184,9 +184,16 @@ void Pump(const CommandSpec& spec, ChildPipes& p, Deadline& deadline, CommandRes
   const std::vector<ino_t> outputs = {InodeOf(p.out[0]), InodeOf(p.err[0])};
   int open_outputs = 2;
   char buffer[65536];
+  StallTracker stall(spec.stall, Clock::now());
+  std::string added;  // what the last pass read, both streams
   while (open_outputs > 0) {
     if (deadline.Advance(outputs) == Deadline::Phase::kAbandoned) break;
-    result.timed_out = deadline.expired() && !result.controller_gone;
+    if (!result.stalled && !deadline.expired() && stall.Stalled(added, Clock::now())) {
+      result.stalled = true;
+      deadline.StopNow();
+    }
+    added.clear();
+    result.timed_out = deadline.expired() && !result.controller_gone && !result.stalled;
     pollfd fds[4];
     int n = 0;
     if (p.out[0] >= 0) fds[n++] = {p.out[0], POLLIN, 0};
@@ -216,6 +223,7 @@ void Pump(const CommandSpec& spec, ChildPipes& p, Deadline& deadline, CommandRes
       std::string& sink = is_out ? result.stdout_data : result.stderr_data;
       ssize_t r = ::read(fds[i].fd, buffer, sizeof buffer);
       if (r > 0) {
+        if (spec.stall.window.count() > 0) added.append(buffer, static_cast<size_t>(r));
         size_t room = spec.output_limit > sink.size() ? spec.output_limit - sink.size() : 0;
         if (static_cast<size_t>(r) > room) result.truncated = true;
         sink.append(buffer, std::min(room, static_cast<size_t>(r)));
@@ -245,7 +253,7 @@ int Reap(const CommandSpec& spec, pid_t pid, Deadline& deadline, CommandResult& 
       return status;
     }
     if (!result.controller_gone && spec.hangup.Reported()) StopForHangup(deadline, result);
-    result.timed_out = deadline.expired() && !result.controller_gone;
+    result.timed_out = deadline.expired() && !result.controller_gone && !result.stalled;
     ::usleep(2000);
   }
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "agent/exec/hangup_watch.h"
+#include "agent/exec/stall_watch.h"
 #include "common/status.h"
 
 namespace clusterctl::agent {
@@ -27,12 +28,15 @@ struct CommandSpec {
   // time limit stops it (SIGTERM, `kill_grace`, SIGKILL); one already
   // reported is not started.
   HangupWatch hangup;
+  // Stopped the same way when it makes no progress for a while (off by default).
+  StallWatch stall;
 };
 
 struct CommandResult {
   int exit_code = -1;   // -1 when killed by a signal
   int signal = 0;
   bool timed_out = false;
+  bool stalled = false;          // stopped by its stall watch (not counted as timed out)
   bool controller_gone = false;  // stopped (or not started) because the controller's session closed
   bool truncated = false;
   // false when the program could not be executed: no pipes, no process

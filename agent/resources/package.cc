@@ -1,5 +1,6 @@
 // package: distribution packages through apt (Debian family) or dnf (RHEL
 // family) behind one interface: present, absent, a pinned version, held.
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 #include "agent/resources/registry.h"
 #include "agent/resources/node_files.h"
 #include "common/json_text.h"
+#include "common/package_differences.h"
 #include "common/strings.h"
 
 namespace clusterctl::agent {
@@ -54,15 +56,47 @@ void WaitForAptLocks(std::chrono::seconds limit, const HangupWatch& hangup) {
   }
 }
 
-// Runs apt-get (stopped after `limit`), waiting first for another apt run's
-// locks. Tried again:
+// How apt shows progress: a line per file fetched, and the bytes growing in
+// its partial directories while one large file downloads. A download with
+// neither for kAptStallWindow has stalled. Once dpkg works (or the fetch is
+// over) apt may rightly be silent for minutes (a maintainer script, an
+// initramfs rebuild): only the time limit applies then.
+constexpr std::chrono::seconds kAptStallWindow{30};
+
+uint64_t BytesIn(const char* directory) {
+  uint64_t total = 0;
+  DIR* dir = ::opendir(directory);
+  if (!dir) return 0;
+  while (dirent* entry = ::readdir(dir)) {
+    struct stat st {};
+    if (::fstatat(::dirfd(dir), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode)) {
+      total += static_cast<uint64_t>(st.st_size);
+    }
+  }
+  ::closedir(dir);
+  return total;
+}
+
+StallWatch AptStallWatch() {
+  StallWatch watch;
+  watch.window = kAptStallWindow;
+  watch.progress = [] { return BytesIn("/var/lib/apt/lists/partial") + BytesIn("/var/cache/apt/archives/partial"); };
+  // Not "Reading package lists": apt-get install prints it before it fetches.
+  watch.ends_at = {"Fetched ",   "(Reading database", "Selecting previously", "Preparing to unpack",
+                   "Unpacking ", "Setting up ",       "Removing "};
+  return watch;
+}
+
+// Runs apt-get (stopped after `limit`, or when it stalls), waiting first for
+// another apt run's locks. Tried again:
 // - a lock another apt took between our wait and its start (one a killed
 //   controller left, still starting up; DPkg::Lock::Timeout does not cover
 //   the lists lock of apt-get update), up to kLockedRetries times;
-// - a run that stalled: stopped at `limit` (apt's http method can hang on a
+// - a run that stalled (AptStallWatch: apt's http method can hang on a
 //   proxy connection the proxy dropped: seen on the testbed, the socket in
-//   CLOSE-WAIT for 20 minutes) or that lost the race with another apt to
-//   rebuild pkgcache.bin ("The package cache file is corrupted"), up to
+//   CLOSE-WAIT for 20 minutes; a retry then finishes in seconds), that ran
+//   past `limit`, or that lost the race with another apt to rebuild
+//   pkgcache.bin ("The package cache file is corrupted"), up to
 //   kStalledTries runs in all.
 // When dpkg was interrupted earlier (a power cut during an install), repairs
 // it with dpkg --configure -a and tries once more.
@@ -73,13 +107,19 @@ constexpr int kStalledTries = 3;
 
 bool RunApt(ResourceHost& host, ResourceOutcome& outcome, std::vector<std::string> argv, std::chrono::minutes limit) {
   argv.insert(argv.begin() + 1, {"-o", "DPkg::Lock::Timeout=600"});
+  CommandSpec spec;
+  spec.argv = std::move(argv);
+  spec.timeout = limit;
+  spec.stall = AptStallWatch();
   const ResourceOutcome before = outcome;
   int locked = 0, stalled = 1;
   while (true) {
     WaitForAptLocks(std::chrono::minutes(10), host.hangup());
-    if (RunOrFail(host, outcome, argv, true, "", limit)) return true;
+    CommandResult ran;
+    if (RunSpecOrFail(host, outcome, spec, true, &ran)) return true;
     bool lock = outcome.output.find("Could not get lock") != std::string::npos;
-    bool stall = outcome.timed_out || outcome.output.find("The package cache file is corrupted") != std::string::npos;
+    bool stall = ran.stalled || ran.timed_out ||
+                 outcome.output.find("The package cache file is corrupted") != std::string::npos;
     if (!(lock && ++locked <= kLockedRetries) && !(stall && ++stalled <= kStalledTries)) break;
     outcome = before;
     ::usleep(500'000);
@@ -87,7 +127,7 @@ bool RunApt(ResourceHost& host, ResourceOutcome& outcome, std::vector<std::strin
   if (outcome.output.find("dpkg was interrupted") == std::string::npos) return false;
   outcome = before;
   if (!RunOrFail(host, outcome, {"dpkg", "--configure", "-a"}, true)) return false;
-  return RunOrFail(host, outcome, argv, true, "", limit);
+  return RunSpecOrFail(host, outcome, spec, true);
 }
 
 namespace {
@@ -179,7 +219,7 @@ ResourceOutcome PackageResource(const ResourceRequest& request, ResourceHost& ho
       continue;
     }
     if (i.version.empty()) {
-      outcome.Differs(name + " not installed");
+      outcome.Differs(PackageMissingDifference(name));
       to_install.push_back(version.empty() ? name : name + (apt ? "=" : "-") + version);
     } else if (!version.empty() && i.version != version) {
       outcome.Differs(name + " " + i.version + " -> " + version);

@@ -56,6 +56,10 @@ ResourceOutcome RunResource(const ResourceRequest& request, ResourceHost& host);
 // fills `outcome` and returns false.
 bool RunOrFail(ResourceHost& host, ResourceOutcome& outcome, std::vector<std::string> argv, bool mutating,
                const std::string& stdin_data = "", std::chrono::minutes limit = std::chrono::minutes(30));
+// The same for a command spelled out in full (a stall watch, say); `ran`,
+// when given, receives the command's result either way.
+bool RunSpecOrFail(ResourceHost& host, ResourceOutcome& outcome, const CommandSpec& spec, bool mutating,
+                   CommandResult* ran = nullptr);
 
 // copy's transfer: writes `data` at `offset` of "<path>.clusterctl-partial".
 Status WriteUploadChunk(const std::string& path, uint64_t offset, const std::string& data);

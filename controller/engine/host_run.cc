@@ -85,6 +85,11 @@ Task<HostReport> HostRun::Run() {
     Finish(start);
     co_return report_;
   }
+  if (!co_await RunUpFront()) {
+    MarkRemainingFailed(plan_.roles.empty() ? nullptr : plan_.roles.front());
+    Finish(start);
+    co_return report_;
+  }
   for (const Role* role : plan_.roles) {
     if (!co_await RunRole(*role)) {
       MarkRemainingFailed(role);
@@ -96,6 +101,18 @@ Task<HostReport> HostRun::Run() {
   if (agent_ && connection_error_.ok()) co_await agent_->Close(clock().Monotonic() + std::chrono::seconds(5));
   Finish(start);
   co_return report_;
+}
+
+bool HostRun::WillRun(const PlannedStep& step) const {
+  return !step.skipped && (context_.options.verify || !RecordedCurrent(step, report_.host, context_));
+}
+
+Task<bool> HostRun::RunUpFront() {
+  if (context_.options.check) co_return true;  // plan makes no change, so it has nothing to do at once
+  for (const std::string& kind : StepKindsWithControllerSide()) {
+    if (!co_await FindStepKind(kind).UpFront(*this, plan_)) co_return false;
+  }
+  co_return true;
 }
 
 Task<bool> HostRun::Connect() {

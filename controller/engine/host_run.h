@@ -42,6 +42,10 @@ class HostRun final : public KindHost {
   void FailUnreachable(const std::string& step, const std::string& error) override;
   void Record(const PlannedStep& step, StepStatus status, bool changed, int64_t started,
               const std::string& summary) override;
+  bool WillRun(const PlannedStep& step) const override;
+  void Note(const std::string& message) override { Emit(NoteEvent{report_.host, message}); }
+  Task<bool> OpenIntentsOwedBy(const PlannedStep& step) override { return OpenIntents(OwedBy(step), step); }
+  nlohmann::json& KindMemo(const std::string& kind) override { return kind_memos_[kind]; }
 
  private:
   using Owed = std::vector<std::pair<std::string, std::string>>;  // intent kind, target
@@ -59,6 +63,8 @@ class HostRun final : public KindHost {
   Task<bool> RunStep(const PlannedStep& step, bool& role_changed);
   Task<bool> WaitForRoles(const std::vector<RoleWait>& waits, const std::string& who, const std::string& failed_prefix);
   Task<bool> RunRole(const Role& role);
+  // Every kind's work for many steps at once (StepKind::UpFront), deploy only.
+  Task<bool> RunUpFront();
 
   // host_followups.cc
   Owed OwedBy(const PlannedStep& step) const;
@@ -78,6 +84,7 @@ class HostRun final : public KindHost {
   std::map<std::string, Intent> intents_;                // open, by target
   std::map<std::string, std::string> notified_in_plan_;  // target -> step (check mode)
   Status connection_error_;                              // the session is gone (unreachable, or abandoned)
+  std::map<std::string, nlohmann::json> kind_memos_;     // by kind (KindMemo)
 };
 
 }  // namespace clusterctl

@@ -14,6 +14,7 @@ class RepositoryKind final : public StepKind {
       planned.body = planning.ReadInventoryFile("key_file", params, "repository key file").value_or("");
     }
   }
+  bool ChangesPackageSources(const PlannedStep& /*step*/) const override { return true; }
 };
 
 const StepKindRegistration kRepository("repository", std::make_unique<RepositoryKind>());

@@ -40,6 +40,16 @@ const StepKind& FindStepKind(const std::string& kind) {
   return it == Kinds().end() ? defaults : *it->second;
 }
 
+bool StepKind::ChangesPackageSources(const PlannedStep& step) const {
+  auto path = step.params.find("path");
+  if (path == step.params.end() || !path->is_string()) return false;
+  const std::string& p = path->get_ref<const std::string&>();
+  for (const char* sources : {"/etc/apt/", "/etc/yum.repos.d/", "/etc/dnf/"}) {
+    if (p.rfind(sources, 0) == 0) return true;
+  }
+  return false;
+}
+
 std::vector<std::string> StepKindsWithControllerSide() {
   std::vector<std::string> names;
   for (const auto& [name, kind] : Kinds()) names.push_back(name);

@@ -90,6 +90,16 @@ class KindHost {
   virtual void FailUnreachable(const std::string& step, const std::string& error) = 0;
   virtual void Record(const PlannedStep& step, StepStatus status, bool changed, int64_t started,
                       const std::string& summary) = 0;
+
+  // For work done up front (StepKind::UpFront): whether `step` will be sent
+  // to the node in this run (not skipped, not recorded as done), a note in
+  // the run's output, and the intents the step owes, opened (recorded)
+  // before a change made for it (false: the host stops, reported).
+  virtual bool WillRun(const PlannedStep& step) const = 0;
+  virtual void Note(const std::string& message) = 0;
+  virtual Task<bool> OpenIntentsOwedBy(const PlannedStep& step) = 0;
+  // What a kind keeps for the rest of this host's run (starts as null).
+  virtual nlohmann::json& KindMemo(const std::string& kind) = 0;
 };
 
 // The report of a step (or a wait or follow-up) that failed with `error`.
@@ -133,6 +143,18 @@ class StepKind {
                                                          agent_protocol::ResourceResult outcome) const {
     co_return outcome;
   }
+
+  // Deploy (not plan), after connecting and before the host's first role:
+  // work the kind does for many of the host's steps at once (package: their
+  // packages in one apt transaction). Each step still runs in its place, and
+  // AfterCall credits it with what was done for it here. False: the host
+  // stops (the kind reported why).
+  virtual Task<bool> UpFront(KindHost& /*host*/, const HostPlan& /*plan*/) const { co_return true; }
+
+  // Whether this step changes where packages come from: nothing is
+  // installed up front past it. A repository does; so does any step that
+  // writes under /etc/apt, /etc/yum.repos.d or /etc/dnf (its `path`).
+  virtual bool ChangesPackageSources(const PlannedStep& step) const;
 
   // A handler owed by an intent, before it runs: whether an interrupted run
   // already did it (kDone), or kFailed after reporting why through `host`.

@@ -5,79 +5,19 @@
 #include <fstream>
 #include <utility>  // Boost.Asio coroutine headers use std::exchange without including it
 
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
-#include <boost/asio/io_context.hpp>
 #include <doctest/doctest.h>
 
 #include "agent/resources/schema.h"
 #include "common/sha256.h"
 #include "controller/engine/kinds/step_kind.h"
-#include "controller/state/test_util.h"
+#include "controller/engine/kinds/recording_kind_host.h"
 
 namespace clusterctl {
 namespace {
 
 using agent_protocol::ResourceResult;
-
-// A KindHost that answers resource calls from a script and records what a
-// kind sent; the session and reconnection are not used by these kinds.
-class RecordingHost final : public KindHost {
- public:
-  ExecutionOptions opts;
-  FakeClock fake_clock;
-  std::vector<ResourceResult> answers;  // for Call, in order (then an empty result)
-  std::vector<std::pair<const PlannedStep*, bool>> calls;
-  std::vector<agent_protocol::UploadChunkRequest> chunks;
-  std::vector<nlohmann::json> saved_details;
-  std::vector<StepReport> failed;
-
-  const ExecutionOptions& options() const override { return opts; }
-  const Clock& clock() const override { return fake_clock; }
-  Task<ResourceResult> Call(const PlannedStep& step, bool apply) override {
-    calls.emplace_back(&step, apply);
-    ResourceResult next;
-    if (calls.size() <= answers.size()) next = answers[calls.size() - 1];
-    co_return next;
-  }
-  Task<Status> SendChunk(agent_protocol::UploadChunkRequest request) override {
-    chunks.push_back(std::move(request));
-    co_return Status::Ok();
-  }
-  bool SessionLost() const override { return false; }
-  AgentSession& agent() override { throw std::logic_error("no session in this test"); }
-  void Disconnect() override {}
-  Task<bool> Reconnect() override { co_return false; }
-  Intent* OwedIntent(const std::string&) override { return nullptr; }
-  std::string NotifiedInPlan(const std::string&) const override { return ""; }
-  void CloseIntent(const std::string&) override {}
-  Task<Status> SaveIntentDetail(Intent& intent, nlohmann::json detail) override {
-    saved_details.push_back(detail);
-    intent.detail = std::move(detail);
-    co_return Status::Ok();
-  }
-  bool Stopping(const std::string&) override { return false; }
-  void Started(const std::string&) override {}
-  void CountOk() override {}
-  void Changed(StepReport) override {}
-  void Fail(StepReport report) override { failed.push_back(std::move(report)); }
-  void FailUnreachable(const std::string& step, const std::string& error) override {
-    failed.push_back(FailedStep(step, false, error));
-  }
-  void Record(const PlannedStep&, StepStatus, bool, int64_t, const std::string&) override {}
-};
-
-template <class T>
-T RunTask(Task<T> task) {
-  boost::asio::io_context io;
-  std::optional<T> result;
-  boost::asio::co_spawn(io, std::move(task), [&](std::exception_ptr e, T value) {
-    if (e) std::rethrow_exception(e);
-    result = std::move(value);
-  });
-  io.run();
-  return std::move(*result);
-}
+using testing::RecordingHost;
+using testing::RunTask;
 
 struct PlannedFixture {
   Role role;
@@ -98,7 +38,7 @@ struct PlannedFixture {
 }  // namespace
 
 TEST_CASE("every kind with a controller side is an agent kind; the others get the defaults") {
-  const std::vector<std::string> expected = {"assert", "copy", "file", "reboot", "repository", "service"};
+  const std::vector<std::string> expected = {"assert", "copy", "file", "package", "reboot", "repository", "service"};
   CHECK(StepKindsWithControllerSide() == expected);
   for (const std::string& kind : StepKindsWithControllerSide()) {
     CAPTURE(kind);

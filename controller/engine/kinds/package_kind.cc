@@ -1,0 +1,108 @@
+// package: the packages of a host's leading package steps installed up
+// front in one transaction (package_up_front.h says which join, and why),
+// then each step credited in its place with what was installed for it.
+//
+// Order of work, so that a kill -9 at any moment resumes correctly:
+//   1. one check of all the joined steps' packages: which are missing;
+//   2. the intents of every step that will be credited, recorded (a restart
+//      its change owes happens exactly once even if the run dies next);
+//   3. the install (apply) of those packages in one request;
+//   4. each step, in its place: its own check and apply as ever, then
+//      credited with the names it claimed (AfterCall).
+// The names claimed are those missing at step 1, so a batch that failed
+// halfway credits what it did install and leaves the rest to the steps
+// themselves (which then install it and are changed anyway). A failed batch
+// never fails the host: the note says why, and each step installs its own.
+#include <set>
+#include <utility>  // Boost.Asio coroutine headers use std::exchange without including it
+
+#include "common/package_differences.h"
+#include "common/strings.h"
+#include "controller/engine/kinds/package_up_front.h"
+#include "controller/engine/kinds/step_kind.h"
+
+namespace clusterctl {
+namespace {
+
+constexpr const char* kPackage = "package";
+
+std::set<std::string> MissingIn(const agent_protocol::ResourceResult& checked) {
+  std::set<std::string> missing;
+  for (const std::string& difference : checked.differences) {
+    if (auto name = MissingPackageOf(difference)) missing.insert(*name);
+  }
+  return missing;
+}
+
+// One request for all of `steps`' packages, sent as the first step's kind.
+PlannedStep BatchOf(const std::vector<const PlannedStep*>& steps, const std::set<std::string>& names) {
+  PlannedStep batch = *steps.front();
+  batch.params = {{"name", std::vector<std::string>(names.begin(), names.end())}};
+  batch.body.clear();
+  return batch;
+}
+
+class PackageKind final : public StepKind {
+ public:
+  Task<bool> UpFront(KindHost& host, const HostPlan& plan) const override {
+    const std::vector<const PlannedStep*> steps =
+        UpFrontPackageSteps(plan, [&host](const PlannedStep& s) { return host.WillRun(s); });
+    if (steps.size() < 2) co_return true;  // one step is its own transaction already
+    std::set<std::string> names;
+    for (const PlannedStep* step : steps) {
+      for (const std::string& name : PackageNamesOf(*step)) names.insert(name);
+    }
+    const PlannedStep batch = BatchOf(steps, names);
+    const agent_protocol::ResourceResult checked = co_await host.Call(batch, false);
+    if (checked.failed || host.SessionLost()) co_return true;  // each step meets it in its place
+    const std::set<std::string> missing = MissingIn(checked);
+    if (missing.empty()) co_return true;
+    const std::vector<std::set<std::string>> claims = ClaimMissing(steps, missing);
+    for (size_t i = 0; i < steps.size(); ++i) {
+      if (!claims[i].empty() && !co_await host.OpenIntentsOwedBy(*steps[i])) co_return false;
+    }
+    nlohmann::json& claimed = host.KindMemo(kPackage);
+    claimed = nlohmann::json::object();
+    for (size_t i = 0; i < steps.size(); ++i) {
+      if (!claims[i].empty()) claimed[steps[i]->Identity()] = claims[i];
+    }
+    if (host.Stopping("the packages installed up front")) co_return false;
+    host.Started("packages up front (" + std::to_string(missing.size()) + " for " + std::to_string(claimed.size()) +
+                 " steps)");
+    const auto start = host.clock().Monotonic();
+    const agent_protocol::ResourceResult installed =
+        co_await host.Call(BatchOf(steps, missing), true);
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(host.clock().Monotonic() - start).count();
+    std::vector<std::string> list(missing.begin(), missing.end());
+    if (installed.failed) {
+      host.Note("installing " + std::to_string(missing.size()) + " packages up front failed after " +
+                std::to_string(ms) + " ms (" + installed.error + "); each step installs its own");
+    } else {
+      host.Note("installed up front in one transaction (" + std::to_string(ms) + " ms): " + Join(list, " "));
+    }
+    co_return true;  // a lost session ends the host at its next step, reported there
+  }
+
+  Task<agent_protocol::ResourceResult> AfterCall(KindHost& host, const PlannedStep& step,
+                                                 agent_protocol::ResourceResult outcome) const override {
+    nlohmann::json& claimed = host.KindMemo(kPackage);
+    if (outcome.failed || !claimed.is_object()) co_return outcome;
+    auto it = claimed.find(step.Identity());
+    if (it == claimed.end()) co_return outcome;
+    // A name the step found missing itself (the batch failed before it) is
+    // the step's own change, already listed.
+    const std::set<std::string> installed_here = MissingIn(outcome);
+    for (const auto& name : *it) {
+      if (installed_here.count(name.get<std::string>())) continue;
+      outcome.differences.push_back(name.get<std::string>() + " installed up front (the run's first transaction)");
+      outcome.changed = true;
+    }
+    claimed.erase(it);
+    co_return outcome;
+  }
+};
+
+const StepKindRegistration kPackageKind(kPackage, std::make_unique<PackageKind>());
+
+}  // namespace
+}  // namespace clusterctl

@@ -1,0 +1,195 @@
+// Packages installed up front: which steps join (package_up_front.h), and
+// the package kind's batch and credit against a recording KindHost.
+#include <deque>
+#include <utility>  // Boost.Asio coroutine headers use std::exchange without including it
+
+#include <doctest/doctest.h>
+
+#include "common/package_differences.h"
+#include "controller/engine/kinds/package_up_front.h"
+#include "controller/engine/kinds/step_kind.h"
+#include "controller/engine/kinds/recording_kind_host.h"
+
+namespace clusterctl {
+namespace {
+
+using agent_protocol::ResourceResult;
+using testing::RecordingHost;
+using testing::RunTask;
+
+// A host plan built step by step: roles and their steps in run order.
+struct PlanBuilder {
+  std::deque<Role> roles;
+  std::deque<RoleStep> steps;
+  HostPlan plan;
+
+  Role& AddRole(const std::string& name) {
+    roles.emplace_back().name = name;
+    plan.roles.push_back(&roles.back());
+    return roles.back();
+  }
+  PlannedStep& Add(const std::string& kind, nlohmann::json params, const std::string& name = "") {
+    RoleStep& step = steps.emplace_back();
+    step.name = name.empty() ? "s" + std::to_string(steps.size()) : name;
+    step.kind = kind;
+    PlannedStep& planned = plan.steps.emplace_back();
+    planned.role = &roles.back();
+    planned.step = &step;
+    planned.kind = kind;
+    planned.params = std::move(params);
+    return planned;
+  }
+};
+
+std::vector<std::string> Identities(const std::vector<const PlannedStep*>& steps) {
+  std::vector<std::string> ids;
+  for (const PlannedStep* s : steps) ids.push_back(s->Identity());
+  return ids;
+}
+
+bool Always(const PlannedStep&) { return true; }
+
+ResourceResult Missing(std::vector<std::string> names) {
+  ResourceResult r;
+  for (const std::string& n : names) r.Differs(PackageMissingDifference(n));
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("up front: a role's leading package steps join, until a step changes where packages come from") {
+  PlanBuilder b;
+  b.AddRole("chrony");
+  b.Add("package", {{"name", "chrony"}});
+  b.Add("file", {{"path", "/etc/chrony/chrony.conf"}});
+  b.Add("package", {{"name", "after-a-file"}});  // its role wrote something first
+  b.AddRole("munge");
+  b.Add("package", {{"name", nlohmann::json::array({"munge", "libmunge2"})}});
+  b.Add("package", {{"name", "second-leading"}});
+  b.AddRole("pinned");
+  b.Add("package", {{"name", "slurmd"}, {"version", "22.05.8-4"}});  // a pinned family keeps its own
+  b.AddRole("removal");
+  b.Add("package", {{"name", "nscd"}, {"state", "absent"}});
+  b.AddRole("skipped-first");
+  b.Add("command", {{"argv", {"true"}}}).skipped = true;  // never runs: changes nothing before
+  b.Add("package", {{"name", "sudo"}});
+  b.AddRole("repo");
+  b.Add("repository", {{"name", "nvidia"}});
+  b.AddRole("late");
+  b.Add("package", {{"name", "from-the-new-repository"}});
+
+  CHECK(Identities(UpFrontPackageSteps(b.plan, Always)) ==
+        std::vector<std::string>{"chrony/s1", "munge/s4", "munge/s5", "skipped-first/s9"});
+}
+
+TEST_CASE("up front: a file under /etc/apt is a change of sources; a role waiting for other hosts keeps its order") {
+  PlanBuilder b;
+  b.AddRole("a");
+  b.Add("package", {{"name", "one"}});
+  b.AddRole("waits").waits_for.push_back(RoleWait{"slurm-controller", "controller", {}});
+  b.Add("package", {{"name", "slurmd"}});
+  b.AddRole("pin");
+  b.Add("line", {{"path", "/etc/apt/preferences.d/pin"}, {"line", "Pin: release o=site"}});
+  b.AddRole("b");
+  b.Add("package", {{"name", "two"}});
+  CHECK(Identities(UpFrontPackageSteps(b.plan, Always)) == std::vector<std::string>{"a/s1"});
+}
+
+TEST_CASE("up front: a package another step removes, or a step recorded done, does not join") {
+  PlanBuilder b;
+  b.AddRole("a");
+  b.Add("package", {{"name", "nscd"}});
+  b.AddRole("b");
+  b.Add("package", {{"name", "done-before"}});
+  b.Add("package", {{"name", "after-a-done-step"}});  // its role's earlier step does not run now
+  b.AddRole("c");
+  b.Add("package", {{"name", "three"}});
+  b.AddRole("d");
+  b.Add("package", {{"name", "nscd"}, {"state", "absent"}});
+  auto not_done = [](const PlannedStep& s) { return s.Identity() != "b/s2"; };
+  CHECK(Identities(UpFrontPackageSteps(b.plan, not_done)) == std::vector<std::string>{"c/s4"});
+}
+
+TEST_CASE("up front: a missing package is claimed by the first step naming it") {
+  PlanBuilder b;
+  b.AddRole("a");
+  b.Add("package", {{"name", nlohmann::json::array({"x", "y"})}});
+  b.AddRole("b");
+  b.Add("package", {{"name", nlohmann::json::array({"y", "z"})}});
+  std::vector<const PlannedStep*> steps = {&b.plan.steps[0], &b.plan.steps[1]};
+  auto claims = ClaimMissing(steps, {"y", "z"});
+  CHECK(claims[0] == std::set<std::string>{"y"});
+  CHECK(claims[1] == std::set<std::string>{"z"});
+}
+
+TEST_CASE("package up front: one check, the intents of the steps it installs for, one install of what is missing") {
+  PlanBuilder b;
+  b.AddRole("chrony");
+  b.Add("package", {{"name", "chrony"}});
+  b.AddRole("probe");
+  b.Add("package", {{"name", "hello"}});
+  b.AddRole("users");
+  b.Add("package", {{"name", "sudo"}});
+  RecordingHost host;
+  host.answers = {Missing({"chrony", "hello"}), ResourceResult{}};
+  const StepKind& package = FindStepKind("package");
+  CHECK(RunTask(package.UpFront(host, b.plan)));
+  REQUIRE(host.calls.size() == 2);
+  CHECK(host.calls[0] == std::pair{nlohmann::json{{"name", {"chrony", "hello", "sudo"}}}, false});
+  CHECK(host.calls[1] == std::pair{nlohmann::json{{"name", {"chrony", "hello"}}}, true});
+  CHECK(host.intents == std::vector<std::string>{"chrony/s1", "probe/s2"});  // recorded before the install
+  REQUIRE(host.notes.size() == 1);
+  CHECK(host.notes[0].find("installed up front in one transaction") != std::string::npos);
+
+  // Each step, in its place, finds its package installed and is credited once.
+  ResourceResult found_installed;
+  ResourceResult credited = RunTask(package.AfterCall(host, b.plan.steps[1], found_installed));
+  CHECK(credited.changed);
+  CHECK(credited.differences == std::vector<std::string>{"hello installed up front (the run's first transaction)"});
+  CHECK_FALSE(RunTask(package.AfterCall(host, b.plan.steps[1], found_installed)).changed);
+  CHECK_FALSE(RunTask(package.AfterCall(host, b.plan.steps[2], found_installed)).changed);  // sudo was there
+}
+
+TEST_CASE("package up front: a failed install fails nothing; a step that installs its own is not credited twice") {
+  PlanBuilder b;
+  b.AddRole("a");
+  b.Add("package", {{"name", "one"}});
+  b.AddRole("b");
+  b.Add("package", {{"name", "two"}});
+  RecordingHost host;
+  ResourceResult failed;
+  failed.Fail("apt-get exited with status 100");
+  host.answers = {Missing({"one", "two"}), failed};
+  const StepKind& package = FindStepKind("package");
+  CHECK(RunTask(package.UpFront(host, b.plan)));
+  REQUIRE(host.notes.size() == 1);
+  CHECK(host.notes[0].find("each step installs its own") != std::string::npos);
+  ResourceResult installed_itself = Missing({"one"});  // the step's own apply installed it
+  ResourceResult after = RunTask(package.AfterCall(host, b.plan.steps[0], installed_itself));
+  CHECK(after.differences == std::vector<std::string>{"one not installed"});
+}
+
+TEST_CASE("package up front: nothing missing, or a single step, sends no install") {
+  PlanBuilder b;
+  b.AddRole("a");
+  b.Add("package", {{"name", "one"}});
+  RecordingHost single;
+  CHECK(RunTask(FindStepKind("package").UpFront(single, b.plan)));
+  CHECK(single.calls.empty());
+  b.AddRole("b");
+  b.Add("package", {{"name", "two"}});
+  RecordingHost nothing_missing;
+  nothing_missing.answers = {ResourceResult{}};
+  CHECK(RunTask(FindStepKind("package").UpFront(nothing_missing, b.plan)));
+  CHECK(nothing_missing.calls.size() == 1);
+  CHECK(nothing_missing.intents.empty());
+}
+
+TEST_CASE("package differences: the missing-package line read back, other lines not") {
+  CHECK(MissingPackageOf(PackageMissingDifference("libmunge2")) == "libmunge2");
+  CHECK_FALSE(MissingPackageOf("nscd 2.36 installed (to be removed)").has_value());
+  CHECK_FALSE(MissingPackageOf("munge not held").has_value());
+  CHECK_FALSE(MissingPackageOf(" not installed").has_value());
+}
+
+}  // namespace clusterctl

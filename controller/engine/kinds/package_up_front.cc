@@ -1,0 +1,74 @@
+#include "controller/engine/kinds/package_up_front.h"
+
+#include <map>
+
+#include "common/json_text.h"
+#include "controller/engine/kinds/step_kind.h"
+
+namespace clusterctl {
+namespace {
+
+constexpr const char* kPackage = "package";
+
+bool Installs(const PlannedStep& step) {
+  const nlohmann::json& p = step.params;
+  if (p.value("state", std::string("present")) != "present") return false;
+  auto version = p.find("version");
+  return version == p.end() || version->is_null() || (version->is_string() && version->get_ref<const std::string&>().empty());
+}
+
+bool Removes(const PlannedStep& step) {
+  return step.kind == kPackage && !step.skipped && step.params.value("state", std::string("present")) == "absent";
+}
+
+}  // namespace
+
+std::vector<std::string> PackageNamesOf(const PlannedStep& step) {
+  std::vector<std::string> names;
+  const nlohmann::json& name = step.params.contains("name") ? step.params["name"] : nlohmann::json();
+  if (name.is_string()) {
+    names.push_back(name.get<std::string>());
+  } else if (name.is_array()) {
+    for (const auto& n : name) names.push_back(n.is_string() ? n.get<std::string>() : JsonText(n));
+  }
+  return names;
+}
+
+std::vector<const PlannedStep*> UpFrontPackageSteps(const HostPlan& plan,
+                                                    const std::function<bool(const PlannedStep&)>& will_run) {
+  std::set<std::string> removed;
+  for (const PlannedStep& step : plan.steps) {
+    if (Removes(step)) {
+      for (const std::string& name : PackageNamesOf(step)) removed.insert(name);
+    }
+  }
+  std::vector<const PlannedStep*> joined;
+  std::map<const Role*, bool> leading;  // the role has run only joined package steps so far
+  for (const PlannedStep& step : plan.steps) {
+    if (step.skipped) continue;  // never runs: changes nothing before the others
+    auto [it, first] = leading.emplace(step.role, step.role->waits_for.empty());
+    bool joins = it->second && step.kind == kPackage && Installs(step) && will_run(step);
+    for (const std::string& name : PackageNamesOf(step)) joins = joins && !removed.count(name);
+    if (joins) {
+      joined.push_back(&step);
+    } else {
+      it->second = false;
+    }
+    if (FindStepKind(step.kind).ChangesPackageSources(step)) break;
+  }
+  return joined;
+}
+
+std::vector<std::set<std::string>> ClaimMissing(const std::vector<const PlannedStep*>& steps,
+                                                const std::set<std::string>& missing) {
+  std::vector<std::set<std::string>> claims(steps.size());
+  std::set<std::string> claimed;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    for (const std::string& name : PackageNamesOf(*steps[i])) {
+      if (missing.count(name) && claimed.insert(name).second) claims[i].insert(name);
+    }
+  }
+  return claims;
+}
+
+}  // namespace clusterctl

@@ -1,0 +1,42 @@
+// Which of a host's package steps are installed up front, in one apt (or
+// dnf) transaction before its first role (kinds/package_kind.cc runs it).
+//
+// A package step joins when running it first cannot change what it does or
+// what the steps before it do:
+//   - it installs (state present) without a pinned version: a pinned family
+//     moves in its own transaction, and may be a downgrade;
+//   - every step of its role before it is a package step that joins too
+//     (a role that writes a directory, an account or a preseed before its
+//     package keeps that order), and its role waits for no other host's role;
+//   - no step before it in the host's run changes where packages come from
+//     (a repository, a file under /etc/apt): the batch reads the sources the
+//     node has when the run starts;
+//   - no later step of the host removes one of its packages;
+//   - it will be sent to the node in this run (not skipped, not recorded done).
+// The step still runs in its place; it finds its packages installed and is
+// credited with the change (AfterCall), so its notifications, the recap and
+// plan's prediction are what they would be one transaction per step.
+#pragma once
+
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "controller/engine/planner.h"
+
+namespace clusterctl {
+
+std::vector<const PlannedStep*> UpFrontPackageSteps(const HostPlan& plan,
+                                                    const std::function<bool(const PlannedStep&)>& will_run);
+
+// The package names of a package step's `name` parameter (a word or a list).
+std::vector<std::string> PackageNamesOf(const PlannedStep& step);
+
+// Each joined step's share of the packages found missing before the batch:
+// a name missing is claimed by the first step (in run order) naming it,
+// as it would have installed it; the others find it installed.
+std::vector<std::set<std::string>> ClaimMissing(const std::vector<const PlannedStep*>& steps,
+                                                const std::set<std::string>& missing);
+
+}  // namespace clusterctl
