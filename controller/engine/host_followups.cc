@@ -75,6 +75,13 @@ Task<bool> HostRun::OpenIntents(const Owed& owed, const PlannedStep& cause) {
   co_return true;
 }
 
+// A coroutine of its own, so that what is owed lives in its frame while
+// OpenIntents (which holds a reference to it) runs.
+Task<bool> HostRun::OpenIntentsOwedBy(const PlannedStep& step) {
+  const Owed owed = OwedBy(step);
+  co_return co_await OpenIntents(owed, step);
+}
+
 void HostRun::CloseIntent(const std::string& target) {
   auto it = intents_.find(target);
   if (it == intents_.end()) return;

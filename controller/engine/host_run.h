@@ -44,7 +44,7 @@ class HostRun final : public KindHost {
               const std::string& summary) override;
   bool WillRun(const PlannedStep& step) const override;
   void Note(const std::string& message) override { Emit(NoteEvent{report_.host, message}); }
-  Task<bool> OpenIntentsOwedBy(const PlannedStep& step) override { return OpenIntents(OwedBy(step), step); }
+  Task<bool> OpenIntentsOwedBy(const PlannedStep& step) override;
   nlohmann::json& KindMemo(const std::string& kind) override { return kind_memos_[kind]; }
 
  private:

@@ -58,6 +58,10 @@ hosts_lines=$(tb ssh node03 "grep -cE '^$TESTBED_SUBNET\.1[1-3] node0[1-3]\$' /e
 check "/etc/hosts lists every node (found $hosts_lines)" test "$hosts_lines" = 3
 check "alice exists with her key and sudo" bash -c "$TESTBED ssh node02 'id alice && test -s /home/alice/.ssh/authorized_keys && sudo -l -U alice | grep -q NOPASSWD'"
 check "the probe started then restarted once (2 starts) on node02" test "$(starts node02)" = 2
+check "each compute node installed chrony and the probe's hello up front in one transaction" \
+  test "$(grep '"event":"note"' "$WORK/first.json" | grep -c 'installed up front in one transaction ([0-9]* ms): chrony hello"')" = 2
+check "the probe's package step is credited with hello (changed, as one transaction per step would have it)" \
+  bash -c "grep '\"event\":\"step\"' '$WORK/first.json' | grep '\"step\":\"restart-probe/package\"' | grep -c '\"status\":\"changed\"' | grep -qx 2"
 
 start=$(date +%s%N)
 "$CLUSTERCTL" deploy --roles "$ROLES" --json "$WORK/inventory.yaml" >"$WORK/second.json" 2>&1
@@ -122,6 +126,25 @@ for trial in $(seq "$TRIALS"); do
   fi
 done
 check "kill -9 at $TRIALS random moments: every resume converged with each owed restart done exactly once ($kills_ok/$TRIALS)" test "$kills_ok" = "$TRIALS"
+
+# kill -9 in the middle of the packages installed up front (chrony's and the
+# probe's hello, one apt transaction per node), then resume
+fresh_testbed
+"$CLUSTERCTL" deploy --roles "$ROLES" --json "$WORK/inventory.yaml" >"$WORK/killed.json" 2>&1 &
+pid=$!
+for _ in $(seq 600); do grep -q '"step":"packages up front' "$WORK/killed.json" && break; sleep 0.1; done
+sleep 0.5
+in_batch=$(grep -c '"step":"packages up front' "$WORK/killed.json")
+kill -9 "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+"$CLUSTERCTL" deploy --roles "$ROLES" --json "$WORK/inventory.yaml" >"$WORK/resume.json" 2>&1
+rc=$?
+again=$("$CLUSTERCTL" deploy --roles "$ROLES" --json "$WORK/inventory.yaml" 2>&1 | grep '"event":"recap"')
+check "killed while installing packages up front on $in_batch nodes" test "$in_batch" -ge 1
+check "the resume after it converged (exit $rc), a deploy after changed nothing" \
+  bash -c "[ $rc -eq 0 ] && grep -q '\"changed\":0' <<<'$again'"
+check "hello and chrony are installed, and the probe restart owed by hello was done exactly once (starts $(starts node02) $(starts node03))" \
+  bash -c "[ '$(starts node02)' = 2 ] && [ '$(starts node03)' = 2 ] && $TESTBED ssh node02 'dpkg -s hello chrony' >/dev/null"
 
 # a role failing on one node
 write_inventory "  flaky: {hosts: node03, roles: [always-fails]}"

@@ -70,8 +70,9 @@ class PackageKind final : public StepKind {
     host.Started("packages up front (" + std::to_string(missing.size()) + " for " + std::to_string(claimed.size()) +
                  " steps)");
     const auto start = host.clock().Monotonic();
-    const agent_protocol::ResourceResult installed =
-        co_await host.Call(BatchOf(steps, missing), true);
+    // Named, not a temporary in the co_await: g++ 12 destroys such temporaries twice.
+    const PlannedStep install = BatchOf(steps, missing);
+    const agent_protocol::ResourceResult installed = co_await host.Call(install, true);
     const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(host.clock().Monotonic() - start).count();
     std::vector<std::string> list(missing.begin(), missing.end());
     if (installed.failed) {
