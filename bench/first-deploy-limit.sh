@@ -37,6 +37,9 @@ done
 fresh_testbed "${STACK[@]}"
 read -r deploy_ms rc < <(timed timeout 1800 "$CLUSTERCTL" deploy "$INV")
 [ "$rc" = 0 ] || { echo "the measured deploy failed"; tail -20 "$WORK/last.out"; exit 1; }
+[ -z "${BENCH_DEPLOY_LOG:-}" ] || cp "$WORK/last.out" "$BENCH_DEPLOY_LOG"
+# apt's own record of the deploy: its transactions per node (history.log).
+transactions=$(for n in $(nodes); do printf '%s=%s ' "$n" "$($TB exec "$n" grep -c '^Start-Date' /var/log/apt/history.log)"; done)
 
 # 2. The limit: the same packages, one transaction per node, all nodes at once.
 fresh_testbed "${STACK[@]}"
@@ -61,4 +64,5 @@ ratio=$(awk -v a="$deploy_ms" -v b="$limit_ms" 'BEGIN { printf "%.2fx", a / b }'
   printf '%-5s %-44s %10s %10s %7s\n' "$NODES" "full-stack first deploy vs one apt per node" \
     "$(seconds "$deploy_ms")" "$(seconds "$limit_ms")" "$ratio"
   printf '%-5s packages per node (explicit): %s\n' "$NODES" "$(for n in $(nodes); do printf '%s=%s ' "$n" "$(wc -l <"$WORK/$n.packages")"; done)"
+  printf '%-5s apt transactions of the deploy per node: %s\n' "$NODES" "$transactions"
 } | tee -a "${BENCH_RESULTS:-/dev/null}"

@@ -212,6 +212,41 @@ check "disk full: the old file is intact" test "$(tb exec node02 cat /srv/small/
 check "disk full: no temporary file is left" test -z "$(tb exec node02 sh -c 'ls -A /srv/small | grep -v ^app.conf$')"
 tb exec node02 umount /srv/small
 
+# --- apt stalls on a proxy that never answers ------------------------------------
+# node02's apt goes through a listener that accepts and never answers (the
+# proxy connection seen hanging for 20 minutes in CLOSE-WAIT). The agent
+# stops an apt that makes no progress for 30 s and tries again; once the
+# first try hangs, the node's apt is pointed back at the real proxy, so the
+# retry finishes. Without the stall watch the first try would run to its
+# 5-minute limit. The listener is bounded (timeout) and ended by its pid.
+stall_port=3199
+timeout 300 python3 -c '
+import socket, sys
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind((sys.argv[1], int(sys.argv[2]))); s.listen(16); held = []
+while True:
+    c, _ = s.accept(); held.append(c); print("accepted", flush=True)
+' "$TESTBED_SUBNET.1" "$stall_port" >"$WORK/silent-proxy.log" 2>&1 &
+silent_proxy=$!
+python3 - "$inventory" "$site/stall.yaml" <<'PY'
+import sys
+text = open(sys.argv[1]).read()
+text = text.replace("\ngroups:\n", "\ngroups:\n  aptstall: {hosts: [node02], roles: [apt-stall]}\n", 1)
+open(sys.argv[2], "w").write(text)
+PY
+tb exec node02 sh -c "printf 'Acquire::http::Proxy \"http://$TESTBED_SUBNET.1:$stall_port\";\n' >/etc/apt/apt.conf.d/99silent-proxy; rm -f /var/lib/clusterctl/apt-updated; apt-get remove -y -q hello >/dev/null 2>&1 || true"
+start=$(now_ms)
+"$CLUSTERCTL" deploy --roles apt-stall --limit node02 "$site/stall.yaml" >"$WORK/stall.out" 2>&1 &
+stall_deploy=$!
+wait_for_line "$WORK/silent-proxy.log" accepted 60 && tb exec node02 rm -f /etc/apt/apt.conf.d/99silent-proxy
+wait "$stall_deploy"; rc=$?
+took=$(( $(now_ms) - start ))
+kill "$silent_proxy" 2>/dev/null; wait "$silent_proxy" 2>/dev/null
+echo "# apt stall: the deploy took $took ms (exit $rc)"
+check "apt stall: apt reached the silent proxy" grep -q accepted "$WORK/silent-proxy.log"
+check "apt stall: the stalled apt was stopped and tried again well before its 5-minute limit ($took ms), hello installed" \
+  bash -c "[ $rc -eq 0 ] && [ $took -lt 120000 ] && $TESTBED exec node02 dpkg -s hello >/dev/null"
+
 # --- nodes whose agent replies garbage, endlessly, hugely, or a byte a second ----
 agent_path=$(tb exec node01 sh -c 'ls /var/lib/clusterctl/agent/*/clusterctl-agent' | head -1)
 # The same site (state beside it) with a 2 s connect timeout: a host's set-up,
