@@ -7,7 +7,11 @@ namespace {
 
 // A chronyd that runs but has not synchronised yet (just started, as right
 // after a deploy) gets up to 30 s to do so, as an admin would give it with
-// chronyc waitsync, before its state is judged.
+// chronyc burst and waitsync, before its state is judged. The burst asks
+// for four measurements now: a client whose iburst went out before its
+// server served (the head node's chrony configured later in the same
+// deploy) would otherwise wait for its next poll, a minute or more, and
+// need several to synchronise. It changes nothing but when chronyd measures.
 bool Synchronised(const ToolOutput& tracking) {
   auto parsed = ParseChronyTracking(tracking.out);
   return !parsed.ok() || parsed->leap_status == "Normal";
@@ -17,7 +21,8 @@ const ProbeSpec kChronyTracking{.id = "chronyc tracking",
                                 .commands = {{"chronyc", "-n", "tracking"}},
                                 .timeout_s = 15,
                                 .settled = Synchronised,
-                                .settle = {"chronyc", "-n", "waitsync", "15", "0", "0", "2"},
+                                .settle = {"sh", "-c",
+                                           "chronyc -a burst 4/4 >/dev/null 2>&1; exec chronyc -n waitsync 15 0 0 2"},
                                 .settle_timeout_s = 40};
 
 CheckResult Judge(const NodeView& v) { return EvaluateClock(v.host(), v.node.Output(kChronyTracking.id), v.thresholds); }
