@@ -45,9 +45,11 @@ PlannedStep BatchOf(const std::vector<const PlannedStep*>& steps, const std::set
 class PackageKind final : public StepKind {
  public:
   Task<bool> UpFront(KindHost& host, const HostPlan& plan) const override {
-    const std::vector<const PlannedStep*> steps =
-        UpFrontPackageSteps(plan, [&host](const PlannedStep& s) { return host.WillRun(s); });
+    const UpFrontSteps work = UpFrontPackageSteps(plan, [&host](const PlannedStep& s) { return host.WillRun(s); });
+    const std::vector<const PlannedStep*>& steps = work.packages;
     if (steps.size() < 2) co_return true;  // one step is its own transaction already
+    const SourcesAdded added = co_await AddSources(host, work.sources);
+    if (added != SourcesAdded::kAll) co_return added == SourcesAdded::kFailed;  // failed: each step meets it in its place
     std::set<std::string> names;
     for (const PlannedStep* step : steps) {
       for (const std::string& name : PackageNamesOf(*step)) names.insert(name);
@@ -82,6 +84,29 @@ class PackageKind final : public StepKind {
       host.Note("installed up front in one transaction (" + std::to_string(ms) + " ms): " + Join(list, " "));
     }
     co_return true;  // a lost session ends the host at its next step, reported there
+  }
+
+  // The sources that join, each checked, its intents recorded, applied, and
+  // remembered for its credit (RepositoryKind::AfterCall). kFailed when one
+  // failed: nothing is installed up front then (a note says why); kStop when
+  // its intents could not be recorded (the host stops, reported).
+  enum class SourcesAdded { kAll, kFailed, kStop };
+  static Task<SourcesAdded> AddSources(KindHost& host, const std::vector<const PlannedStep*>& sources) {
+    for (const PlannedStep* source : sources) {
+      agent_protocol::ResourceResult result = co_await host.Call(*source, false);
+      if (!result.failed && result.changed) {
+        if (!co_await host.OpenIntentsOwedBy(*source)) co_return SourcesAdded::kStop;
+        host.Started(source->Identity() + " (up front)");
+        result = co_await host.Call(*source, true);
+      }
+      if (result.failed || host.SessionLost()) {
+        host.Note("nothing installed up front: " + source->Identity() + " failed (" + result.error +
+                  "); each step does its own");
+        co_return SourcesAdded::kFailed;
+      }
+      if (result.changed) host.KindMemo(source->kind)[source->Identity()] = result.differences;
+    }
+    co_return SourcesAdded::kAll;
   }
 
   Task<agent_protocol::ResourceResult> AfterCall(KindHost& host, const PlannedStep& step,

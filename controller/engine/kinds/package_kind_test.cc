@@ -57,7 +57,7 @@ ResourceResult Missing(std::vector<std::string> names) {
 
 }  // namespace
 
-TEST_CASE("up front: a role's leading package steps join, until a step changes where packages come from") {
+TEST_CASE("up front: a role's leading package and repository steps join, until a step changes where packages come from") {
   PlanBuilder b;
   b.AddRole("chrony");
   b.Add("package", {{"name", "chrony"}});
@@ -78,8 +78,16 @@ TEST_CASE("up front: a role's leading package steps join, until a step changes w
   b.AddRole("late");
   b.Add("package", {{"name", "from-the-new-repository"}});
 
-  CHECK(Identities(UpFrontPackageSteps(b.plan, Always)) ==
-        std::vector<std::string>{"chrony/s1", "munge/s4", "munge/s5", "skipped-first/s9"});
+  b.AddRole("driver");
+  b.Add("assert", {{"argv", {"true"}}});
+  b.Add("repository", {{"name", "cuda"}});  // after another step: it does not join, and ends the scan
+  b.AddRole("after-driver");
+  b.Add("package", {{"name", "too-late"}});
+
+  UpFrontSteps work = UpFrontPackageSteps(b.plan, Always);
+  CHECK(Identities(work.packages) ==
+        std::vector<std::string>{"chrony/s1", "munge/s4", "munge/s5", "skipped-first/s9", "late/s11"});
+  CHECK(Identities(work.sources) == std::vector<std::string>{"repo/s10"});
 }
 
 TEST_CASE("up front: a file under /etc/apt is a change of sources; a role waiting for other hosts keeps its order") {
@@ -92,7 +100,7 @@ TEST_CASE("up front: a file under /etc/apt is a change of sources; a role waitin
   b.Add("line", {{"path", "/etc/apt/preferences.d/pin"}, {"line", "Pin: release o=site"}});
   b.AddRole("b");
   b.Add("package", {{"name", "two"}});
-  CHECK(Identities(UpFrontPackageSteps(b.plan, Always)) == std::vector<std::string>{"a/s1"});
+  CHECK(Identities(UpFrontPackageSteps(b.plan, Always).packages) == std::vector<std::string>{"a/s1"});
 }
 
 TEST_CASE("up front: a package another step removes, or a step recorded done, does not join") {
@@ -107,7 +115,7 @@ TEST_CASE("up front: a package another step removes, or a step recorded done, do
   b.AddRole("d");
   b.Add("package", {{"name", "nscd"}, {"state", "absent"}});
   auto not_done = [](const PlannedStep& s) { return s.Identity() != "b/s2"; };
-  CHECK(Identities(UpFrontPackageSteps(b.plan, not_done)) == std::vector<std::string>{"c/s4"});
+  CHECK(Identities(UpFrontPackageSteps(b.plan, not_done).packages) == std::vector<std::string>{"c/s4"});
 }
 
 TEST_CASE("up front: a missing package is claimed by the first step naming it") {
@@ -183,6 +191,47 @@ TEST_CASE("package up front: nothing missing, or a single step, sends no install
   CHECK(RunTask(FindStepKind("package").UpFront(nothing_missing, b.plan)));
   CHECK(nothing_missing.calls.size() == 1);
   CHECK(nothing_missing.intents.empty());
+}
+
+TEST_CASE("package up front: a leading repository is added first, then credited in its place") {
+  PlanBuilder b;
+  b.AddRole("a");
+  b.Add("package", {{"name", "one"}});
+  b.AddRole("grafana");
+  b.Add("repository", {{"name", "grafana"}});
+  b.Add("package", {{"name", "grafana"}});
+  RecordingHost host;
+  ResourceResult repo_missing;
+  repo_missing.Differs("source file does not exist");
+  host.answers = {repo_missing, repo_missing, Missing({"one", "grafana"}), ResourceResult{}};
+  CHECK(RunTask(FindStepKind("package").UpFront(host, b.plan)));
+  REQUIRE(host.calls.size() == 4);
+  CHECK(host.calls[0] == std::pair{b.plan.steps[1].params, false});  // the repository checked,
+  CHECK(host.calls[1] == std::pair{b.plan.steps[1].params, true});   // added,
+  CHECK(host.calls[3] == std::pair{nlohmann::json{{"name", {"grafana", "one"}}}, true});  // then the install
+  CHECK(host.intents == std::vector<std::string>{"grafana/s2", "a/s1", "grafana/s3"});
+  ResourceResult current;
+  ResourceResult credited = RunTask(FindStepKind("repository").AfterCall(host, b.plan.steps[1], current));
+  CHECK(credited.changed);
+  CHECK(credited.differences == std::vector<std::string>{"source file does not exist (up front)"});
+  CHECK_FALSE(RunTask(FindStepKind("repository").AfterCall(host, b.plan.steps[1], current)).changed);
+}
+
+TEST_CASE("package up front: a repository that fails up front installs nothing up front") {
+  PlanBuilder b;
+  b.AddRole("grafana");
+  b.Add("repository", {{"name", "grafana"}});
+  b.Add("package", {{"name", "grafana"}});
+  b.AddRole("b");
+  b.Add("package", {{"name", "two"}});
+  RecordingHost host;
+  ResourceResult failed;
+  failed.Fail("the key does not verify");
+  host.answers = {failed};
+  CHECK(RunTask(FindStepKind("package").UpFront(host, b.plan)));
+  CHECK(host.calls.size() == 1);
+  REQUIRE(host.notes.size() == 1);
+  CHECK(host.notes[0].find("nothing installed up front: grafana/s1 failed") != std::string::npos);
 }
 
 TEST_CASE("package differences: the missing-package line read back, other lines not") {

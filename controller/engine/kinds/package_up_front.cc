@@ -34,27 +34,30 @@ std::vector<std::string> PackageNamesOf(const PlannedStep& step) {
   return names;
 }
 
-std::vector<const PlannedStep*> UpFrontPackageSteps(const HostPlan& plan,
-                                                    const std::function<bool(const PlannedStep&)>& will_run) {
+UpFrontSteps UpFrontPackageSteps(const HostPlan& plan, const std::function<bool(const PlannedStep&)>& will_run) {
   std::set<std::string> removed;
   for (const PlannedStep& step : plan.steps) {
     if (Removes(step)) {
       for (const std::string& name : PackageNamesOf(step)) removed.insert(name);
     }
   }
-  std::vector<const PlannedStep*> joined;
-  std::map<const Role*, bool> leading;  // the role has run only joined package steps so far
+  UpFrontSteps joined;
+  std::map<const Role*, bool> leading;  // the role has run only joined steps so far
   for (const PlannedStep& step : plan.steps) {
     if (step.skipped) continue;  // never runs: changes nothing before the others
     auto [it, first] = leading.emplace(step.role, step.role->waits_for.empty());
-    bool joins = it->second && step.kind == kPackage && Installs(step) && will_run(step);
-    for (const std::string& name : PackageNamesOf(step)) joins = joins && !removed.count(name);
-    if (joins) {
-      joined.push_back(&step);
+    const StepKind& kind = FindStepKind(step.kind);
+    const bool source = it->second && kind.JoinsUpFrontAsSource() && will_run(step);
+    bool package = it->second && step.kind == kPackage && Installs(step) && will_run(step);
+    for (const std::string& name : PackageNamesOf(step)) package = package && !removed.count(name);
+    if (source) {
+      joined.sources.push_back(&step);
+    } else if (package) {
+      joined.packages.push_back(&step);
     } else {
       it->second = false;
+      if (kind.ChangesPackageSources(step)) break;
     }
-    if (FindStepKind(step.kind).ChangesPackageSources(step)) break;
   }
   return joined;
 }

@@ -5,12 +5,18 @@
 // what the steps before it do:
 //   - it installs (state present) without a pinned version: a pinned family
 //     moves in its own transaction, and may be a downgrade;
-//   - every step of its role before it is a package step that joins too
-//     (a role that writes a directory, an account or a preseed before its
-//     package keeps that order), and its role waits for no other host's role;
-//   - no step before it in the host's run changes where packages come from
-//     (a repository, a file under /etc/apt): the batch reads the sources the
-//     node has when the run starts;
+//   - every step of its role before it is a package step or a package
+//     source (a repository) that joins too (a role that writes a directory,
+//     an account or a preseed before its package keeps that order), and its
+//     role waits for no other host's role;
+//   - no step before it in the host's run that does not join changes where
+//     packages come from (a repository after other steps of its role, a file
+//     under /etc/apt).
+// The sources that join are added first, in run order, then the packages
+// are installed in one transaction (the issue's "a repository a role adds
+// comes first"): a package of an earlier role then sees a repository a
+// later role's leading steps add, where one transaction per step would not
+// have (it matters only if that repository carries a newer version of it).
 //   - no later step of the host removes one of its packages;
 //   - it will be sent to the node in this run (not skipped, not recorded done).
 // The step still runs in its place; it finds its packages installed and is
@@ -27,8 +33,11 @@
 
 namespace clusterctl {
 
-std::vector<const PlannedStep*> UpFrontPackageSteps(const HostPlan& plan,
-                                                    const std::function<bool(const PlannedStep&)>& will_run);
+struct UpFrontSteps {
+  std::vector<const PlannedStep*> sources;   // added first, in run order
+  std::vector<const PlannedStep*> packages;  // then installed together
+};
+UpFrontSteps UpFrontPackageSteps(const HostPlan& plan, const std::function<bool(const PlannedStep&)>& will_run);
 
 // The package names of a package step's `name` parameter (a word or a list).
 std::vector<std::string> PackageNamesOf(const PlannedStep& step);

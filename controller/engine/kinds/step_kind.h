@@ -155,6 +155,10 @@ class StepKind {
   // installed up front past it. A repository does; so does any step that
   // writes under /etc/apt, /etc/yum.repos.d or /etc/dnf (its `path`).
   virtual bool ChangesPackageSources(const PlannedStep& step) const;
+  // A package source that may be added up front, before the packages
+  // (a repository leading its role): credited in its place like a package
+  // (AfterCall, from KindMemo of its own kind).
+  virtual bool JoinsUpFrontAsSource() const { return false; }
 
   // A handler owed by an intent, before it runs: whether an interrupted run
   // already did it (kDone), or kFailed after reporting why through `host`.
