@@ -85,11 +85,6 @@ Task<HostReport> HostRun::Run() {
     Finish(start);
     co_return report_;
   }
-  if (!co_await RunUpFront()) {
-    MarkRemainingFailed(plan_.roles.empty() ? nullptr : plan_.roles.front());
-    Finish(start);
-    co_return report_;
-  }
   for (const Role* role : plan_.roles) {
     if (!co_await RunRole(*role)) {
       MarkRemainingFailed(role);
@@ -107,10 +102,10 @@ bool HostRun::WillRun(const PlannedStep& step) const {
   return !step.skipped && (context_.options.verify || !RecordedCurrent(step, report_.host, context_));
 }
 
-Task<bool> HostRun::RunUpFront() {
+Task<bool> HostRun::RunUpFront(const Role& next) {
   if (context_.options.check) co_return true;  // plan makes no change, so it has nothing to do at once
   for (const std::string& kind : StepKindsWithControllerSide()) {
-    if (!co_await FindStepKind(kind).UpFront(*this, plan_)) co_return false;
+    if (!co_await FindStepKind(kind).UpFront(*this, plan_, next)) co_return false;
   }
   co_return true;
 }
@@ -360,6 +355,7 @@ Task<bool> HostRun::WaitForRoles(const std::vector<RoleWait>& waits, const std::
 Task<bool> HostRun::RunRole(const Role& role) {
   const std::string failed_prefix = role.name + "/";  // named: no temporaries inside co_await (g++ 12)
   if (Stopping(role.name)) co_return false;
+  if (!co_await RunUpFront(role)) co_return false;
   if (!co_await WaitForRoles(role.waits_for, role.name, failed_prefix)) co_return false;
   bool role_changed = false;
   // Check mode: a follow-up of this role would run (its name, "" when none);

@@ -63,8 +63,9 @@ class HostRun final : public KindHost {
   Task<bool> RunStep(const PlannedStep& step, bool& role_changed);
   Task<bool> WaitForRoles(const std::vector<RoleWait>& waits, const std::string& who, const std::string& failed_prefix);
   Task<bool> RunRole(const Role& role);
-  // Every kind's work for many steps at once (StepKind::UpFront), deploy only.
-  Task<bool> RunUpFront();
+  // Every kind's work for many steps at once (StepKind::UpFront) before
+  // `next`, deploy only.
+  Task<bool> RunUpFront(const Role& next);
 
   // host_followups.cc
   Owed OwedBy(const PlannedStep& step) const;

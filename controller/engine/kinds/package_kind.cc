@@ -44,8 +44,14 @@ PlannedStep BatchOf(const std::vector<const PlannedStep*>& steps, const std::set
 
 class PackageKind final : public StepKind {
  public:
-  Task<bool> UpFront(KindHost& host, const HostPlan& plan) const override {
-    const UpFrontSteps work = UpFrontPackageSteps(plan, [&host](const PlannedStep& s) { return host.WillRun(s); });
+  Task<bool> UpFront(KindHost& host, const HostPlan& plan, const Role& next) const override {
+    // The memo: where the next scan starts, and each step's claimed names.
+    nlohmann::json& memo = host.KindMemo(kPackage);
+    if (memo.is_null()) memo = {{"scan_at", plan.roles.empty() ? "" : plan.roles.front()->name}, {"claims", nlohmann::json::object()}};
+    if (memo["scan_at"] != next.name) co_return true;
+    const UpFrontSteps work =
+        UpFrontPackageSteps(plan, [&host](const PlannedStep& s) { return host.WillRun(s); }, &next);
+    memo["scan_at"] = work.next_scan ? work.next_scan->name : "";
     const std::vector<const PlannedStep*>& steps = work.packages;
     if (steps.size() < 2) co_return true;  // one step is its own transaction already
     const SourcesAdded added = co_await AddSources(host, work.sources);
@@ -63,13 +69,13 @@ class PackageKind final : public StepKind {
     for (size_t i = 0; i < steps.size(); ++i) {
       if (!claims[i].empty() && !co_await host.OpenIntentsOwedBy(*steps[i])) co_return false;
     }
-    nlohmann::json& claimed = host.KindMemo(kPackage);
-    claimed = nlohmann::json::object();
+    nlohmann::json& claimed = host.KindMemo(kPackage)["claims"];
+    size_t claiming = 0;
     for (size_t i = 0; i < steps.size(); ++i) {
-      if (!claims[i].empty()) claimed[steps[i]->Identity()] = claims[i];
+      if (!claims[i].empty()) claimed[steps[i]->Identity()] = claims[i], ++claiming;
     }
     if (host.Stopping("the packages installed up front")) co_return false;
-    host.Started("packages up front (" + std::to_string(missing.size()) + " for " + std::to_string(claimed.size()) +
+    host.Started("packages up front (" + std::to_string(missing.size()) + " for " + std::to_string(claiming) +
                  " steps)");
     const auto start = host.clock().Monotonic();
     // Named, not a temporary in the co_await: g++ 12 destroys such temporaries twice.
@@ -111,8 +117,9 @@ class PackageKind final : public StepKind {
 
   Task<agent_protocol::ResourceResult> AfterCall(KindHost& host, const PlannedStep& step,
                                                  agent_protocol::ResourceResult outcome) const override {
-    nlohmann::json& claimed = host.KindMemo(kPackage);
-    if (outcome.failed || !claimed.is_object()) co_return outcome;
+    nlohmann::json& memo = host.KindMemo(kPackage);
+    if (outcome.failed || !memo.is_object() || !memo.contains("claims")) co_return outcome;
+    nlohmann::json& claimed = memo["claims"];
     auto it = claimed.find(step.Identity());
     if (it == claimed.end()) co_return outcome;
     // A name the step found missing itself (the batch failed before it) is

@@ -88,6 +88,35 @@ TEST_CASE("up front: a role's leading package and repository steps join, until a
   CHECK(Identities(work.packages) ==
         std::vector<std::string>{"chrony/s1", "munge/s4", "munge/s5", "skipped-first/s9", "late/s11"});
   CHECK(Identities(work.sources) == std::vector<std::string>{"repo/s10"});
+  // The next scan starts after the role that changed the sources, once it has run.
+  REQUIRE(work.next_scan != nullptr);
+  CHECK(work.next_scan->name == "after-driver");
+  UpFrontSteps after = UpFrontPackageSteps(b.plan, Always, work.next_scan);
+  CHECK(Identities(after.packages) == std::vector<std::string>{"after-driver/s14"});
+  CHECK(after.next_scan == nullptr);
+}
+
+TEST_CASE("package up front: a host installs once per stretch of roles between changes of sources") {
+  PlanBuilder b;
+  b.AddRole("a");
+  b.Add("package", {{"name", "one"}});
+  b.AddRole("b");
+  b.Add("package", {{"name", "two"}});
+  b.AddRole("driver");
+  b.Add("assert", {{"argv", {"true"}}});
+  b.Add("repository", {{"name", "cuda"}});
+  b.AddRole("c");
+  b.Add("package", {{"name", "three"}});
+  b.AddRole("d");
+  b.Add("package", {{"name", "four"}});
+  RecordingHost host;
+  host.answers = {Missing({"one", "two"}), ResourceResult{}, Missing({"three", "four"}), ResourceResult{}};
+  const StepKind& package = FindStepKind("package");
+  for (const Role* role : b.plan.roles) CHECK(RunTask(package.UpFront(host, b.plan, *role)));
+  REQUIRE(host.calls.size() == 4);
+  CHECK(host.calls[1] == std::pair{nlohmann::json{{"name", {"one", "two"}}}, true});
+  CHECK(host.calls[3] == std::pair{nlohmann::json{{"name", {"four", "three"}}}, true});
+  CHECK(host.notes.size() == 2);
 }
 
 TEST_CASE("up front: a file under /etc/apt is a change of sources; a role waiting for other hosts keeps its order") {
@@ -141,7 +170,7 @@ TEST_CASE("package up front: one check, the intents of the steps it installs for
   RecordingHost host;
   host.answers = {Missing({"chrony", "hello"}), ResourceResult{}};
   const StepKind& package = FindStepKind("package");
-  CHECK(RunTask(package.UpFront(host, b.plan)));
+  CHECK(RunTask(package.UpFront(host, b.plan, *b.plan.roles.front())));
   REQUIRE(host.calls.size() == 2);
   CHECK(host.calls[0] == std::pair{nlohmann::json{{"name", {"chrony", "hello", "sudo"}}}, false});
   CHECK(host.calls[1] == std::pair{nlohmann::json{{"name", {"chrony", "hello"}}}, true});
@@ -169,7 +198,7 @@ TEST_CASE("package up front: a failed install fails nothing; a step that install
   failed.Fail("apt-get exited with status 100");
   host.answers = {Missing({"one", "two"}), failed};
   const StepKind& package = FindStepKind("package");
-  CHECK(RunTask(package.UpFront(host, b.plan)));
+  CHECK(RunTask(package.UpFront(host, b.plan, *b.plan.roles.front())));
   REQUIRE(host.notes.size() == 1);
   CHECK(host.notes[0].find("each step installs its own") != std::string::npos);
   ResourceResult installed_itself = Missing({"one"});  // the step's own apply installed it
@@ -182,13 +211,13 @@ TEST_CASE("package up front: nothing missing, or a single step, sends no install
   b.AddRole("a");
   b.Add("package", {{"name", "one"}});
   RecordingHost single;
-  CHECK(RunTask(FindStepKind("package").UpFront(single, b.plan)));
+  CHECK(RunTask(FindStepKind("package").UpFront(single, b.plan, *b.plan.roles.front())));
   CHECK(single.calls.empty());
   b.AddRole("b");
   b.Add("package", {{"name", "two"}});
   RecordingHost nothing_missing;
   nothing_missing.answers = {ResourceResult{}};
-  CHECK(RunTask(FindStepKind("package").UpFront(nothing_missing, b.plan)));
+  CHECK(RunTask(FindStepKind("package").UpFront(nothing_missing, b.plan, *b.plan.roles.front())));
   CHECK(nothing_missing.calls.size() == 1);
   CHECK(nothing_missing.intents.empty());
 }
@@ -204,7 +233,7 @@ TEST_CASE("package up front: a leading repository is added first, then credited 
   ResourceResult repo_missing;
   repo_missing.Differs("source file does not exist");
   host.answers = {repo_missing, repo_missing, Missing({"one", "grafana"}), ResourceResult{}};
-  CHECK(RunTask(FindStepKind("package").UpFront(host, b.plan)));
+  CHECK(RunTask(FindStepKind("package").UpFront(host, b.plan, *b.plan.roles.front())));
   REQUIRE(host.calls.size() == 4);
   CHECK(host.calls[0] == std::pair{b.plan.steps[1].params, false});  // the repository checked,
   CHECK(host.calls[1] == std::pair{b.plan.steps[1].params, true});   // added,
@@ -228,7 +257,7 @@ TEST_CASE("package up front: a repository that fails up front installs nothing u
   ResourceResult failed;
   failed.Fail("the key does not verify");
   host.answers = {failed};
-  CHECK(RunTask(FindStepKind("package").UpFront(host, b.plan)));
+  CHECK(RunTask(FindStepKind("package").UpFront(host, b.plan, *b.plan.roles.front())));
   CHECK(host.calls.size() == 1);
   REQUIRE(host.notes.size() == 1);
   CHECK(host.notes[0].find("nothing installed up front: grafana/s1 failed") != std::string::npos);

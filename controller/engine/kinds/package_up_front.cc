@@ -34,7 +34,19 @@ std::vector<std::string> PackageNamesOf(const PlannedStep& step) {
   return names;
 }
 
-UpFrontSteps UpFrontPackageSteps(const HostPlan& plan, const std::function<bool(const PlannedStep&)>& will_run) {
+namespace {
+
+const Role* RoleAfter(const HostPlan& plan, const Role* role) {
+  for (size_t i = 0; i + 1 < plan.roles.size(); ++i) {
+    if (plan.roles[i] == role) return plan.roles[i + 1];
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+UpFrontSteps UpFrontPackageSteps(const HostPlan& plan, const std::function<bool(const PlannedStep&)>& will_run,
+                                 const Role* from) {
   std::set<std::string> removed;
   for (const PlannedStep& step : plan.steps) {
     if (Removes(step)) {
@@ -43,8 +55,10 @@ UpFrontSteps UpFrontPackageSteps(const HostPlan& plan, const std::function<bool(
   }
   UpFrontSteps joined;
   std::map<const Role*, bool> leading;  // the role has run only joined steps so far
+  bool reached = from == nullptr;
   for (const PlannedStep& step : plan.steps) {
-    if (step.skipped) continue;  // never runs: changes nothing before the others
+    reached = reached || step.role == from;
+    if (!reached || step.skipped) continue;  // run already, or never runs: changes nothing before the others
     auto [it, first] = leading.emplace(step.role, step.role->waits_for.empty());
     const StepKind& kind = FindStepKind(step.kind);
     const bool source = it->second && kind.JoinsUpFrontAsSource() && will_run(step);
@@ -56,7 +70,10 @@ UpFrontSteps UpFrontPackageSteps(const HostPlan& plan, const std::function<bool(
       joined.packages.push_back(&step);
     } else {
       it->second = false;
-      if (kind.ChangesPackageSources(step)) break;
+      if (kind.ChangesPackageSources(step)) {
+        joined.next_scan = RoleAfter(plan, step.role);
+        break;
+      }
     }
   }
   return joined;

@@ -33,11 +33,19 @@
 
 namespace clusterctl {
 
+// The scan starts at the role `from` (the steps before it have run) and
+// ends at a change of package sources that does not join; the next scan
+// starts at the role after the one holding it (`next_scan`, null when none
+// is left), once that role has run: so a host installs up front once per
+// stretch of roles between such changes (on a GPU node: before
+// nvidia-driver, whose CUDA repository follows its checks, and after it).
 struct UpFrontSteps {
   std::vector<const PlannedStep*> sources;   // added first, in run order
   std::vector<const PlannedStep*> packages;  // then installed together
+  const Role* next_scan = nullptr;
 };
-UpFrontSteps UpFrontPackageSteps(const HostPlan& plan, const std::function<bool(const PlannedStep&)>& will_run);
+UpFrontSteps UpFrontPackageSteps(const HostPlan& plan, const std::function<bool(const PlannedStep&)>& will_run,
+                                 const Role* from = nullptr);
 
 // The package names of a package step's `name` parameter (a word or a list).
 std::vector<std::string> PackageNamesOf(const PlannedStep& step);

@@ -144,12 +144,15 @@ class StepKind {
     co_return outcome;
   }
 
-  // Deploy (not plan), after connecting and before the host's first role:
-  // work the kind does for many of the host's steps at once (package: their
-  // packages in one apt transaction). Each step still runs in its place, and
-  // AfterCall credits it with what was done for it here. False: the host
-  // stops (the kind reported why).
-  virtual Task<bool> UpFront(KindHost& /*host*/, const HostPlan& /*plan*/) const { co_return true; }
+  // Deploy (not plan), before each of the host's roles (`next`): work the
+  // kind does for many of the host's steps at once (package: the packages
+  // of the roles from here to the next change of package sources, in one
+  // apt transaction). Each step still runs in its place, and AfterCall
+  // credits it with what was done for it here. False: the host stops (the
+  // kind reported why).
+  virtual Task<bool> UpFront(KindHost& /*host*/, const HostPlan& /*plan*/, const Role& /*next*/) const {
+    co_return true;
+  }
 
   // Whether this step changes where packages come from: nothing is
   // installed up front past it. A repository does; so does any step that
