@@ -35,7 +35,7 @@ TEST_CASE("directory view: the directory group's host over ldaps, the base DN fr
 }
 
 TEST_CASE("directory view: a directory elsewhere, its base DN") {
-  auto view = Build(WithVars("  ldap_uri: ldap://ldap.example.org\n  ldap_base_dn: dc=example,dc=org\n"), "");
+  auto view = Build(WithVars("  ldap_uri: ldap://ldap.example.org\n  ldap_base_dn: dc=example,dc=org\n", ""));
   REQUIRE(view.ok());
   CHECK((*view)["server"].is_null());
   const nlohmann::json& gpu = (*view)["per_host"]["gpu01"];
@@ -46,7 +46,7 @@ TEST_CASE("directory view: a directory elsewhere, its base DN") {
 }
 
 TEST_CASE("directory view: no directory, no uri (the sssd role does nothing)") {
-  auto view = Build(WithVars("  x: 1\n"), "");
+  auto view = Build(WithVars("  x: 1\n", ""));
   REQUIRE(view.ok());
   CHECK((*view)["per_host"]["gpu01"]["uri"].is_null());
 }
