@@ -33,7 +33,7 @@ all_idle() {  # all_idle N: waits up to 60 s until sinfo shows N idle nodes and 
 # The site's settings, added to the inventory after each `tb up` (which
 # rewrites it): the base image's admin user keeps SSH to compute nodes
 # without a job; /dev/shm gets 1 GiB; a directory (issue 36): slapd on
-# node01 with two users, its TLS from a CA made here as a site would
+# node01 with two users (carol and dave; alice is slurm_site_checks.sh's local user), its TLS from a CA made here as a site would
 # (docs/inventory.md), beside the inventory.
 directory_tls() {
   local d="$TESTBED_STATE/directory-tls"
@@ -55,10 +55,10 @@ site_vars() {
   ldap_tls_cert_file: directory-tls/server.pem
   ldap_tls_key_file: directory-tls/server.key
   directory_users:
-    - {name: alice, uid: 5001, gid: 5000, gecos: Alice Liddell}
-    - {name: bob, uid: 5002, gid: 5000}
+    - {name: carol, uid: 5001, gid: 5000, gecos: Carol Shaw}
+    - {name: dave, uid: 5002, gid: 5000}
   directory_groups:
-    - {name: research, gid: 5000, members: [alice, bob]}
+    - {name: research, gid: 5000, members: [carol, dave]}
 YAML
 }
 
@@ -120,17 +120,18 @@ check "scontrol ping: the primary and the backup are up ($ping)" \
   grep -q 'primary) at node01 is UP;.*backup) at node02 is UP' <<<"$ping"
 check "the backup reads the primary's state on the SIMULATED shared directory" \
   tb ssh node02 "grep -qx testbed /srv/simulated-shared/slurmctld/clustername && test -e /srv/simulated-shared/SIMULATED"
-check "slurmdbd runs only on the primary" bash -c "! tb ssh node02 systemctl is-active -q slurmdbd"
+no_slurmdbd_on02() { ! tb ssh node02 systemctl is-active -q slurmdbd; }  # tb is a function: not in a bash -c
+check "slurmdbd runs only on the primary" no_slurmdbd_on02
 
 source "$(dirname "$0")/slurm_site_checks.sh"
 
 # The directory (issue 36): slapd on node01, sssd on every node.
 check "slapd serves ldaps and ldapi only (no clear-text LDAP on 389)" \
   on01 "systemctl is-active -q slapd && ss -ltn | grep -q ':636 ' && ! ss -ltn | grep -q ':389 '"
-resolved() {  # every node's getent passwd alice bob, as NODE NAME UID GID lines
+resolved() {  # every node's getent passwd carol dave, as NODE NAME UID GID lines
   local n
   for n in node01 node02 node03; do
-    tb ssh "$n" getent passwd alice bob | awk -F: -v n="$n" '{ print n, $1, $3, $4 }'
+    tb ssh "$n" getent passwd carol dave | awk -F: -v n="$n" '{ print n, $1, $3, $4 }'
   done
 }
 for i in $(seq 30); do  # sssd goes online a moment after its start
@@ -138,22 +139,24 @@ for i in $(seq 30); do  # sssd goes online a moment after its start
   sleep 1
 done
 check "every node resolves both directory users with the directory's UIDs ($(resolved | paste -sd';'))" \
-  test "$(resolved | awk '{ print $2, $3, $4 }' | sort | uniq -c | awk '{ print $1, $2, $3, $4 }' | paste -sd,)" = "3 alice 5001 5000,3 bob 5002 5000"
-check "the group resolves with its members" test "$(tb ssh node03 getent group research)" = "research:*:5000:alice,bob"
-ids=$(on01 "cd /tmp && runuser -u alice -- srun -N2 id" | sort -u)
+  test "$(resolved | awk '{ print $2, $3, $4 }' | sort | uniq -c | awk '{ print $1, $2, $3, $4 }' | paste -sd,)" = "3 carol 5001 5000,3 dave 5002 5000"
+check "the group resolves with its members" test "$(tb ssh node03 getent group research)" = "research:*:5000:carol,dave"
+ids=$(on01 "cd /tmp && runuser -u carol -- srun -N2 id" | sort -u)
 check "a directory user runs srun -N2 id on both compute nodes (got $(paste -sd';' <<<"$ids"))" \
-  test "$(grep -c '^uid=5001(alice) gid=5000(research) groups=5000(research)$' <<<"$ids")-$(on01 "cd /tmp && runuser -u alice -- srun -N2 hostname" | sort | paste -sd,)" = 1-node02,node03
+  test "$(grep -c '^uid=5001(carol) gid=5000(research) groups=5000(research)$' <<<"$ids")-$(on01 "cd /tmp && runuser -u carol -- srun -N2 hostname" | sort | paste -sd,)" = 1-node02,node03
 "$CLUSTERCTL" validate "$inventory" --checks users.consistent >"$outputs/validate-users.txt" 2>&1
 rc=$?
 check "validate's users.consistent passes on every node (exit $rc)" \
   grep -qE "^users.consistent +pass +node\[01-03\] " "$outputs/validate-users.txt"
+[ $rc -eq 0 ] && grep -qE "^users.consistent +pass" "$outputs/validate-users.txt" || cat "$outputs/validate-users.txt"
 # A local account shadows the directory's (useradd refuses: sssd resolves the name).
-tb ssh node03 "echo 'alice:x:1234:1234::/nonexistent:/usr/sbin/nologin' >>/etc/passwd"
+tb ssh node03 "echo 'carol:x:1234:1234::/nonexistent:/usr/sbin/nologin' >>/etc/passwd"
 "$CLUSTERCTL" validate "$inventory" --checks users.consistent >"$outputs/validate-users-bad.txt" 2>&1
 rc=$?
-check "a node resolving alice to another UID fails users.consistent, naming the node (exit $rc)" \
-  grep -q '^  users.consistent on node03: alice is 1234:1234 here, 5001:5000 in the directory$' "$outputs/validate-users-bad.txt"
-tb ssh node03 "sed -i '/^alice:x:1234:/d' /etc/passwd"
+check "a node resolving carol to another UID fails users.consistent, naming the node (exit $rc)" \
+  grep -q '^  users.consistent on node03: carol is 1234:1234 here, 5001:5000 in the directory$' "$outputs/validate-users-bad.txt"
+grep -q 'node03: carol is 1234' "$outputs/validate-users-bad.txt" || cat "$outputs/validate-users-bad.txt"
+tb ssh node03 "sed -i '/^carol:x:1234:/d' /etc/passwd"
 
 # No-op: nothing changes, nothing restarts.
 daemons() { echo "$(invocation node01 slurmctld) $(invocation node02 slurmctld) $(invocation node02 slurmd) $(invocation node01 slurmdbd) $(invocation node02 munge)"; }
