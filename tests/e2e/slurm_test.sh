@@ -144,6 +144,9 @@ check "the group resolves with its members" test "$(tb ssh node03 getent group r
 ids=$(on01 "cd /tmp && runuser -u carol -- srun -N2 id" | sort -u)
 check "a directory user runs srun -N2 id on both compute nodes (got $(paste -sd';' <<<"$ids"))" \
   test "$(grep -c '^uid=5001(carol) gid=5000(research) groups=5000(research)$' <<<"$ids")-$(on01 "cd /tmp && runuser -u carol -- srun -N2 hostname" | sort | paste -sd,)" = 1-node02,node03
+home=$(on01 "su - carol -c 'touch ~/written && stat -c \"%n %U:%G\" ~'" 2>&1)
+check "carol's first login makes her home on node01 (pam_mkhomedir), hers and writable ($home)" \
+  test "$home" = "/home/carol carol:research"
 "$CLUSTERCTL" validate "$inventory" --checks users.consistent >"$outputs/validate-users.txt" 2>&1
 rc=$?
 check "validate's users.consistent passes on every node (exit $rc)" \

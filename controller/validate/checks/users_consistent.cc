@@ -70,6 +70,11 @@ Argv GetentCommand(const NodeView& v) {
 
 const ProbeSpec kGetent{.id = "getent passwd (directory users)", .command_for = GetentCommand, .timeout_s = 30};
 
+Requirement DirectoryClient() {
+  return {[](const NodeView& v) { return v.role.directory_client; },
+          [](const NodeView& v) { return v.host() + " is not in the controller, controller_backup, login or compute group (no sssd)"; }};
+}
+
 Requirement DirectoryUsersListed() {
   return {[](const NodeView& v) { return !DirectoryUsers(v.vars).empty(); },
           [](const NodeView&) { return std::string("no directory_users in the inventory"); }};
@@ -109,7 +114,7 @@ const CheckRegistration kUsersConsistent({.name = "users.consistent",
                                           .scope = kNode,
                                           .summary = "every directory user resolves (getent passwd) with the directory's UID and GID",
                                           .rank = 35,
-                                          .requirements = {SlurmHost(), DirectoryUsersListed()},
+                                          .requirements = {DirectoryClient(), DirectoryUsersListed()},
                                           .probes = {&kGetent},
                                           .verdict = Judge});
 

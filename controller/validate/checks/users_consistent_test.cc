@@ -12,7 +12,7 @@ namespace {
 
 testing::SpecBench DirectoryBench() {
   testing::SpecBench bench;
-  bench.role.slurm_cluster = bench.role.slurm_host = bench.role.compute = true;
+  bench.role.directory_client = true;
   bench.vars["directory_users"] = nlohmann::json::parse(
       R"([{"name": "alice", "uid": 5001, "gid": 5000}, {"name": "bob", "uid": 5002, "gid": 5000, "shell": "/bin/sh"}])");
   return bench;
@@ -76,12 +76,12 @@ TEST_CASE("users.consistent: no reading, no pass") {
   CHECK(bench.Judge("users.consistent").outcome == CheckOutcome::kFail);
 }
 
-TEST_CASE("users.consistent is skipped without directory users or off the Slurm hosts") {
+TEST_CASE("users.consistent is skipped without directory users or off the sssd role's hosts") {
   testing::SpecBench bench = DirectoryBench();
   bench.vars.erase("directory_users");
   CHECK(bench.Judge("users.consistent").detail == "no directory_users in the inventory");
   testing::SpecBench off = DirectoryBench();
-  off.role.slurm_host = false;
+  off.role.directory_client = false;
   CHECK(off.Judge("users.consistent").outcome == CheckOutcome::kSkip);
 }
 
