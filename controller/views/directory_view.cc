@@ -1,5 +1,8 @@
 #include "controller/views/directory_view.h"
 
+#include <set>
+
+#include "common/json_text.h"
 #include "common/strings.h"
 #include "controller/catalog/value_syntax.h"
 
@@ -18,12 +21,30 @@ Status Checked(const Host& host, const char* variable, const char* syntax, const
   return Status::InvalidArgument(host.name + "'s " + variable + " '" + Printable(value, 80) + "' " + why);
 }
 
+// Two entries of `list` (directory_users or directory_groups) with the same
+// `field` would be one LDAP entry written twice, or two names for one id.
+Status Unique(const Host& host, const char* list, const char* field) {
+  auto it = host.vars.find(list);
+  if (it == host.vars.end() || !it->is_array()) return Status::Ok();
+  std::set<std::string> seen;
+  for (const nlohmann::json& item : *it) {
+    if (!item.is_object() || !item.contains(field)) continue;
+    const std::string value = item[field].is_string() ? item[field].get<std::string>() : JsonText(item[field]);
+    if (!seen.insert(value).second) {
+      return Status::InvalidArgument(host.name + "'s " + list + " has two entries with " + field + " " + Printable(value, 40));
+    }
+  }
+  return Status::Ok();
+}
+
 Result<nlohmann::json> HostPart(const Host& host, const std::string& cluster_name, const nlohmann::json& server) {
   std::string base_dn = StringVar(host, "ldap_base_dn");
   if (base_dn.empty()) base_dn = "dc=" + cluster_name;
   std::string uri = StringVar(host, "ldap_uri");
   if (uri.empty() && server.is_string()) uri = "ldaps://" + server.get<std::string>();
-  for (Status s : {Checked(host, "ldap_base_dn", "ldap-dn", base_dn), uri.empty() ? Status::Ok() : Checked(host, "ldap_uri", "ldap-uri", uri)}) {
+  for (Status s : {Unique(host, "directory_users", "name"), Unique(host, "directory_users", "uid"),
+                   Unique(host, "directory_groups", "name"), Unique(host, "directory_groups", "gid"),
+                   Checked(host, "ldap_base_dn", "ldap-dn", base_dn), uri.empty() ? Status::Ok() : Checked(host, "ldap_uri", "ldap-uri", uri)}) {
     if (!s.ok()) return s;
   }
   const size_t comma = base_dn.find(',');

@@ -11,7 +11,9 @@
 //   bind_dn: cn=sssd,ou=services,BASE_DN (the read-only account the
 //            ldap-server role makes for sssd, with a generated password).
 // Values are checked here again with the variables' syntaxes (ldap-dn,
-// ldap-uri), so a default built from the cluster name is checked too. Pure.
+// ldap-uri), so a default built from the cluster name is checked too, and
+// directory_users' names and UIDs, directory_groups' names and GIDs, are
+// each unique. Pure.
 #pragma once
 
 #include <map>

@@ -60,4 +60,14 @@ TEST_CASE("directory view: a base DN that would break out of LDIF or sssd.conf i
   CHECK(uri.status().message().find("is not an LDAP URI") != std::string::npos);
 }
 
+TEST_CASE("directory view: a user name or UID, a group name or GID listed twice is refused") {
+  auto uid = Build(WithVars("  directory_users: [{name: a, uid: 5001, gid: 5000}, {name: b, uid: 5001, gid: 5000}]\n"));
+  REQUIRE_FALSE(uid.ok());
+  CHECK(uid.status().message() == "head's directory_users has two entries with uid 5001");
+  auto name = Build(WithVars("  directory_groups: [{name: g, gid: 5000}, {name: g, gid: 5001}]\n"));
+  REQUIRE_FALSE(name.ok());
+  CHECK(name.status().message() == "head's directory_groups has two entries with name g");
+  CHECK(Build(WithVars("  directory_users: [{name: a, uid: 5001, gid: 5000}, {name: b, uid: 5002, gid: 5000}]\n")).ok());
+}
+
 }  // namespace clusterctl

@@ -5,12 +5,13 @@
 // nodes that pass all agree. getent's output is read strictly: a line that
 // is not a passwd entry for a user asked about fails the node (no reading,
 // no pass).
+#include "controller/validate/checks/users_consistent.h"
+
+#include <optional>
 #include <set>
 
-#include "common/json_fields.h"
 #include "common/strings.h"
 #include "controller/validate/checks/common.h"
-#include "controller/validate/checks/users_consistent.h"
 
 namespace clusterctl::checks {
 
