@@ -5,7 +5,7 @@ namespace clusterctl {
 const std::vector<std::string>& WellKnownGroups() {
   static const std::vector<std::string> groups = {kGroupController, kGroupControllerBackup, kGroupLogin,
                                                   kGroupCompute,    kGroupNfsServer,        kGroupNfsClients,
-                                                  kGroupMonitoring, "directory"};  // directory: the ldap-server role's host (views/directory_view.h)
+                                                  kGroupMonitoring, kGroupDirectory};
   return groups;
 }
 

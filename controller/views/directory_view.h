@@ -27,9 +27,6 @@
 
 namespace clusterctl {
 
-// The ldap-server role's group (its first host: the directory the sssd role reads).
-inline constexpr const char* kGroupDirectory = "directory";
-
 Result<nlohmann::json> BuildDirectoryView(const Inventory& inventory, const std::map<std::string, nlohmann::json>& facts,
                                           const ViewInputs& inputs);
 
