@@ -147,11 +147,12 @@ check "a directory user runs srun -N2 id on both compute nodes (got $(paste -sd'
 home=$(on01 "su - carol -c 'touch ~/written && stat -c \"%n %U:%G\" ~'" 2>&1)
 check "carol's first login makes her home on node01 (pam_mkhomedir), hers and writable ($home)" \
   test "$home" = "/home/carol carol:research"
-"$CLUSTERCTL" validate "$inventory" --checks users.consistent >"$outputs/validate-users.txt" 2>&1
+"$CLUSTERCTL" validate "$inventory" --checks users >"$outputs/validate-users.txt" 2>&1
 rc=$?
 check "validate's users.consistent passes on every node (exit $rc)" \
   grep -qE "^users.consistent +pass +node\[01-03\] " "$outputs/validate-users.txt"
-[ $rc -eq 0 ] && grep -qE "^users.consistent +pass" "$outputs/validate-users.txt" || cat "$outputs/validate-users.txt"
+check "validate's users.job: carol's job runs with her UID" grep -qE "^users.job +pass +testbed +uid 5001 " "$outputs/validate-users.txt"
+[ $rc -eq 0 ] || cat "$outputs/validate-users.txt"
 # A local account shadows the directory's (useradd refuses: sssd resolves the name).
 tb ssh node03 "echo 'carol:x:1234:1234::/nonexistent:/usr/sbin/nologin' >>/etc/passwd"
 "$CLUSTERCTL" validate "$inventory" --checks users.consistent >"$outputs/validate-users-bad.txt" 2>&1
