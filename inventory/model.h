@@ -28,6 +28,8 @@ inline constexpr const char* kGroupCompute = "compute";
 inline constexpr const char* kGroupNfsServer = "nfs_server";
 inline constexpr const char* kGroupNfsClients = "nfs_clients";
 inline constexpr const char* kGroupMonitoring = "monitoring";
+// The ldap-server role's host (its first: the directory the sssd role reads).
+inline constexpr const char* kGroupDirectory = "directory";
 inline constexpr const char* kGroupAll = "all";  // implicit: every host
 const std::vector<std::string>& WellKnownGroups();
 

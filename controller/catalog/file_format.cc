@@ -41,7 +41,8 @@ std::string_view CommentStartsOf(FileFormat format) {
   switch (format) {
     case FileFormat::kSlurm:
     case FileFormat::kYaml:
-    case FileFormat::kEnvironment: return "#";
+    case FileFormat::kEnvironment:
+    case FileFormat::kLdif: return "#";
     case FileFormat::kIni:
     case FileFormat::kSystemd: return "#;";
     default: return "";
@@ -128,6 +129,27 @@ std::string Environment(std::string_view text) {
   return "";
 }
 
+// An LDIF value written as `attr: value` must be a SAFE-STRING (RFC 2849):
+// ASCII, no line break, not starting with a space, ':' or '<' (which would
+// make it base64, a URL or part of the separator); a trailing space is
+// dropped by some readers. Values also land in DNs (uid=NAME,ou=people,BASE),
+// so RFC 4514's special characters are refused too, except ',' and '=',
+// which a base DN is made of: the names that become one RDN value have a
+// syntax without them (user-name), and a base DN has its own (ldap-dn).
+std::string Ldif(std::string_view text) {
+  for (char c : text) {
+    if (static_cast<unsigned char>(c) > 0x7e) return "is not plain ASCII: LDIF would need it base64-encoded";
+  }
+  if (!text.empty() && Has(text.substr(0, 1), " :<")) {
+    return "starts with a space, ':' or '<': LDIF would read it as part of the separator, base64 or a URL";
+  }
+  if (!text.empty() && HasSpace(text.substr(text.size() - 1))) return "ends with a space, which LDIF readers may drop";
+  if (Has(text, "\\\"+;<>#\t")) {
+    return "contains one of \\ \" + ; < > # or a tab: special in a DN (RFC 4514) or an LDIF line";
+  }
+  return "";
+}
+
 }  // namespace
 
 FileFormat FileFormatOf(std::string_view name) {
@@ -136,6 +158,7 @@ FileFormat FileFormatOf(std::string_view name) {
   const std::string_view base = slash == std::string_view::npos ? name : name.substr(slash + 1);
   if (EndsWith(name, ".sql")) return FileFormat::kSql;
   if (EndsWith(name, ".sh")) return FileFormat::kShell;
+  if (EndsWith(name, ".ldif")) return FileFormat::kLdif;
   if (base == "slurm.conf" || base == "slurmdbd.conf" || base == "cgroup.conf" || base == "gres.conf") {
     return FileFormat::kSlurm;
   }
@@ -201,6 +224,7 @@ std::string UnsafeValue(FileFormat format, ValuePlace place, std::string_view te
     case FileFormat::kYaml: return Yaml(place, text);
     case FileFormat::kSystemd: return Systemd(place, text);
     case FileFormat::kEnvironment: return Environment(text);
+    case FileFormat::kLdif: return Ldif(text);
     default: return "";
   }
 }
@@ -215,6 +239,7 @@ const char* FileFormatName(FileFormat format) {
     case FileFormat::kEnvironment: return "/etc/default";
     case FileFormat::kSql: return "SQL";
     case FileFormat::kShell: return "shell";
+    case FileFormat::kLdif: return "LDIF";
   }
   return "configuration";
 }

@@ -20,6 +20,7 @@ enum class FileFormat {
   kEnvironment,  // /etc/default/* (*.default): sourced by sh, read by EnvironmentFile=, $ARGS split at whitespace
   kSql,          // *.sql: letters, digits and '_' (safe as an identifier and inside quotes)
   kShell,        // *.sh: a word that needs no quoting, not starting with '-'
+  kLdif,         // *.ldif: LDIF's SAFE-STRING (RFC 2849) without a DN's special characters but ',' and '=' (RFC 4514)
 };
 
 // Where a tag sits on its line. kFlow: bare inside a YAML flow collection
@@ -29,7 +30,7 @@ enum class FileFormat {
 enum class ValuePlace { kBare, kFlow, kWithin, kDoubleQuoted, kSingleQuoted, kComment };
 
 // The format of a file by its name or path (a trailing ".mustache" ignored):
-// *.sql kSql; *.sh kShell; slurm.conf, slurmdbd.conf, cgroup.conf, gres.conf
+// *.sql kSql; *.sh kShell; *.ldif kLdif; slurm.conf, slurmdbd.conf, cgroup.conf, gres.conf
 // kSlurm; *.ini kIni; *.yml/*.yaml kYaml; *.service, *.socket, *.timer,
 // *.mount, *.netdev, *.network and anything under a systemd/ directory
 // kSystemd; *.default and anything under /etc/default/ kEnvironment; else kLines.

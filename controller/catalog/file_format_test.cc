@@ -20,6 +20,7 @@ TEST_CASE("a file's format comes from its template name or path") {
   CHECK(FileFormatOf("/etc/default/prometheus") == FileFormat::kEnvironment);
   CHECK(FileFormatOf("grants.sql.mustache") == FileFormat::kSql);
   CHECK(FileFormatOf("remove.sh.mustache") == FileFormat::kShell);
+  CHECK(FileFormatOf("directory.ldif.mustache") == FileFormat::kLdif);
   CHECK(FileFormatOf("chrony.conf.mustache") == FileFormat::kLines);
 }
 
@@ -49,6 +50,22 @@ TEST_CASE("slurm.conf: a bare value is one word; a quoted one may hold spaces (i
   CHECK(Refused(FileFormat::kSlurm, ValuePlace::kComment, "a\nb"));
   CHECK_FALSE(Refused(FileFormat::kSlurm, ValuePlace::kComment, "gpu[01-04], login1"));
   CHECK_FALSE(Refused(FileFormat::kSlurm, ValuePlace::kBare, "task/affinity,task/cgroup"));
+}
+
+TEST_CASE("LDIF: a SAFE-STRING (RFC 2849) without a DN's special characters (RFC 4514)") {
+  for (const char* good : {"alice", "Alice Smith", "/bin/bash", "dc=example,dc=org", "5001", "a.b-c_d@e"}) {
+    CAPTURE(good);
+    CHECK_FALSE(Refused(FileFormat::kLdif, ValuePlace::kBare, good));
+  }
+  // A second line (a new attribute or entry), base64 (':'), a URL ('<'), a
+  // continuation (' '), DN injection (+ \\ \" ; < > #), a dropped space, non-ASCII.
+  for (const char* bad : {"x\nuserPassword: y", "x\r\ndn: cn=evil", ": eA==", "<file:///etc/shadow", " lead", "trail ",
+                          "a+uid=root", "a\\,b", "a\"b", "a;b", "a<b", "a>b", "#a", "caf\xc3\xa9", "a\tb"}) {
+    CAPTURE(bad);
+    CHECK(Refused(FileFormat::kLdif, ValuePlace::kBare, bad));
+  }
+  CHECK(PlaceAfter(FileFormat::kLdif, "# written for ") == ValuePlace::kComment);
+  CHECK_FALSE(Refused(FileFormat::kLdif, ValuePlace::kComment, "a#b;c"));
 }
 
 TEST_CASE("INI (grafana.ini): no comment, expansion, quote or outer space") {

@@ -22,9 +22,9 @@ struct Parser {
   size_t pos = 0;
 
   // A raw insertion is for configuration text an admin wrote on purpose;
-  // SQL and shell templates have none.
+  // SQL, shell and LDIF templates have none.
   bool Raw(const std::string& name, const SourceLocation& where) {
-    if (format != Template::Format::kSql && format != Template::Format::kShell) return true;
+    if (format != Template::Format::kSql && format != Template::Format::kShell && format != Template::Format::kLdif) return true;
     diagnostics.Error(where, "'" + name + "' is inserted raw ({{&...}} or {{{...}}}), which this " +
                                  FileFormatName(format) + " template may not do; use {{" + name + "}}");
     return false;

@@ -114,6 +114,9 @@ TEST_CASE("a value may not break out of the file it lands in (the review's slurm
   Diagnostics raw;
   CHECK_FALSE(Template::Parse("{{&db}}", "x.sql.mustache", raw, 1, 1, Template::Format::kSql));
   CHECK(raw.ToString().find("which this SQL template may not do") != std::string::npos);
+  Diagnostics raw_ldif;
+  CHECK_FALSE(Template::Parse("gecos: {{&gecos}}", "x.ldif.mustache", raw_ldif, 1, 1, Template::Format::kLdif));
+  CHECK(raw_ldif.ToString().find("which this LDIF template may not do") != std::string::npos);
 
   CHECK(Template::FormatOf("remove.sh.mustache") == Template::Format::kShell);
   CHECK(Template::UnsafeFor(Template::Format::kShell, "gpu01").empty());

@@ -101,10 +101,33 @@ std::string UserName(std::string_view text) {
   return "";
 }
 
+// A base DN as the directory roles write one: dc= components of letters,
+// digits, '_' and '-' (dc=example,dc=org). Nothing RFC 4514 would escape,
+// so it lands in LDIF and sssd.conf as it is.
+std::string LdapDn(std::string_view text) {
+  for (const std::string& part : Split(std::string(text), ',')) {
+    if (part.size() < 4 || part.compare(0, 3, "dc=") != 0 || !IsAlnumOr(part.substr(3), "_-")) {
+      return "is not a DN of dc= components of letters, digits, _ and - (dc=example,dc=org)";
+    }
+  }
+  return "";
+}
+
+// An LDAP server's URI: ldaps://ADDRESS[:PORT], or ldap://ADDRESS[:PORT]
+// (then StartTLS is demanded: the directory is never read in clear text).
+std::string LdapUri(std::string_view text) {
+  const size_t scheme = text.rfind("ldaps://", 0) == 0 ? 8 : text.rfind("ldap://", 0) == 0 ? 7 : 0;
+  std::string_view rest = scheme == 0 ? std::string_view() : text.substr(scheme);
+  if (!rest.empty() && rest.back() == '/') rest.remove_suffix(1);
+  const bool ok = !rest.empty() && (AddressPort(rest).empty() || Address(rest).empty());
+  if (!ok) return "is not an LDAP URI (ldaps://HOST or ldap://HOST, with an optional :PORT)";
+  return "";
+}
+
 const ValueSyntax kSyntaxes[] = {
     {"word", Word},       {"address", Address}, {"port", Port}, {"address:port", AddressPort},
     {"duration", Duration}, {"path", Path},     {"ib-port", IbPort}, {"size", Size},
-    {"user-name", UserName},
+    {"user-name", UserName}, {"ldap-dn", LdapDn}, {"ldap-uri", LdapUri},
 };
 
 }  // namespace

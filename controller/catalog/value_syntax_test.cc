@@ -50,6 +50,21 @@ TEST_CASE("value syntaxes a role may declare for its variables") {
     CAPTURE(bad);
     CHECK_FALSE(Has("user-name", bad));
   }
+  CHECK(Has("ldap-dn", "dc=example,dc=org"));
+  CHECK(Has("ldap-dn", "dc=test_bed-1"));
+  // Anything RFC 4514 escapes, an empty or other component: refused (it lands in LDIF and sssd.conf as it is).
+  for (const char* bad : {"", "dc=", "o=site", "dc=a,", "dc=a+uid=b", "dc=a\\,b", "dc=a b", "dc=a,ou=x", "dc=a\nx: y"}) {
+    CAPTURE(bad);
+    CHECK_FALSE(Has("ldap-dn", bad));
+  }
+  for (const char* good : {"ldaps://ldap.example.org", "ldap://10.0.0.5:389", "ldaps://[fd00::1]:636", "ldaps://node01/"}) {
+    CAPTURE(good);
+    CHECK(Has("ldap-uri", good));
+  }
+  for (const char* bad : {"", "ldaps://", "http://x", "ldapi:///", "ldaps://a b", "ldaps://x/dc=evil", "ldaps://x,ldaps://y"}) {
+    CAPTURE(bad);
+    CHECK_FALSE(Has("ldap-uri", bad));
+  }
 }
 
 }  // namespace

@@ -68,8 +68,8 @@ void AnswerHealthy(testing::FakeNode& node, bool controller) {
 
 class PipelineHarness {
  public:
-  PipelineHarness() {
-    std::ofstream(dir_.path() + "/inventory.yaml") << kSlurmCluster;
+  explicit PipelineHarness(const std::string& inventory = kSlurmCluster) {
+    std::ofstream(dir_.path() + "/inventory.yaml") << inventory;
     Diagnostics diagnostics;
     inventory_ = LoadInventory(dir_.path() + "/inventory.yaml", diagnostics);
     REQUIRE_MESSAGE(inventory_, diagnostics.ToString());
@@ -350,6 +350,54 @@ TEST_CASE("run request: a batch in percent is sized by the hosts --limit selecte
   DeploymentOptions options = run.Deployment();
   CHECK(options.check);
   CHECK(options.verify);
+}
+
+// issue 36: the directory's users resolve alike and one of them runs a job.
+TEST_CASE("run pipeline: users.consistent and users.job, a directory user's job as that user") {
+  PipelineHarness h(std::string(kSlurmCluster) + "vars:\n  directory_users: [{name: carol, uid: 5001, gid: 5000}]\n");
+  for (const char* host : {"head", "node01", "node02"}) {
+    h.node(host).commands.Answer({"getent", "passwd", "--", "carol"}, "carol:*:5001:5000::/home/carol:/bin/bash\n");
+  }
+  SUBCASE("the job runs as the directory's UID") {
+    h.node("head").commands.Answer({"runuser", "-u", "carol", "--", "srun"}, "5001\n");
+    PreparedRun run = h.Prepare(ValidateRequest("", {"users"}));
+    std::unique_ptr<RunSession> session = h.Open(RunKind::kValidate);
+    ValidationOutcome outcome = Validate(run, session->sessions());
+    const CheckResult* job = Find(outcome, "users.job", "t");
+    REQUIRE(job != nullptr);
+    CHECK_MESSAGE(job->outcome == CheckOutcome::kPass, job->detail);
+    CHECK(job->detail == "srun as carol on node01: id -u in the job is the directory's UID");
+    for (const char* host : {"head", "node01", "node02"}) {
+      const CheckResult* consistent = Find(outcome, "users.consistent", host);
+      REQUIRE(consistent != nullptr);
+      CHECK_MESSAGE(consistent->outcome == CheckOutcome::kPass, consistent->detail);
+    }
+  }
+  SUBCASE("a job refused, or run as another UID, fails naming the user and node") {
+    SUBCASE("refused") {
+      h.node("head").commands.Answer({"runuser", "-u", "carol", "--", "srun"},
+                                     "srun: error: Unable to allocate resources: Invalid user id\n", 1);
+    }
+    SUBCASE("another UID") { h.node("head").commands.Answer({"runuser", "-u", "carol", "--", "srun"}, "1234\n"); }
+    PreparedRun run = h.Prepare(ValidateRequest("", {"users.job"}));
+    std::unique_ptr<RunSession> session = h.Open(RunKind::kValidate);
+    ValidationOutcome outcome = Validate(run, session->sessions());
+    const CheckResult* job = Find(outcome, "users.job", "t");
+    REQUIRE(job != nullptr);
+    CHECK(job->outcome == CheckOutcome::kFail);
+    CHECK(job->detail.rfind("srun as carol on node01", 0) == 0);
+  }
+}
+
+TEST_CASE("run pipeline: users.job is skipped without directory users") {
+  PipelineHarness h;
+  PreparedRun run = h.Prepare(ValidateRequest("", {"users.job"}));
+  std::unique_ptr<RunSession> session = h.Open(RunKind::kValidate);
+  ValidationOutcome outcome = Validate(run, session->sessions());
+  const CheckResult* job = Find(outcome, "users.job", "t");
+  REQUIRE(job != nullptr);
+  CHECK(job->outcome == CheckOutcome::kSkip);
+  CHECK(job->detail == "no directory_users in the inventory");
 }
 
 }  // namespace clusterctl

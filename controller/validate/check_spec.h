@@ -75,6 +75,7 @@ struct NodeRole {
   bool slurm_host = false;     // in the controller, login or compute group
   bool compute = false;        // in the compute group
   bool controller = false;     // the Slurm controller
+  bool directory_client = false;  // in a group the sssd role applies to (controller, controller_backup, login, compute)
 };
 
 // What the controller read about the Slurm cluster (validation_run's cross

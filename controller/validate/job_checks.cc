@@ -62,12 +62,14 @@ bool Validator::JobsCannotRun() {
     std::string why = slurm_hosts_.empty() ? "no Slurm cluster in the inventory" : "no compute node selected";
     Add(Skip("slurm.srun", kCluster, cluster, why));
     Add(Skip("nccl.cluster", kCluster, cluster, why));
+    Add(Skip("users.job", kCluster, cluster, why));
     return true;
   }
   if (slurm_.problem.empty()) return false;
   const std::string& cause = slurm_.problem_check;
   Add(Blocked("slurm.srun", kCluster, cluster, cause, slurm_.problem));
   Add(Blocked("nccl.cluster", kCluster, cluster, cause, slurm_.problem));
+  Add(Blocked("users.job", kCluster, cluster, cause, slurm_.problem));
   for (const Host* h : in_.selected) {
     if (!HasGroup(*h, kGroupCompute) || !probes_.at(h->name).reached) continue;
     Add(Blocked("slurm.gpu_job", kNode, h->name, cause, slurm_.problem));
@@ -122,9 +124,11 @@ void Validator::Jobs() {
   if (!probes_.at(submit_host_->name).reached) {
     std::string why = "the submit host " + submit_host_->name + " is unreachable";
     Add(Fail("slurm.srun", kCluster, cluster, why));
+    Add(Fail("users.job", kCluster, cluster, why));
     for (const GpuJob& j : gpu_jobs) Add(Fail("slurm.gpu_job", kNode, j.host, why));
     return;
   }
+  DirectoryUserJob user_job = PlanDirectoryUserJob(usable);
   ToolOutput srun, nccl_cluster;
   bool srun_ran = false, nccl_cluster_ran = false;
   int srun_limit = 0;
@@ -138,6 +142,13 @@ void Validator::Jobs() {
       srun_limit = Limit(180);
       srun = co_await ExecOnNode(agent, argv, none, srun_limit);
       srun_ran = true;
+    }
+    if (!user_job.user.empty() && SecondsLeft() > 0) {
+      // As the user (runuser: the agent is root), on one usable node.
+      std::vector<std::string> argv = {"runuser", "-u", user_job.user, "--", "srun", "-N", "1", "-w", user_job.node,
+                                       "--immediate=60", "--time=5", "-J", "clusterctl-validate", "id", "-u"};
+      user_job.output = co_await ExecOnNode(agent, argv, none, Limit(180));
+      user_job.ran = true;
     }
     for (GpuJob& job : gpu_jobs) {
       if (SecondsLeft() <= 0) break;
@@ -170,8 +181,57 @@ void Validator::Jobs() {
     }
   });
   JudgeSrun(usable, srun, srun_ran, srun_limit);
+  JudgeDirectoryUserJob(user_job);
   JudgeGpuJobs(gpu_jobs);
   JudgeNcclCluster(nccl_nodes, nccl_cluster, nccl_cluster_ran);
+}
+
+// The first of the submit host's directory_users, on the first usable
+// node; no user when the check is not wanted or cannot run (its result
+// added here).
+Validator::DirectoryUserJob Validator::PlanDirectoryUserJob(const std::vector<std::string>& usable) {
+  DirectoryUserJob job;
+  if (!Want("users.job")) return job;
+  const std::string cluster = in_.inventory->cluster_name;
+  const nlohmann::json& vars = check_vars_.at(submit_host_->name);
+  auto users = vars.find("directory_users");
+  if (users == vars.end() || !users->is_array() || users->empty() || !(*users)[0].is_object() ||
+      !(*users)[0].value("name", nlohmann::json()).is_string() || !(*users)[0].value("uid", nlohmann::json()).is_number_integer()) {
+    Add(Skip("users.job", kCluster, cluster, "no directory_users in the inventory"));
+    return job;
+  }
+  if (usable.empty()) {
+    Add(Fail("users.job", kCluster, cluster, "no compute node can run jobs (slurm.node or munge.decode failed on each)"));
+    return job;
+  }
+  job.user = (*users)[0]["name"].get<std::string>();
+  job.uid = (*users)[0]["uid"].get<long long>();
+  job.node = usable.front();
+  return job;
+}
+
+// Passes when the job ran and `id -u` in it printed the directory's UID.
+void Validator::JudgeDirectoryUserJob(const DirectoryUserJob& job) {
+  if (job.user.empty()) return;
+  const std::string cluster = in_.inventory->cluster_name;
+  if (!job.ran) {
+    DeadlinePassed("users.job", kCluster, cluster);
+    return;
+  }
+  const std::string printed(Trim(job.output.out));
+  const std::string expected = std::to_string(job.uid);
+  const std::string what = "srun as " + job.user + " on " + job.node;
+  if (job.output.exit_code != 0 || job.output.timed_out) {
+    Add(Fail("users.job", kCluster, cluster,
+             what + " failed" + (job.output.timed_out ? " (timed out)" : " (exit " + std::to_string(job.output.exit_code) + ")"),
+             TailLines(job.output.Both()), "", "uid " + expected));
+  } else if (printed != expected) {
+    Add(Fail("users.job", kCluster, cluster, what + ": the job ran as uid " + Printable(printed, 40) + ", not the directory's " + expected,
+             TailLines(job.output.Both()), Printable(printed, 40), "uid " + expected));
+  } else {
+    Add(Pass("users.job", kCluster, cluster, "uid " + printed, "uid " + expected,
+             what + ": id -u in the job is the directory's UID"));
+  }
 }
 
 void Validator::JudgeSrun(const std::vector<std::string>& usable, const ToolOutput& srun, bool ran, int limit) {

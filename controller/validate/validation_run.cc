@@ -93,6 +93,8 @@ NodeRole Validator::RoleOf(const Host& host) const {
   role.slurm_host = std::find(slurm_hosts_.begin(), slurm_hosts_.end(), &host) != slurm_hosts_.end();
   role.compute = HasGroup(host, kGroupCompute);
   role.controller = &host == controller_;
+  role.directory_client = HasGroup(host, kGroupController) || HasGroup(host, kGroupControllerBackup) ||
+                          HasGroup(host, kGroupLogin) || HasGroup(host, kGroupCompute);
   return role;
 }
 

@@ -105,6 +105,15 @@ class Validator {
   void JudgeGpuJobs(const std::vector<GpuJob>& jobs);
   std::vector<const Host*> PairCandidates(std::map<std::string, IbPortStatus>& port_of);
   void JudgeNcclCluster(const std::vector<std::string>& nodes, const ToolOutput& output, bool ran);
+  // users.job: the first directory user's job (name, UID; no name: none listed).
+  struct DirectoryUserJob {
+    std::string user, node;
+    long long uid = -1;
+    ToolOutput output;
+    bool ran = false;
+  };
+  DirectoryUserJob PlanDirectoryUserJob(const std::vector<std::string>& usable);
+  void JudgeDirectoryUserJob(const DirectoryUserJob& job);
 
   const ValidationInputs& in_;
   std::chrono::steady_clock::time_point deadline_;

@@ -1,5 +1,6 @@
 #include "controller/views/cluster_views.h"
 
+#include "controller/views/directory_view.h"
 #include "controller/views/health_view.h"
 #include "controller/views/nfs_view.h"
 #include "controller/views/slurm_view.h"
@@ -11,6 +12,7 @@ const std::vector<ClusterView>& ClusterViews() {
       {"slurm", [](const Inventory& i, const auto& f, const ViewInputs&) { return BuildSlurmView(i, f); }},
       {"nfs", [](const Inventory& i, const auto& f, const ViewInputs&) { return BuildNfsView(i, f); }},
       {"health", BuildHealthView},
+      {"directory", BuildDirectoryView},
   };
   return views;
 }

@@ -32,9 +32,34 @@ all_idle() {  # all_idle N: waits up to 60 s until sinfo shows N idle nodes and 
 
 # The site's settings, added to the inventory after each `tb up` (which
 # rewrites it): the base image's admin user keeps SSH to compute nodes
-# without a job; /dev/shm gets 1 GiB.
+# without a job; /dev/shm gets 1 GiB; a directory (issue 36): slapd on
+# node01 with two users (carol and dave; alice is slurm_site_checks.sh's local user), its TLS from a CA made here as a site would
+# (docs/inventory.md), beside the inventory.
+directory_tls() {
+  local d="$TESTBED_STATE/directory-tls"
+  [ -s "$d/server.pem" ] && return 0
+  mkdir -p "$d"
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$d/ca.key" -out "$d/ca.pem" -days 7 \
+    -subj "/CN=testbed directory CA" -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign 2>/dev/null
+  openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$d/server.key" -out "$d/server.csr" -subj /CN=node01 2>/dev/null
+  printf 'subjectAltName=DNS:node01\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n' >"$d/ext"
+  openssl x509 -req -in "$d/server.csr" -CA "$d/ca.pem" -CAkey "$d/ca.key" -CAcreateserial -out "$d/server.pem" -days 7 \
+    -extfile "$d/ext" 2>/dev/null
+}
 site_vars() {
+  directory_tls
   sed -i 's/^vars:$/vars:\n  slurm_ssh_allow_users: [admin]\n  slurm_node_shm_size: 1G/' "$1"
+  sed -i 's/^groups:$/groups:\n  directory:\n    hosts: node01/' "$1"
+  sed -i '/^vars:$/r /dev/stdin' "$1" <<'YAML'
+  ldap_tls_ca_file: directory-tls/ca.pem
+  ldap_tls_cert_file: directory-tls/server.pem
+  ldap_tls_key_file: directory-tls/server.key
+  directory_users:
+    - {name: carol, uid: 5001, gid: 5000, gecos: Carol Shaw}
+    - {name: dave, uid: 5002, gid: 5000}
+  directory_groups:
+    - {name: research, gid: 5000, members: [carol, dave]}
+YAML
 }
 
 tb down >/dev/null 2>&1
@@ -95,9 +120,47 @@ check "scontrol ping: the primary and the backup are up ($ping)" \
   grep -q 'primary) at node01 is UP;.*backup) at node02 is UP' <<<"$ping"
 check "the backup reads the primary's state on the SIMULATED shared directory" \
   tb ssh node02 "grep -qx testbed /srv/simulated-shared/slurmctld/clustername && test -e /srv/simulated-shared/SIMULATED"
-check "slurmdbd runs only on the primary" bash -c "! tb ssh node02 systemctl is-active -q slurmdbd"
+no_slurmdbd_on02() { ! tb ssh node02 systemctl is-active -q slurmdbd; }  # tb is a function: not in a bash -c
+check "slurmdbd runs only on the primary" no_slurmdbd_on02
 
 source "$(dirname "$0")/slurm_site_checks.sh"
+
+# The directory (issue 36): slapd on node01, sssd on every node.
+check "slapd serves ldaps and ldapi only (no clear-text LDAP on 389)" \
+  on01 "systemctl is-active -q slapd && ss -ltn | grep -q ':636 ' && ! ss -ltn | grep -q ':389 '"
+resolved() {  # every node's getent passwd carol dave, as NODE NAME UID GID lines
+  local n
+  for n in node01 node02 node03; do
+    tb ssh "$n" getent passwd carol dave | awk -F: -v n="$n" '{ print n, $1, $3, $4 }'
+  done
+}
+for i in $(seq 30); do  # sssd goes online a moment after its start
+  [ "$(resolved | wc -l)" = 6 ] && break
+  sleep 1
+done
+check "every node resolves both directory users with the directory's UIDs ($(resolved | paste -sd';'))" \
+  test "$(resolved | awk '{ print $2, $3, $4 }' | sort | uniq -c | awk '{ print $1, $2, $3, $4 }' | paste -sd,)" = "3 carol 5001 5000,3 dave 5002 5000"
+check "the group resolves with its members" test "$(tb ssh node03 getent group research)" = "research:*:5000:carol,dave"
+ids=$(on01 "cd /tmp && runuser -u carol -- srun -N2 id" | sort -u)
+check "a directory user runs srun -N2 id on both compute nodes (got $(paste -sd';' <<<"$ids"))" \
+  test "$(grep -c '^uid=5001(carol) gid=5000(research) groups=5000(research)$' <<<"$ids")-$(on01 "cd /tmp && runuser -u carol -- srun -N2 hostname" | sort | paste -sd,)" = 1-node02,node03
+home=$(on01 "su - carol -c 'touch ~/written && stat -c \"%n %U:%G\" ~'" 2>&1)
+check "carol's first login makes her home on node01 (pam_mkhomedir), hers and writable ($home)" \
+  test "$home" = "/home/carol carol:research"
+"$CLUSTERCTL" validate "$inventory" --checks users >"$outputs/validate-users.txt" 2>&1
+rc=$?
+check "validate's users.consistent passes on every node (exit $rc)" \
+  grep -qE "^users.consistent +pass +node\[01-03\] " "$outputs/validate-users.txt"
+check "validate's users.job: carol's job runs with her UID" grep -qE "^users.job +pass +testbed +uid 5001 " "$outputs/validate-users.txt"
+[ $rc -eq 0 ] || cat "$outputs/validate-users.txt"
+# A local account shadows the directory's (useradd refuses: sssd resolves the name).
+tb ssh node03 "echo 'carol:x:1234:1234::/nonexistent:/usr/sbin/nologin' >>/etc/passwd"
+"$CLUSTERCTL" validate "$inventory" --checks users.consistent >"$outputs/validate-users-bad.txt" 2>&1
+rc=$?
+check "a node resolving carol to another UID fails users.consistent, naming the node (exit $rc)" \
+  grep -q '^  users.consistent on node03: carol is 1234:1234 here, 5001:5000 in the directory$' "$outputs/validate-users-bad.txt"
+grep -q 'node03: carol is 1234' "$outputs/validate-users-bad.txt" || cat "$outputs/validate-users-bad.txt"
+tb ssh node03 "sed -i '/^carol:x:1234:/d' /etc/passwd"
 
 # No-op: nothing changes, nothing restarts.
 daemons() { echo "$(invocation node01 slurmctld) $(invocation node02 slurmctld) $(invocation node02 slurmd) $(invocation node01 slurmdbd) $(invocation node02 munge)"; }
@@ -269,7 +332,8 @@ on01 "scontrol update nodename=node03 state=resume"
 python3 - "$TESTBED_STATE/.clusterctl" "$outputs" "$WORK/nodelogs" <<'PY' >"$WORK/scan.txt"
 import base64, os, sys
 state, outputs, _ = sys.argv[1:]
-secrets = {name: open(os.path.join(state, "secrets", name), "rb").read() for name in ("munge_key", "slurmdbd_password")}
+secrets = {name: open(os.path.join(state, "secrets", name), "rb").read()
+           for name in ("munge_key", "slurmdbd_password", "ldap_admin_password", "ldap_sssd_password")}
 forms = {}
 for name, value in secrets.items():
     forms[name + " raw"] = value
@@ -283,9 +347,17 @@ files += [os.path.join(state, f) for f in os.listdir(state) if f.startswith("sta
 found = [f"{form} in {path}" for path in files for form, needle in forms.items() if needle in open(path, "rb").read()]
 print("\n".join(found) if found else "clean")
 PY
-check "no form of the munge key or DB password in any output or the state db ($(head -3 "$WORK/scan.txt" | paste -sd';'))" test "$(cat "$WORK/scan.txt")" = clean
-for n in node01 node02; do tb ssh $n 'journalctl --no-pager -o cat 2>/dev/null; cat /var/log/slurm/*.log 2>/dev/null'; done >"$WORK/nodelogs"
+check "no form of the munge key, the DB or directory passwords in any output or the state db ($(head -3 "$WORK/scan.txt" | paste -sd';'))" test "$(cat "$WORK/scan.txt")" = clean
+for n in node01 node02; do
+  tb ssh $n 'journalctl --no-pager -o cat 2>/dev/null; cat /var/log/slurm/*.log /var/log/sssd/*.log /root/.bash_history 2>/dev/null'
+done >"$WORK/nodelogs"
 key_b64=$(base64 -w0 <"$TESTBED_STATE/.clusterctl/secrets/munge_key")
 password=$(cat "$TESTBED_STATE/.clusterctl/secrets/slurmdbd_password")
-check "nor in the nodes' journals and Slurm logs ($(wc -l <"$WORK/nodelogs") lines)" bash -c "! grep -qF -e '${key_b64:0:40}' -e '$password' '$WORK/nodelogs'"
+admin_password=$(cat "$TESTBED_STATE/.clusterctl/secrets/ldap_admin_password")
+sssd_password=$(cat "$TESTBED_STATE/.clusterctl/secrets/ldap_sssd_password")
+check "nor in the nodes' journals, Slurm and sssd logs, root's history ($(wc -l <"$WORK/nodelogs") lines)" \
+  bash -c "! grep -qF -e '${key_b64:0:40}' -e '$password' -e '$admin_password' -e '$sssd_password' '$WORK/nodelogs'"
+check "nor in a process's command line during the first deploy" \
+  bash -c "! grep -qF -e '$admin_password' -e '$sssd_password' -e '$password' '$outputs/cmdlines.txt'"
+
 finish

@@ -1,4 +1,4 @@
-// slurm.srun and slurm.gpu_job: judged by validation_run's job phase
+// slurm.srun, users.job and slurm.gpu_job: judged by validation_run's job phase
 // (job_checks.cc) on the submit host, over the node checks listed here.
 #include "controller/validate/checks/common.h"
 
@@ -11,6 +11,14 @@ const CheckRegistration kSlurmSrun({.name = "slurm.srun",
                                     .rank = 80,
                                     .prerequisites = {{"slurm.node"}},
                                     .needs_controller = true});
+
+const CheckRegistration kUsersJob(
+    {.name = "users.job",
+     .scope = kCluster,
+     .summary = "the first directory user runs a job (srun as that user on a usable node) with the directory's UID",
+     .rank = 85,
+     .prerequisites = {{"slurm.node"}, {"users.consistent"}},
+     .needs_controller = true});
 
 const CheckRegistration kSlurmGpuJob({.name = "slurm.gpu_job",
                                       .scope = kNode,

@@ -16,6 +16,7 @@ struct SpecBench {
   NodeReadings node = NodeReadings::FromFacts("node01", nlohmann::json::object());
   Thresholds thresholds;
   nlohmann::json vars = nlohmann::json::object();  // the inventory's; defaults added by Judge
+  NodeRole role;  // the node's place in the cluster (none: no Slurm cluster)
 
   // `check`'s verdict on the node; a requirement it misses, as the skip.
   CheckResult Judge(const std::string& check) const {
@@ -24,7 +25,7 @@ struct SpecBench {
     const bool judged_per_node = spec->verdict != nullptr;
     REQUIRE_MESSAGE(judged_per_node, check << " has no node verdict");
     const nlohmann::json resolved = WithValidateDefaults(vars);
-    NodeView view{node, thresholds, resolved, NodeRole{}, nullptr, nullptr};
+    NodeView view{node, thresholds, resolved, role, nullptr, nullptr};
     if (std::string unmet = UnmetRequirement(*spec, view); !unmet.empty()) {
       return Skip(check, spec->scope, node.host, unmet);
     }
@@ -34,7 +35,7 @@ struct SpecBench {
   // The argv the probe `id` runs on this node.
   Argv Command(const std::string& check, const std::string& id) const {
     const nlohmann::json resolved = WithValidateDefaults(vars);
-    NodeView view{node, thresholds, resolved, NodeRole{}, nullptr, nullptr};
+    NodeView view{node, thresholds, resolved, role, nullptr, nullptr};
     for (const ProbeSpec* probe : FindCheckSpec(check)->probes) {
       if (probe->id == id) return probe->CommandsFor(view).front();
     }
