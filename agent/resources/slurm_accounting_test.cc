@@ -10,15 +10,16 @@
 namespace clusterctl::agent::slurm_accounting {
 namespace {
 
-// sacctmgr --parsable2 --noheader show ... as Slurm 22.05 prints it for the
-// queries of CurrentQueries (columns in their order).
+// sacctmgr --parsable2 --noheader show ... for the queries of CurrentQueries,
+// as Debian 12's Slurm 22.05 printed them on the testbed (e2e_slurm prints
+// them): a user's association shows the QoS it inherits.
 const char* kQosShown = "normal|0||||||\nstandard|10|00:10:00||cpu=64|||DenyOnLimit\n";
 const char* kAccountsShown = "physics|physics group\nroot|default root account\n";
 const char* kAssociationsShown =
     "root||||1|normal|\n"
     "root|root|||1|normal|\n"
     "physics|||root|10|standard|standard\n"
-    "physics|alice|||1|standard|\n";
+    "physics|alice|||1|standard|standard\n";
 const char* kUsersShown = "alice|physics\nroot|root\n";
 
 nlohmann::json Inventory() {
