@@ -22,8 +22,8 @@ Result<sa::Current> ReadCurrent(ResourceHost& host, const std::string& cluster) 
     CommandResult r = host.Run(query, false);
     if (r.exit_code != 0) {
       const std::string said = Printable(Trim(r.stderr_data.empty() ? r.stdout_data : r.stderr_data), 300);
-      return Status::Unavailable(Join(argv, " ") + " failed (" + (r.started ? "status " + std::to_string(r.exit_code)
-                                                                            : std::string("not started")) +
+      return Status::Unavailable(Join(argv, " ") + " failed (" +
+                                 (r.started ? "status " + std::to_string(r.exit_code) : std::string("not started")) +
                                  "): " + said);
     }
     outputs.push_back(r.stdout_data);
@@ -58,14 +58,14 @@ ResourceOutcome SlurmAccountingResource(const ResourceRequest& request, Resource
 using resources::P;
 using T = resources::ParamType;
 
-const ResourceKindRegistration kSlurmAccountingKind(
-    {"slurm_accounting",
-     "Slurm QoS, accounts, users and associations through sacctmgr: only the differences, nothing unnamed deleted "
-     "unless prune",
-     {P("cluster", T::kString, true), P("qos", T::kMapList), P("accounts", T::kMapList), P("users", T::kMapList),
-      P("prune", T::kBool)},
-     {}},
-    SlurmAccountingResource);
+const ResourceKindRegistration kSlurmAccountingKind({"slurm_accounting",
+                                                     "Slurm QoS, accounts, users and associations through sacctmgr: "
+                                                     "only the differences, nothing unnamed deleted unless prune",
+                                                     {P("cluster", T::kString, true), P("qos", T::kMapList),
+                                                      P("accounts", T::kMapList), P("users", T::kMapList),
+                                                      P("prune", T::kBool)},
+                                                     {}},
+                                                    SlurmAccountingResource);
 
 }  // namespace
 }  // namespace clusterctl::agent

@@ -97,9 +97,9 @@ void AccountChanges(const Desired& desired, const Current& current, std::vector<
       changes.push_back({"account " + a.name + ": " + Join(s.changes, ", "), argv});
     }
     if (a.description && described != current.account_descriptions.end() && described->second != *a.description) {
-      changes.push_back({"account " + a.name + ": Description '" + described->second + "' -> '" + *a.description + "'",
-                         Command({"modify", "account", "where", "Name=" + a.name, "set",
-                                  "Description=" + *a.description})});
+      changes.push_back(
+          {"account " + a.name + ": Description '" + described->second + "' -> '" + *a.description + "'",
+           Command({"modify", "account", "where", "Name=" + a.name, "set", "Description=" + *a.description})});
     }
   }
 }
@@ -127,9 +127,9 @@ void UserChanges(const Desired& desired, const Current& current, std::vector<Cha
       }
     }
     if (default_now != current.default_accounts.end() && default_now->second != u.default_account) {
-      changes.push_back({"user " + u.name + ": DefaultAccount " + default_now->second + " -> " + u.default_account,
-                         Command({"modify", "user", "where", "Name=" + u.name, "set",
-                                  "DefaultAccount=" + u.default_account})});
+      changes.push_back(
+          {"user " + u.name + ": DefaultAccount " + default_now->second + " -> " + u.default_account,
+           Command({"modify", "user", "where", "Name=" + u.name, "set", "DefaultAccount=" + u.default_account})});
     }
   }
 }
@@ -179,7 +179,8 @@ void Prunes(const Desired& desired, const Current& current, std::vector<Change>&
   }
   for (const auto& [name, row] : current.qos) {
     if (!qos.count(name)) {
-      changes.push_back({"qos " + name + ": delete (not in the inventory)", Command({"delete", "qos", "where", "Name=" + name})});
+      changes.push_back(
+          {"qos " + name + ": delete (not in the inventory)", Command({"delete", "qos", "where", "Name=" + name})});
     }
   }
 }

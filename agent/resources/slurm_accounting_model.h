@@ -2,6 +2,8 @@
 // as the inventory names them, as sacctmgr shows them, and the sacctmgr
 // commands that take the one to the other: the pure part of the
 // slurm_accounting resource kind (slurm_accounting.cc runs the commands).
+// slurm_accounting_values.cc: the fields and their values; _desired.cc:
+// the inventory's objects; _current.cc: sacctmgr's; _diff.cc: the commands.
 //
 // Contract of the difference: a field the inventory sets is owned whole (a
 // TRES string set to "cpu=4" clears a gres/gpu limit set by hand); a field
@@ -13,6 +15,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -48,6 +51,12 @@ struct Field {
   ValueKind kind;
 };
 
+// The fields of a QoS and of an association (an account's or a user's), in
+// the order commands set them and queries show them.
+const std::vector<Field>& QosFields();
+const std::vector<Field>& AssociationFields();
+// sacctmgr(1)'s QoS flags (Slurm 22.05 to 24.x): DenyOnLimit, NoDecay, ...
+const std::set<std::string>& QosFlags();
 // An account's parent (its association's) and description (the account's own).
 extern const Field kParentField;
 extern const Field kDescriptionField;
