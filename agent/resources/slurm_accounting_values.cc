@@ -1,10 +1,7 @@
 // The fields slurm_accounting manages and the values they take
 // (slurm_accounting_model.h): syntax checks and the one form compared.
-#include <algorithm>
-#include <set>
-
 #include "agent/resources/slurm_accounting_model.h"
-#include "common/json_text.h"
+
 #include "common/strings.h"
 
 namespace clusterctl::agent::slurm_accounting {
