@@ -139,9 +139,13 @@ TEST_CASE("accounting objects: the inventory's QoS, accounts and users reach the
   CHECK(errors.find("users[0] (bob): account 'chem' is neither root nor in accounts") != std::string::npos);
 }
 
-TEST_CASE("without accounting, slurm.conf enforces nothing") {
-  SlurmRoles h(false, "slurm_accounting: false");
-  CHECK(Lines(h.PlanAll("head01").files.at("/etc/slurm/slurm.conf"), "AccountingStorageEnforce").empty());
+TEST_CASE("without accounting, or with slurm_accounting_enforce empty, slurm.conf enforces nothing") {
+  SlurmRoles off(false, "slurm_accounting: false");
+  CHECK(Lines(off.PlanAll("head01").files.at("/etc/slurm/slurm.conf"), "AccountingStorageEnforce").empty());
+  SlurmRoles unenforced(false, R"(slurm_accounting_enforce: "")");
+  const std::string conf = unenforced.PlanAll("head01").files.at("/etc/slurm/slurm.conf");
+  CHECK(Lines(conf, "AccountingStorageEnforce").empty());
+  CHECK(Lines(conf, "AccountingStorageType") == std::vector<std::string>{"AccountingStorageType=accounting_storage/slurmdbd"});
 }
 
 }  // namespace clusterctl

@@ -188,15 +188,30 @@ check "with mixed GPU types a second deploy changes nothing (exit $rc, changed=$
 check "... and restarts nothing" test "$before" = "$(invocation node01 slurmctld) $(invocation node02 slurmd) $(invocation node04 slurmd)"
 
 # A QoS limit changed in the inventory: exactly that limit changes.
+changes() {  # changes FILE: "HOST STEP: DIFFERENCES" of each changed step in a deploy's --json events
+  python3 -c 'import json,sys
+print("; ".join(e["host"] + " " + e["step"] + ": " + ",".join(e["differences"]) for e in map(json.loads, (l for l in open(sys.argv[1]) if "\"event\":\"step\"" in l)) if e["status"] == "changed"))' "$1"
+}
 sed -i 's/max_wall: "00:10:00"/max_wall: "00:20:00"/' "$inventory"
 "$CLUSTERCTL" deploy --json "$inventory" >"$outputs/qos-change.json" 2>&1
 rc=$?
-qos_change=$(python3 -c 'import json,sys
-print("; ".join(e["host"] + " " + e["step"] + ": " + ",".join(e["differences"]) for e in map(json.loads, (l for l in open(sys.argv[1]) if "\"event\":\"step\"" in l)) if e["status"] == "changed"))' "$outputs/qos-change.json")
-check "the deploy after max_wall 00:10:00 -> 00:20:00 changed one step, one QoS field (exit $rc: $qos_change)" \
-  test "$rc: $qos_change" = "0: node01 slurm-accounting/accounting objects: qos standard: MaxWall 00:10:00 -> 00:20:00"
+check "the deploy after max_wall 00:10:00 -> 00:20:00 changed one step, one QoS field (exit $rc: $(changes "$outputs/qos-change.json"))" \
+  test "$rc: $(changes "$outputs/qos-change.json")" = "0: node01 slurm-accounting/accounting objects: qos standard: MaxWall 00:10:00 -> 00:20:00"
 qos=$(on01 "sacctmgr -n -P show qos where name=standard format=Name,Priority,MaxWall,MaxTRESPU,Flags")
 check "sacctmgr shows the new MaxWall and the other limits as they were ($qos)" test "$qos" = "standard|10|00:20:00|cpu=64|DenyOnLimit"
+# A QoS made by hand is left alone (a --verify run checks the step on the
+# node), until slurm_accounting_prune asks; root and normal stay.
+on01 "sacctmgr -i add qos scratch >/dev/null"
+"$CLUSTERCTL" deploy --verify --limit node01 "$inventory" >"$outputs/verify-hand-made.txt" 2>&1
+check "a deploy --verify leaves the hand-made QoS scratch alone" \
+  bash -c "grep -q 'changed=0 failed=0' '$outputs/verify-hand-made.txt' && tb ssh node01 sacctmgr -n -P show qos format=Name | grep -qx scratch"
+sed -i 's/^vars:$/vars:\n  slurm_accounting_prune: true/' "$inventory"
+"$CLUSTERCTL" deploy --json "$inventory" >"$outputs/prune.json" 2>&1
+rc=$?
+check "with slurm_accounting_prune the deploy deletes scratch, and only it (exit $rc: $(changes "$outputs/prune.json"))" \
+  test "$rc: $(changes "$outputs/prune.json")" = "0: node01 slurm-accounting/accounting objects: qos scratch: delete (not in the inventory)"
+check "sacctmgr shows the QoS normal and standard, root's association still there" \
+  test "$(on01 "sacctmgr -n -P show qos format=Name" | sort | paste -sd,) $(on01 "sacctmgr -n -P show assoc where user=root format=Account")" = "normal,standard root"
 state=$(on01 "sacct -n -X -j '$job' -o State" | tr -d ' ')
 check "the job that ran during the deploy completed (sacct: $state)" test "$state" = COMPLETED
 listed=$(on01 sacct -a -n -X -S 2020-01-01 -o JobID | wc -l)
