@@ -12,7 +12,7 @@ TEST_CASE("every resource kind registered itself with its parameters; only reboo
   const std::vector<std::string> kinds = resources::ResourceKinds();
   CHECK(kinds == std::vector<std::string>{"assert", "block", "command", "copy", "directory", "file", "group",
                                           "kernel_module", "line", "mount", "package", "reboot", "repository",
-                                          "service", "symlink", "sysctl", "user"});
+                                          "service", "slurm_accounting", "symlink", "sysctl", "user"});
   for (const std::string& name : kinds) {
     CAPTURE(name);
     const ResourceKind* kind = FindResourceKind(name);

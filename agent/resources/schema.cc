@@ -14,6 +14,7 @@ const char* ParamTypeName(ParamType type) {
     case ParamType::kStringList: return "a list of strings";
     case ParamType::kMode: return "an octal mode like \"0644\"";
     case ParamType::kStringMap: return "a map of strings";
+    case ParamType::kMapList: return "a list of maps";
   }
   return "?";
 }
@@ -77,6 +78,9 @@ std::vector<std::string> ValidateParams(const ResourceSpec& spec, const nlohmann
         break;
       case ParamType::kMode: ok = ParseMode(value) >= 0; break;
       case ParamType::kStringMap: ok = value.is_object(); break;
+      case ParamType::kMapList:
+        ok = value.is_array() && std::all_of(value.begin(), value.end(), [](const auto& v) { return v.is_object(); });
+        break;
     }
     if (!ok) {
       report(name, spec.kind + " parameter '" + name + "' must be " + ParamTypeName(found->type) + ", got " +

@@ -12,7 +12,7 @@
 
 namespace clusterctl::resources {
 
-enum class ParamType { kString, kInt, kBool, kStringList, kMode, kStringMap };
+enum class ParamType { kString, kInt, kBool, kStringList, kMode, kStringMap, kMapList };
 
 // What the role loader makes of a parameter beyond its type, so that it
 // knows no kind by name: the kind's own file says it in its table.

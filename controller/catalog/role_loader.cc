@@ -260,7 +260,8 @@ class RoleParser {
         case resources::ParamType::kInt: checkable[p.name] = 0; break;
         case resources::ParamType::kBool: checkable[p.name] = true; break;
         case resources::ParamType::kMode: checkable[p.name] = "0644"; break;
-        case resources::ParamType::kStringList: checkable[p.name] = nlohmann::json::array(); break;
+        case resources::ParamType::kStringList:
+        case resources::ParamType::kMapList: checkable[p.name] = nlohmann::json::array(); break;
         case resources::ParamType::kStringMap: checkable[p.name] = nlohmann::json::object(); break;
         case resources::ParamType::kString:
           if (!p.choices.empty()) checkable[p.name] = p.choices[0];

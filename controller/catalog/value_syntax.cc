@@ -1,5 +1,6 @@
 #include "controller/catalog/value_syntax.h"
 
+#include "agent/resources/slurm_accounting_model.h"
 #include "common/strings.h"
 #include "inventory/connection.h"
 
@@ -124,10 +125,16 @@ std::string LdapUri(std::string_view text) {
   return "";
 }
 
+// Slurm's accounting values, as the slurm_accounting resource kind takes them.
+std::string SlurmName(std::string_view text) { return agent::slurm_accounting::NameRefusal(text); }
+std::string SlurmTres(std::string_view text) { return agent::slurm_accounting::TresRefusal(text); }
+std::string SlurmTime(std::string_view text) { return agent::slurm_accounting::TimeRefusal(text); }
+
 const ValueSyntax kSyntaxes[] = {
     {"word", Word},       {"address", Address}, {"port", Port}, {"address:port", AddressPort},
     {"duration", Duration}, {"path", Path},     {"ib-port", IbPort}, {"size", Size},
     {"user-name", UserName}, {"ldap-dn", LdapDn}, {"ldap-uri", LdapUri},
+    {"slurm-name", SlurmName}, {"slurm-tres", SlurmTres}, {"slurm-time", SlurmTime},
 };
 
 }  // namespace

@@ -65,6 +65,13 @@ TEST_CASE("value syntaxes a role may declare for its variables") {
     CAPTURE(bad);
     CHECK_FALSE(Has("ldap-uri", bad));
   }
+  // Slurm's accounting values (the slurm_accounting kind's own checks).
+  CHECK(Has("slurm-name", "gpu_long-2"));
+  CHECK_FALSE(Has("slurm-name", "-i"));
+  CHECK(Has("slurm-tres", "cpu=64,gres/gpu=8"));
+  CHECK_FALSE(Has("slurm-tres", "cpu=8G"));
+  CHECK(Has("slurm-time", "2-00:00:00"));
+  CHECK_FALSE(Has("slurm-time", "2 days"));
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // nodes: one install request per host, each step credited in its place,
 // the restarts their changes owe done exactly once, also when the node
 // goes away in the middle of the install.
+#include <mutex>
 #include <set>
 
 #include <doctest/doctest.h>
@@ -48,12 +49,15 @@ handlers:
 
 // A package kind like the agent's: "X not installed" for each missing
 // name; applying installs them. Counts the install requests and their names.
+// Shared by the nodes, which answer on the fleet's threads: one lock.
 struct FakePackages {
+  std::mutex mutex;
   std::map<std::string, std::set<std::string>> installed;  // by node
   std::map<std::string, std::vector<std::vector<std::string>>> installs;
 
   void Attach(FakeNode& node) {
     node.kinds["package"] = [this](FakeNode& n, const ResourceRequest& request) {
+      std::lock_guard<std::mutex> lock(mutex);
       ResourceResult r;
       std::vector<std::string> names;
       const nlohmann::json& name = request.params["name"];

@@ -117,4 +117,35 @@ TEST_CASE("without a backup the state directory's owner is not asserted (the dir
   CHECK(Has(primary.steps, "slurm-controller/state save location"));
 }
 
+TEST_CASE("accounting objects: the inventory's QoS, accounts and users reach the primary's step; enforced in slurm.conf") {
+  const std::string vars =
+      R"(slurm_qos: [{name: short, max_wall: "00:10:00", flags: [DenyOnLimit]}],
+         slurm_accounts: [{name: physics, qos: [short]}], slurm_users: [{name: alice, account: physics}])";
+  SlurmRoles h(true, vars);
+  Planned primary = h.PlanAll("head01");
+  const nlohmann::json& params = primary.params.at("slurm-accounting/accounting objects");
+  CHECK(params["cluster"] == "lab");
+  CHECK(params["qos"][0]["max_wall"] == "00:10:00");
+  CHECK(params["users"][0]["account"] == "physics");
+  CHECK(params["prune"] == false);
+  CHECK(Lines(primary.files.at("/etc/slurm/slurm.conf"), "AccountingStorageEnforce") ==
+        std::vector<std::string>{"AccountingStorageEnforce=associations,limits,qos"});
+  CHECK_FALSE(Has(h.PlanAll("head02").steps, "slurm-accounting/accounting objects"));
+
+  // What the values' syntax cannot see (an account no one names) stops the plan.
+  SlurmRoles unknown(false, R"(slurm_users: [{name: bob, account: chem}])");
+  const std::string errors = unknown.PlanErrors("head01", Facts());
+  CHECK(errors.find("slurm-accounting.yaml") != std::string::npos);
+  CHECK(errors.find("users[0] (bob): account 'chem' is neither root nor in accounts") != std::string::npos);
+}
+
+TEST_CASE("without accounting, or with slurm_accounting_enforce empty, slurm.conf enforces nothing") {
+  SlurmRoles off(false, "slurm_accounting: false");
+  CHECK(Lines(off.PlanAll("head01").files.at("/etc/slurm/slurm.conf"), "AccountingStorageEnforce").empty());
+  SlurmRoles unenforced(false, R"(slurm_accounting_enforce: "")");
+  const std::string conf = unenforced.PlanAll("head01").files.at("/etc/slurm/slurm.conf");
+  CHECK(Lines(conf, "AccountingStorageEnforce").empty());
+  CHECK(Lines(conf, "AccountingStorageType") == std::vector<std::string>{"AccountingStorageType=accounting_storage/slurmdbd"});
+}
+
 }  // namespace clusterctl

@@ -20,10 +20,8 @@ as_user() {  # as_user USER CMD: ssh from this machine to node02 as USER
     -o StrictHostKeyChecking=accept-new -o BatchMode=yes -o ConnectTimeout=5 -o LogLevel=ERROR \
     "$user@$node02_address" "$@"
 }
-for n in node01 node02 node03; do
-  tb ssh "$n" 'useradd --create-home --uid 2001 --shell /bin/bash alice &&
-    install -d -o alice -g alice -m 0700 ~alice/.ssh && install -o alice -g alice -m 0600 ~/.ssh/authorized_keys ~alice/.ssh/'
-done
+# alice (UID 2001 on node01-03, the testbed's key) was made by slurm_test.sh
+# before the first deploy.
 since=$(tb ssh node02 "date '+%F %T'")
 said=$(as_user alice true 2>&1)
 refused=$?

@@ -11,6 +11,9 @@
 # backup controller (its state on the testbed's SIMULATED shared directory):
 # the primary's slurmctld killed, the backup takes over with the running job
 # and runs a new one, validate passes; the primary back takes over again.
+# Accounting objects from the inventory (issue 36): alice runs jobs under
+# her account and QoS, bob (no association) is refused, a job over the QoS's
+# MaxWall is refused; changing the limit in the inventory changes exactly it.
 source "$(dirname "$0")/lib.sh"
 require_root_or_skip
 CLUSTERCTL="$E2E_ROOT/build/clusterctl"
@@ -32,7 +35,9 @@ all_idle() {  # all_idle N: waits up to 60 s until sinfo shows N idle nodes and 
 
 # The site's settings, added to the inventory after each `tb up` (which
 # rewrites it): the base image's admin user keeps SSH to compute nodes
-# without a job; /dev/shm gets 1 GiB; a directory (issue 36): slapd on
+# without a job; /dev/shm gets 1 GiB; alice (made by slurm_site_checks.sh)
+# charges physics, whose QoS standard refuses a job asking for over 10 minutes;
+# so does carol, from a directory (issue 36): slapd on
 # node01 with two users (carol and dave; alice is slurm_site_checks.sh's local user), its TLS from a CA made here as a site would
 # (docs/inventory.md), beside the inventory.
 directory_tls() {
@@ -59,12 +64,28 @@ site_vars() {
     - {name: dave, uid: 5002, gid: 5000}
   directory_groups:
     - {name: research, gid: 5000, members: [carol, dave]}
+  slurm_qos:
+    - {name: standard, priority: 10, max_wall: "00:10:00", max_tres_per_user: "cpu=64", flags: [DenyOnLimit]}
+  slurm_accounts:
+    - {name: physics, description: physics group, fairshare: 10, qos: [standard], default_qos: standard}
+  slurm_users:
+    - {name: alice, account: physics}
+    - {name: carol, account: physics}
 YAML
 }
 
 tb down >/dev/null 2>&1
 inventory=$(tb up 3 --gpus 2 --backup-controller 2>/dev/null) || { echo "testbed up failed"; exit 1; }
 site_vars "$inventory"
+# The plain users of the site and accounting checks, the same UIDs on every
+# node, there before the deploy as a directory's users would be: slurmctld
+# maps an association's user name to a UID when it loads the association,
+# and looks again for names it could not map only hourly or on reconfigure.
+# alice has an association (slurm_users), bob none.
+for n in node01 node02 node03; do
+  tb ssh "$n" 'useradd --create-home --uid 2001 --shell /bin/bash alice && useradd --uid 2002 --shell /bin/bash bob &&
+    install -d -o alice -g alice -m 0700 ~alice/.ssh && install -o alice -g alice -m 0600 ~/.ssh/authorized_keys ~alice/.ssh/'
+done
 outputs="$WORK/outputs"  # everything clusterctl printed, for the secret scan
 mkdir -p "$outputs"
 
@@ -124,6 +145,7 @@ no_slurmdbd_on02() { ! tb ssh node02 systemctl is-active -q slurmdbd; }  # tb is
 check "slurmdbd runs only on the primary" no_slurmdbd_on02
 
 source "$(dirname "$0")/slurm_site_checks.sh"
+source "$(dirname "$0")/slurm_accounting_checks.sh"
 
 # The directory (issue 36): slapd on node01, sssd on every node.
 check "slapd serves ldaps and ldapi only (no clear-text LDAP on 389)" \
@@ -227,6 +249,32 @@ rc=$?
 recap_changed=$(grep '"event":"recap"' "$outputs/mixed-noop.json" | python3 -c 'import json,sys; print(json.load(sys.stdin)["changed"])')
 check "with mixed GPU types a second deploy changes nothing (exit $rc, changed=$recap_changed)" test "$rc-$recap_changed" = 0-0
 check "... and restarts nothing" test "$before" = "$(invocation node01 slurmctld) $(invocation node02 slurmd) $(invocation node04 slurmd)"
+
+# A QoS limit changed in the inventory: exactly that limit changes.
+changes() {  # changes FILE: "HOST STEP: DIFFERENCES" of each changed step in a deploy's --json events
+  python3 -c 'import json,sys
+print("; ".join(e["host"] + " " + e["step"] + ": " + ",".join(e["differences"]) for e in map(json.loads, (l for l in open(sys.argv[1]) if "\"event\":\"step\"" in l)) if e["status"] == "changed"))' "$1"
+}
+sed -i 's/max_wall: "00:10:00"/max_wall: "00:20:00"/' "$inventory"
+"$CLUSTERCTL" deploy --json "$inventory" >"$outputs/qos-change.json" 2>&1
+rc=$?
+check "the deploy after max_wall 00:10:00 -> 00:20:00 changed one step, one QoS field (exit $rc: $(changes "$outputs/qos-change.json"))" \
+  test "$rc: $(changes "$outputs/qos-change.json")" = "0: node01 slurm-accounting/accounting objects: qos standard: MaxWall 00:10:00 -> 00:20:00"
+qos=$(on01 "sacctmgr -n -P show qos where name=standard format=Name,Priority,MaxWall,MaxTRESPU,Flags")
+check "sacctmgr shows the new MaxWall and the other limits as they were ($qos)" test "$qos" = "standard|10|00:20:00|cpu=64|DenyOnLimit"
+# A QoS made by hand is left alone (a --verify run checks the step on the
+# node), until slurm_accounting_prune asks; root and normal stay.
+on01 "sacctmgr -i add qos scratch >/dev/null"
+"$CLUSTERCTL" deploy --verify --limit node01 "$inventory" >"$outputs/verify-hand-made.txt" 2>&1
+check "a deploy --verify leaves the hand-made QoS scratch alone" \
+  bash -c "grep -q 'changed=0 failed=0' '$outputs/verify-hand-made.txt' && tb ssh node01 sacctmgr -n -P show qos format=Name | grep -qx scratch"
+sed -i 's/^vars:$/vars:\n  slurm_accounting_prune: true/' "$inventory"
+"$CLUSTERCTL" deploy --json "$inventory" >"$outputs/prune.json" 2>&1
+rc=$?
+check "with slurm_accounting_prune the deploy deletes scratch, and only it (exit $rc: $(changes "$outputs/prune.json"))" \
+  test "$rc: $(changes "$outputs/prune.json")" = "0: node01 slurm-accounting/accounting objects: qos scratch: delete (not in the inventory)"
+check "sacctmgr shows the QoS normal and standard, root's association still there" \
+  test "$(on01 "sacctmgr -n -P show qos format=Name" | sort | paste -sd,) $(on01 "sacctmgr -n -P show assoc where user=root format=Account")" = "normal,standard root"
 state=$(on01 "sacct -n -X -j '$job' -o State" | tr -d ' ')
 check "the job that ran during the deploy completed (sacct: $state)" test "$state" = COMPLETED
 listed=$(on01 sacct -a -n -X -S 2020-01-01 -o JobID | wc -l)

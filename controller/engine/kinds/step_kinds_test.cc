@@ -38,7 +38,8 @@ struct PlannedFixture {
 }  // namespace
 
 TEST_CASE("every kind with a controller side is an agent kind; the others get the defaults") {
-  const std::vector<std::string> expected = {"assert", "copy", "file", "package", "reboot", "repository", "service"};
+  const std::vector<std::string> expected = {"assert", "copy", "file", "package", "reboot", "repository", "service",
+                                             "slurm_accounting"};
   CHECK(StepKindsWithControllerSide() == expected);
   for (const std::string& kind : StepKindsWithControllerSide()) {
     CAPTURE(kind);
