@@ -7,8 +7,8 @@ shown() { on01 "sacctmgr -n -P show $*"; }
 qos=$(shown qos where name=standard format=Name,Priority,MaxWall,MaxTRESPU,Flags)
 check "sacctmgr shows QoS standard as the inventory names it ($qos)" test "$qos" = "standard|10|00:10:00|cpu=64|DenyOnLimit"
 physics=$(shown assoc where account=physics format=User,ParentName,Fairshare,QOS,DefaultQOS | paste -sd';')
-check "... account physics under root with its share and QoS, alice in it ($physics)" \
-  test "$physics" = "|root|10|standard|standard;alice||1|standard|standard"
+check "... account physics under root with its share and QoS, alice and carol (the directory's) in it ($physics)" \
+  test "$physics" = "|root|10|standard|standard;alice||1|standard|standard;carol||1|standard|standard"
 check "... alice's default account physics ($(shown user where name=alice format=User,DefaultAccount))" \
   test "$(shown user where name=alice format=User,DefaultAccount)" = "alice|physics"
 check "... and root keeps its own association ($(shown assoc where user=root format=Account,User))" \

@@ -267,7 +267,7 @@ check "sacctmgr shows the new MaxWall and the other limits as they were ($qos)" 
 on01 "sacctmgr -i add qos scratch >/dev/null"
 "$CLUSTERCTL" deploy --verify --limit node01 "$inventory" >"$outputs/verify-hand-made.txt" 2>&1
 check "a deploy --verify leaves the hand-made QoS scratch alone" \
-  bash -c "grep -q 'changed=0 failed=0' '$outputs/verify-hand-made.txt' && tb ssh node01 sacctmgr -n -P show qos format=Name | grep -qx scratch"
+  bash -c "grep -q 'changed=0 failed=0' '$outputs/verify-hand-made.txt' && '$TESTBED' ssh node01 sacctmgr -n -P show qos format=Name | grep -qx scratch"
 sed -i 's/^vars:$/vars:\n  slurm_accounting_prune: true/' "$inventory"
 "$CLUSTERCTL" deploy --json "$inventory" >"$outputs/prune.json" 2>&1
 rc=$?
