@@ -26,10 +26,51 @@ write_ansible_hosts() {
     echo "node01 ansible_host=$TESTBED_SUBNET.11"
     echo "[compute]"
     for i in $(seq 2 "$NODES"); do printf 'node%02d ansible_host=%s.%d\n' "$i" "$TESTBED_SUBNET" $((10 + i)); done
+    # The full stack's groups (full.yml), as the testbed's inventory has them.
+    printf '[login]\nnode01\n[nfs_server]\nnode01\n[nfs_clients:children]\ncompute\n[monitoring]\nnode01\n'
     echo "[all:vars]"
     echo "ansible_user=root"
     echo "ansible_ssh_private_key_file=$TESTBED_STATE/ssh/id_ed25519"
+    # Each host's files as clusterctl rendered them (fetch_rendered).
+    echo "rendered=files/{{ inventory_hostname }}"
+    # The fabric (ib0) and the testbed's local repository, from its inventory.
+    echo "fabric_subnet=$(IFS=. read -r a b c <<<"$TESTBED_SUBNET"; echo "$a.$b.$((c + 100))")"
+    sed -n 's/^  nvidia_driver_repository: \(.*\)/local_repo=\1/p; s/^  nvidia_driver_version: \(.*\)/nvidia_driver_version=\1/p' "$INV"
   } >"$WORK/hosts.ini"
+}
+
+# fetch_rendered PATH...: every node's copy of the PATHs (files or
+# directories; absent ones skipped) into $WORK/files/NODE/, the bytes
+# clusterctl rendered there, for Ansible to copy (its `rendered` variable).
+fetch_rendered() {
+  local i node
+  for i in $(seq "$NODES"); do
+    node=$(printf 'node%02d' "$i")
+    mkdir -p -m 700 "$WORK/files/$node"
+    $TB exec "$node" tar -cf - --ignore-failed-read "$@" 2>/dev/null | tar -xf - -C "$WORK/files/$node"
+  done
+}
+
+medians() {  # medians FILE: "wall_ms cpu_ms" medians of the FILE's lines
+  echo "$(cut -d' ' -f1 "$1" | median) $(cut -d' ' -f2 "$1" | median)"
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { r = (b > 0 ? a / b : 0); printf (r < 10 ? "%.1fx" : "%.0fx"), r }'; }
+
+# prometheus_targets_up: "UP/TOTAL" of the monitoring host's (node01)
+# Prometheus scrape targets, waiting up to 60 s for every one to be up.
+prometheus_targets_up() {
+  local counts="0/0"
+  for _ in $(seq 30); do
+    counts=$($TB ssh node01 python3 - "$TESTBED_SUBNET.11" 2>/dev/null <<'PY'
+import json, sys, urllib.request
+targets = json.load(urllib.request.urlopen("http://%s:9090/api/v1/targets" % sys.argv[1], timeout=5))["data"]["activeTargets"]
+print("%d/%d" % (sum(t["health"] == "up" for t in targets), len(targets)))
+PY
+) || counts="0/0"
+    [ "${counts%/*}" = "${counts#*/}" ] && [ "$counts" != 0/0 ] && break
+    sleep 2
+  done
+  echo "$counts"
 }
 
 # timed_cpu COMMAND...: prints "wall_ms cpu_ms exit_code", where cpu_ms is the
