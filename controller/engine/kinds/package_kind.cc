@@ -56,6 +56,12 @@ class PackageKind final : public StepKind {
     if (steps.size() < 2) co_return true;  // one step is its own transaction already
     const SourcesAdded added = co_await AddSources(host, work.sources);
     if (added != SourcesAdded::kAll) co_return added == SourcesAdded::kFailed;  // failed: each step meets it in its place
+    co_return co_await InstallTogether(host, steps);
+  }
+
+  // One check of the steps' packages, the intents of the steps that claim a
+  // missing one, one install; a note either way. False: the host stops.
+  static Task<bool> InstallTogether(KindHost& host, const std::vector<const PlannedStep*>& steps) {
     std::set<std::string> names;
     for (const PlannedStep* step : steps) {
       for (const std::string& name : PackageNamesOf(*step)) names.insert(name);
@@ -72,7 +78,9 @@ class PackageKind final : public StepKind {
     nlohmann::json& claimed = host.KindMemo(kPackage)["claims"];
     size_t claiming = 0;
     for (size_t i = 0; i < steps.size(); ++i) {
-      if (!claims[i].empty()) claimed[steps[i]->Identity()] = claims[i], ++claiming;
+      if (claims[i].empty()) continue;
+      claimed[steps[i]->Identity()] = claims[i];
+      ++claiming;
     }
     if (host.Stopping("the packages installed up front")) co_return false;
     host.Started("packages up front (" + std::to_string(missing.size()) + " for " + std::to_string(claiming) +
