@@ -1,5 +1,5 @@
 // Which of a host's package steps are installed up front, in one apt (or
-// dnf) transaction before its first role (kinds/package_kind.cc runs it).
+// dnf) transaction before the roles they lead (kinds/package_kind.cc runs it).
 //
 // A package step joins when running it first cannot change what it does or
 // what the steps before it do:
