@@ -89,16 +89,31 @@ done
 outputs="$WORK/outputs"  # everything clusterctl printed, for the secret scan
 mkdir -p "$outputs"
 
-# While the first deploy runs, every process's command line on two nodes is
-# sampled (a secret must never be an argument: /proc/*/cmdline is world-readable).
+# While the first deploy runs, every process's command line is sampled (a
+# secret must never be an argument: /proc/*/cmdline is world-readable). Read
+# from this machine's /proc, which shows every node's processes (and the
+# controller's): entering a node (tb exec's nsenter) while it reboots could
+# leave an nsenter stopped with its child's zombie in the node's PID
+# namespace, which then never finished dying (CI: node02's reboot hung).
+# One process for the whole sampling (a fork per process read would take a
+# core of this 2-core machine); it stops by itself after 10 minutes.
+# Each distinct command line is written once.
 sample_cmdlines() {
-  local end=$(( $(date +%s) + 600 ))  # stops by itself
-  while [ "$(date +%s)" -lt "$end" ]; do
-    for n in node01 node02; do
-      tb exec "$n" sh -c 'for f in /proc/[0-9]*/cmdline; do tr "\0" " " <"$f" 2>/dev/null; echo; done' 2>/dev/null
-    done
-    sleep 0.2
-  done
+  exec python3 -c '
+import glob, sys, time
+end, seen = time.time() + 600, set()
+while time.time() < end:
+    for f in glob.glob("/proc/[0-9]*/cmdline"):
+        try:
+            line = open(f, "rb").read().replace(b"\0", b" ").decode("utf-8", "replace")
+        except OSError:
+            continue
+        if line not in seen:
+            seen.add(line)
+            sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+    time.sleep(0.2)
+'
 }
 sample_cmdlines >"$outputs/cmdlines.txt" &
 sampler=$!
