@@ -76,7 +76,8 @@ class DesiredParser {
       if (!item.contains(field.key)) continue;
       if (auto setting = ParseSetting(field, item[field.key], where)) settings.push_back(*setting);
     }
-    for (const auto& [key, value] : item.items()) {
+    for (const auto& entry : item.items()) {
+      const std::string& key = entry.key();  // not a structured binding: clang before 16 cannot capture one
       const bool known = std::any_of(fields.begin(), fields.end(), [&](const Field& f) { return key == f.key; });
       if (!known && key != "name" && std::find(extra.begin(), extra.end(), key) == extra.end()) {
         problems.push_back(where + ": unknown key '" + Printable(key, 40) + "'");
