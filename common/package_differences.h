@@ -1,14 +1,32 @@
-// How the package kind names a package it found missing, in a difference
-// line: written by the agent (agent/resources/package.cc), read by the
-// controller when it installs a host's packages up front
+// What the package kind's two sides share: the names a step's `name`
+// parameter gives, and how the agent (agent/resources/package.cc) names a
+// package it found missing in a difference line, which the controller reads
+// when it installs a host's packages up front
 // (controller/engine/kinds/package_kind.cc). One wording, one place.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/json_text.h"
 
 namespace clusterctl {
+
+// The package names of a `name` parameter: one word or a list (a list's
+// non-strings as their JSON text, which the names check then refuses).
+inline std::vector<std::string> PackageNames(const nlohmann::json& name) {
+  std::vector<std::string> names;
+  if (name.is_string()) {
+    names.push_back(name.get<std::string>());
+  } else if (name.is_array()) {
+    for (const auto& n : name) names.push_back(n.is_string() ? n.get<std::string>() : JsonText(n));
+  }
+  return names;
+}
 
 inline constexpr std::string_view kPackageMissingSuffix = " not installed";
 

@@ -1,6 +1,5 @@
 #include "agent/exec/stall_watch.h"
 
-#include <atomic>
 
 #include <doctest/doctest.h>
 

@@ -14,7 +14,6 @@
 #include "agent/resources/names.h"
 #include "agent/resources/registry.h"
 #include "agent/resources/node_files.h"
-#include "common/json_text.h"
 #include "common/package_differences.h"
 #include "common/strings.h"
 
@@ -132,16 +131,6 @@ bool RunApt(ResourceHost& host, ResourceOutcome& outcome, std::vector<std::strin
 
 namespace {
 
-std::vector<std::string> Names(const nlohmann::json& name) {
-  std::vector<std::string> names;
-  if (name.is_string()) {
-    names.push_back(name.get<std::string>());
-  } else {
-    for (const auto& n : name) names.push_back(n.is_string() ? n.get<std::string>() : JsonText(n));
-  }
-  return names;
-}
-
 // One dpkg-query answers both questions: db:Status-Abbrev is the selection
 // ('h' = hold, which is what apt-mark hold sets) then the state ('i' =
 // installed), so "ii" is installed and "hi" installed and held. (apt-mark
@@ -196,7 +185,7 @@ bool AptUpdate(ResourceHost& host, ResourceOutcome& outcome) {
 ResourceOutcome PackageResource(const ResourceRequest& request, ResourceHost& host) {
   ResourceOutcome outcome;
   const nlohmann::json& p = request.params;
-  std::vector<std::string> names = Names(p["name"]);
+  std::vector<std::string> names = PackageNames(p["name"]);
   const bool absent = p.value("state", std::string("present")) == "absent";
   const std::string version = p.value("version", std::string());
   const bool apt = UsesApt();

@@ -239,6 +239,16 @@ Task<agent_protocol::ResourceResult> HostRun::Call(const PlannedStep& step, bool
   co_return failed;
 }
 
+void HostRun::TakeUpFrontCredit(const PlannedStep& step, agent_protocol::ResourceResult& outcome) {
+  auto credit = up_front_credits_.find(step.Identity());
+  if (credit == up_front_credits_.end()) return;
+  if (!outcome.failed) {
+    for (std::string& difference : credit->second) outcome.differences.push_back(std::move(difference));
+    outcome.changed = true;
+  }
+  up_front_credits_.erase(credit);
+}
+
 StepReport HostRun::ToReport(const PlannedStep& step, const agent_protocol::ResourceResult& outcome) {
   StepReport r;
   r.identity = step.Identity();
@@ -301,6 +311,7 @@ Task<bool> HostRun::RunStep(const PlannedStep& step, bool& role_changed) {
     outcome = co_await Call(step, !check);
   }
   if (!check) outcome = co_await FindStepKind(step.kind).AfterCall(*this, step, std::move(outcome));
+  if (!check) TakeUpFrontCredit(step, outcome);
   StepReport r = ToReport(step, outcome);
   if (!connection_error_.ok()) {
     ConnectionLost(r);

@@ -45,6 +45,9 @@ class HostRun final : public KindHost {
   bool WillRun(const PlannedStep& step) const override;
   void Note(const std::string& message) override { Emit(NoteEvent{report_.host, message}); }
   Task<bool> OpenIntentsOwedBy(const PlannedStep& step) override;
+  void CreditUpFront(const PlannedStep& step, std::vector<std::string> differences) override {
+    up_front_credits_[step.Identity()] = std::move(differences);
+  }
   nlohmann::json& KindMemo(const std::string& kind) override { return kind_memos_[kind]; }
 
  private:
@@ -59,6 +62,8 @@ class HostRun final : public KindHost {
   // Records a lost connection or an abandoned request as the host's outcome.
   void ConnectionLost(StepReport& step);
   StepReport ToReport(const PlannedStep& step, const agent_protocol::ResourceResult& outcome);
+  // A change made up front for `step` (CreditUpFront) joins its outcome, once.
+  void TakeUpFrontCredit(const PlannedStep& step, agent_protocol::ResourceResult& outcome);
   std::string Masked(std::string text) const;
   Task<bool> RunStep(const PlannedStep& step, bool& role_changed);
   Task<bool> WaitForRoles(const std::vector<RoleWait>& waits, const std::string& who, const std::string& failed_prefix);
@@ -86,6 +91,8 @@ class HostRun final : public KindHost {
   std::map<std::string, std::string> notified_in_plan_;  // target -> step (check mode)
   Status connection_error_;                              // the session is gone (unreachable, or abandoned)
   std::map<std::string, nlohmann::json> kind_memos_;     // by kind (KindMemo)
+  // Changes made up front, by step identity, until the step runs (CreditUpFront).
+  std::map<std::string, std::vector<std::string>> up_front_credits_;
 };
 
 }  // namespace clusterctl

@@ -316,9 +316,14 @@ check "a job runs on node03 before the failover" wait_for 30 job_running "$runni
 # PENDING and drained node03, "Duplicate jobid"); a crash loses what was not
 # saved. So the job is updated once it runs, and the kill waits (up to 7 s)
 # for the save that follows.
-seen=$(date +%s)
+# Compared in nanoseconds: a whole-second comparison passed on a save made
+# earlier in the same second as the update, and the backup then recovered
+# the job PENDING (seen in the fresh-clone runs).
+seen=$(date +%s.%N)
 on01 scontrol update JobId="$running" Comment=saved
-saved_since_seen() { [ "$(stat -c %Y "$TESTBED_STATE/shared/slurmctld/job_state")" -ge "$seen" ]; }
+saved_since_seen() {
+  awk -v m="$(stat -c %.9Y "$TESTBED_STATE/shared/slurmctld/job_state")" -v s="$seen" 'BEGIN { exit !(m > s) }'
+}
 check "the primary saved the running job to the shared state" wait_for 7 saved_since_seen
 takeovers=$(backup_log 'taking over') givebacks=$(backup_log 'REQUEST_CONTROL')
 started_at=$(on01 "squeue -h -j '$running' -o %S")

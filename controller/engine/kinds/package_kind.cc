@@ -4,15 +4,13 @@
 //
 // Order of work, so that a kill -9 at any moment resumes correctly:
 //   1. one check of all the joined steps' packages: which are missing;
-//   2. the intents of every step that will be credited, recorded (a restart
-//      its change owes happens exactly once even if the run dies next);
+//   2. the intents of every step that claims a missing one, recorded (a
+//      restart its change owes happens exactly once even if the run dies);
 //   3. the install (apply) of those packages in one request;
-//   4. each step, in its place: its own check and apply as ever, then
-//      credited with the names it claimed (AfterCall).
-// The names claimed are those missing at step 1, so a batch that failed
-// halfway credits what it did install and leaves the rest to the steps
-// themselves (which then install it and are changed anyway). A failed batch
-// never fails the host: the note says why, and each step installs its own.
+//   4. each step credited (KindHost::CreditUpFront) with the names it
+//      claimed that are now installed; it then runs in its place as ever.
+// A failed install never fails the host: the note says why, one more check
+// finds what it did install (credited), and each step installs the rest.
 #include <set>
 #include <utility>  // Boost.Asio coroutine headers use std::exchange without including it
 
@@ -45,13 +43,13 @@ PlannedStep BatchOf(const std::vector<const PlannedStep*>& steps, const std::set
 class PackageKind final : public StepKind {
  public:
   Task<bool> UpFront(KindHost& host, const HostPlan& plan, const Role& next) const override {
-    // The memo: where the next scan starts, and each step's claimed names.
-    nlohmann::json& memo = host.KindMemo(kPackage);
-    if (memo.is_null()) memo = {{"scan_at", plan.roles.empty() ? "" : plan.roles.front()->name}, {"claims", nlohmann::json::object()}};
-    if (memo["scan_at"] != next.name) co_return true;
+    // The memo: the role where the next scan starts (the first role at first).
+    nlohmann::json& scan_at = host.KindMemo(kPackage);
+    if (scan_at.is_null()) scan_at = plan.roles.empty() ? "" : plan.roles.front()->name;
+    if (scan_at != next.name) co_return true;
     const UpFrontSteps work =
         UpFrontPackageSteps(plan, [&host](const PlannedStep& s) { return host.WillRun(s); }, &next);
-    memo["scan_at"] = work.next_scan ? work.next_scan->name : "";
+    scan_at = work.next_scan ? work.next_scan->name : "";
     const std::vector<const PlannedStep*>& steps = work.packages;
     if (steps.size() < 2) co_return true;  // one step is its own transaction already
     const SourcesAdded added = co_await AddSources(host, work.sources);
@@ -60,26 +58,23 @@ class PackageKind final : public StepKind {
   }
 
   // One check of the steps' packages, the intents of the steps that claim a
-  // missing one, one install; a note either way. False: the host stops.
+  // missing one, one install, each claim that is now installed credited; a
+  // note either way. False: the host stops.
   static Task<bool> InstallTogether(KindHost& host, const std::vector<const PlannedStep*>& steps) {
     std::set<std::string> names;
     for (const PlannedStep* step : steps) {
       for (const std::string& name : PackageNamesOf(*step)) names.insert(name);
     }
-    const PlannedStep batch = BatchOf(steps, names);
-    const agent_protocol::ResourceResult checked = co_await host.Call(batch, false);
+    const PlannedStep all = BatchOf(steps, names);
+    const agent_protocol::ResourceResult checked = co_await host.Call(all, false);
     if (checked.failed || host.SessionLost()) co_return true;  // each step meets it in its place
     const std::set<std::string> missing = MissingIn(checked);
     if (missing.empty()) co_return true;
     const std::vector<std::set<std::string>> claims = ClaimMissing(steps, missing);
-    for (size_t i = 0; i < steps.size(); ++i) {
-      if (!claims[i].empty() && !co_await host.OpenIntentsOwedBy(*steps[i])) co_return false;
-    }
-    nlohmann::json& claimed = host.KindMemo(kPackage)["claims"];
     size_t claiming = 0;
     for (size_t i = 0; i < steps.size(); ++i) {
       if (claims[i].empty()) continue;
-      claimed[steps[i]->Identity()] = claims[i];
+      if (!co_await host.OpenIntentsOwedBy(*steps[i])) co_return false;
       ++claiming;
     }
     if (host.Stopping("the packages installed up front")) co_return false;
@@ -90,18 +85,28 @@ class PackageKind final : public StepKind {
     const PlannedStep install = BatchOf(steps, missing);
     const agent_protocol::ResourceResult installed = co_await host.Call(install, true);
     const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(host.clock().Monotonic() - start).count();
-    std::vector<std::string> list(missing.begin(), missing.end());
+    std::set<std::string> still_missing;
     if (installed.failed) {
       host.Note("installing " + std::to_string(missing.size()) + " packages up front failed after " +
                 std::to_string(ms) + " ms (" + installed.error + "); each step installs its own");
+      const agent_protocol::ResourceResult after = co_await host.Call(install, false);
+      still_missing = after.failed ? missing : MissingIn(after);
     } else {
-      host.Note("installed up front in one transaction (" + std::to_string(ms) + " ms): " + Join(list, " "));
+      host.Note("installed up front in one transaction (" + std::to_string(ms) + " ms): " +
+                Join(std::vector<std::string>(missing.begin(), missing.end()), " "));
+    }
+    for (size_t i = 0; i < steps.size(); ++i) {
+      std::vector<std::string> credit;
+      for (const std::string& name : claims[i]) {
+        if (!still_missing.count(name)) credit.push_back(name + " installed up front (the run's first transaction)");
+      }
+      if (!credit.empty()) host.CreditUpFront(*steps[i], std::move(credit));
     }
     co_return true;  // a lost session ends the host at its next step, reported there
   }
 
-  // The sources that join, each checked, its intents recorded, applied, and
-  // remembered for its credit (RepositoryKind::AfterCall). kFailed when one
+  // The sources that join, each checked, its intents recorded, applied and
+  // credited (KindHost::CreditUpFront). kFailed when one
   // failed: nothing is installed up front then (a note says why); kStop when
   // its intents could not be recorded (the host stops, reported).
   enum class SourcesAdded { kAll, kFailed, kStop };
@@ -118,28 +123,13 @@ class PackageKind final : public StepKind {
                   "); each step does its own");
         co_return SourcesAdded::kFailed;
       }
-      if (result.changed) host.KindMemo(source->kind)[source->Identity()] = result.differences;
+      if (result.changed) {
+        std::vector<std::string> credit;
+        for (const std::string& difference : result.differences) credit.push_back(difference + " (up front)");
+        host.CreditUpFront(*source, std::move(credit));
+      }
     }
     co_return SourcesAdded::kAll;
-  }
-
-  Task<agent_protocol::ResourceResult> AfterCall(KindHost& host, const PlannedStep& step,
-                                                 agent_protocol::ResourceResult outcome) const override {
-    nlohmann::json& memo = host.KindMemo(kPackage);
-    if (outcome.failed || !memo.is_object() || !memo.contains("claims")) co_return outcome;
-    nlohmann::json& claimed = memo["claims"];
-    auto it = claimed.find(step.Identity());
-    if (it == claimed.end()) co_return outcome;
-    // A name the step found missing itself (the batch failed before it) is
-    // the step's own change, already listed.
-    const std::set<std::string> installed_here = MissingIn(outcome);
-    for (const auto& name : *it) {
-      if (installed_here.count(name.get<std::string>())) continue;
-      outcome.differences.push_back(name.get<std::string>() + " installed up front (the run's first transaction)");
-      outcome.changed = true;
-    }
-    claimed.erase(it);
-    co_return outcome;
   }
 };
 

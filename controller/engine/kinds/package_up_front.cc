@@ -2,7 +2,7 @@
 
 #include <map>
 
-#include "common/json_text.h"
+#include "common/package_differences.h"
 #include "controller/engine/kinds/step_kind.h"
 
 namespace clusterctl {
@@ -24,14 +24,7 @@ bool Removes(const PlannedStep& step) {
 }  // namespace
 
 std::vector<std::string> PackageNamesOf(const PlannedStep& step) {
-  std::vector<std::string> names;
-  const nlohmann::json& name = step.params.contains("name") ? step.params["name"] : nlohmann::json();
-  if (name.is_string()) {
-    names.push_back(name.get<std::string>());
-  } else if (name.is_array()) {
-    for (const auto& n : name) names.push_back(n.is_string() ? n.get<std::string>() : JsonText(n));
-  }
-  return names;
+  return step.params.contains("name") ? PackageNames(step.params["name"]) : std::vector<std::string>{};
 }
 
 namespace {

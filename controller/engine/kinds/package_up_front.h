@@ -20,7 +20,7 @@
 //   - no later step of the host removes one of its packages;
 //   - it will be sent to the node in this run (not skipped, not recorded done).
 // The step still runs in its place; it finds its packages installed and is
-// credited with the change (AfterCall), so its notifications, the recap and
+// credited with the change (KindHost::CreditUpFront), so its notifications, the recap and
 // plan's prediction are what they would be one transaction per step.
 #pragma once
 

@@ -29,6 +29,7 @@ class RecordingHost final : public KindHost {
   std::vector<StepReport> failed;
   std::vector<std::string> started, notes, intents;  // Started, Note, OpenIntentsOwedBy's steps
   std::map<std::string, nlohmann::json> memos;
+  std::map<std::string, std::vector<std::string>> credits;  // CreditUpFront's, by step identity
 
   const ExecutionOptions& options() const override { return opts; }
   const Clock& clock() const override { return fake_clock; }
@@ -66,6 +67,9 @@ class RecordingHost final : public KindHost {
   Task<bool> OpenIntentsOwedBy(const PlannedStep& step) override {
     intents.push_back(step.Identity());
     co_return true;
+  }
+  void CreditUpFront(const PlannedStep& step, std::vector<std::string> differences) override {
+    credits[step.Identity()] = std::move(differences);
   }
   nlohmann::json& KindMemo(const std::string& kind) override { return memos[kind]; }
 };

@@ -16,19 +16,6 @@ class RepositoryKind final : public StepKind {
   }
   bool ChangesPackageSources(const PlannedStep& /*step*/) const override { return true; }
   bool JoinsUpFrontAsSource() const override { return true; }
-
-  // Added up front (package_kind.cc): credited here with what it changed then.
-  Task<agent_protocol::ResourceResult> AfterCall(KindHost& host, const PlannedStep& step,
-                                                 agent_protocol::ResourceResult outcome) const override {
-    nlohmann::json& added = host.KindMemo(step.kind);
-    if (outcome.failed || !added.is_object()) co_return outcome;
-    auto it = added.find(step.Identity());
-    if (it == added.end()) co_return outcome;
-    for (const auto& difference : *it) outcome.differences.push_back(difference.get<std::string>() + " (up front)");
-    outcome.changed = true;
-    added.erase(it);
-    co_return outcome;
-  }
 };
 
 const StepKindRegistration kRepository("repository", std::make_unique<RepositoryKind>());

@@ -98,6 +98,9 @@ class KindHost {
   virtual bool WillRun(const PlannedStep& step) const = 0;
   virtual void Note(const std::string& message) = 0;
   virtual Task<bool> OpenIntentsOwedBy(const PlannedStep& step) = 0;
+  // A change made up front for `step`: when the step runs in its place (and
+  // finds nothing left to do), it is reported changed with `differences`.
+  virtual void CreditUpFront(const PlannedStep& step, std::vector<std::string> differences) = 0;
   // What a kind keeps for the rest of this host's run (starts as null).
   virtual nlohmann::json& KindMemo(const std::string& kind) = 0;
 };
@@ -147,9 +150,9 @@ class StepKind {
   // Deploy (not plan), before each of the host's roles (`next`): work the
   // kind does for many of the host's steps at once (package: the packages
   // of the roles from here to the next change of package sources, in one
-  // apt transaction). Each step still runs in its place, and AfterCall
-  // credits it with what was done for it here. False: the host stops (the
-  // kind reported why).
+  // apt transaction). Each step still runs in its place, credited with what
+  // was done for it here (KindHost::CreditUpFront). False: the host stops
+  // (the kind reported why).
   virtual Task<bool> UpFront(KindHost& /*host*/, const HostPlan& /*plan*/, const Role& /*next*/) const {
     co_return true;
   }
@@ -159,8 +162,7 @@ class StepKind {
   // writes under /etc/apt, /etc/yum.repos.d or /etc/dnf (its `path`).
   virtual bool ChangesPackageSources(const PlannedStep& step) const;
   // A package source that may be added up front, before the packages
-  // (a repository leading its role): credited in its place like a package
-  // (AfterCall, from KindMemo of its own kind).
+  // (a repository leading its role), credited in its place like a package.
   virtual bool JoinsUpFrontAsSource() const { return false; }
 
   // A handler owed by an intent, before it runs: whether an interrupted run
