@@ -229,6 +229,10 @@ std::string UnsafeValue(FileFormat format, ValuePlace place, std::string_view te
   }
 }
 
+bool AllowsRawInsertion(FileFormat format) {
+  return format != FileFormat::kSql && format != FileFormat::kShell && format != FileFormat::kLdif;
+}
+
 const char* FileFormatName(FileFormat format) {
   switch (format) {
     case FileFormat::kLines: return "configuration";

@@ -45,6 +45,11 @@ ValuePlace PlaceAfter(FileFormat format, std::string_view line_before);
 // may), as the end of a sentence about the value ("contains a space: ...").
 std::string UnsafeValue(FileFormat format, ValuePlace place, std::string_view text);
 
+// Whether a template of `format` may insert a value raw ({{&...}}): text an
+// admin wrote on purpose, as configuration files take it. SQL, shell and
+// LDIF templates may not: every value there is checked.
+bool AllowsRawInsertion(FileFormat format);
+
 // "slurm.conf", "INI", ...: the format in messages.
 const char* FileFormatName(FileFormat format);
 

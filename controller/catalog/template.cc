@@ -21,10 +21,10 @@ struct Parser {
   Template::Format format;
   size_t pos = 0;
 
-  // A raw insertion is for configuration text an admin wrote on purpose;
-  // SQL, shell and LDIF templates have none.
+  // A raw insertion is for configuration text an admin wrote on purpose
+  // (AllowsRawInsertion says where).
   bool Raw(const std::string& name, const SourceLocation& where) {
-    if (format != Template::Format::kSql && format != Template::Format::kShell && format != Template::Format::kLdif) return true;
+    if (AllowsRawInsertion(format)) return true;
     diagnostics.Error(where, "'" + name + "' is inserted raw ({{&...}} or {{{...}}}), which this " +
                                  FileFormatName(format) + " template may not do; use {{" + name + "}}");
     return false;

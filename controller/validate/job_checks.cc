@@ -12,6 +12,7 @@
 #include "controller/validate/pair_schedule.h"
 #include "controller/validate/remote_exec.h"
 #include "controller/validate/checks/common.h"
+#include "controller/validate/checks/users_consistent.h"
 #include "controller/validate/validator.h"
 #include "inventory/hostlist.h"
 
@@ -193,10 +194,8 @@ Validator::DirectoryUserJob Validator::PlanDirectoryUserJob(const std::vector<st
   DirectoryUserJob job;
   if (!Want("users.job")) return job;
   const std::string cluster = in_.inventory->cluster_name;
-  const nlohmann::json& vars = check_vars_.at(submit_host_->name);
-  auto users = vars.find("directory_users");
-  if (users == vars.end() || !users->is_array() || users->empty() || !(*users)[0].is_object() ||
-      !(*users)[0].value("name", nlohmann::json()).is_string() || !(*users)[0].value("uid", nlohmann::json()).is_number_integer()) {
+  const std::vector<checks::DirectoryUser> users = checks::DirectoryUsers(check_vars_.at(submit_host_->name));
+  if (users.empty() || users.front().uid < 0) {
     Add(Skip("users.job", kCluster, cluster, "no directory_users in the inventory"));
     return job;
   }
@@ -204,8 +203,8 @@ Validator::DirectoryUserJob Validator::PlanDirectoryUserJob(const std::vector<st
     Add(Fail("users.job", kCluster, cluster, "no compute node can run jobs (slurm.node or munge.decode failed on each)"));
     return job;
   }
-  job.user = (*users)[0]["name"].get<std::string>();
-  job.uid = (*users)[0]["uid"].get<long long>();
+  job.user = users.front().name;
+  job.uid = users.front().uid;
   job.node = usable.front();
   return job;
 }

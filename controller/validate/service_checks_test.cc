@@ -4,7 +4,6 @@
 
 #include "controller/validate/check_test_util.h"
 #include "tests/unit/fixture.h"
-#include "inventory/loader.h"
 #include "tests/unit/inventory_text.h"
 
 namespace clusterctl {
@@ -13,7 +12,7 @@ namespace {
 using testing::EvidenceHas;
 using testing::Output;
 
-Inventory Load(const std::string& text) { return testing::InventoryFromText(text); }
+using testing::InventoryFromText;
 
 const char* kCluster =
     "cluster: c\nhosts:\n  node01: {address: 10.0.0.11}\n  node02: {address: 10.0.0.12}\n"
@@ -27,7 +26,7 @@ std::string Up(const std::string& job, const std::string& node, const std::strin
 }  // namespace
 
 TEST_CASE("monitoring.targets: every node exporter, the Slurm exporter on the controller, DCGM on GPU hosts") {
-  const Inventory inventory = Load(kCluster);
+  const Inventory inventory = InventoryFromText(kCluster);
   std::map<std::string, nlohmann::json> facts = {{"node02", {{"pci", {{"gpu_count", 8}}}, {"nvidia_driver", "550.54.14"}}}, {"node01", nullptr}};
   const std::vector<ExpectedTarget> expected = ExpectedTargets(inventory, facts);
   REQUIRE(expected.size() == 4);
@@ -38,7 +37,7 @@ TEST_CASE("monitoring.targets: every node exporter, the Slurm exporter on the co
   CHECK(expected[0].node == "node02");
   CHECK(PrometheusUrl(*inventory.FindHost("node01")) == "http://10.0.0.11:9090");
   CHECK(PrometheusScrapeSeconds(*inventory.FindHost("node01")) == 15);
-  const Inventory tuned = Load(std::string(kCluster) + "vars: {prometheus_scrape_interval: 1m, prometheus_port: 9999}\n");
+  const Inventory tuned = InventoryFromText(std::string(kCluster) + "vars: {prometheus_scrape_interval: 1m, prometheus_port: 9999}\n");
   CHECK(PrometheusScrapeSeconds(*tuned.FindHost("node01")) == 60);
   CHECK(PrometheusUrl(*tuned.FindHost("node01")) == "http://10.0.0.11:9999");
 

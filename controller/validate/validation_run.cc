@@ -18,6 +18,12 @@ bool HasGroup(const Host& host, const char* group) {
 
 namespace {
 
+// The hosts of a Slurm cluster, where the sssd role runs too.
+bool InSlurmGroups(const Host& host) {
+  return HasGroup(host, kGroupController) || HasGroup(host, kGroupControllerBackup) || HasGroup(host, kGroupLogin) ||
+         HasGroup(host, kGroupCompute);
+}
+
 // The checks whose verdicts read the controller's view (check_spec.h): with
 // none of them needed the controller takes no part.
 bool NeedsController(const std::set<std::string>& needed) {
@@ -56,10 +62,7 @@ ValidationOutcome Validator::Run() {
       if (joined.insert(helper->name).second) participants_.push_back(helper);
     }
     for (const Host* h : participants_) {
-      if (HasGroup(*h, kGroupController) || HasGroup(*h, kGroupControllerBackup) || HasGroup(*h, kGroupLogin) ||
-          HasGroup(*h, kGroupCompute)) {
-        slurm_hosts_.push_back(h);
-      }
+      if (InSlurmGroups(*h)) slurm_hosts_.push_back(h);
     }
   }
   for (const Host* h : participants_) {
@@ -93,8 +96,7 @@ NodeRole Validator::RoleOf(const Host& host) const {
   role.slurm_host = std::find(slurm_hosts_.begin(), slurm_hosts_.end(), &host) != slurm_hosts_.end();
   role.compute = HasGroup(host, kGroupCompute);
   role.controller = &host == controller_;
-  role.directory_client = HasGroup(host, kGroupController) || HasGroup(host, kGroupControllerBackup) ||
-                          HasGroup(host, kGroupLogin) || HasGroup(host, kGroupCompute);
+  role.directory_client = InSlurmGroups(host);  // where the sssd role runs
   return role;
 }
 

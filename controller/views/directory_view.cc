@@ -2,18 +2,13 @@
 
 #include <set>
 
+#include "common/json_fields.h"
 #include "common/json_text.h"
 #include "common/strings.h"
 #include "controller/catalog/value_syntax.h"
 
 namespace clusterctl {
 namespace {
-
-// The variable's string value; "" when unset or null.
-std::string StringVar(const Host& host, const char* name) {
-  auto it = host.vars.find(name);
-  return it != host.vars.end() && it->is_string() ? it->get<std::string>() : "";
-}
 
 Status Checked(const Host& host, const char* variable, const char* syntax, const std::string& value) {
   const std::string why = FindValueSyntax(syntax)->refuses(value);
@@ -38,9 +33,9 @@ Status Unique(const Host& host, const char* list, const char* field) {
 }
 
 Result<nlohmann::json> HostPart(const Host& host, const std::string& cluster_name, const nlohmann::json& server) {
-  std::string base_dn = StringVar(host, "ldap_base_dn");
+  std::string base_dn = TextAt(host.vars, "ldap_base_dn");
   if (base_dn.empty()) base_dn = "dc=" + cluster_name;
-  std::string uri = StringVar(host, "ldap_uri");
+  std::string uri = TextAt(host.vars, "ldap_uri");
   if (uri.empty() && server.is_string()) uri = "ldaps://" + server.get<std::string>();
   for (Status s : {Unique(host, "directory_users", "name"), Unique(host, "directory_users", "uid"),
                    Unique(host, "directory_groups", "name"), Unique(host, "directory_groups", "gid"),

@@ -7,13 +7,12 @@
 #include "controller/engine/planner.h"
 #include "controller/validate/thresholds.h"
 #include "health/health_config.h"
-#include "inventory/loader.h"
 #include "tests/unit/inventory_text.h"
 
 namespace clusterctl {
 namespace {
 
-Inventory Load(const std::string& text) { return testing::InventoryFromText(text); }
+using testing::InventoryFromText;
 
 constexpr const char* kInventory = R"(version: 1
 cluster: c
@@ -36,7 +35,7 @@ nlohmann::json ConfigOf(const nlohmann::json& view, const std::string& host) {
 TEST_CASE("health view: each compute node's configuration, the selection per group, thresholds with defaults") {
   std::map<std::string, nlohmann::json> facts = {
       {"gpu01", {{"cpu", {{"cpus", 64}}}, {"memory", {{"total_mib", 515000}}}}}};
-  auto view = BuildHealthView(Load(kInventory), facts, ControllerViewInputs());
+  auto view = BuildHealthView(InventoryFromText(kInventory), facts, ControllerViewInputs());
   REQUIRE(view.ok());
   CHECK_FALSE((*view)["per_host"].contains("head"));  // not a Slurm node
   CHECK((*view)["per_host"]["gpu01"]["program"] == "node-program:clusterctl-health");
@@ -65,11 +64,11 @@ TEST_CASE("health view: each compute node's configuration, the selection per gro
 }
 
 TEST_CASE("health view: an unknown check is an error naming the variable and host; off means no node") {
-  auto bad = BuildHealthView(Load(std::string(kInventory) + "vars: {slurm_health_checks: [gpu.xyd]}\n"), {},
+  auto bad = BuildHealthView(InventoryFromText(std::string(kInventory) + "vars: {slurm_health_checks: [gpu.xyd]}\n"), {},
                              ControllerViewInputs());
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.status().message().find("slurm_health_checks of gpu01") != std::string::npos);
-  auto off = BuildHealthView(Load(std::string(kInventory) + "vars: {slurm_health_check: false}\n"), {},
+  auto off = BuildHealthView(InventoryFromText(std::string(kInventory) + "vars: {slurm_health_check: false}\n"), {},
                              ControllerViewInputs());
   REQUIRE(off.ok());
   CHECK((*off)["per_host"].empty());

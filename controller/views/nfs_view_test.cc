@@ -2,13 +2,12 @@
 
 #include <doctest/doctest.h>
 
-#include "inventory/loader.h"
 #include "tests/unit/inventory_text.h"
 
 namespace clusterctl {
 namespace {
 
-Inventory Load(const std::string& text) { return testing::InventoryFromText(text); }
+using testing::InventoryFromText;
 
 // The testbed's shape: node01 serves, node02-03 mount; everyone on ib0.
 std::string Cluster(const std::string& vars, const std::string& node03_interfaces = "{ib0: 10.1.0.13/24}") {
@@ -28,13 +27,13 @@ const char* kHomeExport =
     "  nfs_mounts: [{export: /home}]\n";
 
 nlohmann::json Build(const std::string& text) {
-  auto view = BuildNfsView(Load(text), {});
+  auto view = BuildNfsView(InventoryFromText(text), {});
   REQUIRE_MESSAGE(view.ok(), view.status().message());
   return *view;
 }
 
 std::string ErrorOf(const std::string& text) {
-  auto view = BuildNfsView(Load(text), {});
+  auto view = BuildNfsView(InventoryFromText(text), {});
   REQUIRE_FALSE(view.ok());
   return view.status().message();
 }

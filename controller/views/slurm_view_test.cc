@@ -32,7 +32,7 @@ nlohmann::json WithNvml(nlohmann::json facts) {
   return facts;
 }
 
-Inventory Load(const std::string& text) { return testing::InventoryFromText(text); }
+using testing::InventoryFromText;
 
 const char* kInventory = R"(cluster: c
 vars:
@@ -50,7 +50,7 @@ groups:
 )";
 
 TEST_CASE("slurm view: identical nodes share one collapsed NodeName class") {
-  Inventory inventory = Load(kInventory);
+  Inventory inventory = InventoryFromText(kInventory);
   std::map<std::string, nlohmann::json> facts = {
       {"head", Facts(16, 65536, 0)},       {"gpu01", Facts(64, 1031891, 8)}, {"gpu02", Facts(64, 1031891, 8)},
       {"gpu03", Facts(64, 1031891, 8)},    {"fat01", Facts(128, 2063782, 0)}};
@@ -78,7 +78,7 @@ TEST_CASE("slurm view: identical nodes share one collapsed NodeName class") {
 }
 
 TEST_CASE("slurm view: small nodes keep at least 512 MiB; one GPU is /dev/nvidia0") {
-  Inventory inventory = Load("cluster: c\nhosts:\n  n1: {address: 10.0.0.1}\ngroups:\n  compute: {hosts: n1}\n");
+  Inventory inventory = InventoryFromText("cluster: c\nhosts:\n  n1: {address: 10.0.0.1}\ngroups:\n  compute: {hosts: n1}\n");
   auto view = BuildSlurmView(inventory, {{"n1", Facts(4, 8000, 1)}});
   REQUIRE(view.ok());
   CHECK((*view)["nodes"][0]["real_memory"] == 8000 - 512);
@@ -87,11 +87,11 @@ TEST_CASE("slurm view: small nodes keep at least 512 MiB; one GPU is /dev/nvidia
 }
 
 TEST_CASE("slurm view: bad partitions are errors that name the problem") {
-  Inventory inventory = Load("cluster: c\nvars:\n  slurm_partitions: [{name: a}, {name: a}]\nhosts:\n  n1: {address: 10.0.0.1}\n");
+  Inventory inventory = InventoryFromText("cluster: c\nvars:\n  slurm_partitions: [{name: a}, {name: a}]\nhosts:\n  n1: {address: 10.0.0.1}\n");
   auto view = BuildSlurmView(inventory, {});
   REQUIRE_FALSE(view.ok());
   CHECK(view.status().message() == "slurm_partitions names a twice");
-  inventory = Load("cluster: c\nvars:\n  slurm_partitions: [{name: a, group: nosuch}]\nhosts:\n  n1: {address: 10.0.0.1}\n");
+  inventory = InventoryFromText("cluster: c\nvars:\n  slurm_partitions: [{name: a, group: nosuch}]\nhosts:\n  n1: {address: 10.0.0.1}\n");
   CHECK(BuildSlurmView(inventory, {}).status().message() == "slurm partition a: no group 'nosuch' in the inventory");
 }
 
@@ -113,7 +113,7 @@ std::map<std::string, nlohmann::json> MixedFacts() {
 
 TEST_CASE("slurm view: GPUs of different models get separate typed classes") {
   // Given two H100 nodes and two L40S nodes with the same CPUs and memory,
-  auto view = BuildSlurmView(Load(kMixedInventory), MixedFacts());
+  auto view = BuildSlurmView(InventoryFromText(kMixedInventory), MixedFacts());
   REQUIRE(view.ok());
   const nlohmann::json& nodes = (*view)["nodes"];
   // then each model is its own NodeName class with its type.
@@ -128,7 +128,7 @@ TEST_CASE("slurm view: GPUs of different models get separate typed classes") {
   CHECK(nodes[2]["gres"] == "gpu:l40s:8");
   CHECK(nodes[2]["gpu_autodetect"] == false);
   // A node whose GPUs the facts list without models stays untyped.
-  auto untyped = BuildSlurmView(Load(kMixedInventory), {{"gpu01", Facts(64, 1031891, 2)}});
+  auto untyped = BuildSlurmView(InventoryFromText(kMixedInventory), {{"gpu01", Facts(64, 1031891, 2)}});
   REQUIRE(untyped.ok());
   CHECK((*untyped)["nodes"][0]["gres"] == "gpu:2");
   CHECK((*untyped)["nodes"][0]["gpu_type"].is_null());
@@ -140,7 +140,7 @@ TEST_CASE("slurm view: AutoDetect=nvml only where the facts show the plugin, NVM
   facts["gpu04"] = WithNvml(facts["gpu04"]);
   facts["gpu04"]["nvidia_driver"] = nullptr;  // not loaded (or the testbed's simulated one)
   facts["cpu01"] = WithNvml(facts["cpu01"]);  // no GPUs: nothing to detect
-  auto view = BuildSlurmView(Load(kMixedInventory), facts);
+  auto view = BuildSlurmView(InventoryFromText(kMixedInventory), facts);
   REQUIRE(view.ok());
   const nlohmann::json& nodes = (*view)["nodes"];
   REQUIRE(nodes.size() == 4);
@@ -152,9 +152,9 @@ TEST_CASE("slurm view: AutoDetect=nvml only where the facts show the plugin, NVM
   CHECK(nodes[3]["names"] == "gpu[01-02]");
   CHECK(nodes[3]["gpu_autodetect"] == false);  // Debian 12's Slurm: no gpu_nvml
   facts["gpu03"]["nvidia"]["nvml_library"] = nullptr;
-  CHECK((*BuildSlurmView(Load(kMixedInventory), facts))["nodes"][1]["gpu_autodetect"] == false);
+  CHECK((*BuildSlurmView(InventoryFromText(kMixedInventory), facts))["nodes"][1]["gpu_autodetect"] == false);
 
-  Inventory never = Load(std::string(kMixedInventory) + "vars: {slurm_gpu_autodetect: never}\n");
+  Inventory never = InventoryFromText(std::string(kMixedInventory) + "vars: {slurm_gpu_autodetect: never}\n");
   facts["gpu03"] = WithNvml(facts["gpu03"]);
   auto off = BuildSlurmView(never, facts);
   REQUIRE(off.ok());
@@ -184,7 +184,7 @@ TEST_CASE("slurm.conf and gres.conf: typed lines per model, AutoDetect where NVM
   std::map<std::string, nlohmann::json> facts = MixedFacts();
   facts["gpu03"] = WithNvml(facts["gpu03"]);
   facts["gpu04"] = WithNvml(facts["gpu04"]);
-  auto view = BuildSlurmView(Load(kMixedInventory), facts);
+  auto view = BuildSlurmView(InventoryFromText(kMixedInventory), facts);
   REQUIRE(view.ok());
   const std::string slurm_conf = RenderRoleTemplate("slurm.conf.mustache", *view);
   CHECK(slurm_conf.find("\nNodeName=gpu[01-02] CPUs=64 Sockets=2 CoresPerSocket=16 ThreadsPerCore=2 RealMemory=1011254 "

@@ -7,9 +7,11 @@
 // no pass).
 #include "controller/validate/checks/users_consistent.h"
 
+#include <map>
 #include <optional>
 #include <set>
 
+#include "common/json_fields.h"
 #include "common/strings.h"
 #include "controller/validate/checks/common.h"
 
@@ -24,8 +26,13 @@ std::optional<long long> Id(const std::string& text) {
   return std::stoll(text);
 }
 
-}  // namespace
+struct PasswdEntry {
+  long long uid = -1, gid = -1;
+};
 
+// getent's entries by user name. Every non-empty line must be a passwd
+// entry (seven fields, numeric UID and GID) for one of `asked`, each once;
+// anything else (or more than 1 MiB) is an error naming the line.
 Result<std::map<std::string, PasswdEntry>> ParseGetentPasswd(const std::string& text,
                                                              const std::set<std::string>& asked) {
   if (text.size() > kMaxGetentOutput) {
@@ -38,30 +45,30 @@ Result<std::map<std::string, PasswdEntry>> ParseGetentPasswd(const std::string& 
     std::optional<long long> uid = f.size() == 7 ? Id(f[2]) : std::nullopt, gid = f.size() == 7 ? Id(f[3]) : std::nullopt;
     if (!uid || !gid) return Status::InvalidArgument("not a passwd entry: " + Printable(line, 120));
     if (asked.count(f[0]) == 0) return Status::InvalidArgument("an entry for a user not asked about: " + Printable(line, 120));
-    if (!entries.emplace(f[0], PasswdEntry{*uid, *gid, f[5]}).second) {
+    if (!entries.emplace(f[0], PasswdEntry{*uid, *gid}).second) {
       return Status::InvalidArgument("two entries for " + f[0]);
     }
   }
   return entries;
 }
 
-namespace {
-
-struct DirectoryUser {
-  std::string name;
-  long long uid = -1, gid = -1;
-};
+}  // namespace
 
 std::vector<DirectoryUser> DirectoryUsers(const nlohmann::json& vars) {
   std::vector<DirectoryUser> users;
-  auto it = vars.find("directory_users");
-  if (it == vars.end() || !it->is_array()) return users;
-  for (const nlohmann::json& u : *it) {
-    if (!u.is_object() || !u.contains("name") || !u["name"].is_string()) continue;
-    users.push_back({u["name"], u.value("uid", -1LL), u.value("gid", -1LL)});
+  const nlohmann::json* listed = MemberOf(vars, "directory_users");
+  if (listed == nullptr || !listed->is_array()) return users;
+  auto id = [](const nlohmann::json& u, const char* key) {
+    const nlohmann::json* value = MemberOf(u, key);
+    return value != nullptr && value->is_number_integer() ? value->get<long long>() : -1LL;
+  };
+  for (const nlohmann::json& u : *listed) {
+    if (!TextAt(u, "name").empty()) users.push_back({TextAt(u, "name"), id(u, "uid"), id(u, "gid")});
   }
   return users;
 }
+
+namespace {
 
 Argv GetentCommand(const NodeView& v) {
   Argv argv = {"getent", "passwd", "--"};

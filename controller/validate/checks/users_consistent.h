@@ -1,22 +1,20 @@
-// users.consistent's reading of `getent passwd NAME...` (users_consistent.cc).
+// The inventory's directory users as validate's users checks read them
+// (users.consistent, checks/users_consistent.cc; users.job, job_checks.cc).
 #pragma once
 
-#include <map>
-#include <set>
 #include <string>
+#include <vector>
 
-#include "common/status.h"
+#include <nlohmann/json.hpp>
 
 namespace clusterctl::checks {
 
-struct PasswdEntry {
-  long long uid = -1, gid = -1;
-  std::string home;
+struct DirectoryUser {
+  std::string name;
+  long long uid = -1, gid = -1;  // -1: not an integer in the inventory
 };
 
-// getent's entries by user name. Every non-empty line must be a passwd
-// entry (seven fields, numeric UID and GID) for one of `asked`, each once;
-// anything else (or more than 1 MiB) is an error naming the line.
-Result<std::map<std::string, PasswdEntry>> ParseGetentPasswd(const std::string& text, const std::set<std::string>& asked);
+// directory_users' entries that have a name, in the inventory's order.
+std::vector<DirectoryUser> DirectoryUsers(const nlohmann::json& vars);
 
 }  // namespace clusterctl::checks

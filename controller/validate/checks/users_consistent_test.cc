@@ -69,11 +69,13 @@ TEST_CASE("users.consistent: no reading, no pass") {
     bench.Reads("getent passwd (directory users)", hostile);
     CheckResult r = bench.Judge("users.consistent");
     CHECK(r.outcome == CheckOutcome::kFail);
+    CHECK(r.detail.find("does not resolve") == std::string::npos);  // refused as output, not judged
   }
   bench.Reads("getent passwd (directory users)", std::string(2 << 20, 'a'));
   CHECK(bench.Judge("users.consistent").detail.find("not passwd entries") != std::string::npos);
   bench.Reads("getent passwd (directory users)", "", 1, "Unknown database: passwd");
   CHECK(bench.Judge("users.consistent").outcome == CheckOutcome::kFail);
+  CHECK(bench.Judge("users.consistent").detail.find("does not resolve") == std::string::npos);
 }
 
 TEST_CASE("users.consistent is skipped without directory users or off the sssd role's hosts") {
@@ -85,10 +87,15 @@ TEST_CASE("users.consistent is skipped without directory users or off the sssd r
   CHECK(off.Judge("users.consistent").outcome == CheckOutcome::kSkip);
 }
 
-TEST_CASE("ParseGetentPasswd keeps the home directory") {
-  auto entries = checks::ParseGetentPasswd(kBoth, {"alice", "bob"});
-  REQUIRE(entries.ok());
-  CHECK(entries->at("alice").home == "/home/alice");
+TEST_CASE("DirectoryUsers: the named entries, a UID or GID that is no integer as -1") {
+  const nlohmann::json vars = {{"directory_users",
+                                {{{"name", "carol"}, {"uid", 5001}, {"gid", 5000}}, {{"uid", 5002}}, {{"name", "dave"}, {"uid", "x"}}}}};
+  const std::vector<checks::DirectoryUser> users = checks::DirectoryUsers(vars);
+  REQUIRE(users.size() == 2);
+  CHECK(users[0].name == "carol");
+  CHECK(users[0].uid == 5001);
+  CHECK(users[0].gid == 5000);
+  CHECK(users[1].uid == -1);
 }
 
 }  // namespace clusterctl
