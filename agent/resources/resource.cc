@@ -35,17 +35,21 @@ bool RunOrFail(ResourceHost& host, ResourceOutcome& outcome, std::vector<std::st
   return RunSpecOrFail(host, outcome, spec, mutating);
 }
 
+std::string CommandFailureReason(const CommandSpec& spec, const CommandResult& result) {
+  const auto seconds = [](auto d) { return std::to_string(std::chrono::duration_cast<std::chrono::seconds>(d).count()); };
+  return result.timed_out  ? "did not finish in " + seconds(spec.timeout) + " s"
+         : result.stalled ? "made no progress for " + seconds(spec.stall.window) + " s"
+         : result.started ? "exited with status " + std::to_string(result.exit_code)
+                          : "could not be started";
+}
+
 bool RunSpecOrFail(ResourceHost& host, ResourceOutcome& outcome, const CommandSpec& spec, bool mutating,
                    CommandResult* ran) {
   CommandResult result = host.Run(spec, mutating);
   const bool ok = result.exit_code == 0;
   if (!ok) {
-    const auto seconds = [](auto d) { return std::to_string(std::chrono::duration_cast<std::chrono::seconds>(d).count()); };
     outcome.timed_out = result.timed_out;
-    outcome.Fail(spec.argv[0] + (result.timed_out  ? " did not finish in " + seconds(spec.timeout) + " s"
-                                 : result.stalled ? " made no progress for " + seconds(spec.stall.window) + " s"
-                                 : result.started ? " exited with status " + std::to_string(result.exit_code)
-                                                  : " could not be started"));
+    outcome.Fail(spec.argv[0] + " " + CommandFailureReason(spec, result));
     outcome.failed_command = Join(spec.argv, " ");
     std::string output = result.stdout_data + result.stderr_data;
     outcome.output = output.size() > 4000 ? output.substr(output.size() - 4000) : output;

@@ -56,6 +56,10 @@ ResourceOutcome RunResource(const ResourceRequest& request, ResourceHost& host);
 // fills `outcome` and returns false.
 bool RunOrFail(ResourceHost& host, ResourceOutcome& outcome, std::vector<std::string> argv, bool mutating,
                const std::string& stdin_data = "", std::chrono::minutes limit = std::chrono::minutes(30));
+// Why a command did not succeed, as the end of a sentence about it: "did not
+// finish in 60 s", "made no progress for 30 s", "exited with status 1",
+// "could not be started".
+std::string CommandFailureReason(const CommandSpec& spec, const CommandResult& result);
 // The same for a command spelled out in full (a stall watch, say); `ran`,
 // when given, receives the command's result either way.
 bool RunSpecOrFail(ResourceHost& host, ResourceOutcome& outcome, const CommandSpec& spec, bool mutating,

@@ -23,10 +23,7 @@ Result<sa::Current> ReadCurrent(ResourceHost& host, const std::string& cluster) 
     if (r.exit_code != 0) {
       const std::string said = Printable(Trim(r.stderr_data.empty() ? r.stdout_data : r.stderr_data), 300);
       // argv: sacctmgr --parsable2 --noheader show OBJECT ...
-      return Status::Unavailable("sacctmgr show " + argv[4] + " " +
-                                 (r.started ? "exited with status " + std::to_string(r.exit_code)
-                                            : std::string("could not start")) +
-                                 ": " + said);
+      return Status::Unavailable("sacctmgr show " + argv[4] + " " + CommandFailureReason(query, r) + ": " + said);
     }
     outputs.push_back(r.stdout_data);
   }

@@ -49,7 +49,7 @@ std::vector<std::vector<std::string>> CurrentQueries(const std::string& cluster)
   };
   return {
       query({"qos", Columns(kQosLead, QosFields())}),
-      query({"account", "format=Account,Description"}),
+      query({"account", std::string("format=Account,") + kDescriptionField.column}),
       query({"association", "where", "Cluster=" + cluster, Columns(kAssociationLead, AssociationFields())}),
       query({"user", "format=User,DefaultAccount"}),
   };

@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "agent/resources/slurm_accounting_model.h"
+#include "common/json_fields.h"
 #include "common/json_text.h"
 #include "common/strings.h"
 
@@ -234,11 +235,9 @@ Result<Desired> ParseDesired(const nlohmann::json& params) {
   DesiredParser parser;
   Desired desired;
   // Slurm keeps the cluster's name (slurm.conf's ClusterName) in lower case.
-  desired.cluster = params.contains("cluster") && params["cluster"].is_string()
-                        ? AsciiLower(params["cluster"].get<std::string>())
-                        : "";
+  desired.cluster = AsciiLower(TextAt(params, "cluster"));
   if (!NameRefusal(desired.cluster).empty()) parser.problems.push_back("cluster: " + NameRefusal(desired.cluster));
-  desired.prune = params.value("prune", false);
+  desired.prune = FlagAt(params, "prune");
   std::set<std::string> qos_names, account_names = {kRoot};
   for (const auto& [where, name, item] : parser.Items(params, "qos")) {
     desired.qos.push_back({name, parser.Settings(item, QosFields(), {}, where)});

@@ -88,7 +88,7 @@ void AccountChanges(const Desired& desired, const Current& current, std::vector<
       std::vector<std::string> argv = Command({"add", "account", "Name=" + a.name, cluster});
       argv.insert(argv.end(), s.arguments.begin(), s.arguments.end());
       if (a.description && described == current.account_descriptions.end()) {
-        argv.push_back("Description=" + *a.description);
+        argv.push_back(std::string(kDescriptionField.set_name) + "=" + *a.description);
       }
       changes.push_back({"account " + a.name + ": add" + Listed(s.changes), argv});
     } else if (!s.arguments.empty()) {
@@ -98,8 +98,9 @@ void AccountChanges(const Desired& desired, const Current& current, std::vector<
     }
     if (a.description && described != current.account_descriptions.end() && described->second != *a.description) {
       changes.push_back(
-          {"account " + a.name + ": Description '" + described->second + "' -> '" + *a.description + "'",
-           Command({"modify", "account", "where", "Name=" + a.name, "set", "Description=" + *a.description})});
+          {"account " + a.name + ": " + kDescriptionField.set_name + " '" + described->second + "' -> '" + *a.description + "'",
+           Command({"modify", "account", "where", "Name=" + a.name, "set",
+                    std::string(kDescriptionField.set_name) + "=" + *a.description})});
     }
   }
 }

@@ -103,7 +103,7 @@ struct Desired {
 // 'phys' is not in accounts"), in one InvalidArgument.
 Result<Desired> ParseDesired(const nlohmann::json& params);
 
-// What sacctmgr shows, each row's columns by name (Current::kQueries).
+// What sacctmgr shows, each row's columns by name (CurrentQueries).
 struct Current {
   std::map<std::string, std::map<std::string, std::string>> qos;           // by name
   std::map<std::string, std::string> account_descriptions;                 // every account

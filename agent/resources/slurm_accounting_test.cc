@@ -135,7 +135,7 @@ TEST_CASE("on a fresh database: QoS, then accounts parents first, then users wit
 
 TEST_CASE("what sacctmgr shows as the inventory names it is no difference") {
   CHECK(Diff(Inventory(), Shown()).empty());
-  // The same limits written otherwise: minutes for HH:MM:SS, flags in another order.
+  // The same limit written otherwise: minutes for HH:MM:SS.
   nlohmann::json same = Inventory();
   same["qos"][0]["max_wall"] = 10;
   CHECK(Diff(same, Shown()).empty());

@@ -59,12 +59,12 @@ std::optional<std::string> Minutes(std::string_view text) {
     rest = text.substr(dash + 1);
   }
   std::vector<std::string> parts = Split(rest, ':');
-  if (parts.empty() || parts.size() > 3) return std::nullopt;
+  if (parts.size() > 3) return std::nullopt;  // Split gives one part at least
+  std::vector<long long> n;
   for (const std::string& part : parts) {
     if (!Digits(part, 6)) return std::nullopt;
+    n.push_back(std::stoll(part));
   }
-  std::vector<long long> n;
-  for (const std::string& part : parts) n.push_back(std::stoll(part));
   long long seconds = 0;
   if (dash != std::string_view::npos) {  // D-H, D-H:M, D-H:M:S
     seconds = n[0] * 3600 + (n.size() > 1 ? n[1] * 60 : 0) + (n.size() > 2 ? n[2] : 0);
@@ -96,9 +96,9 @@ std::optional<std::string> TresCanonical(std::string_view text) {
     }
     long long scale = 1;
     const std::string units = "KMGTP";
-    if (!count.empty() && units.find(count.back()) != std::string::npos) {
+    const size_t power = count.empty() ? std::string::npos : units.find(count.back());
+    if (power != std::string::npos) {
       if (!MemoryLike(name)) return std::nullopt;
-      const size_t power = units.find(count.back());
       count.pop_back();
       scale = power == 0 ? -1024 : 1LL << (10 * (power - 1));  // K: divided, rounded up
     }
