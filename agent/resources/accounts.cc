@@ -1,5 +1,7 @@
 // user and group: local accounts, read from /etc/passwd and /etc/group and
 // changed with the distribution's useradd/usermod/userdel/groupadd tools.
+#include <sys/stat.h>
+
 #include <set>
 
 #include "agent/resources/registry.h"
@@ -38,6 +40,20 @@ std::vector<GroupEntry> ReadGroups() {
     groups.push_back(g);
   }
   return groups;
+}
+
+// A user that is not a system account has its home directory: useradd -m
+// writes /etc/passwd before it makes the home, so a run killed between the two
+// leaves an account without one. mkhomedir_helper (libpam-modules-bin, always
+// installed) makes it as useradd would: /etc/skel copied, owned by the user.
+// `home` is the one the account has once the step's usermod ran.
+void EnsureHome(const ResourceRequest& request, ResourceHost& host, ResourceOutcome& outcome,
+                const std::string& name, const std::string& home) {
+  if (request.params.value("system", false) || home.empty() || home[0] != '/' || outcome.failed) return;
+  struct stat info {};
+  if (::stat(home.c_str(), &info) == 0) return;
+  outcome.Differs("home " + home + " missing");
+  if (request.apply) RunOrFail(host, outcome, {"mkhomedir_helper", name}, true);
 }
 
 bool ValidAccountName(const std::string& name) {
@@ -146,6 +162,7 @@ ResourceOutcome UserResource(const ResourceRequest& request, ResourceHost& host)
     usermod.push_back(name);
     RunOrFail(host, outcome, usermod, true);
   }
+  EnsureHome(request, host, outcome, name, p.contains("home") ? p["home"].get<std::string>() : user->home);
   return outcome;
 }
 

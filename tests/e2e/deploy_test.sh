@@ -145,6 +145,7 @@ check "the resume after it converged (exit $rc), a deploy after changed nothing"
   bash -c "[ $rc -eq 0 ] && grep -q '\"changed\":0' <<<'$again'"
 check "hello and chrony are installed, and the probe restart owed by hello was done exactly once (starts $(starts node02) $(starts node03))" \
   bash -c "[ '$(starts node02)' = 2 ] && [ '$(starts node03)' = 2 ] && $TESTBED ssh node02 'dpkg -s hello chrony' >/dev/null"
+[ $rc -eq 0 ] || grep -E '"status":"failed"|"event":"recap"' "$WORK/resume.json" | tail -5
 
 # a role failing on one node
 write_inventory "  flaky: {hosts: node03, roles: [always-fails]}"

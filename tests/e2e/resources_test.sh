@@ -47,6 +47,13 @@ check "... with no mutating command" test "$(count "$WORK/node02.verify" 'e["mut
 grep -v '"status":"ok"' "$WORK/node02.verify" | head -5
 
 check "user and group exist" tb ssh node02 'id -nG e2euser | grep -q e2egroup && getent group e2egroup | grep -q 6000'
+# useradd -m writes /etc/passwd before the home: a run killed between the two
+# leaves an account without one, which the next run must notice and make
+tb ssh node02 rm -rf /home/e2euser
+"$CLUSTERCTL" deploy --verify --json "$WORK/inventory.yaml" >"$WORK/home.json" 2>&1
+check "a user's missing home is seen and made again, owned by the user, from /etc/skel" bash -c \
+  "grep '\"step\":\"every-resource/user\"' '$WORK/home.json' | grep -q '\"status\":\"changed\"' &&
+   $TESTBED ssh node02 'test \"\$(stat -c %U /home/e2euser)\" = e2euser && test -f /home/e2euser/.bashrc'"
 check "file content, owner and mode" tb ssh node02 'test "$(stat -c "%U %a" /srv/clusterctl-e2e/config)" = "e2euser 640" && grep -q "verbose = true" /srv/clusterctl-e2e/settings'
 check "the package is installed and held" tb ssh node02 'hello >/dev/null && dpkg-query -W -f="\${db:Status-Abbrev}" hello | grep -q ^hi'
 check "the service runs" tb ssh node02 systemctl is-active clusterctl-e2e
