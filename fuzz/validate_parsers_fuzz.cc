@@ -1,5 +1,5 @@
 // validate's parsers of tool output (nvidia-smi, InfiniBand tools,
-// nccl-tests, Slurm, chrony, the kernel log, nvlink status, DCGM) and the
+// nccl-tests, the MPI test program, Slurm, chrony, the kernel log, nvlink status, DCGM) and the
 // evidence picker. The first byte picks the parser; the rest is its input.
 #include <cstddef>
 #include <cstdint>
@@ -8,6 +8,7 @@
 
 #include "controller/validate/dcgm_diag.h"
 #include "controller/validate/infiniband.h"
+#include "controller/validate/mpi_ring.h"
 #include "controller/validate/nccl_tests.h"
 #include "controller/validate/nvidia_smi.h"
 #include "controller/validate/nvrm_log.h"
@@ -45,6 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 15: (void)GresGpuCount(text); break;
     case 16: (void)ParseNvlinkStatus(text); break;
     case 17: (void)ParseDcgmDiag(text); break;
+    case 18: (void)ParseMpiRing(text); break;
     default: {
       std::string output(text);
       (void)CauseEvidence(output);

@@ -50,6 +50,9 @@ std::string ScontrolShowNode(const std::vector<std::string>& nodes) {
   return text;
 }
 
+// mpi.cluster's job on the first two compute nodes (validator.h, MpiJobArgv).
+const std::vector<std::string> kMpiJobPrefix = {"srun", "-N", "2", "-w", "node01,node02", "--ntasks-per-node=1", "--mpi=pmix"};
+
 // What a healthy node of kSlurmCluster answers; the controller also answers
 // for slurmctld and runs the jobs.
 void AnswerHealthy(testing::FakeNode& node, bool controller) {
@@ -64,6 +67,8 @@ void AnswerHealthy(testing::FakeNode& node, bool controller) {
   node.commands.Answer(ScontrolShowNodeJsonArgv(), "scontrol: error: --json is not supported\n", 1);
   node.commands.Answer(ScontrolShowNodeTextArgv(), ScontrolShowNode({"node01", "node02"}));
   node.commands.Answer({"srun"}, "0: node01\n1: node02\n");
+  node.commands.Answer(kMpiJobPrefix, "ring: ok ranks=2 nodes=node01,node02\n"
+                                      "pingpong: latency_us=2.1 bandwidth_mbps=11000 between=node01,node02\n");
 }
 
 class PipelineHarness {
@@ -386,6 +391,35 @@ TEST_CASE("run pipeline: users.consistent and users.job, a directory user's job 
     REQUIRE(job != nullptr);
     CHECK(job->outcome == CheckOutcome::kFail);
     CHECK(job->detail.rfind("srun as carol on node01", 0) == 0);
+  }
+}
+
+// issue 37: the MPI test program across two nodes, from the submit host.
+TEST_CASE("run pipeline: mpi.cluster runs the mpi role's program with srun --mpi=pmix on two nodes") {
+  PipelineHarness h;
+  auto mpi_cluster = [&h]() {
+    PreparedRun run = h.Prepare(ValidateRequest("", {"mpi.cluster"}));
+    std::unique_ptr<RunSession> session = h.Open(RunKind::kValidate);
+    ValidationOutcome outcome = Validate(run, session->sessions());
+    const CheckResult* r = Find(outcome, "mpi.cluster", "t");
+    REQUIRE(r != nullptr);
+    return *r;
+  };
+  SUBCASE("a right run passes with its latency and bandwidth") {
+    CheckResult r = mpi_cluster();
+    CHECK_MESSAGE(r.outcome == CheckOutcome::kPass, r.detail);
+    CHECK(r.measured == "2.1 us, 11000 MB/s");
+    CHECK(r.threshold == "<= 100 us");  // no InfiniBand on these nodes: TCP's ceiling, bandwidth not judged
+  }
+  SUBCASE("a rank that got the wrong value fails") {
+    h.node("head").commands.Answer(kMpiJobPrefix, "ring: FAILED rank=1 received=3 expected=0\n", 1);
+    CHECK(mpi_cluster().outcome == CheckOutcome::kFail);
+  }
+  SUBCASE("without the program on the submit host, a skip naming it") {
+    h.node("head").commands.Answer({"test", "-x", "/usr/local/lib/clusterctl/mpi-ring"}, "", 1);
+    CheckResult r = mpi_cluster();
+    CHECK(r.outcome == CheckOutcome::kSkip);
+    CHECK(r.detail.find("not built on the submit host head") != std::string::npos);
   }
 }
 

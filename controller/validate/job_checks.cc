@@ -42,6 +42,9 @@ std::vector<std::string> NodesNamedIn(const std::string& text, const std::set<st
 
 bool HasNcclTests(const NodeReadings& node) { return node.Output(checks::NcclTestsProbe().id).Succeeded(); }
 
+// The job phase's cluster checks: each gets a result even when no job runs.
+const char* const kClusterJobChecks[] = {"slurm.srun", "nccl.cluster", "users.job", "mpi.cluster"};
+
 }  // namespace
 
 // One compute node's GPU job and all_reduce_perf run, planned before the fan-out.
@@ -61,16 +64,12 @@ bool Validator::JobsCannotRun() {
                                           [](const Host* h) { return HasGroup(*h, kGroupCompute); });
   if (slurm_hosts_.empty() || !any_compute_selected) {
     std::string why = slurm_hosts_.empty() ? "no Slurm cluster in the inventory" : "no compute node selected";
-    Add(Skip("slurm.srun", kCluster, cluster, why));
-    Add(Skip("nccl.cluster", kCluster, cluster, why));
-    Add(Skip("users.job", kCluster, cluster, why));
+    for (const char* check : kClusterJobChecks) Add(Skip(check, kCluster, cluster, why));
     return true;
   }
   if (slurm_.problem.empty()) return false;
   const std::string& cause = slurm_.problem_check;
-  Add(Blocked("slurm.srun", kCluster, cluster, cause, slurm_.problem));
-  Add(Blocked("nccl.cluster", kCluster, cluster, cause, slurm_.problem));
-  Add(Blocked("users.job", kCluster, cluster, cause, slurm_.problem));
+  for (const char* check : kClusterJobChecks) Add(Blocked(check, kCluster, cluster, cause, slurm_.problem));
   for (const Host* h : in_.selected) {
     if (!HasGroup(*h, kGroupCompute) || !probes_.at(h->name).reached) continue;
     Add(Blocked("slurm.gpu_job", kNode, h->name, cause, slurm_.problem));
@@ -124,12 +123,14 @@ void Validator::Jobs() {
   }
   if (!probes_.at(submit_host_->name).reached) {
     std::string why = "the submit host " + submit_host_->name + " is unreachable";
-    Add(Fail("slurm.srun", kCluster, cluster, why));
-    Add(Fail("users.job", kCluster, cluster, why));
+    for (const char* check : kClusterJobChecks) {
+      if (std::string(check) != "nccl.cluster" || nccl_nodes.size() >= 2) Add(Fail(check, kCluster, cluster, why));
+    }
     for (const GpuJob& j : gpu_jobs) Add(Fail("slurm.gpu_job", kNode, j.host, why));
     return;
   }
   DirectoryUserJob user_job = PlanDirectoryUserJob(usable);
+  MpiJob mpi_job = PlanMpiJob(usable);
   ToolOutput srun, nccl_cluster;
   bool srun_ran = false, nccl_cluster_ran = false;
   int srun_limit = 0;
@@ -150,6 +151,10 @@ void Validator::Jobs() {
                                        "--immediate=60", "--time=5", "-J", "clusterctl-validate", "id", "-u"};
       user_job.output = co_await ExecOnNode(agent, argv, none, Limit(180));
       user_job.ran = true;
+    }
+    if (!mpi_job.nodes.empty() && SecondsLeft() > 0) {
+      mpi_job.output = co_await ExecOnNode(agent, MpiJobArgv(mpi_job), none, Limit(180));
+      mpi_job.ran = true;
     }
     for (GpuJob& job : gpu_jobs) {
       if (SecondsLeft() <= 0) break;
@@ -183,6 +188,7 @@ void Validator::Jobs() {
   });
   JudgeSrun(usable, srun, srun_ran, srun_limit);
   JudgeDirectoryUserJob(user_job);
+  JudgeMpiJob(mpi_job);
   JudgeGpuJobs(gpu_jobs);
   JudgeNcclCluster(nccl_nodes, nccl_cluster, nccl_cluster_ran);
 }

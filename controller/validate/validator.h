@@ -114,6 +114,16 @@ class Validator {
   };
   DirectoryUserJob PlanDirectoryUserJob(const std::vector<std::string>& usable);
   void JudgeDirectoryUserJob(const DirectoryUserJob& job);
+  // mpi.cluster (mpi_job.cc): the MPI test program on two usable compute nodes
+  // (no nodes: not run, its result already added).
+  struct MpiJob {
+    std::vector<std::string> nodes;
+    ToolOutput output;
+    bool ran = false;
+  };
+  MpiJob PlanMpiJob(const std::vector<std::string>& usable);
+  std::vector<std::string> MpiJobArgv(const MpiJob& job) const;
+  void JudgeMpiJob(const MpiJob& job);
 
   const ValidationInputs& in_;
   std::chrono::steady_clock::time_point deadline_;

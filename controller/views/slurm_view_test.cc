@@ -174,7 +174,8 @@ std::string RenderRoleTemplate(const std::string& name, const nlohmann::json& sl
       {"slurm_select_parameters", "CR_Core_Memory"},   {"slurm_def_mem_per_cpu", 1024},
       {"slurm_return_to_service", 2},                  {"slurm_accounting", false},
       {"slurm_extra_config", ""},                      {"slurm_propagate_limits_except", "MEMLOCK,NOFILE"},
-      {"slurm_epilog_gpu_cleanup", false},             {"slurm_health_check", false},                  {"slurm_controller_timeout", 60}};
+      {"slurm_epilog_gpu_cleanup", false},             {"slurm_health_check", false},                  {"slurm_controller_timeout", 60},
+      {"slurm_mpi_default", "pmix"}};
   std::string out = t->Render(context, d);
   CHECK_MESSAGE(!d.has_errors(), d.ToString());
   return out;

@@ -14,6 +14,10 @@
 # Accounting objects from the inventory (issue 36): alice runs jobs under
 # her account and QoS, bob (no association) is refused, a job over the QoS's
 # MaxWall is refused; changing the limit in the inventory changes exactly it.
+# What users run (issue 37): alice's srun -N2 --mpi=pmix runs the mpi role's
+# ring across both compute nodes, validate's mpi.cluster passes with what it
+# measured; Lmod lists a module per CUDA toolkit (SIMULATED toolkits from the
+# testbed's repository) and Open MPI, and loading one sets PATH.
 source "$(dirname "$0")/lib.sh"
 require_root_or_skip
 CLUSTERCTL="$E2E_ROOT/build/clusterctl"
@@ -64,6 +68,7 @@ site_vars() {
     - {name: dave, uid: 5002, gid: 5000}
   directory_groups:
     - {name: research, gid: 5000, members: [carol, dave]}
+  cuda_toolkit_versions: ["12-4", "12-6"]
   slurm_qos:
     - {name: standard, priority: 10, max_wall: "00:10:00", max_tres_per_user: "cpu=64", flags: [DenyOnLimit]}
   slurm_accounts:
@@ -161,6 +166,7 @@ check "slurmdbd runs only on the primary" no_slurmdbd_on02
 
 source "$(dirname "$0")/slurm_site_checks.sh"
 source "$(dirname "$0")/slurm_accounting_checks.sh"
+source "$(dirname "$0")/slurm_user_software_checks.sh"
 
 # The directory (issue 36): slapd on node01, sssd on every node.
 check "slapd serves ldaps and ldapi only (no clear-text LDAP on 389)" \
