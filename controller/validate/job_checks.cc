@@ -206,7 +206,7 @@ Validator::DirectoryUserJob Validator::PlanDirectoryUserJob(const std::vector<st
     return job;
   }
   if (usable.empty()) {
-    Add(Fail("users.job", kCluster, cluster, "no compute node can run jobs (slurm.node or munge.decode failed on each)"));
+    Add(Fail("users.job", kCluster, cluster, kNoUsableComputeNode));
     return job;
   }
   job.user = users.front().name;
@@ -242,7 +242,7 @@ void Validator::JudgeDirectoryUserJob(const DirectoryUserJob& job) {
 void Validator::JudgeSrun(const std::vector<std::string>& usable, const ToolOutput& srun, bool ran, int limit) {
   const std::string cluster = in_.inventory->cluster_name;
   if (usable.empty()) {
-    Add(Fail("slurm.srun", kCluster, cluster, "no compute node can run jobs (slurm.node or munge.decode failed on each)"));
+    Add(Fail("slurm.srun", kCluster, cluster, kNoUsableComputeNode));
     return;
   }
   if (!ran) {

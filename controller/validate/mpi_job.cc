@@ -18,9 +18,12 @@ Validator::MpiJob Validator::PlanMpiJob(const std::vector<std::string>& usable) 
   MpiJob job;
   if (!Want(kCheck)) return job;
   const std::string cluster = in_.inventory->cluster_name;
+  if (usable.empty()) {
+    Add(Fail(kCheck, kCluster, cluster, kNoUsableComputeNode));
+    return job;
+  }
   if (usable.size() < 2) {
-    Add(Skip(kCheck, kCluster, cluster, usable.empty() ? "no compute node can run jobs (slurm.node or munge.decode failed on each)"
-                                                       : "only " + usable.front() + " can run jobs: MPI across nodes needs two"));
+    Add(Skip(kCheck, kCluster, cluster, "only " + usable.front() + " can run jobs: MPI across nodes needs two"));
     return job;
   }
   const ToolOutput& built = probes_.at(submit_host_->name).readings.Output(checks::MpiTestProgramProbe().id);

@@ -20,6 +20,8 @@ namespace clusterctl::validation_internal {
 
 constexpr CheckScope kNode = CheckScope::kNode;
 constexpr CheckScope kCluster = CheckScope::kCluster;
+// Why the job phase's checks fail when no compute node is usable.
+inline constexpr const char* kNoUsableComputeNode = "no compute node can run jobs (slurm.node or munge.decode failed on each)";
 
 // What phase 1 found on one host.
 struct NodeProbe {
