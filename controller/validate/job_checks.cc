@@ -1,6 +1,7 @@
 // The job and pair phases of a validation run (see validator.h): srun
-// across nodes, a GPU job per node and nccl-tests from the submit host, then
-// ib_write_bw between ring neighbours.
+// across nodes, a directory user's job, the MPI test program (mpi_job.cc), a
+// GPU job per node and nccl-tests from the submit host, then ib_write_bw
+// between ring neighbours.
 #include <unistd.h>
 
 #include <algorithm>

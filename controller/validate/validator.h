@@ -1,6 +1,7 @@
 // The validation run's internals, shared by its files: validation_run.cc
 // (the run, probe and cross phases), node_verdicts.cc (the per-node checks),
-// job_checks.cc (Slurm jobs, NCCL and ib_write_bw pairs). Not an interface:
+// job_checks.cc (Slurm jobs, NCCL and ib_write_bw pairs), mpi_job.cc (the MPI
+// test program across two nodes). Not an interface:
 // include validation_run.h instead.
 #pragma once
 

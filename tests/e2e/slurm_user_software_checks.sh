@@ -27,7 +27,7 @@ check "with a floor it cannot reach, mpi.cluster fails naming it (exit $rc)" \
 # Lmod (the lmod role): a module per CUDA toolkit installed (the testbed's
 # SIMULATED cuda-toolkit-12-4 and -12-6: /usr/local/cuda-12.N with a
 # placeholder nvcc) and for Debian's Open MPI, in a login shell.
-avail() { tb ssh "$1" "bash -lc 'module -t avail 2>&1'" | grep -E '^(cuda|openmpi)/' | sort | paste -sd' '; }
+avail() { tb ssh "$1" "bash -lc 'module -t avail 2>&1'" | grep -E '^(cuda|openmpi)/[0-9]' | sort | paste -sd' '; }
 check "module avail on node02 lists both toolkits and Open MPI ($(avail node02))" \
   bash -c "[[ '$(avail node02)' =~ ^cuda/12\.4\ cuda/12\.6\ openmpi/[0-9.]+$ ]]"
 check "... and on node01 (login, no GPU) Open MPI only ($(avail node01))" bash -c "[[ '$(avail node01)' =~ ^openmpi/[0-9.]+$ ]]"

@@ -45,7 +45,7 @@ write_placeholder_deb() {
     printf '%s\n' "${file#*=}" >"$work/${file%%=*}"
   done
   local program
-  for program in "$work"/usr/bin/* "$work"/usr/sbin/* "$work"/DEBIAN/postinst "$work"/DEBIAN/prerm "$work"/DEBIAN/postrm; do [ ! -f "$program" ] || chmod 755 "$program"; done
+  for program in "$work"/usr/bin/* "$work"/usr/sbin/* "$work"/usr/local/*/bin/* "$work"/DEBIAN/postinst "$work"/DEBIAN/prerm "$work"/DEBIAN/postrm; do [ ! -f "$program" ] || chmod 755 "$program"; done
   dpkg-deb --root-owner-group -Zgzip --build "$work" "$out/${name}_${version}_${arch}.deb" >/dev/null
   rm -rf "$work"
 }
