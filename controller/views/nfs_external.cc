@@ -121,7 +121,9 @@ Result<nlohmann::json> OneMount(const Host& client, const nlohmann::json& entry,
   }
   if (!entry.contains("server") || !entry["server"].is_string()) return Status::InvalidArgument(where + ": needs a server (an address or DNS name)");
   if (!entry.contains("export") || !entry["export"].is_string()) return Status::InvalidArgument(where + ": needs an export (the server's path)");
-  const std::string server = entry["server"].get<std::string>(), exported = entry["export"].get<std::string>();
+  std::string server = entry["server"].get<std::string>();
+  const std::string exported = entry["export"].get<std::string>();
+  if (server.size() > 2 && server.front() == '[' && server.back() == ']') server = server.substr(1, server.size() - 2);
   if (auto problem = CheckHostAddress(server)) {
     return Status::InvalidArgument(where + ": server '" + Printable(server) + "' is " + *problem);
   }

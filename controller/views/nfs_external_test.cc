@@ -53,7 +53,7 @@ TEST_CASE("nfs external: a NAS by address and by name, several mounts per server
       "wsize=1048576, vers=4.1], fsc: true}\n"
       "    - {server: 10.0.9.5, export: /vol/scratch, path: /scratch}\n"
       "    - {server: nas-2.example.org, export: /data}\n"
-      "    - {server: 'fd00::5', export: /archive, options: [ro, soft, timeo=600, retrans=2]}\n"));
+      "    - {server: '[fd00::5]', export: /archive, options: [ro, soft, timeo=600, retrans=2]}\n"));
   const nlohmann::json& mounts = view["per_host"]["node03"]["mounts"];
   REQUIRE(mounts.size() == 5);
   CHECK(mounts[0]["source"] == "10.0.0.11:/home");  // the cluster's own stays first, unchanged
