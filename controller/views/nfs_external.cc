@@ -97,7 +97,7 @@ Result<std::vector<std::string>> OptionsOf(const nlohmann::json& entry, bool fsc
   }
   if (std::string problem = ConflictProblem(keys); !problem.empty()) return Status::InvalidArgument(what + ": options " + problem);
   if (!keys.count("_netdev")) options.push_back("_netdev");
-  if (keys.count("proto") && std::find(options.begin(), options.end(), "proto=rdma") != options.end() && !keys.count("port")) {
+  if (std::find(options.begin(), options.end(), "proto=rdma") != options.end() && !keys.count("port")) {
     options.push_back("port=20049");
   }
   if (fsc) options.push_back("fsc");
