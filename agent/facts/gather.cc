@@ -202,7 +202,8 @@ nlohmann::json GatherFacts(const GatherOptions& options) {
   facts["gpudirect"] = GpudirectOf(driver_text, release, facts["packages"], facts["rdma_stack"], modules_dep);
   std::string proc_filesystems;
   if (!ReadFile(root + "/proc/filesystems", proc_filesystems)) proc_filesystems.clear();
-  facts["nfs"] = NfsKernelSupportOf(proc_filesystems, modules_dep);
+  std::error_code no_device;
+  facts["nfs"] = NfsKernelSupportOf(proc_filesystems, modules_dep, std::filesystem::exists(root + "/dev/cachefiles", no_device));
   nlohmann::json& nvidia = facts["nvidia"] =
       ReadNvidia(root, facts["nvidia_driver"], facts["gpudirect"]["kernel_modules"], facts["packages"]);
   // A simulated module (the testbed's) is no driver for the roles and checks

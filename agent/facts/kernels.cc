@@ -122,9 +122,11 @@ bool ModuleListed(const std::string& modules_dep, const std::string& path) {
 
 }  // namespace
 
-nlohmann::json NfsKernelSupportOf(const std::string& proc_filesystems, const std::string& modules_dep) {
+nlohmann::json NfsKernelSupportOf(const std::string& proc_filesystems, const std::string& modules_dep,
+                                  bool cachefiles_device) {
   return {{"kernel_client", FilesystemRegistered(proc_filesystems, "nfs4") || ModuleListed(modules_dep, "/fs/nfs/nfsv4.ko")},
-          {"kernel_server", FilesystemRegistered(proc_filesystems, "nfsd") || ModuleListed(modules_dep, "/fs/nfsd/nfsd.ko")}};
+          {"kernel_server", FilesystemRegistered(proc_filesystems, "nfsd") || ModuleListed(modules_dep, "/fs/nfsd/nfsd.ko")},
+          {"kernel_cachefiles", cachefiles_device || ModuleListed(modules_dep, "/fs/cachefiles/cachefiles.ko")}};
 }
 
 }  // namespace clusterctl::facts

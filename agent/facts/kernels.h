@@ -23,11 +23,16 @@ nlohmann::json ReadKernels(const std::string& root);
 bool KernelReleaseLess(const std::string& a, const std::string& b);
 
 // What the running kernel can do for NFS: {"kernel_client": bool,
-// "kernel_server": bool}. A filesystem registered in /proc/filesystems
-// (nfs4, nfsd) or a module the running kernel can load (modules.dep lists
-// fs/nfs/nfsv4.ko or fs/nfsd/nfsd.ko, any compression suffix) counts. A
-// container sharing a kernel without them (the testbed) has neither: the
-// NFS roles then say so instead of failing at mount time.
-nlohmann::json NfsKernelSupportOf(const std::string& proc_filesystems, const std::string& modules_dep);
+// "kernel_server": bool, "kernel_cachefiles": bool}. A filesystem
+// registered in /proc/filesystems (nfs4, nfsd) or a module the running
+// kernel can load (modules.dep lists fs/nfs/nfsv4.ko or fs/nfsd/nfsd.ko,
+// any compression suffix) counts. FS-Cache's cachefiles backend counts when
+// `cachefiles_device` (/dev/cachefiles, which systemd's kmod-static-nodes
+// makes at boot for a loadable module) or modules.dep has
+// fs/cachefiles/cachefiles.ko. A container sharing a kernel without them
+// (the testbed) has none: the NFS roles then say so instead of failing at
+// mount time, and cachefilesd is configured but not started.
+nlohmann::json NfsKernelSupportOf(const std::string& proc_filesystems, const std::string& modules_dep,
+                                  bool cachefiles_device = false);
 
 }  // namespace clusterctl::facts

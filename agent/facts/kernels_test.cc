@@ -66,9 +66,14 @@ TEST_CASE("nfs kernel support: registered filesystems or loadable modules; a ker
   const nlohmann::json loadable = NfsKernelSupportOf("\text4\n", dep);
   CHECK(loadable["kernel_client"] == true);
   CHECK(loadable["kernel_server"] == true);
+  CHECK(loadable["kernel_cachefiles"] == false);
   const nlohmann::json none = NfsKernelSupportOf("nodev\tsysfs\n\text4\n", "kernel/fs/nfs_common/grace.ko: \n");
   CHECK(none["kernel_client"] == false);
   CHECK(none["kernel_server"] == false);
+  CHECK(none["kernel_cachefiles"] == false);
+  CHECK(NfsKernelSupportOf("", "kernel/fs/cachefiles/cachefiles.ko.xz: kernel/fs/netfs/netfs.ko.xz\n")["kernel_cachefiles"] == true);
+  CHECK(NfsKernelSupportOf("", "kernel/fs/cachefiles/cachefiles.ko_x: \n")["kernel_cachefiles"] == false);
+  CHECK(NfsKernelSupportOf("", "", true)["kernel_cachefiles"] == true);
 }
 
 }  // namespace clusterctl::facts

@@ -20,7 +20,7 @@ const std::set<std::string> kContext = {"host", "facts", "cluster", "item", "sec
 // (thresholds.cc, service_checks.cc).
 const std::set<std::string> kReadByTheEngine = {
     "slurm_partitions", "slurm_node_group", "slurm_memory_reserve_mib", "slurm_gpu_autodetect", "nfs_exports", "nfs_network",
-    "nfs_versions", "nfs_mounts", "nfs_mount_options", "nfs_rdma", "nfs_automount", "ipoib_mtu",
+    "nfs_versions", "nfs_mounts", "nfs_mount_options", "nfs_rdma", "nfs_automount", "nfs_external_mounts", "nfs_fscache_dir", "ipoib_mtu",
     "prometheus_listen", "prometheus_port", "prometheus_scrape_interval", "slurm_health_checks",
     "ldap_base_dn", "ldap_uri"};  // the directory view
 

@@ -51,6 +51,7 @@ constexpr FactSpec kFacts[] = {
     {"gpudirect.dmabuf", FactType::kBool, true},
     {"nfs", FactType::kObject, true},
     {"nfs.kernel_client", FactType::kBool, true},
+    {"nfs.kernel_cachefiles", FactType::kBool, false},  // facts gathered before it was a fact lack it
 };
 
 bool IsLine(const nlohmann::json& value) {

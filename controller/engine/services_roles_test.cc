@@ -114,6 +114,71 @@ TEST_CASE("nfs-client: the fstab entry always, the mount only where the kernel h
   CHECK(Has(head_roles, "monitoring"));
 }
 
+// The testbed's shape with a NAS outside the inventory: gpu01 mounts two of
+// its exports, one with FS-Cache; gpu02 only the cluster's /home.
+std::string ExternalInventory(const std::string& gpu01_vars) {
+  std::string text = ServiceInventory("ganesha");
+  const std::string host = "  gpu01: {address: 10.0.0.11, interfaces: {ib0: 10.10.0.11/16}}";
+  text.replace(text.find(host), host.size(),
+               "  gpu01:\n    address: 10.0.0.11\n    interfaces: {ib0: 10.10.0.11/16}\n    vars:\n" + gpu01_vars);
+  return text;
+}
+
+nlohmann::json WithCachefiles(nlohmann::json facts, bool cachefiles) {
+  facts["nfs"]["kernel_cachefiles"] = cachefiles;
+  return facts;
+}
+
+TEST_CASE("nfs-client, external: a NAS's exports in fstab with their options; fsc configures cachefilesd") {
+  testing::RoleHarness roles(ExternalInventory("      nfs_external_mounts:\n"
+                                               "        - {server: 10.0.0.99, export: /vol/projects, path: /projects, "
+                                               "options: [hard, nconnect=4, vers=3], fsc: true}\n"
+                                               "        - {server: nas.example.org, export: /vol/scratch, path: /scratch}\n"),
+                             {"nfs-server", "nfs-client"});
+  auto plan = [&](const std::string& host, bool kernel) {
+    return roles.Plan(host, std::map<std::string, nlohmann::json>{{"head", Facts(kernel)},
+                                                                   {"gpu01", WithCachefiles(Facts(kernel), kernel)},
+                                                                   {"gpu02", WithCachefiles(Facts(kernel), kernel)}});
+  };
+  Planned p = plan("gpu01", true);
+  CHECK(p.params.at("nfs-client/fstab entry[/home]").at("source") == "10.10.0.1:/export/home");
+  const nlohmann::json& projects = p.params.at("nfs-client/fstab entry[/projects]");
+  CHECK(projects.at("source") == "10.0.0.99:/vol/projects");
+  CHECK(projects.at("options") == "hard,nconnect=4,vers=3,_netdev,fsc");
+  CHECK(projects.at("fstype") == "nfs");
+  CHECK(p.params.at("nfs-client/fstab entry[/scratch]").at("source") == "nas.example.org:/vol/scratch");
+  CHECK(p.params.at("nfs-client/fstab entry[/scratch]").at("options") == "hard,_netdev");
+  CHECK(p.params.at("nfs-client/mounted[/projects]").at("state") == "mounted");
+  CHECK(Has(p.steps, "nfs-client/cachefilesd package"));
+  CHECK(p.files.at("/etc/cachefilesd.conf").find("\ndir /var/cache/fscache\n") != std::string::npos);
+  CHECK(p.files.at("/etc/default/cachefilesd").find("\nRUN=yes\n") != std::string::npos);
+  CHECK(p.notify.at("nfs-client/cachefilesd configuration") == std::vector<std::string>{"restart cachefilesd"});
+  CHECK(p.params.at("nfs-client/restart cachefilesd").at("state") == "restarted");
+  CHECK(Has(p.handlers, "nfs-client/restart cachefilesd"));
+  CHECK(Has(p.steps, "nfs-client/cachefilesd"));
+  // A kernel without cachefiles (the testbed's): configured, never started.
+  Planned without = plan("gpu01", false);
+  CHECK(Has(without.steps, "nfs-client/cachefilesd configuration"));
+  CHECK_FALSE(Has(without.steps, "nfs-client/cachefilesd"));
+  CHECK_FALSE(Has(without.handlers, "nfs-client/restart cachefilesd"));  // a restart would run the daemon only to fail
+  CHECK_FALSE(Has(without.steps, "nfs-client/mounted[/projects]"));
+  // A client without fsc gets no cachefilesd; the server exports only its own.
+  Planned other = plan("gpu02", true);
+  CHECK_FALSE(Has(other.steps, "nfs-client/cachefilesd package"));
+  CHECK_FALSE(other.params.count("nfs-client/fstab entry[/projects]"));
+  CHECK(plan("head", true).files.at("/etc/ganesha/clusterctl-exports.conf").find("/vol/") == std::string::npos);
+}
+
+TEST_CASE("nfs-client, external: a bad entry is a planning error naming the host, the entry and the option") {
+  testing::RoleHarness roles(ExternalInventory("      nfs_external_mounts: [{server: 10.0.0.99, export: /data, options: [proto=rdma, "
+                                               "rsize=1000]}]\n"),
+                             {"nfs-client"});
+  const std::string errors = roles.PlanErrors("gpu01", Facts(true));
+  INFO(errors);
+  CHECK(errors.find("nfs_external_mounts[0] of gpu01 (10.0.0.99:/data on /data): option 'rsize=1000': rsize=1000 is outside "
+                    "4096-1048576, a multiple of 4096") != std::string::npos);
+}
+
 TEST_CASE("monitoring: a target file per host and exporter, DCGM only on GPU hosts; configuration reloads") {
   Planned p = ServiceRoles().PlanAll("head");
   CHECK(p.files.at("/etc/prometheus/file_sd/node/gpu02.yml").find("- targets: ['10.0.0.12:9100']") != std::string::npos);

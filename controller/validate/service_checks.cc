@@ -117,6 +117,10 @@ CheckResult EvaluatePrometheusTargets(const std::string& monitoring_host, const 
               threshold);
 }
 
+// What the admin of an NFS server outside the inventory makes for nfs.export.
+constexpr const char* kValidateDirHint =
+    "its export's .clusterctl-validate/ directory, made by its admin and writable by this client's root as the server maps it";
+
 CheckResult EvaluateNfsMounts(const std::string& host, bool kernel_client, const std::vector<NfsMountProbe>& mounts,
                               const std::string& round_trip_problem, bool round_trip_tried) {
   const char* check = "nfs.mounts";
@@ -149,7 +153,10 @@ CheckResult EvaluateNfsMounts(const std::string& host, bool kernel_client, const
 
 CheckResult EvaluateNfsExport(const std::string& host, const NfsRoundTrip& trip) {
   const char* check = "nfs.export";
-  if (!trip.write.Succeeded()) return ToolFailed(check, kNode, host, "nfs-cp", trip.write, "cannot write " + trip.url);
+  if (!trip.write.Succeeded()) {
+    const std::string hint = trip.external ? " (a server outside the inventory needs " + std::string(kValidateDirHint) + ")" : "";
+    return ToolFailed(check, kNode, host, "nfs-cp", trip.write, "cannot write " + trip.url + hint);
+  }
   if (trip.reader.empty()) {
     return Pass(check, kNode, host, "written", "", "wrote " + trip.url + " (no other client to read it back)");
   }
@@ -162,6 +169,18 @@ CheckResult EvaluateNfsExport(const std::string& host, const NfsRoundTrip& trip)
   }
   return Pass(check, kNode, host, "round trip", "written here, the same bytes read back on another client",
               "wrote " + trip.url + ", read back on " + trip.reader);
+}
+
+CheckResult EvaluateNfsExports(const std::string& host, const std::vector<NfsRoundTrip>& trips) {
+  if (trips.size() == 1) return EvaluateNfsExport(host, trips[0]);
+  std::vector<std::string> sources;
+  for (const NfsRoundTrip& trip : trips) {
+    CheckResult one = EvaluateNfsExport(host, trip);
+    if (one.outcome != CheckOutcome::kPass) return one;
+    sources.push_back(trip.source + (trip.reader.empty() ? " (written)" : " (read back on " + trip.reader + ")"));
+  }
+  return Pass("nfs.export", kNode, host, std::to_string(trips.size()) + " exports",
+              "each export: written here, the same bytes read back on another client", Join(sources, ", "));
 }
 
 }  // namespace clusterctl

@@ -64,14 +64,22 @@ CheckResult EvaluateNfsMounts(const std::string& host, bool kernel_client, const
                               const std::string& round_trip_problem, bool round_trip_tried);
 
 // One user-space round trip: `writer` wrote `token` to `url`, `reader`
-// read it back.
+// read it back (empty: no other client mounts `source`, "addr:/export").
+// `external`: the server is outside the inventory (nfs_external_mounts),
+// so nothing made its .clusterctl-validate directory but its own admin.
 struct NfsRoundTrip {
   std::string writer, reader, url, token;
   ToolOutput write, read;
+  std::string source;
+  bool external = false;
 };
 
-// nfs.export for one client (the writer): its write and the other client's
-// read back of the same bytes.
+// nfs.export for one client (the writer) and one export: its write and the
+// other client's read back of the same bytes.
 CheckResult EvaluateNfsExport(const std::string& host, const NfsRoundTrip& trip);
+
+// nfs.export for one client over every export it mounts (the cluster's and
+// outside ones): the first that does not pass, else a pass naming them all.
+CheckResult EvaluateNfsExports(const std::string& host, const std::vector<NfsRoundTrip>& trips);
 
 }  // namespace clusterctl

@@ -97,6 +97,28 @@ TEST_CASE("nfs.export: the bytes written on one client must come back on the nex
   CHECK(EvaluateNfsExport("node02", trip).detail.find("node03 cannot read back") != std::string::npos);
   trip.write = Output("", 1);
   CHECK(EvaluateNfsExport("node02", trip).detail.find("cannot write") != std::string::npos);
+  CHECK(EvaluateNfsExport("node02", trip).detail.find("outside the inventory") == std::string::npos);
+}
+
+TEST_CASE("nfs.export: every export a client mounts, the cluster's and a NAS's, must round-trip") {
+  NfsRoundTrip own{"node02", "node03", "nfs://10.1.0.11/home/.clusterctl-validate/node02-1", "token 1", Output(""),
+                   Output("token 1\n"), "10.1.0.11:/home", false};
+  NfsRoundTrip nas{"node02", "node03", "nfs://10.0.9.5/vol/data/.clusterctl-validate/node02-1", "token 1", Output(""),
+                   Output("token 1\n"), "10.0.9.5:/vol/data", true};
+  CheckResult both = EvaluateNfsExports("node02", {own, nas});
+  CHECK(both.outcome == CheckOutcome::kPass);
+  CHECK(both.measured == "2 exports");
+  CHECK(both.detail == "10.1.0.11:/home (read back on node03), 10.0.9.5:/vol/data (read back on node03)");
+  nas.reader.clear();  // no other client mounts it: written only
+  CHECK(EvaluateNfsExports("node02", {own, nas}).detail.find("10.0.9.5:/vol/data (written)") != std::string::npos);
+  nas.write = Output("", 1);
+  CheckResult failed = EvaluateNfsExports("node02", {own, nas});
+  CHECK(failed.outcome == CheckOutcome::kFail);
+  CHECK(failed.detail.find("cannot write nfs://10.0.9.5/vol/data/.clusterctl-validate/node02-1 (a server outside the inventory needs "
+                           "its export's .clusterctl-validate/ directory") != std::string::npos);
+  own.read = Output("token 0\n");
+  CHECK(EvaluateNfsExports("node02", {own, nas}).detail.find("node03 read other bytes back from nfs://10.1.0.11/home") !=
+        std::string::npos);
 }
 
 }  // namespace clusterctl

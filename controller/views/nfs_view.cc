@@ -11,14 +11,12 @@
 
 #include "common/json_text.h"
 #include "common/strings.h"
+#include "controller/views/nfs_external.h"
 #include "inventory/address.h"
 
 namespace clusterctl {
-namespace {
 
-// An absolute path that is one word everywhere it goes: /etc/exports,
-// ganesha.conf's quoted strings, a unit's Where=.
-Status CheckPath(const std::string& path, const std::string& what) {
+Status CheckNfsPath(const std::string& path, const std::string& what) {
   if (path.empty() || path[0] != '/' || !IsAlnumOr(path, "/._-+@") || path.find("/../") != std::string::npos ||
       path.find("//") != std::string::npos || (path.size() > 3 && path.compare(path.size() - 3, 3, "/..") == 0)) {
     return Status::InvalidArgument(what + ": '" + Printable(path) +
@@ -26,6 +24,8 @@ Status CheckPath(const std::string& path, const std::string& what) {
   }
   return Status::Ok();
 }
+
+namespace {
 
 // Comma-separated mount or export options: no space, quote or line break.
 Status CheckOptions(const std::string& options, const std::string& what) {
@@ -175,7 +175,7 @@ Result<std::vector<ResolvedExport>> ResolveExports(const Inventory& inventory, c
     r.entry = e;
     r.path = e["path"].get<std::string>();
     what += " (" + Printable(r.path) + ")";
-    if (Status s = CheckPath(r.path, what); !s.ok()) return s;
+    if (Status s = CheckNfsPath(r.path, what); !s.ok()) return s;
     if (!paths.insert(r.path).second) return Status::InvalidArgument(what + ": exported twice");
     auto options = StringField(e, "options", "rw,sync,no_subtree_check,root_squash", what);
     if (!options.ok()) return options.status();
@@ -293,12 +293,13 @@ Result<nlohmann::json> ClientPart(const Inventory& inventory, const Host& client
     if (!path_or.ok()) return path_or.status();
     const std::string path = *path_or;
     what += " (" + Printable(path) + ")";
-    if (Status s = CheckPath(path, what); !s.ok()) return s;
+    if (Status s = CheckNfsPath(path, what); !s.ok()) return s;
     auto server_name_or = StringField(m, "server", default_server ? default_server->name : std::string(), what);
     if (!server_name_or.ok()) return server_name_or.status();
     const std::string server_name = *server_name_or;
     const Host* server = inventory.FindHost(server_name);
-    if (!server) return Status::InvalidArgument(what + ": server '" + Printable(server_name) + "' is not a host of the inventory");
+    if (!server) return Status::InvalidArgument(what + ": server '" + Printable(server_name) +
+                                                 "' is not a host of the inventory; a server outside it (a NAS) is mounted with nfs_external_mounts");
     auto found_or = ExportFor(*server, exported, client, exports_of, what);
     if (!found_or.ok()) return found_or.status();
     const ResolvedExport* found = *found_or;
@@ -322,6 +323,25 @@ Result<nlohmann::json> ClientPart(const Inventory& inventory, const Host& client
                    {"automount_unit", unit.substr(0, unit.size() - 5) + "automount"}});
   }
   return out;
+}
+
+// The client's part: its mounts of the cluster's exports, then the external
+// ones (one mount point each across both), and FS-Cache when one asks for it.
+Result<nlohmann::json> WithExternal(const Host& client, nlohmann::json mounts, const nlohmann::json& external) {
+  std::set<std::string> paths;
+  for (const nlohmann::json& m : mounts) paths.insert(m["path"].get<std::string>());
+  bool fsc = false;
+  for (const nlohmann::json& m : external) {
+    if (!paths.insert(m["path"].get<std::string>()).second) {
+      return Status::InvalidArgument("nfs_external_mounts of " + client.name + ": " + m["path"].get<std::string>() +
+                                     " is mounted twice (nfs_mounts and nfs_external_mounts share mount points)");
+    }
+    fsc = fsc || m["fsc"].get<bool>();
+    mounts.push_back(m);
+  }
+  const std::string cache_dir = StringVar(client, "nfs_fscache_dir", "/var/cache/fscache");
+  if (Status s = CheckNfsPath(cache_dir, "nfs_fscache_dir of " + client.name); !s.ok()) return s;
+  return nlohmann::json{{"mounts", std::move(mounts)}, {"fsc", fsc}, {"fscache_dir", cache_dir}};
 }
 
 }  // namespace
@@ -374,9 +394,13 @@ Result<nlohmann::json> BuildNfsView(const Inventory& inventory, const std::map<s
     const Host& client = *inventory.FindHost(name);
     auto mounts = ClientPart(inventory, client, default_server, exports_of, highest_of);
     if (!mounts.ok()) return mounts.status();
-    for (const nlohmann::json& m : *mounts) mount_paths.insert(m["path"].get<std::string>());
+    auto external = ExternalNfsMounts(client, !FabricAddresses(client).empty());
+    if (!external.ok()) return external.status();
+    auto part = WithExternal(client, std::move(mounts).value(), *external);
+    if (!part.ok()) return part.status();
+    for (const nlohmann::json& m : (*part)["mounts"]) mount_paths.insert(m["path"].get<std::string>());
     if (!per_host.contains(name)) per_host[name] = nlohmann::json::object();
-    per_host[name]["mounts"] = std::move(mounts).value();
+    per_host[name].update(*part);
   }
   std::string network = "management";
   if (default_server) {

@@ -12,13 +12,18 @@
 //                bind_address (the exports' one listen address, or 0.0.0.0
 //                when they are on different networks).
 //   host.nfs on a client: mounts [{name, server, server_address, export,
-//                path, source ("addr:/export"), options, unit
-//                ("home.mount"), automount_unit}].
+//                path, source ("addr:/export"), options, network, unit
+//                ("home.mount"), automount_unit}], the cluster's exports
+//                first, then nfs_external_mounts' (network "external",
+//                external, fsc, vers: nfs_external.h); fsc (some mount
+//                asks for FS-Cache), fscache_dir (cachefilesd's cache).
 //
 // Variables (the server's): nfs_exports [{path, clients [host | group |
 // network a.b.c.d/n], options}], nfs_network (auto | fabric | management),
 // nfs_versions (["4.2", "3"]); (each client's): nfs_mounts [{export, path,
-// server, options}], nfs_mount_options, nfs_rdma, nfs_automount.
+// server (an inventory host), options}], nfs_mount_options, nfs_rdma,
+// nfs_automount, nfs_external_mounts (servers outside the inventory),
+// nfs_fscache_dir.
 //
 // Fabric: with nfs_network auto, an export is served on the server's IPoIB
 // address of a rail (interface name, as fabric.ipoib) every client of it
@@ -39,6 +44,12 @@
 namespace clusterctl {
 
 Result<nlohmann::json> BuildNfsView(const Inventory& inventory, const std::map<std::string, nlohmann::json>& facts);
+
+// An absolute path that is one word everywhere it goes: /etc/exports,
+// ganesha.conf's quoted strings, fstab, a unit's Where=, a libnfs URL:
+// letters, digits and / . _ - + @, no "..", no "//". The error starts
+// with `what`.
+Status CheckNfsPath(const std::string& path, const std::string& what);
 
 // systemd's unit name for a mount point: "/home" -> "home.mount",
 // "/shared/my-data" -> "shared-my\x2ddata.mount" (systemd-escape --path).

@@ -147,6 +147,9 @@ check "monitoring.targets fails naming node03 ($(result_of "$WORK/validate2.json
 r=[r for r in json.load(open(\"$WORK/validate2.json\"))[\"results\"] if r[\"check\"]==\"monitoring.targets\"][0]
 sys.exit(not (r[\"result\"]==\"fail\" and \"down: node03 (node)\" in r[\"detail\"]))'"
 
+# The site's own storage: a NAS outside the inventory (issue 38).
+source "$(dirname "$0")/services_outside_storage.sh"
+
 # The kernel implementation: its files are written and checked on the node
 # (exportfs reads them), and the missing nfsd stops it with that reason
 # before the service would fail to start.

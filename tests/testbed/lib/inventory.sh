@@ -7,9 +7,11 @@
 
 inventory_path() { echo "$TESTBED_STATE/inventory.yaml"; }
 
+# Outside nodes (up --outside) are not listed: the testbed's stand-ins for
+# a site's own servers (a NAS), which clusterctl does not manage.
 write_inventory() {
   local -a nodes
-  mapfile -t nodes < <(existing_nodes)
+  mapfile -t nodes < <(existing_nodes | while read -r n; do [ -e "$(node_dir "$n")/outside" ] || echo "$n"; done)
   local count=${#nodes[@]}
   [ "$count" -gt 0 ] || return 0
   local last first_address last_address compute

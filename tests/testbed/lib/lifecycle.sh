@@ -17,7 +17,7 @@ crashed_nodes() {
 }
 
 cmd_up() {
-  local count="" gpus=0 hcas=0 services=0 nvswitches=0 gpu_model=h100 backup=0
+  local count="" gpus=0 hcas=0 services=0 nvswitches=0 gpu_model=h100 backup=0 outside=0
   while [ $# -gt 0 ]; do
     case "$1" in
       --gpus) gpus=${2:?--gpus needs a number}; shift 2 ;;
@@ -26,12 +26,13 @@ cmd_up() {
       --nvswitches) nvswitches=${2:?--nvswitches needs a number}; shift 2 ;;
       --services) services=1; shift ;;
       --backup-controller) backup=1; shift ;;
+      --outside) outside=1; shift ;;
       -*) die "unknown option $1" ;;
       *) count=$1; shift ;;
     esac
   done
   [[ $count =~ ^[0-9]+$ ]] && [ "$count" -ge 1 ] && [ "$count" -le $MAX_NODES ] ||
-    die "usage: testbed up N [--gpus K [--gpu-model MODEL]] [--hcas M] [--nvswitches S] [--services] [--backup-controller] (1 <= N <= $MAX_NODES)"
+    die "usage: testbed up N [--gpus K [--gpu-model MODEL]] [--hcas M] [--nvswitches S] [--services] [--backup-controller] [--outside] (1 <= N <= $MAX_NODES)"
   [[ $gpus =~ ^[0-9]+$ ]] && [ "$gpus" -le 16 ] || die "--gpus must be 0-16"
   [[ $hcas =~ ^[0-9]+$ ]] && [ "$hcas" -le 8 ] || die "--hcas must be 0-8"
   [[ $nvswitches =~ ^[0-9]+$ ]] && [ "$nvswitches" -le 4 ] || die "--nvswitches must be 0-4"
@@ -61,7 +62,7 @@ cmd_up() {
     if [ -d "$(node_dir "$node")" ]; then continue; fi
     local node_gpus=$gpus node_hcas=$hcas node_nvswitches=$nvswitches
     if [ "$i" -eq 1 ] && [ "$count" -gt 1 ]; then node_gpus=0 node_nvswitches=0; fi  # node01 is the head node: fabric, no GPUs
-    prepare_node "$node" "$i" "$node_gpus" "$node_hcas" "$node_nvswitches" "$gpu_model"
+    prepare_node "$node" "$i" "$node_gpus" "$node_hcas" "$node_nvswitches" "$gpu_model" "$outside"
     start_supervisor "$node"
     new+=("$node")
   done

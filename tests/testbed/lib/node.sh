@@ -12,7 +12,7 @@
 mounted() { grep -q " $1 " /proc/self/mounts; }
 
 prepare_node() {
-  local node=$1 index=$2 gpus=$3 hcas=$4 nvswitches=${5:-0} gpu_model=${6:-h100}
+  local node=$1 index=$2 gpus=$3 hcas=$4 nvswitches=${5:-0} gpu_model=${6:-h100} outside=${7:-0}
   local dir root
   dir=$(node_dir "$node")
   root="$dir/root"
@@ -45,6 +45,8 @@ ENV
   writable_cgroups_unit "$root"
   mask_rpc_pipefs_units "$root"
   if [ "$index" -eq 1 ] && [ -e "$TESTBED_STATE/services" ]; then mkdir -p "$dir/export"; fi
+  # An outside node (--outside): a storage server the inventory does not list.
+  if [ "$outside" -eq 1 ]; then mkdir -p "$dir/export" && touch "$dir/outside"; fi
   make_hardware "$dir/hw" "$gpus" "$hcas" "$nvswitches" "$gpu_model"
   # A GPU node has a kernel installed to boot next, as a fresh node has.
   if [ "$gpus" -gt 0 ] && [ -z "$(ls "$root/boot" 2>/dev/null | grep '^vmlinuz-')" ]; then install_sim_kernel "$root"; fi
@@ -89,10 +91,11 @@ mask_rpc_pipefs_units() {
 # bound in, and nspawn's seccomp filter, which refuses open_by_handle_at,
 # lets that one call through for this node alone. With CAP_DAC_READ_SEARCH
 # that call can open any inode of a file system the node sees by handle: a
-# deliberate, documented loosening for the NFS server node of a test rig.
+# deliberate, documented loosening for the NFS server nodes of a test rig
+# (node01 with --services, and an --outside node: a site's NAS).
 storage_nspawn_args() {
   local dir=$1 index=$2
-  [ "$index" -eq 1 ] && [ -d "$dir/export" ] || return 0
+  { [ "$index" -eq 1 ] || [ -e "$dir/outside" ]; } && [ -d "$dir/export" ] || return 0
   echo "--bind=$dir/export:/export"
   echo "--system-call-filter=open_by_handle_at"
 }
