@@ -72,6 +72,7 @@ class RebootKind final : public StepKind {
       host.Fail(FailedStep(target, false, "cannot record the reboot's progress: " + saved.message()));
       co_return false;
     }
+    co_await host.SilenceAlerts("rebooting " + step.Identity());
     Status asked = co_await host.agent().Reboot(1000, host.clock().Monotonic() + std::chrono::seconds(30));
     (void)asked;  // the node may go down before it answers; the boot id decides
     host.Disconnect();
