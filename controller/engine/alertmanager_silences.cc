@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "controller/engine/alertmanager_api.h"
+#include "controller/engine/monitoring_api.h"
 #include "controller/remote/sleep.h"
 
 namespace clusterctl {
@@ -32,8 +32,8 @@ class AlertmanagerSilences final : public MaintenanceSilences {
     co_return ReadSilenceId(reply->body);
   }
 
-  Task<Status> Close(const std::string& host, const std::string& id) override {
-    co_await WaitUntilClear(host);
+  Task<Status> Close(const std::string& host, const std::string& id, int64_t opened_at_ms) override {
+    co_await WaitUntilHealthy(host, opened_at_ms);
     Result<HttpReply> reply =
         co_await HttpRequest(site_.target, "DELETE", "/api/v2/silence/" + id, "", site_.request_timeout);
     if (!reply.ok()) co_return reply.status();
@@ -42,17 +42,22 @@ class AlertmanagerSilences final : public MaintenanceSilences {
   }
 
  private:
-  // Until Alertmanager lists no firing alert of `host`, for at most
-  // clear_wait; an unreadable answer ends the wait (the silence ends anyway).
-  Task<void> WaitUntilClear(const std::string& host) {
+  // Until Prometheus sees `host` healthy since now (MaintenanceHoldsTarget),
+  // for at most clear_wait, then one poll more for Alertmanager to take the
+  // resolved alerts. A Prometheus that cannot be asked ends the wait (the
+  // silence ends anyway: monitoring never holds maintenance up).
+  Task<void> WaitUntilHealthy(const std::string& host, int64_t opened_at_ms) {
+    const int64_t back_s = clock_.NowMs() / 1000;
     const auto deadline = clock_.Monotonic() + site_.clear_wait;
-    while (true) {
-      Result<HttpReply> reply = co_await HttpRequest(site_.target, "GET", NodeAlertsTarget(site_.cluster, host), "",
-                                                     site_.request_timeout);
+    while (clock_.Monotonic() < deadline) {
+      const int64_t opened_ago_s = (clock_.NowMs() - opened_at_ms) / 1000 + 1;
+      Result<HttpReply> reply = co_await HttpRequest(
+          site_.prometheus, "GET", MaintenanceHoldsTarget(host, back_s, opened_ago_s), "", site_.request_timeout);
       if (!reply.ok() || reply->status != 200) co_return;
-      Result<size_t> firing = ReadFiringAlerts(reply->body);
-      if (!firing.ok() || *firing == 0 || clock_.Monotonic() >= deadline) co_return;
+      Result<size_t> holds = ReadVectorSize(reply->body);
+      if (!holds.ok()) co_return;
       co_await SleepFor(clock_, site_.clear_poll);
+      if (*holds == 0) co_return;
     }
   }
 
@@ -68,31 +73,40 @@ class AlertmanagerSilences final : public MaintenanceSilences {
   const Clock& clock_;
 };
 
-}  // namespace
-
-std::optional<AlertmanagerSite> FindAlertmanager(const Inventory& inventory, const Catalog& catalog) {
-  const Role* role = catalog.Find("alertmanager");
-  const std::vector<std::string> monitoring = inventory.MembersOf("monitoring");
-  if (!role || monitoring.empty()) return std::nullopt;
-  const Host* host = inventory.FindHost(monitoring.front());
-  if (!host) return std::nullopt;
-  AlertmanagerSite site;
-  site.cluster = inventory.cluster_name;
-  site.target.address = host->address;
-  const nlohmann::json port = VariableOf(*host, *role, "alertmanager_port");
-  site.target.port = port.is_number_integer() ? static_cast<uint16_t>(port.get<int>()) : 9093;
-  const nlohmann::json listen = VariableOf(*host, *role, "alertmanager_listen");
+// Where `host` serves what `role` declares as PREFIX_listen / PREFIX_port.
+HttpTarget ServiceOn(const Host& host, const Role& role, const std::string& prefix, uint16_t default_port) {
+  HttpTarget target;
+  target.address = host.address;
+  const nlohmann::json port = VariableOf(host, role, prefix + "_port");
+  target.port = port.is_number_integer() ? static_cast<uint16_t>(port.get<int>()) : default_port;
+  const nlohmann::json listen = VariableOf(host, role, prefix + "_listen");
   if (listen.is_string()) {  // ADDRESS:PORT (its syntax is checked at load); an empty address is every address
     const std::string text = listen.get<std::string>();
     const size_t colon = text.rfind(':');
     const std::string address = colon == std::string::npos ? "" : text.substr(0, colon);
     const std::string digits = colon == std::string::npos ? "" : text.substr(colon + 1);
-    if (!address.empty() && address != "0.0.0.0" && address != "[::]") site.target.address = address;
+    if (!address.empty() && address != "0.0.0.0" && address != "[::]") target.address = address;
     if (!digits.empty() && digits.size() <= 5 && digits.find_first_not_of("0123456789") == std::string::npos) {
-      site.target.port = static_cast<uint16_t>(std::stoi(digits));
+      target.port = static_cast<uint16_t>(std::stoi(digits));
     }
   }
-  site.target.address = Unbracketed(site.target.address);
+  target.address = Unbracketed(target.address);
+  return target;
+}
+
+}  // namespace
+
+std::optional<AlertmanagerSite> FindAlertmanager(const Inventory& inventory, const Catalog& catalog) {
+  const Role* alertmanager = catalog.Find("alertmanager");
+  const Role* monitoring = catalog.Find("monitoring");
+  const std::vector<std::string> hosts = inventory.MembersOf("monitoring");
+  if (!alertmanager || !monitoring || hosts.empty()) return std::nullopt;
+  const Host* host = inventory.FindHost(hosts.front());
+  if (!host) return std::nullopt;
+  AlertmanagerSite site;
+  site.cluster = inventory.cluster_name;
+  site.target = ServiceOn(*host, *alertmanager, "alertmanager", 9093);
+  site.prometheus = ServiceOn(*host, *monitoring, "prometheus", 9090);
   return site;
 }
 

@@ -25,10 +25,11 @@ class MaintenanceSilences {
   // Silences the alerts of `host` (its `node` label) until `ends_at_ms`
   // (Unix time, ms) at the latest. The silence's id, or why there is none.
   virtual Task<Result<std::string>> Open(const std::string& host, const std::string& comment, int64_t ends_at_ms) = 0;
-  // Ends the silence `id` of `host`. An implementation may first wait a
-  // bounded time for the node's alerts to clear (a node just back may
-  // still be firing until the next scrape).
-  virtual Task<Status> Close(const std::string& host, const std::string& id) = 0;
+  // Ends the silence `id` of `host`, opened at `opened_at_ms`. An
+  // implementation may first wait a bounded time for the node to be seen
+  // healthy (a node just back may be starting its exporters, and its
+  // alerts fire until the next scrape).
+  virtual Task<Status> Close(const std::string& host, const std::string& id, int64_t opened_at_ms) = 0;
 };
 
 }  // namespace clusterctl

@@ -36,7 +36,7 @@ class FakeSilences final : public MaintenanceSilences {
     co_return "silence-" + host;
   }
 
-  Task<Status> Close(const std::string& host, const std::string& id) override {
+  Task<Status> Close(const std::string& host, const std::string& id, int64_t /*opened_at_ms*/) override {
     std::lock_guard<std::mutex> lock(mutex_);
     const bool checked = fleet_.node(host).files.count("/etc/after-reboot") > 0;
     calls.push_back("close " + id + " after " + std::to_string(fleet_.node(host).reboots) + " reboots" +

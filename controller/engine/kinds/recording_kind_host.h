@@ -73,7 +73,7 @@ class RecordingHost final : public KindHost {
     credits[step.Identity()] = std::move(differences);
   }
   nlohmann::json& KindMemo(const std::string& kind) override { return memos[kind]; }
-  Task<void> SilenceAlerts(const std::string& why) override {
+  Task<void> SilenceAlerts(const std::string& why, std::chrono::seconds /*down_for*/) override {
     silenced.push_back(why);
     co_return;
   }

@@ -1,6 +1,7 @@
-// Alertmanager's API as the maintenance silences speak it: the silence's
-// body, and its replies read as hostile input (never an exception).
-#include "controller/engine/alertmanager_api.h"
+// Alertmanager's and Prometheus's APIs as the maintenance silences speak
+// them: the silence's body, the query, and their replies read as hostile
+// input (never an exception).
+#include "controller/engine/monitoring_api.h"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
@@ -44,34 +45,38 @@ TEST_CASE("the silence's id is read from Alertmanager's answer; anything else is
   }
 }
 
-TEST_CASE("the node's firing alerts are counted from Alertmanager's list; a broken list is an error") {
-  // As Alertmanager 0.25 answers GET /api/v2/alerts (trimmed).
-  const char* listed = R"([
-    {"annotations":{"summary":"A node exporter does not answer"},"endsAt":"2026-11-26T23:00:00.000Z",
-     "fingerprint":"1f2e","receivers":[{"name":"testbed"}],"startsAt":"2026-11-26T22:50:00.000Z",
-     "status":{"inhibitedBy":[],"silencedBy":["5f0c"],"state":"suppressed"},"updatedAt":"2026-11-26T22:56:00.000Z",
-     "labels":{"alertname":"NodeDown","cluster":"t","node":"node03","severity":"critical"}},
-    {"labels":{"alertname":"ExporterDown","node":"node03"},"status":{"inhibitedBy":[],"silencedBy":[],"state":"active"}}
-  ])";
-  Result<size_t> firing = ReadFiringAlerts(listed);
-  REQUIRE(firing.ok());
-  CHECK(*firing == 2);
-  Result<size_t> none = ReadFiringAlerts("[]");
-  REQUIRE(none.ok());
-  CHECK(*none == 0);
-  for (const char* broken : {"", "{}", "[1]", R"([{"status":{}}])", R"([{"status":{"state":3}}])", "[{", "null"}) {
-    CAPTURE(broken);
-    Result<size_t> read = ReadFiringAlerts(broken);
-    CHECK_FALSE(read.ok());
-    CHECK(read.status().message().find("Alertmanager's list of alerts") != std::string::npos);
-  }
+TEST_CASE("what holds a maintenance silence open is one Prometheus query: not scraped since, down, or a new alert") {
+  const std::string target = MaintenanceHoldsTarget("node03", 1795733300, 42);
+  CHECK(target ==
+        "/api/v1/query?query=%28timestamp%28up%7Bnode%3D%22node03%22%7D%29%20%3C%201795733300%29%20or%20%28up%7Bnode%3D"
+        "%22node03%22%7D%20%3D%3D%200%29%20or%20%28ALERTS%7Bnode%3D%22node03%22%7D%20unless%20on%28alertname%29%20%28"
+        "ALERTS%7Bnode%3D%22node03%22%7D%20offset%2042s%29%29");
+  // A quote or backslash in a name stays inside the PromQL string.
+  CHECK(MaintenanceHoldsTarget("a\"b\\", 1, 0).find("node%3D%22a%5C%22b%5C%5C%22") != std::string::npos);
+  CHECK(MaintenanceHoldsTarget("n", 1, 0).find("offset%201s") != std::string::npos);  // never "offset 0s"
 }
 
-TEST_CASE("the query for a node's alerts filters by cluster and node, percent-encoded") {
-  CHECK(NodeAlertsTarget("gpu-a", "node03") ==
-        "/api/v2/alerts?active=true&silenced=true&inhibited=true&unprocessed=true"
-        "&filter=cluster%3D%22gpu-a%22&filter=node%3D%22node03%22");
-  CHECK(NodeAlertsTarget("c", "a&b c").find("node%3D%22a%26b%20c%22") != std::string::npos);
+TEST_CASE("Prometheus's vector result is counted; anything else is an error with a message") {
+  // As Prometheus 2.42 answers (trimmed): node03's NodeDown, raised during the maintenance, still firing.
+  const char* holding = R"({"status":"success","data":{"resultType":"vector","result":[
+    {"metric":{"__name__":"ALERTS","alertname":"NodeDown","alertstate":"firing","instance":"10.213.78.13:9100",
+     "job":"node","node":"node03","severity":"critical"},"value":[1795733301.123,"1"]}]}})";
+  Result<size_t> holds = ReadVectorSize(holding);
+  REQUIRE(holds.ok());
+  CHECK(*holds == 1);
+  Result<size_t> none = ReadVectorSize(R"({"status":"success","data":{"resultType":"vector","result":[]}})");
+  REQUIRE(none.ok());
+  CHECK(*none == 0);
+  for (const char* broken :
+       {"", "[]", "{}", R"({"status":"error","errorType":"bad_data","error":"parse error"})",
+        R"({"status":"success","data":{"resultType":"matrix","result":[]}})",
+        R"({"status":"success","data":{"resultType":"vector","result":{}}})", R"({"status":1,"data":{}})",
+        R"({"status":"success","data":{"resultType":7,"result":[]}})", R"({"status":"success","data":[]})", "{\"status\""}) {
+    CAPTURE(broken);
+    Result<size_t> read = ReadVectorSize(broken);
+    CHECK_FALSE(read.ok());
+    CHECK(read.status().message().find("Prometheus's answer to the query") != std::string::npos);
+  }
 }
 
 }  // namespace

@@ -1,8 +1,9 @@
-#include "controller/engine/alertmanager_api.h"
+#include "controller/engine/monitoring_api.h"
 
 #include <cctype>
 #include <cstdio>
 #include <ctime>
+#include <algorithm>
 
 #include <nlohmann/json.hpp>
 
@@ -37,6 +38,16 @@ std::string QueryValue(const std::string& text) {
       out += kHex[c >> 4];
       out += kHex[c & 15];
     }
+  }
+  return out;
+}
+
+// A PromQL string's content: its quote and backslash escaped.
+std::string PromQlString(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
   }
   return out;
 }
@@ -78,26 +89,26 @@ Result<std::string> ReadSilenceId(std::string_view reply) {
   return id;
 }
 
-std::string NodeAlertsTarget(const std::string& cluster, const std::string& host) {
-  return "/api/v2/alerts?active=true&silenced=true&inhibited=true&unprocessed=true&filter=" +
-         QueryValue("cluster=\"" + cluster + "\"") + "&filter=" + QueryValue("node=\"" + host + "\"");
+std::string MaintenanceHoldsTarget(const std::string& host, int64_t since_s, int64_t opened_ago_s) {
+  const std::string node = "node=\"" + PromQlString(host) + "\"";
+  const std::string query = "(timestamp(up{" + node + "}) < " + std::to_string(since_s) + ") or (up{" + node +
+                            "} == 0) or (ALERTS{" + node + "} unless on(alertname) (ALERTS{" + node + "} offset " +
+                            std::to_string(std::max<int64_t>(opened_ago_s, 1)) + "s))";
+  return "/api/v1/query?query=" + QueryValue(query);
 }
 
-Result<size_t> ReadFiringAlerts(std::string_view reply) {
-  Result<nlohmann::json> parsed = ParseReply(reply, "Alertmanager's list of alerts");
+Result<size_t> ReadVectorSize(std::string_view reply) {
+  Result<nlohmann::json> parsed = ParseReply(reply, "Prometheus's answer to the query");
   if (!parsed.ok()) return parsed.status();
-  if (!parsed->is_array()) return Status::Corruption("Alertmanager's list of alerts is not a list");
-  size_t firing = 0;
-  for (const nlohmann::json& alert : *parsed) {
-    if (!alert.is_object() || !alert.contains("status") || !alert["status"].is_object() ||
-        !alert["status"].contains("state") || !alert["status"]["state"].is_string()) {
-      return Status::Corruption("Alertmanager's list of alerts has an alert without status.state");
-    }
-    // "active", "suppressed" (silenced or inhibited) or "unprocessed": all
-    // firing (the query asks for no resolved alert).
-    ++firing;
-  }
-  return firing;
+  const nlohmann::json& json = *parsed;
+  // No value() here: it throws on a field of another type.
+  auto is = [](const nlohmann::json& object, const char* key, const char* text) {
+    return object.is_object() && object.contains(key) && object[key].is_string() && object[key].get<std::string>() == text;
+  };
+  const bool ok = is(json, "status", "success") && json.contains("data") && is(json["data"], "resultType", "vector") &&
+                  json["data"].contains("result") && json["data"]["result"].is_array();
+  if (!ok) return Status::Corruption("Prometheus's answer to the query is not a successful vector result");
+  return json["data"]["result"].size();
 }
 
 }  // namespace clusterctl
