@@ -7,7 +7,9 @@
 
 #include <doctest/doctest.h>
 
+#include "controller/engine/alertmanager_silences.h"
 #include "controller/engine/deploy_harness.h"
+#include "tests/unit/test_paths.h"
 
 namespace clusterctl::testing {
 namespace {
@@ -110,5 +112,45 @@ TEST_CASE("an Alertmanager that cannot be reached does not stop the reboot: a no
   CHECK(noted);
 }
 
+
+// Where the deploy reaches Alertmanager and Prometheus: the first monitoring host.
+std::optional<AlertmanagerSite> SiteOf(const std::string& inventory_text) {
+  TempDir dir;
+  std::ofstream(dir.path() + "/inventory.yaml") << inventory_text;
+  Diagnostics diagnostics;
+  std::optional<Inventory> inventory = LoadInventory(dir.path() + "/inventory.yaml", diagnostics);
+  REQUIRE_MESSAGE(inventory, diagnostics.ToString());
+  std::optional<Catalog> catalog =
+      Catalog::Load({{testing::SourceDir() + "/roles"}, {testing::SourceDir() + "/templates"}}, diagnostics);
+  REQUIRE_MESSAGE(catalog, diagnostics.ToString());
+  return FindAlertmanager(*inventory, *catalog);
+}
+
+TEST_CASE("the deploy silences nodes in the first monitoring host's Alertmanager, or nowhere without one") {
+  const std::string hosts = R"(cluster: gpu-a
+connection: {user: root}
+hosts:
+  mon1: {address: 10.0.0.5}
+  mon2: {address: 10.0.0.6}
+  gpu01: {address: 10.0.0.11}
+groups:
+  compute: {hosts: [gpu01]}
+)";
+  CHECK_FALSE(SiteOf(hosts).has_value());  // no monitoring host: nothing is silenced
+  std::optional<AlertmanagerSite> site = SiteOf(hosts + "  monitoring: {hosts: [mon1, mon2]}\n");
+  REQUIRE(site);
+  CHECK(site->cluster == "gpu-a");
+  CHECK(site->target.address == "10.0.0.5");
+  CHECK(site->target.port == 9093);
+  CHECK(site->prometheus.address == "10.0.0.5");
+  CHECK(site->prometheus.port == 9090);
+  site = SiteOf(hosts + "  monitoring: {hosts: [mon1], vars: {alertmanager_listen: '[fd00::5]:9193', "
+                        "prometheus_listen: '0.0.0.0:9190'}}\n");
+  REQUIRE(site);
+  CHECK(site->target.address == "fd00::5");
+  CHECK(site->target.port == 9193);
+  CHECK(site->prometheus.address == "10.0.0.5");  // every address: the host's own
+  CHECK(site->prometheus.port == 9190);
+}
 }  // namespace
 }  // namespace clusterctl::testing
