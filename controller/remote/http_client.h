@@ -1,8 +1,10 @@
 // One HTTP/1.1 request from a host's coroutine (the controller as a client
-// of a service on the cluster: Alertmanager's API). Plain HTTP on the
-// management network, no redirects, no proxies; the whole exchange within
-// one deadline; a reply body over 1 MiB is refused. Every failure is a
-// Status naming where it happened (no exception leaves this adapter).
+// of a service on the cluster: Alertmanager's and Prometheus's APIs). Plain
+// HTTP on the management network, no redirects, no proxies; connecting,
+// sending and reading the reply within one deadline (a host name is
+// resolved before, by the system's resolver: inventory addresses are
+// usually IP literals); a reply body over 1 MiB is refused. Every failure
+// is a Status naming where it happened (no exception leaves this adapter).
 #pragma once
 
 #include <chrono>
