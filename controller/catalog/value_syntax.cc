@@ -125,6 +125,36 @@ std::string LdapUri(std::string_view text) {
   return "";
 }
 
+// An http(s) URL Alertmanager posts to: http[s]://ADDRESS[:PORT][/PATH],
+// the path of URL characters that need no quoting in a YAML '...' value
+// (no quote, space, '#', '\\' or control character), and no user:password@:
+// a credential belongs in a secret file, not in the inventory.
+std::string Url(std::string_view text) {
+  const size_t scheme = text.rfind("https://", 0) == 0 ? 8 : text.rfind("http://", 0) == 0 ? 7 : 0;
+  const std::string_view rest = scheme == 0 ? std::string_view() : text.substr(scheme);
+  const size_t slash = rest.find('/');
+  const std::string_view authority = rest.substr(0, slash);
+  const std::string_view path = slash == std::string_view::npos ? std::string_view() : rest.substr(slash);
+  const bool authority_ok = !authority.empty() && (AddressPort(authority).empty() || Address(authority).empty());
+  if (!authority_ok || !(path.empty() || IsAlnumOr(path, "/._~-?&=%+,;:@"))) {
+    return "is not an http(s) URL (http://HOST[:PORT]/PATH, https://...; no credentials, quotes, spaces or '#')";
+  }
+  return "";
+}
+
+// An email address as Alertmanager's to/from take it: LOCAL@DOMAIN, the
+// local part of letters, digits and . _ + -, the domain a host name.
+std::string Email(std::string_view text) {
+  const size_t at = text.find('@');
+  const std::string_view local = text.substr(0, at);
+  const std::string_view domain = at == std::string_view::npos ? std::string_view() : text.substr(at + 1);
+  if (at == std::string_view::npos || local.empty() || !IsAlnumOr(local, "._+-") || domain.empty() ||
+      !IsAlnumOr(domain, ".-") || domain.front() == '.' || domain.front() == '-' || domain.back() == '.') {
+    return "is not an email address (LOCAL@DOMAIN: letters, digits and . _ + - before '@', a host name after)";
+  }
+  return "";
+}
+
 // Slurm's accounting values, as the slurm_accounting resource kind takes them.
 std::string SlurmName(std::string_view text) { return agent::slurm_accounting::NameRefusal(text); }
 std::string SlurmTres(std::string_view text) { return agent::slurm_accounting::TresRefusal(text); }
@@ -134,6 +164,7 @@ const ValueSyntax kSyntaxes[] = {
     {"word", Word},       {"address", Address}, {"port", Port}, {"address:port", AddressPort},
     {"duration", Duration}, {"path", Path},     {"ib-port", IbPort}, {"size", Size},
     {"user-name", UserName}, {"ldap-dn", LdapDn}, {"ldap-uri", LdapUri},
+    {"url", Url},         {"email", Email},
     {"slurm-name", SlurmName}, {"slurm-tres", SlurmTres}, {"slurm-time", SlurmTime},
 };
 

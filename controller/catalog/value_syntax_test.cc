@@ -65,6 +65,26 @@ TEST_CASE("value syntaxes a role may declare for its variables") {
     CAPTURE(bad);
     CHECK_FALSE(Has("ldap-uri", bad));
   }
+  // Alertmanager's receivers: URLs it posts to, addresses it mails.
+  for (const char* good : {"http://10.213.78.1:9099/alerts", "https://hooks.example.org/services/T0/B1?x=1&y=2",
+                           "http://[fd00::1]:80", "http://node01"}) {
+    CAPTURE(good);
+    CHECK(Has("url", good));
+  }
+  for (const char* bad : {"", "http://", "ftp://x/y", "http://user:pw@x/y", "http://x/a b", "http://x/a'b",
+                          "http://x/#frag", "http://x/a\nb", "http://x/a\\b", "http:// x", "https://x/${HOME}"}) {
+    CAPTURE(bad);
+    CHECK_FALSE(Has("url", bad));
+  }
+  for (const char* good : {"ops@example.org", "gpu-oncall+cluster_1@mail.site.example"}) {
+    CAPTURE(good);
+    CHECK(Has("email", good));
+  }
+  for (const char* bad : {"", "ops", "@example.org", "ops@", "ops@.org", "a b@x.org", "ops@x.org'", "o\"p@x", "a@b@c",
+                          "ops@x.org\nBcc: y@z"}) {
+    CAPTURE(bad);
+    CHECK_FALSE(Has("email", bad));
+  }
   // Slurm's accounting values (the slurm_accounting kind's own checks).
   CHECK(Has("slurm-name", "gpu_long-2"));
   CHECK_FALSE(Has("slurm-name", "-i"));

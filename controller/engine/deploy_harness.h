@@ -76,6 +76,7 @@ class DeployHarness {
     options.execution.reboot_probe_interval = waits;
     DeploymentInputs inputs{&*inventory_, &*catalog_, hosts, state->get(), *run, options};
     inputs.clock = run_clock;
+    inputs.silences = silences;
     events = std::make_unique<RecordingListener>();
     CancelToken own;
     CancelToken& token = cancel ? *cancel : own;
@@ -113,6 +114,7 @@ class DeployHarness {
   FakeFleet fleet;
   std::unique_ptr<RecordingListener> events;
   const Clock* run_clock = nullptr;  // the deploy's clock; null: the system clock
+  MaintenanceSilences* silences = nullptr;  // the deploy's maintenance silences; null: none
   std::chrono::milliseconds waits = 1ms;  // the reboot probes' and restart settling's waits
 
  private:

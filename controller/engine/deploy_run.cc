@@ -246,6 +246,7 @@ class Deployment {
     DeployContext context{&sessions_, &cancel_,  writer.get(), &board,         &listener_,      in_.inventory,
                           vault_.get(), in_.run_id, execution,    &last_results_, &intents_by_host_};
     context.clock = &clock_;
+    context.silences = in_.silences;
     ReportEarlyFailures(board, writer.get());
     const size_t batch = in_.options.batch_size == 0 ? std::max<size_t>(1, plans_.size()) : in_.options.batch_size;
     for (size_t first = 0; first < plans_.size(); first += batch) {

@@ -63,6 +63,8 @@ struct DeploymentInputs {
   DeploymentOptions options;
   // The run's time (durations, deadlines, step records); null: the system clock.
   const Clock* clock = nullptr;
+  // Where the alerts of a node it reboots are silenced; null: nowhere.
+  MaintenanceSilences* silences = nullptr;
 };
 
 struct DeploymentResult {

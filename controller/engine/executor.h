@@ -25,6 +25,7 @@
 #include "common/cancel_token.h"
 #include "common/clock.h"
 #include "controller/engine/deploy_events.h"
+#include "controller/engine/maintenance_silences.h"
 #include "controller/engine/planner.h"
 #include "controller/engine/role_board.h"
 #include "controller/engine/state_writer.h"
@@ -48,6 +49,10 @@ struct ExecutionOptions {
   std::chrono::milliseconds restart_settle_interval{1000};
   std::chrono::seconds restart_settle_timeout{300};
   std::chrono::milliseconds step_timeout{std::chrono::hours(1)};  // one resource request
+  // A maintenance silence ends by itself this long after the reboot's
+  // timeout (the step's, else reboot_timeout), should the run that opened
+  // it never end it.
+  std::chrono::seconds silence_margin{1800};
 };
 
 struct DeployContext {
@@ -63,6 +68,7 @@ struct DeployContext {
   const std::map<std::string, std::map<std::string, StepResult>>* last_results = nullptr;
   const std::map<std::string, std::vector<Intent>>* open_intents = nullptr;  // by host
   const Clock* clock = nullptr;  // the run's time (records, timeouts, waits); null: the system clock
+  MaintenanceSilences* silences = nullptr;  // where a node's alerts are silenced while it reboots; optional
 };
 
 // Whether the host must be contacted at all (something to check or owed).

@@ -93,9 +93,34 @@ Task<HostReport> HostRun::Run() {
     context_.board->MarkDone(role->name, report_.host);
   }
   if (report_.failed == 0 && report_.outcome == HostOutcome::kOk) co_await RunLeftoverHandlers();
+  co_await EndSilence();  // back and checked, or failed: either way a person should hear of it from now on
   if (agent_ && connection_error_.ok()) co_await agent_->Close(clock().Monotonic() + std::chrono::seconds(5));
   Finish(start);
   co_return report_;
+}
+
+Task<void> HostRun::SilenceAlerts(const std::string& why, std::chrono::seconds down_for) {
+  if (!context_.silences || context_.options.check || silence_id_) co_return;
+  const auto lasts = std::chrono::duration_cast<std::chrono::milliseconds>(down_for + context_.options.silence_margin);
+  const int64_t now = clock().NowMs();
+  Result<std::string> opened = co_await context_.silences->Open(report_.host, "clusterctl: " + why, now + lasts.count());
+  if (!opened.ok()) {
+    Note("alerts of " + report_.host + " are not silenced (" + opened.status().message() + "); the maintenance goes ahead");
+    co_return;
+  }
+  silence_id_ = *opened;
+  silence_opened_ms_ = now;
+  Note("alerts of " + report_.host + " silenced in Alertmanager (silence " + *silence_id_ + ", ending by itself in " +
+       std::to_string(lasts.count() / 60000) + " min at the latest)");
+}
+
+Task<void> HostRun::EndSilence() {
+  if (!silence_id_) co_return;
+  Status ended = co_await context_.silences->Close(report_.host, *silence_id_, silence_opened_ms_);
+  Note(ended.ok() ? "the maintenance silence of " + report_.host + " ended"
+                  : "the maintenance silence of " + report_.host + " could not be ended (" + ended.message() +
+                        "); it ends by itself");
+  silence_id_.reset();
 }
 
 bool HostRun::WillRun(const PlannedStep& step) const {

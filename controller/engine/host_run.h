@@ -7,6 +7,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -49,6 +50,7 @@ class HostRun final : public KindHost {
     up_front_credits_[step.Identity()] = std::move(differences);
   }
   nlohmann::json& KindMemo(const std::string& kind) override { return kind_memos_[kind]; }
+  Task<void> SilenceAlerts(const std::string& why, std::chrono::seconds down_for) override;
 
  private:
   using Owed = std::vector<std::pair<std::string, std::string>>;  // intent kind, target
@@ -82,6 +84,7 @@ class HostRun final : public KindHost {
   bool FollowUpInFlight() const;
   Task<bool> WaitBeforeHandler(const PlannedStep& handler);
   Task<bool> RunLeftoverHandlers();
+  Task<void> EndSilence();  // the maintenance silence SilenceAlerts opened, if any
 
   const HostPlan& plan_;
   DeployContext& context_;
@@ -91,6 +94,8 @@ class HostRun final : public KindHost {
   std::map<std::string, std::string> notified_in_plan_;  // target -> step (check mode)
   Status connection_error_;                              // the session is gone (unreachable, or abandoned)
   std::map<std::string, nlohmann::json> kind_memos_;     // by kind (KindMemo)
+  std::optional<std::string> silence_id_;                // the open maintenance silence (SilenceAlerts)
+  int64_t silence_opened_ms_ = 0;
   // Changes made up front, by step identity, until the step runs (CreditUpFront).
   std::map<std::string, std::vector<std::string>> up_front_credits_;
 };

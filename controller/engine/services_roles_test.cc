@@ -246,6 +246,88 @@ TEST_CASE("monitoring declares the daemon's token secret exactly as clusterctl s
   CHECK(monitoring->secrets.at(kDaemonTokenSecret) == kDaemonTokenSpec);
 }
 
+// Alertmanager (issue 38): receivers and routes from the inventory, the
+// credentials only as secret files, grouped by cluster and node.
+std::string AlertInventory(const std::string& extra) {
+  return R"(cluster: lab
+connection: {user: root}
+vars:
+)" + extra + R"(
+hosts:
+  head: {address: 10.0.0.1}
+  gpu01: {address: 10.0.0.11}
+groups:
+  compute: {hosts: [gpu01]}
+  monitoring: {hosts: [head]}
+)";
+}
+
+TEST_CASE("alertmanager: receivers and routes from the inventory, grouped by cluster and node; credentials as secret files") {
+  testing::RoleHarness harness(AlertInventory(R"(  alertmanager_webhooks: [{name: oncall, url: 'http://10.0.0.5:9099/alerts'}]
+  alertmanager_slack_webhooks: [{name: chat, url_file: slack.url, severity: critical}]
+  alertmanager_emails: [{name: ops, to: ops@example.org}]
+  alertmanager_smarthost: mail.example.org:587
+  alertmanager_email_from: am@example.org
+  alertmanager_smtp_username: am@example.org
+  alertmanager_smtp_password_file: smtp.password)"),
+                               {"monitoring", "alertmanager"});
+  std::ofstream(harness.dir() + "/slack.url") << "https://hooks.slack.com/services/T0/B0/secret\n";
+  std::ofstream(harness.dir() + "/smtp.password") << "hunter2\n";
+  Planned p = harness.Plan("head", Facts(true));
+  const std::string config = p.files.at("/etc/prometheus/alertmanager.yml");
+  CHECK(config.find("  group_by: [cluster, node]\n") != std::string::npos);
+  CHECK(config.find("  smtp_smarthost: 'mail.example.org:587'\n  smtp_from: 'am@example.org'\n  smtp_require_tls: true\n"
+                    "  smtp_auth_username: 'am@example.org'\n"
+                    "  smtp_auth_password_file: /etc/prometheus/alertmanager-secrets/smtp-password\n") != std::string::npos);
+  CHECK(config.find("  routes:\n    - receiver: 'oncall'\n      continue: true\n    - receiver: 'chat'\n      continue: true\n"
+                    "      matchers: ['severity=\"critical\"']\n    - receiver: 'ops'\n      continue: true\n") !=
+        std::string::npos);
+  CHECK(config.find("  - name: 'oncall'\n    webhook_configs:\n      - url: 'http://10.0.0.5:9099/alerts'\n"
+                    "        send_resolved: true\n") != std::string::npos);
+  CHECK(config.find("      - api_url_file: /etc/prometheus/alertmanager-secrets/slack-chat.url\n") != std::string::npos);
+  CHECK(config.find("      - to: 'ops@example.org'\n") != std::string::npos);
+  CHECK(config.find("secret") == config.find("secrets/"));  // no credential in the text, only the files' paths
+  CHECK(config.find("hunter2") == std::string::npos);
+  CHECK(config.find("hooks.slack.com") == std::string::npos);
+  CHECK(p.params.at("alertmanager/configuration").at("validate") ==
+        nlohmann::json::array({"amtool", "check-config", "%s"}));
+  CHECK(p.notify.at("alertmanager/configuration") == std::vector<std::string>{"reload alertmanager"});
+  CHECK(p.notify.at("alertmanager/arguments") == std::vector<std::string>{"restart alertmanager"});
+  for (const char* secret : {"alertmanager/smtp password", "alertmanager/slack webhook url[chat]"}) {
+    CAPTURE(secret);
+    CHECK(p.params.at(secret).at("secret") == true);
+    CHECK(p.params.at(secret).at("group") == "prometheus");
+    CHECK(p.params.at(secret).at("mode") == "0640");
+  }
+  CHECK_FALSE(Has(p.steps, "alertmanager/email settings are given"));
+  CHECK(p.files.at("/etc/default/prometheus-alertmanager").find("--web.listen-address=10.0.0.1:9093 --cluster.listen-address=\"") !=
+        std::string::npos);
+  CHECK(p.files.at("/etc/prometheus/prometheus.yml").find("alerting:\n  alertmanagers:\n    - static_configs:\n"
+                                                          "        - targets: ['10.0.0.1:9093']\n") != std::string::npos);
+  // Every node alert keeps the target's node label: the target files carry it.
+  CHECK(p.files.at("/etc/prometheus/file_sd/node/gpu01.yml").find("node: 'gpu01'") != std::string::npos);
+}
+
+TEST_CASE("alertmanager: no receiver, nobody; email receivers without a smarthost stop the role before any change") {
+  Planned none = testing::RoleHarness(AlertInventory("  alertmanager_repeat_interval: 4h"), {"monitoring", "alertmanager"}).Plan("head", Facts(true));
+  const std::string config = none.files.at("/etc/prometheus/alertmanager.yml");
+  CHECK(config.find("route:\n  receiver: clusterctl-nobody\n") != std::string::npos);
+  CHECK(config.find("smtp_") == std::string::npos);
+  CHECK(Has(none.steps, "alertmanager/no smtp password"));
+  Planned mail = testing::RoleHarness(AlertInventory("  alertmanager_emails: [{name: ops, to: ops@example.org}]"),
+                                      {"monitoring", "alertmanager"})
+                     .Plan("head", Facts(true));
+  CHECK(Has(mail.steps, "alertmanager/email settings are given"));
+  CHECK(mail.steps.front() == "alertmanager/email settings are given");
+}
+
+TEST_CASE("alertmanager: a receiver's value that would break out of its quotes is refused at planning") {
+  testing::RoleHarness harness(AlertInventory("  alertmanager_webhooks: [{name: x, url: \"http://h/a'\\n  - name: evil\"}]"),
+                               {"monitoring", "alertmanager"});
+  const std::string errors = harness.PlanErrors("head", Facts(true));
+  CHECK(errors.find("the value of 'url'") != std::string::npos);
+}
+
 TEST_CASE("grafana: a repository key file outside the inventory's directory is never read (issue 31)") {
   auto plan_errors = [](const std::string& key_file, const std::string& link_target = "") {
     testing::RoleHarness harness(R"(cluster: lab

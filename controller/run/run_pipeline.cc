@@ -1,5 +1,6 @@
 #include "controller/run/run_pipeline.h"
 
+#include "controller/engine/alertmanager_silences.h"
 #include "controller/validate/validation_record.h"
 
 namespace clusterctl {
@@ -61,6 +62,13 @@ CompletedRun CompleteRun(RunSession& session, const std::vector<HostResult>& hos
 DeploymentResult Deploy(const PreparedRun& run, RunSession& session, DeployListener& listener,
                         const CancelToken& cancel) {
   DeploymentInputs inputs{run.inventory, run.catalog, run.hosts, &session.state(), session.run_id(), run.Deployment()};
+  // A node the deploy reboots is silenced in the cluster's Alertmanager, when it has one.
+  static const SystemClock kClock;
+  std::unique_ptr<MaintenanceSilences> silences;
+  if (std::optional<AlertmanagerSite> site = FindAlertmanager(*run.inventory, *run.catalog)) {
+    silences = MakeAlertmanagerSilences(std::move(*site), kClock);
+  }
+  inputs.silences = silences.get();
   return RunDeployment(inputs, session.sessions(), listener, cancel);
 }
 

@@ -18,6 +18,12 @@
 # monitoring.targets naming its node. Prometheus gets clusterctl serve's token
 # (0640 root:prometheus) for its clusterctl job. The kernel implementation's files
 # are checked on the node by exportfs, and its missing nfsd stops it.
+# Alerts (issue 38, its own block below): Alertmanager on node01 sends
+# node03's NodeDown to a test webhook receiver on this machine within the
+# rule's `for` and an evaluation interval, and its resolution; a rolling
+# reboot of node02 and node03 silences each node in Alertmanager while it
+# is down, so its NodeDown (which fires: a slow boot holds the exporter
+# back) reaches nobody, and the silences end after.
 source "$(dirname "$0")/lib.sh"
 require_root_or_skip
 CLUSTERCTL="$E2E_ROOT/build/clusterctl"
@@ -29,12 +35,57 @@ result_of() {  # result_of FILE CHECK SUBJECT: pass/fail/skip, and the detail
 for r in json.load(open(sys.argv[1]))["results"]:
     if r["check"]==sys.argv[2] and r["subject"]==sys.argv[3]: print(r["result"], r.get("detail",""))' "$1" "$2" "$3"
 }
+# --- Alerts (issue 38): settings and helpers --------------------------------
+# Short intervals so alerts fire in seconds; the test's webhook receiver
+# listens on this machine's bridge address, which node01 reaches.
+ALERT_FOR=6 ALERT_INTERVAL=2 ALERT_GROUP_WAIT=1
+RECEIVER="$WORK/webhook.jsonl"
+receiver_pid=""
+alert_settings() {  # alert_settings INVENTORY: the alert settings under vars:
+  # The receiver, once the testbed's bridge address exists (after tb up).
+  if [ -z "$receiver_pid" ]; then
+    python3 "$E2E_ROOT/tests/e2e/alerts/webhook_receiver.py" 10.213.78.1 9099 "$RECEIVER" &
+    receiver_pid=$!
+    trap 'kill $receiver_pid 2>/dev/null; tb down >/dev/null 2>&1; rm -rf "$WORK"' EXIT
+  fi
+  cat >"$WORK/alert-vars" <<VARS
+  prometheus_scrape_interval: ${ALERT_INTERVAL}s
+  prometheus_alert_for: ${ALERT_FOR}s
+  alertmanager_group_wait: ${ALERT_GROUP_WAIT}s
+  alertmanager_group_interval: 2s
+  alertmanager_webhooks: [{name: testbed, url: 'http://10.213.78.1:9099/alerts'}]
+VARS
+  sed -i "/^vars:/r $WORK/alert-vars" "$1"
+}
+received() {  # received ALERTNAME NODE STATUS [SINCE]: when the receiver first got it (empty: never)
+  python3 -c 'import json,sys
+name, node, status, since = sys.argv[2], sys.argv[3], sys.argv[4], float(sys.argv[5])
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    if e["received"] < since: continue
+    for a in e.get("body", {}).get("alerts", []):
+        l = a.get("labels", {})
+        if l.get("alertname") == name and l.get("node") == node and a.get("status") == status and l.get("cluster") == "testbed":
+            print(e["received"]); sys.exit(0)' "$RECEIVER" "$1" "$2" "$3" "${4:-0}" 2>/dev/null
+}
+await_received() {  # await_received SECONDS ALERTNAME NODE STATUS SINCE: polls; prints when, or nothing
+  local i at
+  for i in $(seq $((2 * $1))); do
+    at=$(received "$2" "$3" "$4" "$5")
+    [ -n "$at" ] && { echo "$at"; return 0; }
+    sleep 0.5
+  done
+  return 1
+}
+# ---------------------------------------------------------------------------
+
 # The testbed's inventory with an extra client network on the export.
 take_inventory() {
   cp "$1" "$WORK/inventory.yaml"
   sed -i "s|    - {path: /export/home, clients: \[compute\]}|    - {path: /export/home, clients: [compute$2]}|" "$WORK/inventory.yaml"
   # A clusterctl serve for Prometheus to scrape (none runs: the token file and the job are checked).
   sed -i "/^vars:/a\\  clusterctl_metrics_targets: ['10.213.78.1:9420']" "$WORK/inventory.yaml"
+  alert_settings "$WORK/inventory.yaml"  # issue 38
 }
 deploy() {  # deploy NAME: deploy --json into $WORK/NAME.json, returns its exit status
   "$CLUSTERCTL" deploy "$WORK/inventory.yaml" --json >"$WORK/$1.json" 2>"$WORK/$1.err"
@@ -90,7 +141,7 @@ check "node01: the clusterctl job reads it and targets the daemon" \
 ganesha_pid=$(main_pid node01 nfs-ganesha)
 prometheus_pid=$(main_pid node01 prometheus)
 
-sleep 20  # a scrape interval (15 s) for every target
+sleep 5  # two scrape intervals (2 s: the alert settings) for every target
 "$CLUSTERCTL" validate "$inventory" --json >"$WORK/validate1.json" 2>/dev/null
 targets=$(result_of "$WORK/validate1.json" monitoring.targets node01)
 check "monitoring.targets passes ($targets)" test "${targets%% *}" = pass
@@ -140,12 +191,71 @@ check "node01: ganesha reloaded once more, same process" \
 
 # A stopped node exporter is named.
 tb exec node03 systemctl stop prometheus-node-exporter
-sleep 20
+exporter_stopped=$(date +%s.%N)  # the alert block (issue 38) measures from here
+sleep 5
 "$CLUSTERCTL" validate "$inventory" --json --checks monitoring.targets >"$WORK/validate2.json" 2>/dev/null
 check "monitoring.targets fails naming node03 ($(result_of "$WORK/validate2.json" monitoring.targets node01))" \
   sh -c "python3 -c 'import json,sys
 r=[r for r in json.load(open(\"$WORK/validate2.json\"))[\"results\"] if r[\"check\"]==\"monitoring.targets\"][0]
 sys.exit(not (r[\"result\"]==\"fail\" and \"down: node03 (node)\" in r[\"detail\"]))'"
+
+# --- Alerts (issue 38) --------------------------------------------------------
+# node03's exporter was stopped above: its NodeDown reaches the receiver
+# within the rule's `for` and an evaluation interval (plus the scrape that
+# sees it down, Alertmanager's group_wait and a second of slack).
+bound=$((ALERT_FOR + 2 * ALERT_INTERVAL + ALERT_GROUP_WAIT + 1))
+check "node01: Alertmanager runs and its configuration passes amtool" \
+  sh -c "$TESTBED exec node01 systemctl is-active -q prometheus-alertmanager && $TESTBED exec node01 amtool check-config /etc/prometheus/alertmanager.yml >/dev/null"
+check "node01: alerts are grouped by cluster and node" \
+  tb exec node01 grep -qx "  group_by: \[cluster, node\]" /etc/prometheus/alertmanager.yml
+fired=$(await_received "$bound" NodeDown node03 firing "$exporter_stopped")
+delay=$(python3 -c "import sys; print(round(float(sys.argv[1]) - float(sys.argv[2]), 1))" "${fired:-0}" "$exporter_stopped")
+echo "# node03's NodeDown reached the receiver ${delay} s after its exporter stopped (bound ${bound} s)"
+check "the receiver got node03's NodeDown (node and cluster labels) within ${bound} s (${delay} s)" \
+  sh -c "test -n '$fired' && python3 -c 'import sys; sys.exit(not float(sys.argv[1]) <= float(sys.argv[2]))' '$delay' '$bound'"
+tb exec node03 systemctl start prometheus-node-exporter
+exporter_started=$(date +%s.%N)
+resolved=$(await_received 30 NodeDown node03 resolved "$exporter_started")
+echo "# node03's NodeDown resolved at the receiver $(python3 -c "import sys; print(round(float(sys.argv[1]) - float(sys.argv[2]), 1))" "${resolved:-0}" "$exporter_started") s after its exporter started"
+check "the receiver got node03's NodeDown resolved after the exporter started" test -n "$resolved"
+
+# A rolling reboot (a site role's reboot step, the kind the driver role
+# uses): each node silenced in Alertmanager while it is down, its NodeDown
+# suppressed there, nothing of it at the receiver, the silences ended after.
+mkdir -p "$WORK/roles"
+cp "$E2E_ROOT/tests/e2e/alerts/maintenance-reboot.yaml" "$WORK/roles/"
+sed -i "/^vars:/a\\  maintenance_generation: 1" "$inventory"
+python3 "$E2E_ROOT/tests/e2e/alerts/watch_alertmanager.py" http://10.213.78.11:9093 "$WORK/watch.jsonl" \
+  node02=http://10.213.78.12:9100/metrics node03=http://10.213.78.13:9100/metrics &
+watch_pid=$!
+rolling_started=$(date +%s.%N)
+start=$(date +%s)
+"$CLUSTERCTL" deploy "$inventory" --json --limit node02,node03 --batch 1 >"$WORK/rolling.json" 2>"$WORK/rolling.err"
+rc=$?
+echo "# rolling reboot of node02 and node03: exit $rc in $(seconds_since "$start") s"
+sleep $((ALERT_FOR + 2 * ALERT_INTERVAL + ALERT_GROUP_WAIT))  # what a late alert would need to arrive
+kill "$watch_pid"
+check "the rolling reboot converges" test "$rc" -eq 0 || tail -20 "$WORK/rolling.err"
+python3 "$E2E_ROOT/tests/e2e/alerts/maintenance_samples.py" "$WORK/watch.jsonl" $((ALERT_FOR + 2 * ALERT_INTERVAL)) \
+  node02 node03 >"$WORK/watch.txt"
+sed 's/^/# /' "$WORK/watch.txt"
+for n in node02 node03; do
+  line=$(grep "^$n " "$WORK/watch.txt")
+  check "$n: down longer than its NodeDown needs to fire, silenced all that time ($line)" \
+    sh -c "echo '$line' | grep -q ' long_enough=True silenced_while_down=True '"
+  check "$n: its NodeDown fired in Alertmanager, suppressed by the silence, never active" \
+    sh -c "echo '$line' | grep -q ' suppressed=True active=False '"
+  check "$n: no silence left once the deploy is over" sh -c "echo '$line' | grep -q ' silenced_at_end=False$'"
+  check "$n: nothing of its NodeDown firing reached the receiver" test -z "$(received NodeDown "$n" firing "$rolling_started")"
+  check "$n: the deploy noted its silence" grep -q "alerts of $n silenced in Alertmanager" "$WORK/rolling.json"
+done
+check "the silences clusterctl opened have all ended (expired in Alertmanager's API)" \
+  python3 "$E2E_ROOT/tests/e2e/alerts/maintenance_samples.py" --ended http://10.213.78.11:9093 node02 node03
+"$CLUSTERCTL" deploy "$inventory" --json --limit node02,node03 >"$WORK/after-rolling.json" 2>"$WORK/after-rolling.err"
+after_changes=$(for n in node02 node03; do changed_steps "$WORK/after-rolling.json" $n; done | tr -d '\n')
+check "the same deploy again changes nothing ($after_changes)" test -z "$after_changes"
+check "... and silences nothing" sh -c "! grep -q 'silenced in Alertmanager' '$WORK/after-rolling.json'"
+# ------------------------------------------------------------------------------
 
 # The site's own storage: a NAS outside the inventory (issue 38).
 source "$(dirname "$0")/services_outside_storage.sh"

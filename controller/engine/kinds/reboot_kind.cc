@@ -72,6 +72,7 @@ class RebootKind final : public StepKind {
       host.Fail(FailedStep(target, false, "cannot record the reboot's progress: " + saved.message()));
       co_return false;
     }
+    co_await host.SilenceAlerts("rebooting " + step.Identity(), Timeout(host, step));
     Status asked = co_await host.agent().Reboot(1000, host.clock().Monotonic() + std::chrono::seconds(30));
     (void)asked;  // the node may go down before it answers; the boot id decides
     host.Disconnect();
@@ -96,12 +97,17 @@ class RebootKind final : public StepKind {
     host.Changed(FollowUpReport(target, StepStatus::kWouldChange, false, owed ? "reboot owed from an earlier run" : "reboot after " + notifier));
   }
 
+  // The step's `timeout`, else the run's reboot timeout.
+  static std::chrono::seconds Timeout(KindHost& host, const PlannedStep& step) {
+    return step.params.contains("timeout") && step.params["timeout"].is_number_integer()
+               ? std::chrono::seconds(step.params["timeout"].get<int>())
+               : host.options().reboot_timeout;
+  }
+
   // Reconnects until the node answers with a boot id other than `before`,
   // or the step's timeout passes, or the run is stopped.
   static Task<bool> AwaitNewBoot(KindHost& host, const PlannedStep& step, const std::string& before, std::string& after) {
-    const std::chrono::seconds timeout = step.params.contains("timeout") && step.params["timeout"].is_number_integer()
-                                             ? std::chrono::seconds(step.params["timeout"].get<int>())
-                                             : host.options().reboot_timeout;
+    const std::chrono::seconds timeout = Timeout(host, step);
     const auto deadline = host.clock().Monotonic() + timeout;
     co_await SleepFor(host.clock(), host.options().reboot_first_probe);
     while (host.clock().Monotonic() < deadline) {

@@ -28,6 +28,7 @@ class RecordingHost final : public KindHost {
   std::vector<nlohmann::json> saved_details;
   std::vector<StepReport> failed;
   std::vector<std::string> started, notes, intents;  // Started, Note, OpenIntentsOwedBy's steps
+  std::vector<std::string> silenced;                  // SilenceAlerts's reasons
   std::map<std::string, nlohmann::json> memos;
   std::map<std::string, std::vector<std::string>> credits;  // CreditUpFront's, by step identity
 
@@ -72,6 +73,10 @@ class RecordingHost final : public KindHost {
     credits[step.Identity()] = std::move(differences);
   }
   nlohmann::json& KindMemo(const std::string& kind) override { return memos[kind]; }
+  Task<void> SilenceAlerts(const std::string& why, std::chrono::seconds /*down_for*/) override {
+    silenced.push_back(why);
+    co_return;
+  }
 };
 
 // Runs a kind's coroutine to its end on a private io_context.

@@ -101,6 +101,13 @@ class KindHost {
   // A change made up front for `step`: when the step runs in its place (and
   // finds nothing left to do), it is reported changed with `differences`.
   virtual void CreditUpFront(const PlannedStep& step, std::vector<std::string> differences) = 0;
+  // Before the node goes down on purpose (a reboot that may take up to
+  // `down_for`): its alerts are silenced (maintenance_silences.h) until
+  // this host's run ends, or by themselves after `down_for` and
+  // ExecutionOptions::silence_margin. Once a run; nothing in check mode or
+  // without an Alertmanager; a silence that cannot be opened is a note,
+  // never a failure.
+  virtual Task<void> SilenceAlerts(const std::string& why, std::chrono::seconds down_for) = 0;
   // What a kind keeps for the rest of this host's run (starts as null).
   virtual nlohmann::json& KindMemo(const std::string& kind) = 0;
 };
