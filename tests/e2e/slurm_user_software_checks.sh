@@ -37,9 +37,10 @@ check "module load cuda/12.4 puts its bin first in PATH and lib64 in LD_LIBRARY_
 # A toolkit removed by hand loses its module at the next deploy; installed
 # again, it gets it back in the same deploy that installs it.
 tb ssh node03 "DEBIAN_FRONTEND=noninteractive apt-get remove -y -q cuda-toolkit-12-4" >/dev/null 2>&1
-"$CLUSTERCTL" deploy "$inventory" --roles lmod --limit node03 >"$outputs/lmod-removed.txt" 2>&1
+# --verify: the inventory did not change, so a plain deploy would contact no node.
+"$CLUSTERCTL" deploy --verify "$inventory" --roles lmod --limit node03 >"$outputs/lmod-removed.txt" 2>&1
 check "cuda-toolkit-12-4 removed on node03: the next deploy removes its module only ($(avail node03))" \
   bash -c "[[ '$(avail node03)' =~ ^cuda/12\.6\ openmpi/[0-9.]+$ ]]"
-"$CLUSTERCTL" deploy "$inventory" --roles cuda-toolkit,lmod --limit node03 >"$outputs/lmod-again.txt" 2>&1
+"$CLUSTERCTL" deploy --verify "$inventory" --roles cuda-toolkit,lmod --limit node03 >"$outputs/lmod-again.txt" 2>&1
 check "installed again, its module is back after the same deploy ($(avail node03))" \
   bash -c "[[ '$(avail node03)' =~ ^cuda/12\.4\ cuda/12\.6\ openmpi/[0-9.]+$ ]]"
