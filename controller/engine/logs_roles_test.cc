@@ -45,6 +45,7 @@ TEST_CASE("rsyslog: a host forwards every message over TCP to the log host, queu
   LogsRoles roles;
   Planned p = roles.PlanHost("gpu01");
   const std::string& conf = p.files.at(kForward);
+  CHECK(conf.rfind("# Written by clusterctl (role rsyslog) for gpu01;", 0) == 0);
   CHECK(Contains(conf, "action(type=\"omfwd\" name=\"clusterctl-forward\" target=\"10.0.0.1\" port=\"514\"\n"
                        "       protocol=\"tcp\""));
   CHECK(Contains(conf, "queue.type=\"LinkedList\" queue.filename=\"clusterctl-forward\" queue.spoolDirectory=\"/var/spool/rsyslog\""));

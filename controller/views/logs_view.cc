@@ -1,7 +1,5 @@
 #include "controller/views/logs_view.h"
 
-#include <algorithm>
-
 #include "common/json_fields.h"
 #include "common/strings.h"
 #include "controller/catalog/value_syntax.h"
@@ -24,6 +22,15 @@ Result<nlohmann::json> TargetOf(const Host& host, const Host* log_host) {
   return nlohmann::json(target);
 }
 
+// Room for every sender twice (a reconnect while its old session lingers):
+// rsyslog's own default of 200 up to 100 senders, beyond that rounded up to
+// a thousand, so a growing cluster restarts the log host's rsyslog for this
+// once per 500 hosts, not at every deploy that adds one.
+int MaxSessions(int senders) {
+  if (2 * senders <= 200) return 200;
+  return (2 * senders + 999) / 1000 * 1000;
+}
+
 }  // namespace
 
 Result<nlohmann::json> BuildLogsView(const Inventory& inventory, const std::map<std::string, nlohmann::json>&,
@@ -43,9 +50,7 @@ Result<nlohmann::json> BuildLogsView(const Inventory& inventory, const std::map<
     if (log_host && *target == log_host->address) ++senders;
     per_host[host.name] = {{"server", server}, {"receives", log_host == &host}, {"target", *target}};
   }
-  // Room for every sender twice (a reconnect while its old session lingers),
-  // never below rsyslog's own default of 200.
-  if (log_host) per_host[log_host->name]["max_sessions"] = std::max(200, 2 * senders);
+  if (log_host) per_host[log_host->name]["max_sessions"] = MaxSessions(senders);
   return nlohmann::json{{"server", server}, {"per_host", per_host}};
 }
 

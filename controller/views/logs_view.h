@@ -8,7 +8,8 @@
 //             log host itself (null: it keeps its own messages); null where
 //             there is neither;
 //   max_sessions (the log host only): imtcp's session limit, twice the
-//             hosts forwarding to it, at least 200 (rsyslog's default).
+//             hosts forwarding to it rounded up to a thousand, or 200
+//             (rsyslog's default) for up to 100 of them.
 // The `logs` group has at most one host (an error names them otherwise);
 // a target is checked with the address syntax, so the log host's inventory
 // address is held to what log_server is. Pure.

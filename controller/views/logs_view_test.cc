@@ -46,6 +46,21 @@ TEST_CASE("logs view: no log host and no log_server, nothing is forwarded; a sit
   CHECK((*site)["per_host"]["gpu01"]["target"] == "192.0.2.7");
 }
 
+TEST_CASE("logs view: the log host's session limit grows with its senders, in steps") {
+  auto sessions = [](int hosts) {
+    std::string text = "version: 1\ncluster: lab\nhosts:\n  head: {address: 10.0.0.1}\n";
+    if (hosts > 0) text += "  n[1-" + std::to_string(hosts) + "]: {}\n";  // each at its name
+    auto view = Build(text + "groups:\n  logs: {hosts: [head]}\n");
+    REQUIRE(view.ok());
+    return (*view)["per_host"]["head"]["max_sessions"].get<int>();
+  };
+  CHECK(sessions(0) == 200);
+  CHECK(sessions(100) == 200);
+  CHECK(sessions(101) == 1000);
+  CHECK(sessions(250) == 1000);
+  CHECK(sessions(501) == 2000);
+}
+
 TEST_CASE("logs view: two log hosts, or a target that is no address, are errors naming them") {
   auto two = Build(WithVars("  x: 1\n", "  logs: {hosts: [head, gpu01]}\n"));
   REQUIRE_FALSE(two.ok());
