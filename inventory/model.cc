@@ -5,7 +5,7 @@ namespace clusterctl {
 const std::vector<std::string>& WellKnownGroups() {
   static const std::vector<std::string> groups = {kGroupController, kGroupControllerBackup, kGroupLogin,
                                                   kGroupCompute,    kGroupNfsServer,        kGroupNfsClients,
-                                                  kGroupMonitoring, kGroupDirectory};
+                                                  kGroupMonitoring, kGroupDirectory,       kGroupLogs};
   return groups;
 }
 

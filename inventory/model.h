@@ -30,6 +30,9 @@ inline constexpr const char* kGroupNfsClients = "nfs_clients";
 inline constexpr const char* kGroupMonitoring = "monitoring";
 // The ldap-server role's host (its first: the directory the sssd role reads).
 inline constexpr const char* kGroupDirectory = "directory";
+// The log host (at most one): every other host's rsyslog forwards to it,
+// unless a host's log_server names a site's own (the logs view).
+inline constexpr const char* kGroupLogs = "logs";
 inline constexpr const char* kGroupAll = "all";  // implicit: every host
 const std::vector<std::string>& WellKnownGroups();
 

@@ -22,7 +22,8 @@ const std::set<std::string> kReadByTheEngine = {
     "slurm_partitions", "slurm_node_group", "slurm_memory_reserve_mib", "slurm_gpu_autodetect", "nfs_exports", "nfs_network",
     "nfs_versions", "nfs_mounts", "nfs_mount_options", "nfs_rdma", "nfs_automount", "nfs_external_mounts", "nfs_fscache_dir", "ipoib_mtu",
     "prometheus_listen", "prometheus_port", "prometheus_scrape_interval", "slurm_health_checks",
-    "ldap_base_dn", "ldap_uri"};  // the directory view
+    "ldap_base_dn", "ldap_uri",  // the directory view
+    "log_server"};               // the logs view
 
 // What a role reads: `certain` outside any section (its own variables or
 // context), `anywhere` at any depth (inside a section a name may also be a

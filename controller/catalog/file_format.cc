@@ -42,7 +42,8 @@ std::string_view CommentStartsOf(FileFormat format) {
     case FileFormat::kSlurm:
     case FileFormat::kYaml:
     case FileFormat::kEnvironment:
-    case FileFormat::kLdif: return "#";
+    case FileFormat::kLdif:
+    case FileFormat::kRsyslog: return "#";
     case FileFormat::kIni:
     case FileFormat::kSystemd: return "#;";
     default: return "";
@@ -150,6 +151,20 @@ std::string Ldif(std::string_view text) {
   return "";
 }
 
+// RainerScript (rsyslog's configuration): a string constant ends at its
+// quote and reads backslash escapes, a template string reads %PROPERTY% and
+// $!variables, a backquoted one runs a command, '#' starts a comment, and a
+// line break, '(' or ')' a new statement. A value is one word of the
+// characters an address, a port, a path or a size is made of, so it reads
+// the same quoted or bare.
+std::string Rsyslog(std::string_view text) {
+  if (!text.empty() && !IsAlnumOr(text, "._/:@+,=[]-")) {
+    return "has characters other than letters, digits and . _ / : @ + , = [ ] -: rsyslog's configuration could read "
+           "them as quoting, an escape, a property, a comment or a new statement";
+  }
+  return "";
+}
+
 }  // namespace
 
 FileFormat FileFormatOf(std::string_view name) {
@@ -159,6 +174,9 @@ FileFormat FileFormatOf(std::string_view name) {
   if (EndsWith(name, ".sql")) return FileFormat::kSql;
   if (EndsWith(name, ".sh")) return FileFormat::kShell;
   if (EndsWith(name, ".ldif")) return FileFormat::kLdif;
+  if ((base.rfind("rsyslog", 0) == 0 && EndsWith(base, ".conf")) || name.find("rsyslog.d/") != std::string_view::npos) {
+    return FileFormat::kRsyslog;
+  }
   if (base == "slurm.conf" || base == "slurmdbd.conf" || base == "cgroup.conf" || base == "gres.conf") {
     return FileFormat::kSlurm;
   }
@@ -225,12 +243,14 @@ std::string UnsafeValue(FileFormat format, ValuePlace place, std::string_view te
     case FileFormat::kSystemd: return Systemd(place, text);
     case FileFormat::kEnvironment: return Environment(text);
     case FileFormat::kLdif: return Ldif(text);
+    case FileFormat::kRsyslog: return Rsyslog(text);
     default: return "";
   }
 }
 
 bool AllowsRawInsertion(FileFormat format) {
-  return format != FileFormat::kSql && format != FileFormat::kShell && format != FileFormat::kLdif;
+  return format != FileFormat::kSql && format != FileFormat::kShell && format != FileFormat::kLdif &&
+         format != FileFormat::kRsyslog;
 }
 
 const char* FileFormatName(FileFormat format) {
@@ -244,6 +264,7 @@ const char* FileFormatName(FileFormat format) {
     case FileFormat::kSql: return "SQL";
     case FileFormat::kShell: return "shell";
     case FileFormat::kLdif: return "LDIF";
+    case FileFormat::kRsyslog: return "rsyslog";
   }
   return "configuration";
 }

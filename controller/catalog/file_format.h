@@ -21,6 +21,7 @@ enum class FileFormat {
   kSql,          // *.sql: letters, digits and '_' (safe as an identifier and inside quotes)
   kShell,        // *.sh: a word that needs no quoting, not starting with '-'
   kLdif,         // *.ldif: LDIF's SAFE-STRING (RFC 2849) without a DN's special characters but ',' and '=' (RFC 4514)
+  kRsyslog,      // rsyslog*.conf, anything under an rsyslog.d/ directory: RainerScript, a value is one plain word
 };
 
 // Where a tag sits on its line. kFlow: bare inside a YAML flow collection
@@ -30,7 +31,8 @@ enum class FileFormat {
 enum class ValuePlace { kBare, kFlow, kWithin, kDoubleQuoted, kSingleQuoted, kComment };
 
 // The format of a file by its name or path (a trailing ".mustache" ignored):
-// *.sql kSql; *.sh kShell; *.ldif kLdif; slurm.conf, slurmdbd.conf, cgroup.conf, gres.conf
+// *.sql kSql; *.sh kShell; *.ldif kLdif; rsyslog*.conf and anything under
+// an rsyslog.d/ directory kRsyslog; slurm.conf, slurmdbd.conf, cgroup.conf, gres.conf
 // kSlurm; *.ini kIni; *.yml/*.yaml kYaml; *.service, *.socket, *.timer,
 // *.mount, *.netdev, *.network and anything under a systemd/ directory
 // kSystemd; *.default and anything under /etc/default/ kEnvironment; else kLines.
@@ -46,8 +48,8 @@ ValuePlace PlaceAfter(FileFormat format, std::string_view line_before);
 std::string UnsafeValue(FileFormat format, ValuePlace place, std::string_view text);
 
 // Whether a template of `format` may insert a value raw ({{&...}}): text an
-// admin wrote on purpose, as configuration files take it. SQL, shell and
-// LDIF templates may not: every value there is checked.
+// admin wrote on purpose, as configuration files take it. SQL, shell, LDIF
+// and rsyslog templates may not: every value there is checked.
 bool AllowsRawInsertion(FileFormat format);
 
 // "slurm.conf", "INI", ...: the format in messages.

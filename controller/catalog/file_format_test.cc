@@ -22,6 +22,9 @@ TEST_CASE("a file's format comes from its template name or path") {
   CHECK(FileFormatOf("remove.sh.mustache") == FileFormat::kShell);
   CHECK(FileFormatOf("directory.ldif.mustache") == FileFormat::kLdif);
   CHECK(FileFormatOf("chrony.conf.mustache") == FileFormat::kLines);
+  CHECK(FileFormatOf("rsyslog-forward.conf.mustache") == FileFormat::kRsyslog);
+  CHECK(FileFormatOf("/etc/rsyslog.d/60-clusterctl.conf") == FileFormat::kRsyslog);
+  CHECK(FileFormatOf("/etc/logrotate.d/rsyslog") == FileFormat::kLines);
 }
 
 TEST_CASE("a tag's place is read from the text before it on its line") {
@@ -66,6 +69,22 @@ TEST_CASE("LDIF: a SAFE-STRING (RFC 2849) without a DN's special characters (RFC
   }
   CHECK(PlaceAfter(FileFormat::kLdif, "# written for ") == ValuePlace::kComment);
   CHECK_FALSE(Refused(FileFormat::kLdif, ValuePlace::kComment, "a#b;c"));
+}
+
+TEST_CASE("rsyslog: a value is one plain word, quoted or bare (issue 38)") {
+  for (const char* good : {"10.0.0.1", "logs.example.org", "fd00::1", "514", "1G", "/var/log/cluster", "node-01_a"}) {
+    CAPTURE(good);
+    CHECK_FALSE(Refused(FileFormat::kRsyslog, ValuePlace::kBare, good));
+  }
+  // Out of a quoted string, an escape, a property or variable, a command, a
+  // comment, a new statement or parameter, a second line.
+  for (const char* bad : {"x\" port=\"1", "a\\", "%msg%", "$!x", "`id`", "a#b", "a)b", "a b", "x\naction(type=\"omfwd\")"}) {
+    CAPTURE(bad);
+    CHECK(Refused(FileFormat::kRsyslog, ValuePlace::kBare, bad));
+    CHECK(Refused(FileFormat::kRsyslog, ValuePlace::kDoubleQuoted, bad));
+  }
+  CHECK(PlaceAfter(FileFormat::kRsyslog, "# written for ") == ValuePlace::kComment);
+  CHECK_FALSE(AllowsRawInsertion(FileFormat::kRsyslog));
 }
 
 TEST_CASE("INI (grafana.ini): no comment, expansion, quote or outer space") {

@@ -2,6 +2,7 @@
 
 #include "controller/views/directory_view.h"
 #include "controller/views/health_view.h"
+#include "controller/views/logs_view.h"
 #include "controller/views/nfs_view.h"
 #include "controller/views/slurm_view.h"
 
@@ -13,6 +14,7 @@ const std::vector<ClusterView>& ClusterViews() {
       {"nfs", [](const Inventory& i, const auto& f, const ViewInputs&) { return BuildNfsView(i, f); }},
       {"health", BuildHealthView},
       {"directory", BuildDirectoryView},
+      {"logs", BuildLogsView},
   };
   return views;
 }

@@ -24,6 +24,10 @@
 # reboot of node02 and node03 silences each node in Alertmanager while it
 # is down, so its NodeDown (which fires: a slow boot holds the exporter
 # back) reaches nobody, and the silences end after.
+# Central logs (issue 38): node01 is the log host; `logger` on node02 lands
+# in node01's /var/log/cluster/node02/messages, and messages written while
+# node01's rsyslog is stopped (LOG_OUTAGE_SECONDS, inside the scrape wait)
+# all arrive after it starts.
 source "$(dirname "$0")/lib.sh"
 require_root_or_skip
 CLUSTERCTL="$E2E_ROOT/build/clusterctl"
@@ -86,6 +90,7 @@ take_inventory() {
   # A clusterctl serve for Prometheus to scrape (none runs: the token file and the job are checked).
   sed -i "/^vars:/a\\  clusterctl_metrics_targets: ['10.213.78.1:9420']" "$WORK/inventory.yaml"
   alert_settings "$WORK/inventory.yaml"  # issue 38
+  printf '  logs:\n    hosts: node01\n' >>"$WORK/inventory.yaml"
 }
 deploy() {  # deploy NAME: deploy --json into $WORK/NAME.json, returns its exit status
   "$CLUSTERCTL" deploy "$WORK/inventory.yaml" --json >"$WORK/$1.json" 2>"$WORK/$1.err"
@@ -140,8 +145,45 @@ check "node01: the clusterctl job reads it and targets the daemon" \
          $TESTBED exec node01 grep -q \"'10.213.78.1:9420'\" /etc/prometheus/file_sd/clusterctl/clusterctl.yml"
 ganesha_pid=$(main_pid node01 nfs-ganesha)
 prometheus_pid=$(main_pid node01 prometheus)
+scrape_wait_start=$(date +%s)
 
-sleep 5  # two scrape intervals (2 s: the alert settings) for every target
+# Central logs, inside the scrape wait.
+node02_log=/var/log/cluster/node02/messages
+logged() {  # logged PATTERN [SECONDS]: polls node01's copy of node02's log until PATTERN has a line
+  local until=$(( $(date +%s) + ${2:-20} ))
+  while [ "$(date +%s)" -le "$until" ]; do
+    tb exec node01 grep -q "$1" "$node02_log" 2>/dev/null && return 0
+    sleep 0.5
+  done
+  return 1
+}
+marker="e2e-hello-$$-$RANDOM"
+tb exec node02 logger -t clusterctl-e2e "$marker"
+check "logger on node02 appears in node01's $node02_log" logged "$marker"
+check "node01 keeps its own messages there too" tb exec node01 test -s /var/log/cluster/node01/messages
+check "node01's per-host logs are rotated by logrotate (its dry run considers node02's)" \
+  sh -c "$TESTBED exec node01 logrotate -d /etc/logrotate.d/clusterctl-cluster-logs 2>&1 | grep -q 'considering log $node02_log'"
+# The outage: rsyslog and its socket (journald's forwarding would start it
+# again at node01's next message), so nothing listens on 514.
+outage=${LOG_OUTAGE_SECONDS:-10}
+tb exec node01 systemctl stop syslog.socket rsyslog.service
+outage_start=$(date +%s)
+for i in $(seq 20); do tb exec node02 logger -t clusterctl-e2e "outage-$$ message $i of 20"; done
+rest=$(( outage - $(seconds_since "$outage_start") ))
+[ "$rest" -gt 0 ] && sleep "$rest"
+listening=$(tb exec node01 ss -ltnH 'sport = :514')
+early=$(tb exec node01 grep -c "outage-$$ message" "$node02_log")
+check "node01 received nothing during the outage (listening on 514: '$listening'; messages: $early)" \
+  test -z "$listening" -a "$early" = 0
+tb exec node01 systemctl start rsyslog.service
+# node02 retries every log_retry_seconds (10 by default).
+logged "outage-$$ message 20 of 20" 40
+arrived=$(tb exec node01 grep -o "outage-$$ message [0-9]* of 20" "$node02_log" | sort -u | wc -l)
+lines=$(tb exec node01 grep -c "outage-$$ message" "$node02_log")
+check "20 messages written on node02 during node01's ${outage} s rsyslog outage all arrive after it starts ($arrived distinct, $lines lines)" \
+  test "$arrived" = 20
+rest=$(( 5 - $(seconds_since "$scrape_wait_start") ))
+[ "$rest" -gt 0 ] && sleep "$rest"  # two scrape intervals (2 s: the alert settings) for every target
 "$CLUSTERCTL" validate "$inventory" --json >"$WORK/validate1.json" 2>/dev/null
 targets=$(result_of "$WORK/validate1.json" monitoring.targets node01)
 check "monitoring.targets passes ($targets)" test "${targets%% *}" = pass
