@@ -127,6 +127,17 @@ groups:
   CHECK(inventory->FindHost("n1")->vars["rate"] == 400);
 }
 
+// A `vars:` key with nothing under it is no variables at every level (the
+// cluster's was kept as null, and the views threw on it: inventory check aborted).
+TEST_CASE("an empty vars: is no variables, at the cluster, group and host levels") {
+  Diagnostics d;
+  auto inventory = Parse(std::string(kHeader) + "vars:\nhosts:\n  n1: {vars: }\ngroups:\n  g: {hosts: n1, vars: }\n", d);
+  INFO(d.ToString());
+  REQUIRE(inventory);
+  CHECK(inventory->cluster_vars == nlohmann::json::object());
+  CHECK(inventory->FindHost("n1")->vars.is_object());
+}
+
 TEST_CASE("conflicting variables from unrelated groups produce a warning") {
   Diagnostics d;
   auto inventory = Parse(std::string(kHeader) + R"(hosts:

@@ -71,7 +71,10 @@ std::optional<nlohmann::json> ParseVars(const YamlNode& node, const std::string&
     }
   }
   if (!ok) return std::nullopt;
-  return YamlToJson(node);
+  nlohmann::json vars = YamlToJson(node);
+  // `vars:` with nothing under it is YAML's null: no variables, as at the
+  // host and group levels (a null here reached the views, which threw).
+  return vars.is_null() ? nlohmann::json::object() : vars;
 }
 
 void ResolveVariables(InventoryDraft& draft, size_t max_bytes, Diagnostics& diagnostics) {

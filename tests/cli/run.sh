@@ -48,6 +48,12 @@ hosts:
     adress: 10.0.0.1
 '
 expect "unknown key with suggestion" 2 "typo.yaml:4:5: error: unknown key 'adress' in host 'a' (did you mean 'address'?)" -- "$CLUSTERCTL" inventory check "$WORK/typo.yaml"
+bad empty-vars 'cluster: c
+vars:
+hosts:
+  a: {address: 10.0.0.1}
+'
+expect "an empty vars: is no variables" 0 "ok: cluster 'c', 1 hosts" -- "$CLUSTERCTL" inventory check "$WORK/empty-vars.yaml"
 bad overlap 'cluster: c
 hosts:
   gpu[01-10]: {}
