@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "controller/views/nfs_view.h"
+#include "controller/views/nfs_view_test_util.h"
 #include "tests/unit/inventory_text.h"
 
 namespace clusterctl {
@@ -28,17 +29,8 @@ std::string Cluster(const std::string& external, const std::string& node03_inter
          "  nfs_clients: {children: [compute]}\n";
 }
 
-nlohmann::json Build(const std::string& text) {
-  auto view = BuildNfsView(InventoryFromText(text), {});
-  REQUIRE_MESSAGE(view.ok(), view.status().message());
-  return *view;
-}
-
-std::string ErrorOf(const std::string& text) {
-  auto view = BuildNfsView(InventoryFromText(text), {});
-  REQUIRE_FALSE(view.ok());
-  return view.status().message();
-}
+using testing::NfsViewErrorOf;
+using testing::NfsViewOf;
 
 bool Says(const std::string& error, const std::string& words) {
   INFO(error);
@@ -48,7 +40,7 @@ bool Says(const std::string& error, const std::string& words) {
 }  // namespace
 
 TEST_CASE("nfs external: a NAS by address and by name, several mounts per server, after the cluster's own") {
-  const nlohmann::json view = Build(Cluster(
+  const nlohmann::json view = NfsViewOf(Cluster(
       "    - {server: 10.0.9.5, export: /vol/projects, path: /projects, options: [hard, nconnect=8, rsize=1048576, "
       "wsize=1048576, vers=4.1], fsc: true}\n"
       "    - {server: 10.0.9.5, export: /vol/scratch, path: /scratch}\n"
@@ -77,14 +69,14 @@ TEST_CASE("nfs external: a NAS by address and by name, several mounts per server
 
 TEST_CASE("nfs external: proto=rdma only where the client has the fabric, with the NFS/RDMA port") {
   const std::string rdma = "    - {server: 10.1.0.99, export: /fast, options: [proto=rdma, vers=4.2]}\n";
-  CHECK(Says(ErrorOf(Cluster(rdma)), "nfs_external_mounts[0] of node03 (10.1.0.99:/fast on /fast): option 'proto=rdma' "
+  CHECK(Says(NfsViewErrorOf(Cluster(rdma)), "nfs_external_mounts[0] of node03 (10.1.0.99:/fast on /fast): option 'proto=rdma' "
                                      "needs the fabric, and node03 has no IPoIB interface"));
-  const nlohmann::json view = Build(Cluster(rdma, "{ib0: 10.1.0.13/24}"));
+  const nlohmann::json view = NfsViewOf(Cluster(rdma, "{ib0: 10.1.0.13/24}"));
   CHECK(view["per_host"]["node03"]["mounts"][1]["options"] == "proto=rdma,vers=4.2,_netdev,port=20049");
 }
 
 TEST_CASE("nfs external: hostile or wrong entries are planning errors naming the entry and the option") {
-  auto error = [](const std::string& entry) { return ErrorOf(Cluster("    - " + entry + "\n")); };
+  auto error = [](const std::string& entry) { return NfsViewErrorOf(Cluster("    - " + entry + "\n")); };
   // Nothing that would break an fstab line or a unit name.
   CHECK(Says(error("{server: nas, export: /data, path: \"/data nfs defaults 0 0\\n/x\"}"), "nfs_external_mounts[0] of node02"));
   CHECK(Says(error("{server: nas, export: /data, path: \"/data nfs defaults 0 0\\n/x\"}"), "path: '/data nfs defaults 0 0"));
@@ -113,14 +105,14 @@ TEST_CASE("nfs external: hostile or wrong entries are planning errors naming the
   CHECK(Says(error("{server: nas, export: /data, mountpoint: /x}"), "unknown field 'mountpoint'"));
   CHECK(Says(error("{export: /data}"), "needs a server"));
   CHECK(Says(error("{server: nas, export: /data, path: /home}"), "/home is mounted twice"));
-  CHECK(Says(ErrorOf(Cluster("    []\n  nfs_fscache_dir: 'cache dir'\n")), "nfs_fscache_dir of node02"));
+  CHECK(Says(NfsViewErrorOf(Cluster("    []\n  nfs_fscache_dir: 'cache dir'\n")), "nfs_fscache_dir of node02"));
 }
 
 TEST_CASE("nfs external: a server outside the inventory in nfs_mounts points at nfs_external_mounts") {
   const std::string text = Cluster("    []\n");
   std::string with_nas = text;
   with_nas.replace(with_nas.find("[{export: /home}]"), 17, "[{export: /data, server: nas01}]");
-  CHECK(Says(ErrorOf(with_nas), "server 'nas01' is not a host of the inventory; a server outside it (a NAS) is mounted with "
+  CHECK(Says(NfsViewErrorOf(with_nas), "server 'nas01' is not a host of the inventory; a server outside it (a NAS) is mounted with "
                                 "nfs_external_mounts"));
 }
 

@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include "controller/views/nfs_view_test_util.h"
 #include "tests/unit/inventory_text.h"
 
 namespace clusterctl {
@@ -26,22 +27,13 @@ const char* kHomeExport =
     "  nfs_exports: [{path: /home, clients: [compute]}]\n"
     "  nfs_mounts: [{export: /home}]\n";
 
-nlohmann::json Build(const std::string& text) {
-  auto view = BuildNfsView(InventoryFromText(text), {});
-  REQUIRE_MESSAGE(view.ok(), view.status().message());
-  return *view;
-}
-
-std::string ErrorOf(const std::string& text) {
-  auto view = BuildNfsView(InventoryFromText(text), {});
-  REQUIRE_FALSE(view.ok());
-  return view.status().message();
-}
+using testing::NfsViewErrorOf;
+using testing::NfsViewOf;
 
 }  // namespace
 
 TEST_CASE("nfs view: clients with IPoIB addresses get the export over the fabric, with safe defaults") {
-  const nlohmann::json view = Build(Cluster(kHomeExport));
+  const nlohmann::json view = NfsViewOf(Cluster(kHomeExport));
   CHECK(view["server"] == "node01");
   CHECK(view["network"] == "fabric");
   const nlohmann::json& exported = view["per_host"]["node01"]["exports"][0];
@@ -61,16 +53,16 @@ TEST_CASE("nfs view: clients with IPoIB addresses get the export over the fabric
 }
 
 TEST_CASE("nfs view: one client without a fabric address puts the export on the management network") {
-  const nlohmann::json view = Build(Cluster(kHomeExport, "{}"));
+  const nlohmann::json view = NfsViewOf(Cluster(kHomeExport, "{}"));
   CHECK(view["network"] == "management");
   CHECK(view["per_host"]["node01"]["exports"][0]["client_addresses"] == "10.0.0.12, 10.0.0.13");
   CHECK(view["per_host"]["node02"]["mounts"][0]["source"] == "10.0.0.11:/home");
-  CHECK(ErrorOf(Cluster(std::string(kHomeExport) + "  nfs_network: fabric\n", "{}")).find("share no IPoIB") !=
+  CHECK(NfsViewErrorOf(Cluster(std::string(kHomeExport) + "  nfs_network: fabric\n", "{}")).find("share no IPoIB") !=
         std::string::npos);
 }
 
 TEST_CASE("nfs view: networks, rdma, automount and a mount point of its own") {
-  const nlohmann::json view = Build(Cluster(
+  const nlohmann::json view = NfsViewOf(Cluster(
       "  nfs_exports: [{path: /srv/my-data, clients: [10.1.0.0/24], options: 'ro,sync,no_subtree_check'}]\n"
       "  nfs_mounts: [{export: /srv/my-data, path: /data}]\n  nfs_rdma: true\n  nfs_automount: true\n"
       "  nfs_versions: ['4.1']\n"));
@@ -88,25 +80,25 @@ TEST_CASE("nfs view: networks, rdma, automount and a mount point of its own") {
 }
 
 TEST_CASE("nfs view: hostile or wrong entries are planning errors that name the entry") {
-  CHECK(ErrorOf(Cluster("  nfs_exports: [{path: '/home x(rw) *', clients: [compute]}]\n")).find("nfs_exports[0]") !=
+  CHECK(NfsViewErrorOf(Cluster("  nfs_exports: [{path: '/home x(rw) *', clients: [compute]}]\n")).find("nfs_exports[0]") !=
         std::string::npos);
-  CHECK(ErrorOf(Cluster("  nfs_exports: [{path: /home, clients: [compute], options: \"rw\\nfoo\"}]\n"))
+  CHECK(NfsViewErrorOf(Cluster("  nfs_exports: [{path: /home, clients: [compute], options: \"rw\\nfoo\"}]\n"))
             .find("comma-separated") != std::string::npos);
-  CHECK(ErrorOf(Cluster("  nfs_exports: [{path: /home, clients: [nosuch]}]\n")).find("client 'nosuch'") !=
+  CHECK(NfsViewErrorOf(Cluster("  nfs_exports: [{path: /home, clients: [nosuch]}]\n")).find("client 'nosuch'") !=
         std::string::npos);
-  CHECK(ErrorOf(Cluster("  nfs_exports: [{path: /home/../etc, clients: [compute]}]\n")).find("absolute path") !=
+  CHECK(NfsViewErrorOf(Cluster("  nfs_exports: [{path: /home/../etc, clients: [compute]}]\n")).find("absolute path") !=
         std::string::npos);
-  CHECK(ErrorOf(Cluster("  nfs_exports: [{path: /home, clients: [node02]}]\n  nfs_mounts: [{export: /home}]\n"))
+  CHECK(NfsViewErrorOf(Cluster("  nfs_exports: [{path: /home, clients: [node02]}]\n  nfs_mounts: [{export: /home}]\n"))
             .find("does not list node03") != std::string::npos);
-  CHECK(ErrorOf(Cluster("  nfs_exports: [{path: /home, clients: [compute]}]\n  nfs_mounts: [{export: /scratch}]\n"))
+  CHECK(NfsViewErrorOf(Cluster("  nfs_exports: [{path: /home, clients: [compute]}]\n  nfs_mounts: [{export: /scratch}]\n"))
             .find("does not export /scratch") != std::string::npos);
-  CHECK(ErrorOf(Cluster(std::string(kHomeExport) + "  nfs_versions: ['5']\n")).find("nfs_versions") != std::string::npos);
+  CHECK(NfsViewErrorOf(Cluster(std::string(kHomeExport) + "  nfs_versions: ['5']\n")).find("nfs_versions") != std::string::npos);
   // Wrong types are errors, not exceptions.
-  CHECK(ErrorOf(Cluster("  nfs_exports: [{path: /home, clients: [compute], options: [rw]}]\n")).find("options must be a string") !=
+  CHECK(NfsViewErrorOf(Cluster("  nfs_exports: [{path: /home, clients: [compute], options: [rw]}]\n")).find("options must be a string") !=
         std::string::npos);
-  CHECK(ErrorOf(Cluster("  nfs_exports: [{path: /home, clients: [compute]}]\n  nfs_mounts: [{export: /home, path: 5}]\n"))
+  CHECK(NfsViewErrorOf(Cluster("  nfs_exports: [{path: /home, clients: [compute]}]\n  nfs_mounts: [{export: /home, path: 5}]\n"))
             .find("path must be a string") != std::string::npos);
-  CHECK(ErrorOf(Cluster("  nfs_exports: [{path: /home, clients: [compute]}]\n  nfs_mounts: [{export: /home, server: {a: 1}}]\n"))
+  CHECK(NfsViewErrorOf(Cluster("  nfs_exports: [{path: /home, clients: [compute]}]\n  nfs_mounts: [{export: /home, server: {a: 1}}]\n"))
             .find("server must be a string") != std::string::npos);
 }
 
