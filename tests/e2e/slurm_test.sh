@@ -69,10 +69,6 @@ site_vars() {
   directory_groups:
     - {name: research, gid: 5000, members: [carol, dave]}
   cuda_toolkit_versions: ["12-4", "12-6"]
-  # mpi.cluster over the testbed's veth links, both ranks busy-polling on the
-  # machine's 2 shared cores: 3.9-4.0 ms one way and 230-270 MB/s measured
-  validate_mpi_latency_max_us: 50000
-  validate_mpi_bandwidth_min_mbps: 20
   slurm_qos:
     - {name: standard, priority: 10, max_wall: "00:10:00", max_tres_per_user: "cpu=64", flags: [DenyOnLimit]}
   slurm_accounts:
