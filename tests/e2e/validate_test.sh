@@ -53,7 +53,7 @@ check "validate after the deploy exits 0" test $rc -eq 0 || cat "$WORK/healthy.t
 validate_json healthy "$inventory"
 passed=$(results healthy pass | awk '{print $1}' | sort -u | paste -sd' ')
 check "cluster, node and Slurm checks pass ($passed)" test "$passed" = \
-  "clock.offset munge.decode node.disk reachable slurm.conf slurm.controller slurm.node slurm.srun"
+  "clock.offset mpi.cluster munge.decode node.disk reachable slurm.conf slurm.controller slurm.node slurm.srun"
 check "slurm.node passed on each compute node" test "$(results healthy pass | grep -c '^slurm.node node0[234]$')" = 3
 check "nothing failed" test -z "$(results healthy fail)"
 skip_without_reason=$(python3 -c 'import json,sys; print(sum(1 for r in json.load(open(sys.argv[1]))["results"] if r["result"] == "skip" and not r["detail"]))' "$WORK/healthy.json")
