@@ -77,7 +77,7 @@ TEST_CASE("rsyslog: the log host listens on TCP and writes per-host files, rotat
 
 TEST_CASE("rsyslog: a host's log_server is a site's own log server; without either, the role does nothing") {
   LogsRoles roles;
-  const std::string& conf = roles.PlanHost("gpu02").files.at(kForward);
+  const std::string conf = roles.PlanHost("gpu02").files.at(kForward);  // a copy: the plan is a temporary
   CHECK(Contains(conf, "target=\"logs.site.example\" port=\"6514\""));
   LogsRoles none("  log_retry_seconds: 10\n", "");
   CHECK(none.PlanHost("gpu01").roles.empty());
