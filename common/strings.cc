@@ -14,6 +14,12 @@ std::string_view Trim(std::string_view s) {
   return s.substr(begin, end - begin + 1);
 }
 
+bool StartsWith(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
+
+bool EndsWith(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
 bool IsAlnumOr(std::string_view text, std::string_view allowed) {
   for (char c : text) {
     if (!std::isalnum(static_cast<unsigned char>(c)) && allowed.find(c) == std::string_view::npos) return false;

@@ -10,6 +10,8 @@
 namespace clusterctl {
 
 std::string_view Trim(std::string_view s);
+bool StartsWith(std::string_view text, std::string_view prefix);
+bool EndsWith(std::string_view text, std::string_view suffix);
 std::vector<std::string> Split(std::string_view s, char separator);
 // Non-empty, and every byte an ASCII letter, digit or one of `allowed`: a
 // value that is one word in a configuration file (names, paths, options).

@@ -4,6 +4,7 @@
 #include <array>
 #include <filesystem>
 
+#include "common/strings.h"
 #include "inventory/hostlist.h"
 
 namespace clusterctl {
@@ -13,10 +14,6 @@ namespace fs = std::filesystem;
 
 // Ansible's order: NAME, then NAME with each extension; the first that exists is read.
 constexpr std::array<std::string_view, 4> kSuffixes = {"", ".yml", ".yaml", ".json"};
-
-bool EndsWith(const std::string& text, std::string_view suffix) {
-  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 bool HasVault(const YamlNode& node) {
   if (node.vault) return true;

@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "common/json_text.h"
+#include "common/strings.h"
 #include "controller/daemon/page.h"
 #include "controller/daemon/request_body.h"
 #include "controller/daemon/token.h"
@@ -34,7 +35,6 @@ std::optional<int64_t> ParseId(std::string_view text) {
   return value;
 }
 
-bool StartsWith(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
 
 // The body fields of each job kind, read into a JobRequest.
 std::variant<JobRequest, BodyError> ReadJobRequest(const HttpRequest& request, RunKind kind) {

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "common/strings.h"
 #include "controller/engine/monitoring_api.h"
 #include "controller/remote/sleep.h"
 
@@ -62,11 +63,8 @@ class AlertmanagerSilences final : public MaintenanceSilences {
   }
 
   static Status Refused(const std::string& what, const HttpReply& reply) {
-    std::string said = reply.body.substr(0, 200);
-    for (char& c : said) {
-      if (static_cast<unsigned char>(c) < 0x20) c = ' ';
-    }
-    return Status::Unavailable("Alertmanager refused " + what + " (HTTP " + std::to_string(reply.status) + ": " + said + ")");
+    return Status::Unavailable("Alertmanager refused " + what + " (HTTP " + std::to_string(reply.status) + ": " +
+                               Printable(reply.body, 200) + ")");
   }
 
   AlertmanagerSite site_;

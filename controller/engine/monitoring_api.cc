@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/json_fields.h"
 #include "common/json_text.h"
 #include "common/strings.h"
 
@@ -78,11 +79,8 @@ std::string SilenceBody(const SilenceRequest& request) {
 Result<std::string> ReadSilenceId(std::string_view reply) {
   Result<nlohmann::json> parsed = ParseReply(reply, "Alertmanager's answer to the silence");
   if (!parsed.ok()) return parsed.status();
-  const nlohmann::json& json = *parsed;
-  if (!json.is_object() || !json.contains("silenceID") || !json["silenceID"].is_string()) {
-    return Status::Corruption("Alertmanager's answer to the silence has no silenceID");
-  }
-  const std::string id = json["silenceID"].get<std::string>();
+  const std::string id = TextAt(*parsed, "silenceID");
+  if (id.empty()) return Status::Corruption("Alertmanager's answer to the silence has no silenceID");
   if (id.size() > 64 || !IsAlnumOr(id, "-")) {
     return Status::Corruption("Alertmanager's silenceID is not an id (letters, digits and -, at most 64)");
   }
@@ -100,15 +98,13 @@ std::string MaintenanceHoldsTarget(const std::string& host, int64_t since_s, int
 Result<size_t> ReadVectorSize(std::string_view reply) {
   Result<nlohmann::json> parsed = ParseReply(reply, "Prometheus's answer to the query");
   if (!parsed.ok()) return parsed.status();
-  const nlohmann::json& json = *parsed;
-  // No value() here: it throws on a field of another type.
-  auto is = [](const nlohmann::json& object, const char* key, const char* text) {
-    return object.is_object() && object.contains(key) && object[key].is_string() && object[key].get<std::string>() == text;
-  };
-  const bool ok = is(json, "status", "success") && json.contains("data") && is(json["data"], "resultType", "vector") &&
-                  json["data"].contains("result") && json["data"]["result"].is_array();
-  if (!ok) return Status::Corruption("Prometheus's answer to the query is not a successful vector result");
-  return json["data"]["result"].size();
+  const nlohmann::json* data = MemberOf(*parsed, "data");
+  const nlohmann::json* result = data != nullptr ? MemberOf(*data, "result") : nullptr;
+  if (TextAt(*parsed, "status") != "success" || data == nullptr || TextAt(*data, "resultType") != "vector" ||
+      result == nullptr || !result->is_array()) {
+    return Status::Corruption("Prometheus's answer to the query is not a successful vector result");
+  }
+  return result->size();
 }
 
 }  // namespace clusterctl

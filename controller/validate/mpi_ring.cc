@@ -14,8 +14,6 @@ namespace {
 
 constexpr const char* kCheck = "mpi.cluster";
 
-bool StartsWith(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
-
 // "key=value key=value" after the line's tag; nullopt when a word has no '='
 // or a key repeats.
 std::optional<std::map<std::string, std::string>> Fields(std::string_view rest) {
