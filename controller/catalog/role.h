@@ -49,6 +49,11 @@ struct RoleStep {
   std::vector<RoleWait> waits_for;  // handlers only: run once these roles are done elsewhere
   std::vector<std::string> tags;
   std::string loop;  // a list variable: the step runs once per item (as `item`)
+  // `maintenance: true`: the step takes the node out of service (a drain).
+  // Before it changes anything, the node's alerts are silenced in
+  // Alertmanager until the host's run is over (HostRun::SilenceAlerts), as
+  // before a reboot.
+  bool maintenance = false;
   SourceLocation where;
   std::shared_ptr<const Template> content_template;  // file: template: NAME
   std::string template_name;

@@ -19,7 +19,7 @@ namespace {
 
 const std::vector<std::string> kRoleKeys = {"version", "description", "applies_to", "when", "tags", "depends_on",
                                             "waits_for", "vars", "syntax", "secrets", "steps", "handlers"};
-const std::vector<std::string> kStepMetaKeys = {"name", "when", "notify", "tags", "loop", "waits_for"};
+const std::vector<std::string> kStepMetaKeys = {"name", "when", "notify", "tags", "loop", "waits_for", "maintenance"};
 
 bool IsRoleName(const std::string& name) {
   return !name.empty() && std::isalpha(static_cast<unsigned char>(name[0])) &&
@@ -227,6 +227,7 @@ class RoleParser {
           fields_.Error(w->location, "waits_for on a step: put it on the role, or on a handler");
         }
       }
+      if (const YamlNode* m = item.Find("maintenance")) step.maintenance = fields_.Bool(*m, "maintenance").value_or(false);
       if (const YamlNode* t = item.Find("tags")) step.tags = fields_.StringList(*t, "tags").value_or(std::vector<std::string>{});
       if (const YamlNode* l = item.Find("loop")) {
         step.loop = fields_.String(*l, "loop").value_or("");

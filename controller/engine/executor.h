@@ -50,8 +50,9 @@ struct ExecutionOptions {
   std::chrono::seconds restart_settle_timeout{300};
   std::chrono::milliseconds step_timeout{std::chrono::hours(1)};  // one resource request
   // A maintenance silence ends by itself this long after the reboot's
-  // timeout (the step's, else reboot_timeout), should the run that opened
-  // it never end it.
+  // timeout (the step's, else reboot_timeout; a maintenance step's adds its
+  // own timeout, else step_timeout), should the run that opened it never
+  // end it.
   std::chrono::seconds silence_margin{1800};
 };
 

@@ -114,6 +114,18 @@ Task<void> HostRun::SilenceAlerts(const std::string& why, std::chrono::seconds d
        std::to_string(lasts.count() / 60000) + " min at the latest)");
 }
 
+// How long a maintenance step's silence must last at most: the step (its
+// `timeout`, else the run's step timeout) and the reboot that usually
+// follows it. The silence ends with the host's run; this bounds only one a
+// dead controller leaves behind.
+std::chrono::seconds HostRun::MaintenanceLasts(const PlannedStep& step) const {
+  const nlohmann::json& timeout = step.params.contains("timeout") ? step.params["timeout"] : nlohmann::json();
+  const auto step_lasts = timeout.is_number_integer()
+                              ? std::chrono::seconds(timeout.get<int>())
+                              : std::chrono::duration_cast<std::chrono::seconds>(context_.options.step_timeout);
+  return step_lasts + context_.options.reboot_timeout;
+}
+
 Task<void> HostRun::EndSilence() {
   if (!silence_id_) co_return;
   Status ended = co_await context_.silences->Close(report_.host, *silence_id_, silence_opened_ms_);
@@ -324,12 +336,18 @@ Task<bool> HostRun::RunStep(const PlannedStep& step, bool& role_changed) {
   Emit(StepStartedEvent{report_.host, step.Identity()});
   const bool check = context_.options.check;
   const Owed owed = OwedBy(step);
+  const bool maintenance = step.step->maintenance;
   agent_protocol::ResourceResult outcome;
-  if (!check && !owed.empty()) {
-    // Check first: the intents are recorded only for a change about to be made.
+  if (!check && (!owed.empty() || maintenance)) {
+    // Check first: the intents are recorded, and a maintenance step's
+    // silence opened, only for a change about to be made.
     outcome = co_await Call(step, false);
     if (!outcome.failed && outcome.changed) {
-      if (!co_await OpenIntents(owed, step)) co_return false;
+      if (maintenance) {
+        const std::string why = "maintenance: " + step.Identity();
+        co_await SilenceAlerts(why, MaintenanceLasts(step));
+      }
+      if (!owed.empty() && !co_await OpenIntents(owed, step)) co_return false;
       outcome = co_await Call(step, true);
     }
   } else {

@@ -84,6 +84,7 @@ class HostRun final : public KindHost {
   bool FollowUpInFlight() const;
   Task<bool> WaitBeforeHandler(const PlannedStep& handler);
   Task<bool> RunLeftoverHandlers();
+  std::chrono::seconds MaintenanceLasts(const PlannedStep& step) const;
   Task<void> EndSilence();  // the maintenance silence SilenceAlerts opened, if any
 
   const HostPlan& plan_;

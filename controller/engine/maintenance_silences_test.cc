@@ -25,6 +25,21 @@ steps:
     file: {path: /etc/after-reboot, content: "checked\n"}
 )";
 
+// A driver change: the node drained (a maintenance step), changed, rebooted.
+const char* kDrainRole = R"(description: a change that takes the node out of service
+applies_to: [compute]
+steps:
+  - name: drain
+    maintenance: true
+    command: {argv: [/usr/local/lib/clusterctl/slurm-maintenance, drain]}
+  - name: cmdline
+    file: {path: /etc/default/grub.d/iommu.cfg, content: "iommu=pt\n"}
+  - name: reboot
+    reboot: {reason: the new kernel command line}
+  - name: after the reboot
+    file: {path: /etc/after-reboot, content: "checked\n"}
+)";
+
 // Records each call with the node's reboots and files at that moment.
 class FakeSilences final : public MaintenanceSilences {
  public:
@@ -35,6 +50,9 @@ class FakeSilences final : public MaintenanceSilences {
     if (!reachable) co_return Status::Unavailable("POST http://10.9.0.1:9093/api/v2/silences: Connection refused");
     calls.push_back("open " + host + " after " + std::to_string(fleet_.node(host).reboots) + " reboots: " + comment);
     ends.push_back(ends_at_ms);
+    size_t applied = 0;
+    for (const auto& [resource, times] : fleet_.node(host).applied) applied += static_cast<size_t>(times);
+    applied_at_open.push_back(applied);
     co_return "silence-" + host;
   }
 
@@ -49,6 +67,7 @@ class FakeSilences final : public MaintenanceSilences {
   bool reachable = true;
   std::vector<std::string> calls;
   std::vector<int64_t> ends;
+  std::vector<size_t> applied_at_open;  // the node's changes other than files and services, at each open
 
  private:
   FakeFleet& fleet_;
@@ -80,6 +99,30 @@ TEST_CASE("a node the deploy reboots is silenced before the reboot, until its ru
 
   silences.calls.clear();
   REQUIRE(h.Deploy().converged());  // no reboot owed: no silence
+  CHECK(silences.calls.empty());
+}
+
+TEST_CASE("a maintenance step (a drain) opens the silence before it changes anything; the reboot keeps it") {
+  DeployHarness h(Roles{{"drain", kDrainRole}});
+  FakeSilences silences(h.fleet);
+  h.silences = &silences;
+  const int64_t before = SystemClock().NowMs();
+  REQUIRE(h.Deploy().converged());
+  std::vector<std::string> calls = silences.calls;
+  std::sort(calls.begin(), calls.end());
+  CHECK(calls == std::vector<std::string>{
+                     "close silence-node02 after 1 reboots, its steps done",
+                     "close silence-node03 after 1 reboots, its steps done",
+                     "open node02 after 0 reboots: clusterctl: maintenance: drain/drain",
+                     "open node03 after 0 reboots: clusterctl: maintenance: drain/drain",
+                 });
+  CHECK(silences.applied_at_open == std::vector<size_t>{0, 0});  // opened before the drain ran
+  CHECK(h.fleet.node("node02").applied.begin()->second == 1);
+  // It would end by itself after the step's timeout (the run's: 1 h), the reboot's (900 s) and the margin (30 min).
+  for (int64_t end : silences.ends) CHECK((end >= before + 6300000 && end < before + 6360000));
+
+  silences.calls.clear();
+  REQUIRE(h.Deploy(DeploymentOptions{.verify = true}).converged());  // checked again, nothing to drain: no silence
   CHECK(silences.calls.empty());
 }
 

@@ -1,0 +1,85 @@
+// The monitoring role's alert rules (templates/prometheus-rules.yml.mustache),
+// rendered for an inventory and run by Prometheus's own rule tester
+// (`promtool test rules`, Debian's prometheus: scripts/install-deps.sh
+// --daemon) on series as the exporters give them: every node alert fires
+// labelled with the node it is about, so a maintenance silence (matcher
+// node=<host>) covers it (issue 38, "Maintenance does not page anyone").
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "controller/engine/role_harness.h"
+#include "controller/state/test_util.h"
+
+namespace clusterctl {
+namespace {
+
+const char* kInventory = R"(cluster: lab
+connection: {user: root}
+vars:
+  prometheus_alert_for: 2m
+hosts:
+  head: {address: 10.0.0.1}
+  gpu01: {address: 10.0.0.11}
+  gpu02: {address: 10.0.0.12}
+groups:
+  controller: {hosts: [head]}
+  compute: {hosts: [gpu01, gpu02]}
+  monitoring: {hosts: [head]}
+)";
+
+// Series as Prometheus stores them: the Slurm exporter runs on the
+// controller, whose target label `node` wins over the scraped one (kept as
+// exported_node); the node exporters' targets carry their node.
+const char* kRuleTests = R"(rule_files: [rules.yml]
+evaluation_interval: 1m
+tests:
+  - interval: 1m
+    input_series:
+      - series: 'slurm_node_state{job="slurm", instance="10.0.0.1:9341", node="head", exported_node="gpu01", state="drained"}'
+        values: '1x10'
+      - series: 'slurm_node_state{job="slurm", instance="10.0.0.1:9341", node="head", exported_node="gpu02", state="idle"}'
+        values: '1x10'
+      - series: 'up{job="node", instance="10.0.0.12:9100", node="gpu02"}'
+        values: '0x10'
+      - series: 'up{job="node", instance="10.0.0.11:9100", node="gpu01"}'
+        values: '1x10'
+    alert_rule_test:
+      - eval_time: 1m
+        alertname: SlurmNodeDown
+        exp_alerts: []
+      - eval_time: 5m
+        alertname: SlurmNodeDown
+        exp_alerts:
+          - exp_labels: {node: gpu01, severity: warning}
+            exp_annotations: {summary: "A node is down or drained in Slurm"}
+      - eval_time: 5m
+        alertname: NodeDown
+        exp_alerts:
+          - exp_labels: {job: node, instance: "10.0.0.12:9100", node: gpu02, severity: critical}
+            exp_annotations: {summary: "A node exporter does not answer: the node is down or unreachable"}
+)";
+
+TEST_CASE("alert rules: a node drained in Slurm or down fires its own alert, labelled with the node (promtool)") {
+  testing::RoleHarness roles(kInventory, {"monitoring", "alertmanager", "node-exporter", "slurm-exporter", "dcgm-exporter"});
+  const nlohmann::json facts = {{"os", {{"id", "debian"}, {"family", "debian"}}},
+                                {"systemd", true},
+                                {"pci", {{"gpu_count", 0}}},
+                                {"nvidia_driver", nullptr}};
+  testing::Planned head = roles.Plan("head", facts);
+  testing::TempDir dir;
+  std::ofstream(dir.path() + "/rules.yml") << head.files.at("/etc/prometheus/rules/clusterctl.yml");
+  std::ofstream(dir.path() + "/tests.yml") << kRuleTests;
+  const std::string command = "cd '" + dir.path() + "' && promtool test rules tests.yml >out.txt 2>&1";
+  const int status = std::system(command.c_str());
+  std::stringstream out;
+  out << std::ifstream(dir.path() + "/out.txt").rdbuf();
+  REQUIRE_MESSAGE(out.str().find("not found") == std::string::npos,
+                  "promtool (Debian's prometheus) is needed: scripts/install-deps.sh --daemon");
+  CHECK_MESSAGE(status == 0, out.str());
+}
+
+}  // namespace
+}  // namespace clusterctl
