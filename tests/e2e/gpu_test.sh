@@ -14,7 +14,10 @@
 #   3. Raising the driver version while a job runs on node04 rolls through
 #      the GPU nodes one at a time (--batch 1): each drained, upgraded,
 #      rebooted exactly once, resumed; node04 waits for its job, which
-#      completes; every node is back in Slurm.
+#      completes; every node is back in Slurm. Alertmanager on node01
+#      (issue 38): each node is silenced before its drain, for as long as
+#      it is drained or down (node04's SlurmNodeDown fires, suppressed), and
+#      no alert reaches the test's webhook receiver; the silences end.
 #   4. A node with NVSwitches refuses a driver version its fabric manager
 #      does not have, naming both versions, before anything changes.
 #   5. An air-gapped site bundle: with the apt proxy and the local
@@ -24,7 +27,8 @@ source "$(dirname "$0")/lib.sh"
 require_root_or_skip
 CLUSTERCTL="$E2E_ROOT/build/clusterctl"
 WORK=$(mktemp -d /tmp/clusterctl-e2e-gpu-XXXXXX)
-trap 'tb online >/dev/null 2>&1; tb down >/dev/null 2>&1; rm -rf "$WORK"' EXIT
+source "$E2E_ROOT/tests/e2e/alerts/alerts.sh"
+trap 'stop_alert_watch_quietly; stop_alert_receiver; tb online >/dev/null 2>&1; tb down >/dev/null 2>&1; rm -rf "$WORK"' EXIT
 V1=550.127.05-1+simulated
 V2=550.144.03-1+simulated
 V3=550.163.01-1+simulated
@@ -40,6 +44,9 @@ text = open(path).read().replace("\nhosts:\n", "\n" + extra + "\nhosts:\n", 1)
 open(path, "w").write(text)
 EOF
   fi
+  # Monitoring on node01, its alerts to the test's receiver (issue 38).
+  add_alert_vars "$WORK/inventory.yaml"
+  printf '  monitoring:\n    hosts: node01\n' >>"$WORK/inventory.yaml"
 }
 deploy() {  # deploy NAME [ARGS...]: deploy --json into $WORK/NAME.json, returns its exit status
   local name=$1
@@ -64,9 +71,44 @@ for line in open(sys.argv[1]):
     if e.get("event")=="step" and e.get("host")==sys.argv[2] and e.get("status")=="failed": print(e["step"], e.get("error",""), e.get("output",""))' "$1" "$2"
 }
 
+# The rollout's alerts (issue 38), from what watch_alertmanager.py sampled.
+rollout_alerts_checks() {
+  local n line firing
+  for n in node02 node03 node04; do
+    line=$(grep "^$n " "$WORK/watch.txt")
+    check "$n: silenced in Alertmanager all the time its exporter was down ($line)" \
+      sh -c "echo '$line' | grep -q ' silenced_while_down=True '"
+    check "$n: no alert of it ever active in Alertmanager during the rollout" sh -c "echo '$line' | grep -q ' active=none '"
+    check "$n: no silence left once the rollout is over" sh -c "echo '$line' | grep -q ' silenced_at_end=False$'"
+    check "$n: silenced before its drain changed anything" silenced_before_drain "$n"
+  done
+  check "node04 (drained for its job): its SlurmNodeDown fired, suppressed by the silence" \
+    sh -c "grep '^node04 ' '$WORK/watch.txt' | grep -Eq ' suppressed=([^ ]*,)?SlurmNodeDown(,[^ ]*)? '"
+  firing=$(firing_received "$rollout_started" | tr '\n' ';')
+  check "no alert reached the receiver during the rollout (got: ${firing:-none})" test -z "$firing"
+  check "the silences clusterctl opened have all ended (expired in Alertmanager's API)" \
+    python3 "$ALERTS_DIR/maintenance_samples.py" --ended "$ALERTMANAGER_URL" node02 node03 node04
+}
+# silenced_before_drain NODE: in the rollout's events, the note of its
+# silence comes before its drain step's result, and the drain changed.
+silenced_before_drain() {
+  python3 - "$WORK/rollout.json" "$1" <<'EOF'
+import json, sys
+silenced = drained = None
+for i, line in enumerate(open(sys.argv[1])):
+    try: e = json.loads(line)
+    except ValueError: continue
+    if e.get("host") != sys.argv[2]: continue
+    if e.get("event") == "note" and "silenced in Alertmanager" in e.get("message", "") and silenced is None: silenced = i
+    if e.get("event") == "step" and e.get("step") == "nvidia-driver/drain" and e.get("status") == "changed": drained = i
+sys.exit(0 if silenced is not None and drained is not None and silenced < drained else 1)
+EOF
+}
+
 tb down >/dev/null 2>&1
 tb_inventory=$(tb up 4 --gpus 2 2>/dev/null) || { echo "testbed up failed"; exit 1; }
 cp -r "$(dirname "$tb_inventory")/ssh" "$WORK/ssh"
+start_alert_receiver
 inventory "$V1"
 
 # --- 1. first deploy, then nothing ---------------------------------------------
@@ -128,10 +170,14 @@ check "plan shows drain, driver, reboot and resume with the reason" sh -c "
   grep -q 'cuda-drivers-550 $V1 -> $V2' '$WORK/plan.out' &&
   grep -q 'nvidia-driver/reboot.*reboot after' '$WORK/plan.out' &&
   grep -q 'nvidia-driver/resume' '$WORK/plan.out'" || sed -n 1,60p "$WORK/plan.out"
+start_alert_watch node02 node03 node04
+rollout_started=$(date +%s.%N)
 start=$(date +%s)
 deploy rollout --batch 1
 rc=$?
 echo "# rollout: exit $rc in $(seconds_since "$start") s"
+sleep $((ALERT_FOR + 2 * ALERT_INTERVAL + ALERT_GROUP_WAIT))  # what a late alert would need to arrive
+stop_alert_watch $((ALERT_FOR + 2 * ALERT_INTERVAL)) node02 node03 node04
 check "the rollout converges" test "$rc" -eq 0 || tail -30 "$WORK/rollout.err"
 for node in node02 node03 node04; do
   check "$node upgraded to $V2" test "$(package_version "$node" cuda-drivers-550)" = "$V2"
@@ -157,6 +203,7 @@ for line in open(sys.argv[1]):
 print("overlap" if overlap else "one at a time")
 EOF
 check "the GPU nodes were upgraded one at a time ($(cat "$WORK/overlap.txt"))" test "$(cat "$WORK/overlap.txt")" = "one at a time"
+rollout_alerts_checks
 deploy after-rollout
 check "the deploy after the rollout changes nothing" \
   test -z "$(for n in node01 node02 node03 node04; do changed_steps "$WORK/after-rollout.json" $n; done | tr -d '\n')"

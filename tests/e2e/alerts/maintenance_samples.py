@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Reads what watch_alertmanager.py sampled during a rolling reboot
-(tests/e2e/services_test.sh).
+(tests/e2e/services_test.sh, gpu_test.sh).
 
     maintenance_samples.py SAMPLES NEEDED_SECONDS NODE...
         one line per node: NODE down=S long_enough=B silenced_while_down=B
-        suppressed=B active=B silenced_at_end=B
+        suppressed=NAMES active=NAMES silenced_at_end=B
         (down: the longest time its exporter did not answer; long_enough:
         longer than NEEDED_SECONDS, what its NodeDown needs to fire;
-        suppressed/active: the state Alertmanager gave its NodeDown)
+        suppressed/active: its alerts Alertmanager ever had in that state,
+        comma-separated, or "none")
     maintenance_samples.py --ended ALERTMANAGER_URL NODE...
         exit 0 when Alertmanager has a silence by clusterctl for each NODE
         and every silence by clusterctl has ended (expired)
@@ -25,6 +26,12 @@ def ended(url, nodes):
     return set(nodes) <= silenced and all(s["status"]["state"] == "expired" for s in silences)
 
 
+def ever(samples, node, state):
+    """The node's alerts Alertmanager ever gave `state`: "A,B", or "none"."""
+    names = {name for s in samples for name, st in s["alerts"].get(node, {}).items() if st == state}
+    return ",".join(sorted(names)) or "none"
+
+
 def report(samples, needed, node):
     longest, since = 0.0, None
     for s in samples:
@@ -34,13 +41,12 @@ def report(samples, needed, node):
         since = s["t"] if since is None else since
         longest = max(longest, s["t"] - since)
     down = [s for s in samples if not s["up"].get(node)]
-    states = {s["alerts"].get(node, {}).get("NodeDown") for s in samples}
     fields = {
         "down": "%.1f" % longest,
         "long_enough": longest > needed,
         "silenced_while_down": bool(down) and all(node in s["silenced"] for s in down),
-        "suppressed": "suppressed" in states,
-        "active": "active" in states,
+        "suppressed": ever(samples, node, "suppressed"),
+        "active": ever(samples, node, "active"),
         "silenced_at_end": bool(samples) and node in samples[-1]["silenced"],
     }
     return node + " " + " ".join("%s=%s" % item for item in fields.items())

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Samples Alertmanager and the nodes' exporters while a deploy reboots nodes
-(tests/e2e/services_test.sh).
+(tests/e2e/services_test.sh, gpu_test.sh).
 
     watch_alertmanager.py ALERTMANAGER_URL OUT_FILE NODE=EXPORTER_URL...
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A test webhook receiver for Alertmanager (tests/e2e/services_test.sh).
+"""A test webhook receiver for Alertmanager (tests/e2e/services_test.sh, gpu_test.sh).
 
     webhook_receiver.py ADDRESS PORT FILE
 
