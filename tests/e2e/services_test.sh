@@ -243,8 +243,9 @@ for n in node02 node03; do
   line=$(grep "^$n " "$WORK/watch.txt")
   check "$n: down longer than its NodeDown needs to fire, silenced all that time ($line)" \
     sh -c "echo '$line' | grep -q ' long_enough=True silenced_while_down=True '"
-  check "$n: its NodeDown fired in Alertmanager, suppressed by the silence; no alert of it active" \
-    sh -c "echo '$line' | grep -Eq ' suppressed=([^ ]*,)?NodeDown(,[^ ]*)? active=none '"
+  # (NfsMountMissing stands before and after: this kernel mounts no NFS.)
+  check "$n: its NodeDown fired in Alertmanager, suppressed by the silence, never active" \
+    sh -c "echo '$line' | grep -Eq ' suppressed=([^ ]*,)?NodeDown(,[^ ]*)? ' && ! echo '$line' | grep -Eq ' active=([^ ]*,)?NodeDown(,| )'"
   check "$n: no silence left once the deploy is over" sh -c "echo '$line' | grep -q ' silenced_at_end=False$'"
   check "$n: nothing of its NodeDown firing reached the receiver" test -z "$(received NodeDown "$n" firing "$rolling_started")"
   check "$n: the deploy noted its silence" grep -q "alerts of $n silenced in Alertmanager" "$WORK/rolling.json"
