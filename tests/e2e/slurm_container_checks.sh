@@ -40,3 +40,11 @@ cdi=$(tb ssh node02 "head -n 1 /etc/cdi/nvidia.yaml; grep -c 'path: /dev/nvidia[
 check "node02's CDI spec is nvidia-ctk's, labelled SIMULATED, naming both simulated GPUs ($(paste -sd' ' <<<"$cdi" | cut -c1-60))" \
   bash -c "grep -q '^# SIMULATED CDI spec' <<<\"\$0\" && [ \"\$(tail -n 1 <<<\"\$0\")\" = 2 ]" "$cdi"
 check "node01 (no GPU) has no Container Toolkit" bash -c "! $TESTBED ssh node01 test -e /usr/bin/nvidia-ctk"
+# A driver change: the spec was written for another driver than the loaded
+# one (the stamp says so), so the next deploy generates it again, and only it.
+tb ssh node03 "echo 550.54.15 >/var/lib/clusterctl/nvidia-cdi.driver"
+"$CLUSTERCTL" deploy --verify --json "$inventory" --roles nvidia-container-toolkit --limit node03 >"$outputs/cdi-again.json" 2>&1
+check "a CDI spec written for another driver is generated again ($(changed_steps "$outputs/cdi-again.json" node03))" \
+  test "$(changed_steps "$outputs/cdi-again.json" node03)" = "nvidia-container-toolkit/cdi spec"
+check "... for the loaded driver ($(tb ssh node03 cat /sys/module/nvidia/version))" \
+  test "$(tb ssh node03 cat /var/lib/clusterctl/nvidia-cdi.driver)" = "$(tb ssh node03 cat /sys/module/nvidia/version)"
