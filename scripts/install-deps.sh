@@ -14,9 +14,12 @@ BUILD_PACKAGES=(
   python3  # tests/exporters: the Slurm exporter is a Python script
   man-db zsh  # tests/cli: the generated man page renders without warnings, the zsh completion parses
 )
-# The testbed (tests/testbed): nspawn containers on a bridge, an apt proxy.
+# The testbed (tests/testbed): nspawn containers on a bridge, an apt proxy;
+# spank.h (libslurm-dev) and a C compiler for the SIMULATED pyxis plugin of
+# its local repository (tests/testbed/lib/container_repo.sh).
 TESTBED_PACKAGES=(
   debootstrap systemd-container iproute2 apt-cacher-ng openssh-client procps util-linux sqlite3 python3
+  libslurm-dev gcc
 )
 
 # The daemon's tests (tests/e2e/serve_test.sh) and benchmark (bench/serve-load.sh):

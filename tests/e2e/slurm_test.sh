@@ -17,7 +17,9 @@
 # What users run (issue 37): alice's srun -N2 --mpi=pmix runs the mpi role's
 # ring across both compute nodes, validate's mpi.cluster passes with what it
 # measured; Lmod lists a module per CUDA toolkit (SIMULATED toolkits from the
-# testbed's repository) and Open MPI, and loading one sets PATH.
+# testbed's repository) and Open MPI, and loading one sets PATH; enroot and
+# pyxis (SIMULATED) put --container-image in srun --help, and a job using it
+# fails saying it is simulated; the GPU nodes' CDI spec is SIMULATED.
 source "$(dirname "$0")/lib.sh"
 require_root_or_skip
 CLUSTERCTL="$E2E_ROOT/build/clusterctl"
@@ -55,8 +57,18 @@ directory_tls() {
   openssl x509 -req -in "$d/server.csr" -CA "$d/ca.pem" -CAkey "$d/ca.key" -CAcreateserial -out "$d/server.pem" -days 7 \
     -extfile "$d/ext" 2>/dev/null
 }
+# NVIDIA's container stack (issue 37) from the testbed's local repository,
+# where the driver comes from (SIMULATED packages: tests/testbed/lib/
+# container_repo.sh), with the site's NGC credentials beside the inventory
+# (a key made here, scanned for below).
+ngc_credentials() {
+  [ -s "$TESTBED_STATE/ngc.netrc" ] && return 0
+  printf 'machine nvcr.io login $oauthtoken password %s\n' "$(head -c 24 /dev/urandom | base64 | tr -d '/+=')" >"$TESTBED_STATE/ngc.netrc"
+}
 site_vars() {
   directory_tls
+  ngc_credentials
+  sed -i "s|^vars:\$|vars:\n  pyxis_repository: $(sed -n 's/^  nvidia_driver_repository: //p' "$1")\n  pyxis_repository_trusted: true\n  enroot_credentials_file: ngc.netrc|" "$1"
   sed -i 's/^vars:$/vars:\n  slurm_ssh_allow_users: [admin]\n  slurm_node_shm_size: 1G/' "$1"
   sed -i 's/^groups:$/groups:\n  directory:\n    hosts: node01/' "$1"
   sed -i '/^vars:$/r /dev/stdin' "$1" <<'YAML'
@@ -167,6 +179,7 @@ check "slurmdbd runs only on the primary" no_slurmdbd_on02
 source "$(dirname "$0")/slurm_site_checks.sh"
 source "$(dirname "$0")/slurm_accounting_checks.sh"
 source "$(dirname "$0")/slurm_user_software_checks.sh"
+source "$(dirname "$0")/slurm_container_checks.sh"
 
 # The directory (issue 36): slapd on node01, sssd on every node.
 check "slapd serves ldaps and ldapi only (no clear-text LDAP on 389)" \
@@ -415,6 +428,7 @@ import base64, os, sys
 state, outputs, _ = sys.argv[1:]
 secrets = {name: open(os.path.join(state, "secrets", name), "rb").read()
            for name in ("munge_key", "slurmdbd_password", "ldap_admin_password", "ldap_sssd_password")}
+secrets["ngc_api_key"] = open(os.path.join(state, "..", "ngc.netrc"), "rb").read().split()[-1]
 forms = {}
 for name, value in secrets.items():
     forms[name + " raw"] = value
@@ -428,7 +442,7 @@ files += [os.path.join(state, f) for f in os.listdir(state) if f.startswith("sta
 found = [f"{form} in {path}" for path in files for form, needle in forms.items() if needle in open(path, "rb").read()]
 print("\n".join(found) if found else "clean")
 PY
-check "no form of the munge key, the DB or directory passwords in any output or the state db ($(head -3 "$WORK/scan.txt" | paste -sd';'))" test "$(cat "$WORK/scan.txt")" = clean
+check "no form of the munge key, the DB or directory passwords, the NGC key in any output or the state db ($(head -3 "$WORK/scan.txt" | paste -sd';'))" test "$(cat "$WORK/scan.txt")" = clean
 for n in node01 node02; do
   tb ssh $n 'journalctl --no-pager -o cat 2>/dev/null; cat /var/log/slurm/*.log /var/log/sssd/*.log /root/.bash_history 2>/dev/null'
 done >"$WORK/nodelogs"
@@ -436,9 +450,10 @@ key_b64=$(base64 -w0 <"$TESTBED_STATE/.clusterctl/secrets/munge_key")
 password=$(cat "$TESTBED_STATE/.clusterctl/secrets/slurmdbd_password")
 admin_password=$(cat "$TESTBED_STATE/.clusterctl/secrets/ldap_admin_password")
 sssd_password=$(cat "$TESTBED_STATE/.clusterctl/secrets/ldap_sssd_password")
+ngc_key=$(awk '{ print $NF }' "$TESTBED_STATE/ngc.netrc")
 check "nor in the nodes' journals, Slurm and sssd logs, root's history ($(wc -l <"$WORK/nodelogs") lines)" \
-  bash -c "! grep -qF -e '${key_b64:0:40}' -e '$password' -e '$admin_password' -e '$sssd_password' '$WORK/nodelogs'"
+  bash -c "! grep -qF -e '${key_b64:0:40}' -e '$password' -e '$admin_password' -e '$sssd_password' -e '$ngc_key' '$WORK/nodelogs'"
 check "nor in a process's command line during the first deploy" \
-  bash -c "! grep -qF -e '$admin_password' -e '$sssd_password' -e '$password' '$outputs/cmdlines.txt'"
+  bash -c "! grep -qF -e '$admin_password' -e '$sssd_password' -e '$password' -e '$ngc_key' '$outputs/cmdlines.txt'"
 
 finish

@@ -14,19 +14,23 @@
 #            running a placeholder that only logs and waits, user grafana)
 #   NVIDIA's driver, fabric manager, DCGM and CUDA toolkit packages and a
 #            kernel for the GPU nodes (nvidia_repo.sh)
+#   NVIDIA's enroot, pyxis (a real SPANK plugin that refuses container jobs)
+#            and container toolkit (container_repo.sh)
 
 LOCAL_REPO_PORT=8099
 local_repo_dir() { echo "$TESTBED_STATE/repo"; }
 local_repo_url() { echo "http://$BRIDGE_ADDRESS:$LOCAL_REPO_PORT/"; }
 
-# The packages are built once (34 dpkg-deb runs, about 12 s of CPU) and
-# cached under $TESTBED_CACHE/local-repo/<key>, the key hashing the scripts
-# that write them and the architecture; each testbed gets its own copy.
+# The packages are built once (41 dpkg-deb runs and a compile, about 13 s of
+# CPU) and cached under $TESTBED_CACHE/local-repo/<key>, the key hashing the
+# scripts and source that write them, the spank.h the pyxis plugin is built
+# against and the architecture; each testbed gets its own copy.
 build_local_repo() {
   local dir cached
   dir=$(local_repo_dir)/packages
-  [ -f "$dir/Packages" ] && grep -q '^Package: cuda-drivers-550$' "$dir/Packages" && return 0
-  cached="$TESTBED_CACHE/local-repo/$(cat "$TESTBED_HOME"/lib/{local_repo,nvidia_repo,ofed_bundle}.sh |
+  [ -f "$dir/Packages" ] && grep -q '^Package: nvslurm-plugin-pyxis$' "$dir/Packages" && return 0
+  cached="$TESTBED_CACHE/local-repo/$(cat "$TESTBED_HOME"/lib/{local_repo,nvidia_repo,ofed_bundle,container_repo}.sh \
+    "$TESTBED_HOME"/lib/spank_pyxis_simulated.c /usr/include/slurm/spank.h 2>/dev/null |
     { cat; dpkg --print-architecture; } | sha256sum | cut -c1-16)"
   if [ ! -f "$cached/complete" ]; then
     mkdir -p "$TESTBED_CACHE/local-repo"
@@ -72,6 +76,7 @@ getent passwd grafana >/dev/null || adduser --system --ingroup grafana --home /u
 mkdir -p /etc/grafana/provisioning/datasources /etc/grafana/provisioning/dashboards /var/lib/grafana
 chown grafana:grafana /var/lib/grafana"
   build_nvidia_placeholders "$dir" "$arch"
+  build_container_placeholders "$dir" "$arch"
   write_packages_index "$dir"
 }
 

@@ -19,7 +19,7 @@
 OFED_DEFAULT_VERSION=24.10-1.1.4.0
 OFED_DEFAULT_DISTRO=debian12.5
 
-# write_placeholder_deb DIR NAME VERSION ARCH DEPENDS SUMMARY [FILE=CONTENT...]
+# write_placeholder_deb DIR NAME VERSION ARCH DEPENDS SUMMARY [FILE=CONTENT... | @FILE=BUILT...]
 write_placeholder_deb() {
   local out=$1 name=$2 version=$3 arch=$4 depends=$5 summary=$6
   shift 6
@@ -41,6 +41,12 @@ write_placeholder_deb() {
   echo "SIMULATED: placeholder of $name $version built by the clusterctl testbed." >"$work/usr/share/doc/$name/SIMULATED"
   local file
   for file in "$@"; do
+    if [[ $file == @* ]]; then  # @PATH=FILE: a built file (a shared object), copied as it is
+      file=${file#@}
+      mkdir -p "$work/$(dirname "${file%%=*}")"
+      cp "${file#*=}" "$work/${file%%=*}"
+      continue
+    fi
     mkdir -p "$work/$(dirname "${file%%=*}")"
     printf '%s\n' "${file#*=}" >"$work/${file%%=*}"
   done
