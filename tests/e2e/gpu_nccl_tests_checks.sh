@@ -19,10 +19,13 @@ nccl_tests_checks() {
   nccl_tests_source: nccl-tests-2.13.9.tar.gz'
 
   "$CLUSTERCTL" plan "$WORK/inventory.yaml" --limit node01,node03 --roles "$roles" >"$WORK/nccl-plan.out" 2>&1
-  check "plan lists the nccl-tests build on node03, its toolkit check after the role's earlier changes" sh -c "
-    grep -q 'nccl-tests/build' '$WORK/nccl-plan.out' &&
-    grep 'nccl-tests/toolkit and GPU' '$WORK/nccl-plan.out' | grep -q 'checked after'" || cat "$WORK/nccl-plan.out"
-  check "... and none on node01 (no GPU)" sh -c "! grep 'nccl-tests/' '$WORK/nccl-plan.out' | grep -q node01"
+  # Before the bundle is on the node, plan cannot check the toolkit (it is
+  # checked after the role's earlier changes): it lists what would change.
+  grep -q '^  nccl-tests/build: ' "$WORK/nccl-plan.out" || cat "$WORK/nccl-plan.out"
+  check "plan lists the nccl-tests bundle copy and build for node03" sh -c "
+    grep -q '^  nccl-tests/bundle: ' '$WORK/nccl-plan.out' && grep -q '^  nccl-tests/build: ' '$WORK/nccl-plan.out' &&
+    grep -q '^node03' '$WORK/nccl-plan.out'"
+  check "... and none for node01 (no GPU)" sh -c "! awk '/^[^ ]/ { host = \$0 } /nccl-tests/ && host ~ /node01/' '$WORK/nccl-plan.out' | grep -q ."
 
   deploy nccl --limit node01,node03 --roles "$roles"
   local rc=$? err
@@ -36,6 +39,12 @@ nccl_tests_checks() {
   check "... after the CUDA toolkit it needs was installed" tb exec node03 test -x /usr/local/cuda-12.6/bin/nvcc
   check "... with nothing built or linked" sh -c "
     $TESTBED exec node03 test ! -e /usr/local/lib/nccl-tests && $TESTBED exec node03 test ! -e /usr/local/bin/all_reduce_perf"
+  # Now nothing before the check would change: plan checks it, and says why.
+  "$CLUSTERCTL" plan "$WORK/inventory.yaml" --limit node03 --roles "$roles" >"$WORK/nccl-plan2.out" 2>&1
+  rc=$?
+  check "a plan after the refusal fails on node03 with the same reason (exit $rc)" sh -c "
+    test $rc -ne 0 && grep -q 'nvcc at /usr/local/cuda-12.6/bin/nvcc is SIMULATED' '$WORK/nccl-plan2.out'" ||
+    cat "$WORK/nccl-plan2.out"
   check "node01 (no GPU) deploys with no failed step" test -z "$(step_error "$WORK/nccl.json" node01)"
   check "... and finishes ok" python3 -c 'import json,sys
 ok = [e for e in map(json.loads, filter(str.strip, open(sys.argv[1])))
