@@ -23,6 +23,8 @@
 #   5. An air-gapped site bundle: with the apt proxy and the local
 #      repository stopped, the driver is upgraded from a bundle copied from
 #      the controller.
+#   6. nccl-tests (gpu_nccl_tests_checks.sh): plan lists the build, deploy
+#      refuses it on a GPU node, naming the SIMULATED nvcc and the missing GPU.
 source "$(dirname "$0")/lib.sh"
 require_root_or_skip
 CLUSTERCTL="$E2E_ROOT/build/clusterctl"
@@ -246,5 +248,9 @@ check "node02's only NVIDIA source is the bundle" sh -c "
   $TESTBED exec node02 test -f /etc/apt/sources.list.d/clusterctl-nvidia-driver-bundle.list &&
   $TESTBED exec node02 test ! -e /etc/apt/sources.list.d/clusterctl-nvidia-driver.list"
 check "node02 is back in Slurm" wait_idle node02
+
+# --- 6. nccl-tests for validate -------------------------------------------------
+source "$(dirname "$0")/gpu_nccl_tests_checks.sh"
+nccl_tests_checks
 
 finish
