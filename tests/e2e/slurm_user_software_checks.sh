@@ -57,7 +57,7 @@ check "installed again, its module is back after the same deploy ($(avail node03
 token=$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')
 image_made=$(on01 "set -e; rm -rf /tmp/e2e-image && mkdir /tmp/e2e-image && cd /tmp/e2e-image
   umoci init --layout layout && umoci new --image layout:1 && umoci unpack --image layout:1 b >/dev/null
-  r=b/rootfs; mkdir -p \$r/usr/bin \$r/etc && ln -s usr/bin \$r/bin && ln -s usr/lib \$r/lib && ln -s usr/lib64 \$r/lib64
+  r=b/rootfs; mkdir -p \$r/usr/bin \$r/etc \$r/tmp && chmod 1777 \$r/tmp && ln -s usr/bin \$r/bin && ln -s usr/lib \$r/lib && ln -s usr/lib64 \$r/lib64
   for f in /usr/bin/dash /usr/bin/cat /usr/bin/id; do cp \$f \$r/usr/bin/; ldd \$f | grep -o '/[^ ]*' | xargs -I{} cp --parents -L {} \$r/usr/; done
   ln -s dash \$r/usr/bin/sh; echo '$token' >\$r/etc/clusterctl-e2e
   umoci repack --image layout:1 b && umoci config --image layout:1 --config.cmd=/bin/sh
