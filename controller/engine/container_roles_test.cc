@@ -136,3 +136,37 @@ TEST_CASE("registry: a proxy without a remote, a remote without proxy mode, a pa
 }
 
 }  // namespace clusterctl
+
+namespace clusterctl {
+
+// containers depends on slurm-common, which depends on sssd: visited first
+// (alphabetically), it pulled sssd ahead of ldap-server on the directory
+// host, where sssd then waited for its own host's ldap-server forever (the
+// e2e's plan hung). A role waiting for a role of its own host comes after it.
+TEST_CASE("containers on the directory host: sssd still after ldap-server, which it waits for") {
+  testing::RoleHarness h(R"(cluster: lab
+connection: {user: root}
+vars:
+  containers_runtime: crun
+hosts:
+  head01: {address: 10.0.0.1}
+groups:
+  controller: {hosts: [head01]}
+  directory: {hosts: [head01]}
+)",
+                         {});
+  Diagnostics diagnostics;
+  auto inventory = LoadInventory(h.dir() + "/inventory.yaml", diagnostics);
+  REQUIRE(inventory);
+  auto catalog = Catalog::Load({{testing::SourceDir() + "/roles"}, {testing::SourceDir() + "/templates"}}, diagnostics);
+  REQUIRE(catalog);
+  std::vector<std::string> order;
+  for (const Role* r : catalog->RolesFor(*inventory->FindHost("head01"), *inventory, {})) order.push_back(r->name);
+  auto at = [&](const std::string& name) { return std::find(order.begin(), order.end(), name) - order.begin(); };
+  REQUIRE(at("containers") < static_cast<long>(order.size()));
+  REQUIRE(at("sssd") < static_cast<long>(order.size()));
+  CHECK(at("ldap-server") < at("sssd"));
+  CHECK(at("sssd") < at("slurm-common"));
+}
+
+}  // namespace clusterctl
