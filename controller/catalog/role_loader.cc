@@ -589,6 +589,10 @@ std::vector<const Role*> Catalog::RolesFor(const Host& host, const Inventory& in
     const Role* role = Find(name);
     if (!role) return;
     for (const std::string& d : role->depends_on) place(d);
+    // A role that waits for a role this host also runs (sssd for ldap-server
+    // on the directory host) comes after it: placed before, it would wait for
+    // its own host forever (the plan hung once a new role pulled sssd ahead).
+    for (const RoleWait& wait : role->waits_for) place(wait.role);
     ordered.push_back(role);
   };
   for (const std::string& name : wanted) place(name);

@@ -19,7 +19,9 @@
 # measured; Lmod lists a module per CUDA toolkit (SIMULATED toolkits from the
 # testbed's repository) and Open MPI, and loading one sets PATH; enroot and
 # pyxis (SIMULATED) put --container-image in srun --help, and a job using it
-# fails saying it is simulated; the GPU nodes' CDI spec is SIMULATED.
+# fails saying it is simulated; the GPU nodes' CDI spec is SIMULATED; an image
+# made on node01 is pushed to its registry and alice's srun -N2 --container
+# runs in it on both compute nodes (crun, rootless).
 source "$(dirname "$0")/lib.sh"
 require_root_or_skip
 CLUSTERCTL="$E2E_ROOT/build/clusterctl"
@@ -81,6 +83,11 @@ site_vars() {
   directory_groups:
     - {name: research, gid: 5000, members: [carol, dave]}
   cuda_toolkit_versions: ["12-4", "12-6"]
+  containers_runtime: crun
+  registry_mode: local
+  registry_tls_ca_file: directory-tls/ca.pem
+  registry_tls_cert_file: directory-tls/server.pem
+  registry_tls_key_file: directory-tls/server.key
   slurm_qos:
     - {name: standard, priority: 10, max_wall: "00:10:00", max_tres_per_user: "cpu=64", flags: [DenyOnLimit]}
   slurm_accounts:

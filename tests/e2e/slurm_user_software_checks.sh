@@ -44,3 +44,35 @@ check "cuda-toolkit-12-4 removed on node03: the next deploy removes its module o
 "$CLUSTERCTL" deploy --verify "$inventory" --roles cuda-toolkit,lmod --limit node03 >"$outputs/lmod-again.txt" 2>&1
 check "installed again, its module is back after the same deploy ($(avail node03))" \
   bash -c "[[ '$(avail node03)' =~ ^cuda/12\.4\ cuda/12\.6\ openmpi/[0-9.]+$ ]]"
+
+# Containers (the containers and registry roles): Slurm's own OCI support
+# with crun, a local registry on node01 over TLS (the directory's CA, which
+# every node trusts). An image is made on node01 from its own tree (dash,
+# cat and id with their libraries, and a file with a token of this run),
+# turned into an OCI image with umoci and pushed with skopeo; alice pulls it
+# into a bundle on both compute nodes (clusterctl-image-bundle) and runs
+# `srun -N2 --container` in it, rootless. The testbed lets the nodes use
+# the kernel keyring (node.sh: nspawn refuses it, a real machine does not),
+# which the runtimes need.
+token=$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')
+image_made=$(on01 "set -e; rm -rf /tmp/e2e-image && mkdir /tmp/e2e-image && cd /tmp/e2e-image
+  umoci init --layout layout && umoci new --image layout:1 && umoci unpack --image layout:1 b >/dev/null
+  r=b/rootfs; mkdir -p \$r/usr/bin \$r/etc \$r/tmp && chmod 1777 \$r/tmp && ln -s usr/bin \$r/bin && ln -s usr/lib \$r/lib && ln -s usr/lib64 \$r/lib64
+  for f in /usr/bin/dash /usr/bin/cat /usr/bin/id; do cp \$f \$r/usr/bin/; ldd \$f | grep -o '/[^ ]*' | xargs -I{} cp --parents -L {} \$r/usr/; done
+  ln -s dash \$r/usr/bin/sh; echo '$token' >\$r/etc/clusterctl-e2e
+  umoci repack --image layout:1 b && umoci config --image layout:1 --config.cmd=/bin/sh
+  skopeo copy --quiet oci:layout:1 docker://node01:5000/e2e/base:1 && echo pushed" 2>&1 | tail -3)
+check "an image made from node01's tree is pushed to its registry over TLS ($image_made)" test "$image_made" = pushed
+tags=$(tb ssh node03 "skopeo list-tags docker://node01:5000/e2e/base | python3 -c 'import json, sys; print(json.load(sys.stdin)[\"Tags\"])'" 2>&1)
+check "node03 trusts the registry's certificate and lists the tag ($tags)" test "$tags" = "['1']"
+bundled=$(on01 "cd /tmp && timeout 120 runuser -u alice -- srun -N2 sh -c 'clusterctl-image-bundle e2e/base:1 /tmp/alice-e2e-bundle && echo \$(hostname) bundled'" 2>&1 | sort | paste -sd';')
+check "alice unpacks it into a bundle on both compute nodes ($bundled)" test "$bundled" = "node02 bundled;node03 bundled"
+inside=$(on01 "cd /tmp && timeout 60 runuser -u alice -- srun -N2 --container=/tmp/alice-e2e-bundle sh -c 'cat /etc/clusterctl-e2e; id -u'" 2>&1 | sort | uniq -c | awk '{ print $1, $2 }' | paste -sd';')
+check "srun -N2 --container runs in it on both nodes: the image's file, root in the user namespace ($inside)" \
+  test "$inside" = "2 0;2 $token"
+check "... and the file is the image's only (not on the nodes)" bash -c "! $TESTBED ssh node02 test -e /etc/clusterctl-e2e"
+check "the runtime ran as alice, its state in her own directory" tb ssh node02 "test \"\$(stat -c '%U %a' /run/clusterctl-oci/2001)\" = 'alice 700'"
+# A state directory another user made first is refused, never used.
+refused=$(tb ssh node02 "runuser -u bob -- mkdir -m 0777 /run/clusterctl-oci/5001; runuser -u carol -- /usr/local/lib/clusterctl/oci-runtime list 2>&1; rmdir /run/clusterctl-oci/5001")
+check "the runtime refuses a state directory another user made ($refused)" grep -q "is not a 0700 directory of user 5001's own; refusing it" <<<"$refused"
+on01 "runuser -u alice -- srun -N2 rm -rf /tmp/alice-e2e-bundle; rm -rf /tmp/e2e-image" >/dev/null 2>&1

@@ -131,6 +131,11 @@ supervise_node() {
   mapfile -t -O "${#storage[@]}" storage < <(shared_nspawn_args "$INDEX")
   local -a modules=()
   [ "$GPUS" -gt 0 ] && modules=("--bind-ro=$dir/sysmodule:/sys/module")
+  # --system-call-filter=@keyring: nspawn's seccomp filter refuses the
+  # kernel keyring calls (add_key, keyctl: EPERM), which a real machine
+  # allows; an OCI runtime (crun, runc) gives every container a session
+  # keyring of its own and fails without them ("create keyring: Operation
+  # not permitted"), so Slurm's `srun --container` could not run here.
   # --rlimit: a real node's init has no memlock ceiling (RDMA pins job
   # memory; slurmd asks for LimitMEMLOCK=infinity); without it the nodes
   # inherit this machine's hard limits, which they may not raise. It takes
@@ -144,7 +149,7 @@ supervise_node() {
     fi
     systemd-nspawn -D "$root" --register=no --keep-unit \
       --network-namespace-path="/run/netns/$(netns_name "$node")" \
-      --capability=CAP_NET_ADMIN \
+      --capability=CAP_NET_ADMIN --system-call-filter=@keyring \
       --rlimit=MEMLOCK=infinity --rlimit=NOFILE=1048576 \
       --resolv-conf=off --timezone=off --link-journal=no --console=read-only \
       -M "$node" "${hardware[@]}" "${storage[@]}" "${modules[@]}" -b </dev/null &
