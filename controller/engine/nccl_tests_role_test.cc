@@ -101,7 +101,7 @@ TEST_CASE("nccl-tests: the toolkit and GPU checked before NCCL's packages and th
 // declared default and in the thresholds' built-in one.
 TEST_CASE("nccl-tests: the programs are linked where validate looks for all_reduce_perf") {
   WithBundle h;
-  const std::string& builder = PlanHost(h, "gpu01").files.at("/usr/local/sbin/clusterctl-nccl-tests");
+  const std::string builder = PlanHost(h, "gpu01").files.at("/usr/local/sbin/clusterctl-nccl-tests");
   const std::string validate_dir = ValidateVariables().at("validate_nccl_tests_dir").default_value.get<std::string>();
   CHECK(validate_dir == Thresholds{}.nccl_tests_dir);
   CHECK(builder.find("\nbin=" + validate_dir + "\n") != std::string::npos);
