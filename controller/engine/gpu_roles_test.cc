@@ -30,12 +30,7 @@ groups:
 }
 
 nlohmann::json Facts(int gpus, int nvswitches = 0) {
-  return {{"os", {{"id", "debian"}, {"family", "debian"}, {"version_id", "12"}, {"version_codename", "bookworm"}}},
-          {"nvidia_driver", nullptr},
-          {"package_manager", "apt"},
-          {"kernels", {{"installed", {"6.1.0-28-amd64"}}, {"newest", "6.1.0-28-amd64"}}},
-          {"pci", {{"gpu_count", gpus}, {"hca_count", 0}, {"nvswitch_count", nvswitches}}},
-          {"systemd", true}};
+  return testing::DebianNodeFacts(gpus, nvswitches);
 }
 
 bool Has(const std::vector<std::string>& list, const std::string& item) {

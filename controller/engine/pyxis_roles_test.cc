@@ -35,12 +35,7 @@ groups:
 }
 
 nlohmann::json Facts(int gpus) {
-  return {{"os", {{"id", "debian"}, {"family", "debian"}, {"version_id", "12"}, {"version_codename", "bookworm"}}},
-          {"nvidia_driver", nullptr},
-          {"package_manager", "apt"},
-          {"kernels", {{"installed", {"6.1.0-28-amd64"}}, {"newest", "6.1.0-28-amd64"}}},
-          {"pci", {{"gpu_count", gpus}, {"hca_count", 0}, {"nvswitch_count", 0}}},
-          {"systemd", true}};
+  return testing::DebianNodeFacts(gpus);
 }
 
 const std::map<std::string, nlohmann::json> kFacts = {

@@ -29,6 +29,17 @@ struct Planned {
   std::map<std::string, std::vector<std::string>> notify;  // identity -> the handlers it notifies
 };
 
+// The facts of a Debian 12 node with apt, systemd, one kernel, no HCA and
+// no loaded NVIDIA driver (the GPU roles' tests).
+inline nlohmann::json DebianNodeFacts(int gpus, int nvswitches = 0) {
+  return {{"os", {{"id", "debian"}, {"family", "debian"}, {"version_id", "12"}, {"version_codename", "bookworm"}}},
+          {"nvidia_driver", nullptr},
+          {"package_manager", "apt"},
+          {"kernels", {{"installed", {"6.1.0-28-amd64"}}, {"newest", "6.1.0-28-amd64"}}},
+          {"pci", {{"gpu_count", gpus}, {"hca_count", 0}, {"nvswitch_count", nvswitches}}},
+          {"systemd", true}};
+}
+
 class RoleHarness {
  public:
   RoleHarness(const std::string& inventory, std::vector<std::string> roles) : roles_(std::move(roles)) {
