@@ -119,11 +119,8 @@ Task<void> HostRun::SilenceAlerts(const std::string& why, std::chrono::seconds d
 // follows it. The silence ends with the host's run; this bounds only one a
 // dead controller leaves behind.
 std::chrono::seconds HostRun::MaintenanceLasts(const PlannedStep& step) const {
-  const nlohmann::json& timeout = step.params.contains("timeout") ? step.params["timeout"] : nlohmann::json();
-  const auto step_lasts = timeout.is_number_integer()
-                              ? std::chrono::seconds(timeout.get<int>())
-                              : std::chrono::duration_cast<std::chrono::seconds>(context_.options.step_timeout);
-  return step_lasts + context_.options.reboot_timeout;
+  const auto run_step_timeout = std::chrono::duration_cast<std::chrono::seconds>(context_.options.step_timeout);
+  return step.Timeout().value_or(run_step_timeout) + context_.options.reboot_timeout;
 }
 
 Task<void> HostRun::EndSilence() {

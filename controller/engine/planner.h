@@ -8,7 +8,9 @@
 // reported before anything runs.
 #pragma once
 
+#include <chrono>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +42,12 @@ struct PlannedStep {
   // recorded results.
   std::string StepId() const { return loop_key.empty() ? step->name : step->name + "[" + loop_key + "]"; }
   std::string Identity() const { return role->name + "/" + StepId(); }
+  // The step's own `timeout` parameter (seconds), when it has one.
+  std::optional<std::chrono::seconds> Timeout() const {
+    const auto timeout = params.find("timeout");
+    if (timeout == params.end() || !timeout->is_number_integer()) return std::nullopt;
+    return std::chrono::seconds(timeout->get<int>());
+  }
 };
 
 struct HostPlan {

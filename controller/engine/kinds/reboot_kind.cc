@@ -99,9 +99,7 @@ class RebootKind final : public StepKind {
 
   // The step's `timeout`, else the run's reboot timeout.
   static std::chrono::seconds Timeout(KindHost& host, const PlannedStep& step) {
-    return step.params.contains("timeout") && step.params["timeout"].is_number_integer()
-               ? std::chrono::seconds(step.params["timeout"].get<int>())
-               : host.options().reboot_timeout;
+    return step.Timeout().value_or(host.options().reboot_timeout);
   }
 
   // Reconnects until the node answers with a boot id other than `before`,
