@@ -227,6 +227,12 @@ class Deployment {
     Diagnostics diagnostics;
     for (size_t i = 0; i < in_.hosts.size(); ++i) {
       if (reports_[i]) continue;
+      const std::vector<std::string> left_out = planner.HostProblems(in_.hosts[i]->name);
+      if (!left_out.empty()) {  // its facts, not the inventory: it fails alone
+        reports_[i] = EndedReport(in_.hosts[i]->name, HostOutcome::kFailed,
+                                  "the node's facts cannot be used: " + Join(left_out, "; "));
+        continue;
+      }
       plans_.push_back(planner.Plan(*in_.hosts[i], diagnostics));
       plan_host_.push_back(i);
     }

@@ -2,12 +2,14 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <set>
 #include <sstream>
 
+#include "common/strings.h"
 #include "controller/engine/fake_fleet.h"
 #include "tests/unit/test_paths.h"
 
@@ -74,6 +76,70 @@ TEST_CASE("facts check: the agent's facts pass; a missing or mistyped fact is na
   CHECK(problems[2].rfind("kernels.installed is ", 0) == 0);
   CHECK(FactsProblems(nullptr).size() == 1);
   CHECK(FactsProblems("\xff\xfe").size() == 1);  // not UTF-8, and no throw
+}
+
+}  // namespace clusterctl
+
+namespace clusterctl {
+
+TEST_CASE("facts check: values of the right type a node cannot have are named with the bound they break") {
+  nlohmann::json facts = testing::FakeFacts("n", 8);
+  facts["memory"]["total_mib"] = 100;
+  facts["kernels"]["installed"] = {"6.1.0-18-amd64", "6.1.0-18-amd64~"};
+  facts["cpu"]["cpus"] = 1000000;
+  facts["os"]["version_codename"] = "bookworm x";
+  facts["interfaces"] = {{{"name", "ib0"}, {"link_type", "infiniband"}}, {{"name", "a/b"}}};
+  const std::vector<std::string> problems = FactsProblems(facts);
+  REQUIRE(problems.size() == 5);
+  CHECK(problems[0] ==
+        "os.version_codename is \"bookworm x\": not an os-release word (lower-case letters, digits, '.', '_' and '-' (or nothing))");
+  CHECK(problems[1] == "kernels.installed[1] is \"6.1.0-18-amd64~\": not a kernel name (letters, digits, '.', '_', '+' and '-', "
+                       "the first a letter, digit or '_')");
+  CHECK(problems[2] == "cpu.cpus is 1000000, more than a node has (at most 16384)");
+  CHECK(problems[3] == "memory.total_mib is 100, less than a node has (at least 1024)");
+  CHECK(problems[4].rfind("interfaces[1].name is \"a/b\": not an interface name", 0) == 0);
+}
+
+TEST_CASE("facts check: each generated edge value passes or fails as it says, on the fact it names") {
+  const std::vector<FactValueCase> cases = FactValueCases();
+  size_t refused = 0;
+  for (const FactValueCase& c : cases) {
+    CAPTURE(c.path);
+    CAPTURE(c.what);
+    // Placed into well facts: the path's sections (a list's first element) made as needed.
+    nlohmann::json facts = testing::FakeFacts("n", 1);
+    nlohmann::json* at = &facts;
+    const std::vector<std::string> keys = Split(c.path, '.');
+    for (size_t i = 0; i + 1 < keys.size(); ++i) {
+      const bool each = EndsWith(keys[i], "[]");
+      nlohmann::json& next = (*at)[each ? keys[i].substr(0, keys[i].size() - 2) : keys[i]];
+      if (each) {
+        next = nlohmann::json::array({nlohmann::json::object()});
+        at = &next[0];
+      } else {
+        if (!next.is_object()) next = nlohmann::json::object();
+        at = &next;
+      }
+    }
+    (*at)[keys.back()] = c.value;
+    const std::vector<std::string> problems = FactsProblems(facts);
+    if (c.allowed) {
+      CHECK_MESSAGE(problems.empty(), Join(problems, "; "));
+    } else {
+      ++refused;
+      REQUIRE(problems.size() == 1);
+      std::string shown = c.path;
+      if (const size_t at_list = shown.find("[]"); at_list != std::string::npos) shown.replace(at_list, 2, "[0]");
+      CHECK_MESSAGE(problems[0].rfind(shown, 0) == 0, problems[0]);
+    }
+  }
+  // Every fact with a bound has refused values: counts, names, versions, lines.
+  for (const char* path : {"pci.gpu_count", "memory.total_mib", "cpu.cpus", "kernels.installed", "interfaces[].name",
+                           "os.version_codename", "nvidia_driver", "network_stack"}) {
+    CAPTURE(path);
+    CHECK(std::count_if(cases.begin(), cases.end(), [&](const FactValueCase& c) { return c.path == path && !c.allowed; }) >= 1);
+  }
+  CHECK(refused > 60);
 }
 
 }  // namespace clusterctl

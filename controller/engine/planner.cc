@@ -128,6 +128,12 @@ Planner::Planner(PlanInputs inputs)
         per_host_views_[view.name] = std::move(whole["per_host"]);
         whole.erase("per_host");
       }
+      if (whole.is_object() && whole.contains(kViewHostProblems)) {
+        for (const auto& [host, why] : whole[kViewHostProblems].items()) {
+          host_problems_[host].push_back("cluster." + view.name + ": " + why.get<std::string>());
+        }
+        whole.erase(kViewHostProblems);
+      }
       cluster_context_["cluster"][view.name] = std::move(whole);
     } else {
       view_errors_.push_back(built.status().message());
@@ -151,6 +157,11 @@ void Planner::CheckNoSecretLeaks(const RoleStep& step, const PlannedStep& planne
                                         " into a file not marked secret: true (its diff and backup would expose it)");
     }
   }
+}
+
+std::vector<std::string> Planner::HostProblems(const std::string& host) const {
+  auto it = host_problems_.find(host);
+  return it == host_problems_.end() ? std::vector<std::string>{} : it->second;
 }
 
 HostPlan Planner::Plan(const Host& host, Diagnostics& diagnostics) {

@@ -88,6 +88,10 @@ class Planner {
  public:
   explicit Planner(PlanInputs inputs);
   HostPlan Plan(const Host& host, Diagnostics& diagnostics);
+  // Why the views left `host` out (its facts cannot be used by one: the
+  // fact named); empty when they did not. A caller fails such a host alone
+  // instead of planning it.
+  std::vector<std::string> HostProblems(const std::string& host) const;
 
  private:
   // The role's own `when` for this host (true without one); an expression
@@ -109,6 +113,7 @@ class Planner {
   // its own entry as `host.<view>` (null when it has none).
   std::map<std::string, nlohmann::json> per_host_views_;
   std::vector<std::string> view_errors_;  // derived views (cluster_views.h) that could not be built
+  std::map<std::string, std::vector<std::string>> host_problems_;  // hosts the views left out, and why
   // Controller-side files steps send (copy sources): sha256 and size, read once.
   std::map<std::string, std::pair<std::string, uint64_t>> file_digests_;
 };

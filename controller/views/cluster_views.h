@@ -10,6 +10,12 @@
 // own part: an object under `per_host` (by host name) becomes `host.<name>`
 // for that host alone instead of a part of `cluster.<name>` (cluster.nfs:
 // the server's exports, a client's mounts).
+//
+// A view's error is the inventory's (exit 2): a node's facts never make one.
+// Where one node's facts cannot be used by a view (a node whose memory is
+// less than its reserve), the view leaves that node out of what it builds
+// and names it under `host_problems` (host -> why, naming the fact): the
+// planner fails that host alone, and the other hosts get a view without it.
 #pragma once
 
 #include <functional>
@@ -34,6 +40,9 @@ struct ViewInputs {
   // alone, in report order (validate/check_selection.h); null: none known.
   std::function<Result<std::vector<std::string>>(const std::vector<std::string>& names)> node_checks;
 };
+
+// The key of a view's object under which it names the hosts it left out.
+inline constexpr const char* kViewHostProblems = "host_problems";
 
 struct ClusterView {
   std::string name;  // the key under `cluster`

@@ -36,14 +36,18 @@ nlohmann::json CheckVariables(const Host& host, const nlohmann::json& facts, con
   for (const auto& [name, value] : host.vars.items()) {
     if (name.rfind("validate_", 0) == 0) vars[name] = value;
   }
-  auto fact = [&](const char* section, const char* field) {
-    return facts.is_object() && facts.contains(section) && facts[section].is_object() ? NumberAt(facts[section], field, 0) : 0;
+  // An integer count or nothing (0): a node's 1e300 CPUs is no integer to
+  // convert (facts_check.h bounds what a deploy plans with; this view is
+  // pure and takes no bound for granted).
+  auto fact = [&](const char* section, const char* field) -> int64_t {
+    const nlohmann::json* part = MemberOf(facts, section);
+    return part != nullptr ? CountAt(*part, field) : 0;
   };
   if (vars.value("validate_cpus_expected", nlohmann::json()).is_null() && fact("cpu", "cpus") > 0) {
-    vars["validate_cpus_expected"] = static_cast<long long>(fact("cpu", "cpus"));
+    vars["validate_cpus_expected"] = fact("cpu", "cpus");
   }
   if (vars.value("validate_memory_mib_expected", nlohmann::json()).is_null() && fact("memory", "total_mib") > 0) {
-    vars["validate_memory_mib_expected"] = static_cast<long long>(fact("memory", "total_mib"));
+    vars["validate_memory_mib_expected"] = fact("memory", "total_mib");
   }
   // null is "unset" (validate reads the inventory's variables, where an
   // unset threshold is absent): ReadThresholds refuses a null.

@@ -75,3 +75,23 @@ TEST_CASE("health view: an unknown check is an error naming the variable and hos
 }
 
 }  // namespace clusterctl
+
+namespace clusterctl {
+
+TEST_CASE("health view: a node's counts that are no integers (1e300 CPUs, -5 MiB) set no expectation") {
+  // 1780b34 cast the double 1e300 to an integer: undefined behaviour (UBSan's
+  // "outside the range of representable values" in build-sanitize/).
+  std::map<std::string, nlohmann::json> facts = {
+      {"gpu01", {{"cpu", {{"cpus", 1e300}}}, {"memory", {{"total_mib", -5}}}}},
+      {"cpu01", {{"cpu", {{"cpus", 2.5}}}, {"memory", {{"total_mib", 4096}}}}}};
+  auto view = BuildHealthView(testing::InventoryFromText(kInventory), facts, ControllerViewInputs());
+  REQUIRE(view.ok());
+  const nlohmann::json gpu = ConfigOf(*view, "gpu01")["vars"];
+  CHECK_FALSE(gpu.contains("validate_cpus_expected"));
+  CHECK_FALSE(gpu.contains("validate_memory_mib_expected"));
+  const nlohmann::json cpu = ConfigOf(*view, "cpu01")["vars"];
+  CHECK_FALSE(cpu.contains("validate_cpus_expected"));
+  CHECK(cpu["validate_memory_mib_expected"] == 4096);
+}
+
+}  // namespace clusterctl

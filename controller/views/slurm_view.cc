@@ -8,6 +8,7 @@
 #include "common/json_text.h"
 #include "common/json_fields.h"
 #include "common/strings.h"
+#include "controller/views/cluster_views.h"
 #include "controller/views/gpu_type.h"
 #include "inventory/hostlist.h"
 
@@ -109,6 +110,7 @@ Result<nlohmann::json> BuildSlurmView(const Inventory& inventory, const std::map
 
   std::map<NodeShape, std::vector<std::string>> classes;
   std::vector<std::string> known, unknown;
+  nlohmann::json host_problems = nlohmann::json::object();
   for (const std::string& name : members) {
     auto it = facts.find(name);
     const Host* host = inventory.FindHost(name);
@@ -123,10 +125,19 @@ Result<nlohmann::json> BuildSlurmView(const Inventory& inventory, const std::map
       unknown.push_back(name);
       continue;
     }
-    shape.real_memory -= SlurmReservedMemoryMib(shape.real_memory, host ? host->vars : nlohmann::json::object());
-    if (shape.real_memory <= 0) {
-      return Status::InvalidArgument("slurm_memory_reserve_mib of " + name + " leaves it no memory for jobs");
+    const nlohmann::json& host_vars = host ? host->vars : nlohmann::json::object();
+    const int64_t reserved = SlurmReservedMemoryMib(shape.real_memory, host_vars);
+    if (reserved >= shape.real_memory) {
+      // The node's own memory against its reserve: that node's problem, not
+      // the cluster's. It stays out of slurm.conf (unknown), and fails alone.
+      const bool set = host_vars.contains("slurm_memory_reserve_mib");
+      host_problems[name] = "memory.total_mib is " + std::to_string(shape.real_memory) + " MiB, and " +
+                            (set ? "its slurm_memory_reserve_mib (" : "Slurm's default reserve (") +
+                            std::to_string(reserved) + " MiB) leaves it no memory for jobs";
+      unknown.push_back(name);
+      continue;
     }
+    shape.real_memory -= reserved;
     classes[shape].push_back(name);
     known.push_back(name);
   }
@@ -177,7 +188,8 @@ Result<nlohmann::json> BuildSlurmView(const Inventory& inventory, const std::map
   return nlohmann::json{{"nodes", nodes},
                         {"partitions", partitions},
                         {"node_names", known.empty() ? nlohmann::json(nullptr) : nlohmann::json(CollapseHostList(known))},
-                        {"unknown", unknown.empty() ? nlohmann::json(nullptr) : nlohmann::json(CollapseHostList(unknown))}};
+                        {"unknown", unknown.empty() ? nlohmann::json(nullptr) : nlohmann::json(CollapseHostList(unknown))},
+                        {kViewHostProblems, host_problems}};
 }
 
 }  // namespace clusterctl

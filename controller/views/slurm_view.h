@@ -15,6 +15,9 @@
 //   partitions: from the cluster variable slurm_partitions (name, group,
 //               default, max_time, options), with their nodes collapsed.
 //   node_names: every Slurm node with facts, collapsed.
+//   host_problems: a node whose facts leave it no memory for jobs after
+//               its reserve, with why; it is in `unknown` (the planner
+//               fails it alone: cluster_views.h).
 //
 // Slurm nodes are the hosts of the group named by slurm_node_group
 // (default: compute). Templates cannot group, collapse ranges or do

@@ -204,3 +204,26 @@ TEST_CASE("slurm.conf and gres.conf: typed lines per model, AutoDetect where NVM
 
 }  // namespace
 }  // namespace clusterctl
+
+namespace clusterctl {
+
+TEST_CASE("slurm view: a node whose memory its reserve takes whole is left out and named, not the view's error") {
+  // 1780b34 ended the whole run ("slurm_memory_reserve_mib of gpu02 leaves
+  // it no memory for jobs", blaming a variable nobody set).
+  Inventory inventory = testing::InventoryFromText(kInventory);
+  std::map<std::string, nlohmann::json> facts = {
+      {"gpu01", Facts(64, 1031891, 8)}, {"gpu02", Facts(64, 300, 8)}, {"fat01", Facts(128, 4000, 0)}};
+  auto view = BuildSlurmView(inventory, facts);
+  REQUIRE_MESSAGE(view.ok(), view.status().message());
+  CHECK((*view)["node_names"] == "gpu01");
+  CHECK((*view)["unknown"] == "fat01,gpu[02-04]");  // gpu03-04: no facts yet
+  const nlohmann::json& problems = (*view)["host_problems"];
+  REQUIRE(problems.size() == 2);
+  CHECK(problems["gpu02"] ==
+        "memory.total_mib is 300 MiB, and Slurm's default reserve (512 MiB) leaves it no memory for jobs");
+  CHECK(problems["fat01"] ==
+        "memory.total_mib is 4000 MiB, and its slurm_memory_reserve_mib (4096 MiB) leaves it no memory for jobs");
+  CHECK((*view)["partitions"].size() == 1);  // big has no node left: Slurm refuses an empty partition
+}
+
+}  // namespace clusterctl

@@ -97,9 +97,7 @@ Interception Answering(const IncomingRequest& in, const std::function<ExecReply(
 // the daemon's summary of a node.
 std::vector<std::string> FactsReadFromNodes() {
   std::vector<std::string> paths = CheckedFactPaths();
-  for (const char* path : {"cpu", "cpu.cpus", "cpu.sockets", "cpu.cores_per_socket", "cpu.threads_per_core", "memory",
-                           "memory.total_mib", "modules", "ib_ports", "interfaces", "kernel", "kernel.release",
-                           "os.pretty_name", "pci.gpu_model", "hostname"}) {
+  for (const char* path : {"modules", "ib_ports", "kernel", "kernel.release", "os.pretty_name", "pci.gpu_model", "hostname"}) {
     paths.emplace_back(path);
   }
   return paths;
@@ -128,11 +126,18 @@ const std::vector<std::pair<const char*, std::optional<nlohmann::json>>>& WrongV
 }
 
 // `facts` with the value at dotted `path` replaced (left out without a
-// value), its sections made when missing.
+// value), its sections made when missing; `list[]` is the list's first
+// element (a list of one section made when there is none).
 nlohmann::json Spoiled(nlohmann::json facts, const std::string& path, const std::optional<nlohmann::json>& value) {
   const std::vector<std::string> keys = Split(path, '.');
   nlohmann::json* at = &facts;
   for (size_t i = 0; i + 1 < keys.size(); ++i) {
+    if (EndsWith(keys[i], "[]")) {
+      nlohmann::json& list = (*at)[keys[i].substr(0, keys[i].size() - 2)];
+      if (!list.is_array() || list.empty() || !list[0].is_object()) list = nlohmann::json::array({nlohmann::json::object()});
+      at = &list[0];
+      continue;
+    }
     if (!(*at)[keys[i]].is_object()) (*at)[keys[i]] = nlohmann::json::object();
     at = &(*at)[keys[i]];
   }
@@ -156,16 +161,13 @@ const std::vector<Hostile>& HostileBehaviours() {
   static const std::vector<Hostile> behaviours = {
       {"non-UTF-8 and escapes in every text it returns",
        [](FakeNode& node, Operation) {
-         // Facts of the right types, but their text hostile (a fact the
-         // roles read must still be one line: control characters there are
-         // the wrong type, below).
+         // Hostile text in the facts that nothing bounds (a fact the roles
+         // or views read has a syntax: hostile text there is an impossible
+         // value, the suite's "right type, impossible value" case below).
          node.facts["hostname"] = kText;
-         node.facts["os"]["id"] = kNotUtf8;
-         node.facts["os"]["version_id"] = kNotUtf8;
          node.facts["os"]["pretty_name"] = kText;
          node.facts["kernel"]["release"] = kText;
          node.facts["pci"]["gpu_model"] = kText;
-         node.facts["nvidia_driver"] = kNotUtf8;
          node.facts["modules"] = {kText};
          node.open_notes = {"host key " + kText};
          node.intercept = [](const IncomingRequest& in) {
@@ -290,12 +292,15 @@ nlohmann::json WellFacts(const std::string& host) {
 
 // ------------------------------------------------------------ the cluster
 
-// ok01 is the controller, ok02 and the hostile hosts compute nodes.
-std::string InventoryText(const std::vector<std::string>& hostile) {
+// ok01 is the controller, ok02 and the hostile hosts compute nodes;
+// `host_vars` holds a host's variables, as YAML flow text.
+std::string InventoryText(const std::vector<std::string>& hostile, const std::map<std::string, std::string>& host_vars = {}) {
   std::string text = "cluster: t\nconnection: {user: root}\nhosts:\n";
   text += "  ok01: {address: 10.9.0.1}\n  ok02: {address: 10.9.0.2}\n";
   for (size_t i = 0; i < hostile.size(); ++i) {
-    text += "  " + hostile[i] + ": {address: 10.9.1." + std::to_string(i + 1) + "}\n";
+    auto vars = host_vars.find(hostile[i]);
+    text += "  " + hostile[i] + ": {address: 10.9.1." + std::to_string(i + 1) +
+            (vars == host_vars.end() ? "" : ", vars: " + vars->second) + "}\n";
   }
   text += "groups:\n  controller: {hosts: [ok01]}\n  compute: {hosts: [ok02";
   for (const std::string& h : hostile) text += ", " + h;
@@ -342,11 +347,11 @@ auto Bounded(F run, const char* what) {
 // A deploy (or plan) and a validation on the fake fleet, each bounded.
 class Cluster {
  public:
-  explicit Cluster(const std::vector<std::string>& hostile = {"bad"}) {
+  explicit Cluster(const std::vector<std::string>& hostile = {"bad"}, const std::map<std::string, std::string>& host_vars = {}) {
     std::filesystem::create_directories(dir_.path() + "/roles");
     std::ofstream(dir_.path() + "/roles/step.yaml") << kStepRole;
     std::ofstream(dir_.path() + "/roles/view.yaml") << kViewRole;
-    std::ofstream(dir_.path() + "/inventory.yaml") << InventoryText(hostile);
+    std::ofstream(dir_.path() + "/inventory.yaml") << InventoryText(hostile, host_vars);
     Diagnostics diagnostics;
     inventory_ = LoadInventory(dir_.path() + "/inventory.yaml", diagnostics);
     REQUIRE_MESSAGE(inventory_, diagnostics.ToString());
@@ -382,6 +387,10 @@ class Cluster {
     if (check) {
       static const std::vector<std::string> reading = FactReadingRoles();
       options.roles.insert(options.roles.end(), reading.begin(), reading.end());
+      // And the roles that write what the Slurm and health views build from
+      // the nodes' facts (slurm.conf, gres.conf, the health check's file).
+      // (slurm-health's file is the health view's: cluster_views_test.cc.)
+      for (const char* role : {"slurm-common", "slurm-node"}) options.roles.emplace_back(role);
     }
     options.execution.step_timeout = 200ms;
     DeploymentInputs inputs{&*inventory_, &*catalog_, hosts, state->get(), *run, options};
@@ -571,7 +580,9 @@ WrongFactsRun RunWrongFacts(const std::vector<std::string>& fields, const std::o
   for (size_t i = 0; i < fields.size(); ++i) {
     FakeNode& node = run.cluster->fleet.node(run.hostile[i]);
     node.facts = Spoiled(node.facts, fields[i], value);
-    run.problems[run.hostile[i]] = FactsProblems(node.facts);
+    // As they reach the controller: the protocol's JSON replaces bytes
+    // that are not UTF-8 (U+FFFD), which a line may hold.
+    run.problems[run.hostile[i]] = FactsProblems(nlohmann::json::parse(JsonText(node.facts)));
   }
   try {
     run.deployed = run.cluster->Deploy(false);
@@ -625,6 +636,113 @@ TEST_CASE("hostile nodes: facts of every wrong type in every field read fail or 
                     Difference(ResultsOf(run.validated, host), WellBaseline().validation.at(host)));
     }
     for (const std::string& host : run.hostile) CHECK(Find(run.validated, "reachable", host) != nullptr);
+  }
+}
+
+namespace {
+
+// One hostile host per value: the facts' own edge cases (facts_check.h,
+// generated from the table's bounds: every fact a view, a role's `when`, a
+// loop or a template reads), and a value inside the bounds that a view
+// still cannot use (memory its Slurm reserve takes whole).
+struct ImpossibleCase {
+  std::string path;
+  nlohmann::json value;
+  bool allowed;
+  std::string what;
+  std::string says;  // in the host's error when it is refused: the fact as shown there
+  std::string host_vars = "";  // the host's variables (YAML flow), if any
+};
+
+std::vector<ImpossibleCase> ImpossibleCases() {
+  std::vector<ImpossibleCase> cases;
+  for (const FactValueCase& c : FactValueCases()) {
+    std::string shown = c.path;
+    for (size_t at = shown.find("[]"); at != std::string::npos; at = shown.find("[]")) shown.replace(at, 2, "[0]");
+    if (c.value.is_array()) shown += "[0]";  // a list of texts names its element
+    // What reaches the controller: the agent protocol's JSON replaces bytes
+    // that are not UTF-8 with U+FFFD, which a line may hold and a word not.
+    const nlohmann::json sent = nlohmann::json::parse(JsonText(c.value));
+    const bool allowed = sent == c.value ? c.allowed : FactsProblems(Spoiled(WellFacts("n"), c.path, sent)).empty();
+    cases.push_back({c.path, sent, allowed, c.what, shown + " is "});
+  }
+  cases.push_back({"memory.total_mib", 4000, false, "less than the host's Slurm reserve",
+                   "cluster.slurm: memory.total_mib is 4000 MiB, and its slurm_memory_reserve_mib (4096 MiB)",
+                   "{slurm_memory_reserve_mib: 4096}"});
+  return cases;
+}
+
+struct ImpossibleRun {
+  std::unique_ptr<Cluster> cluster;
+  std::vector<std::string> hostile;  // by case
+  DeploymentResult deployed, planned;
+  std::string thrown;
+};
+
+ImpossibleRun RunImpossible(const std::vector<ImpossibleCase>& cases, size_t first, size_t count) {
+  ImpossibleRun run;
+  std::map<std::string, std::string> host_vars;
+  for (size_t i = 0; i < count; ++i) {
+    run.hostile.push_back("v" + std::to_string(first + i));
+    if (!cases[first + i].host_vars.empty()) host_vars[run.hostile.back()] = cases[first + i].host_vars;
+  }
+  run.cluster = std::make_unique<Cluster>(run.hostile, host_vars);
+  for (size_t i = 0; i < count; ++i) {
+    FakeNode& node = run.cluster->fleet.node(run.hostile[i]);
+    node.facts = Spoiled(node.facts, cases[first + i].path, cases[first + i].value);
+  }
+  try {
+    run.deployed = run.cluster->Deploy(false);
+    run.planned = run.cluster->Deploy(true);
+  } catch (const std::exception& e) {
+    run.thrown = e.what();
+  }
+  return run;
+}
+
+}  // namespace
+
+TEST_CASE("hostile nodes: facts of the right type but an impossible value fail that node alone, naming the fact") {
+  // 1780b34: `memory.total_mib: 100` or a kernel named `6.1 x` ended the
+  // whole plan and deploy (exit 2, "nothing was changed").
+  const std::vector<ImpossibleCase> cases = ImpossibleCases();
+  REQUIRE(cases.size() > 60);
+  constexpr size_t kPerCluster = 24;
+  std::vector<std::future<ImpossibleRun>> running;  // clusters side by side
+  for (size_t first = 0; first < cases.size(); first += kPerCluster) {
+    running.push_back(std::async(std::launch::async, RunImpossible, std::cref(cases), first,
+                                 std::min(kPerCluster, cases.size() - first)));
+  }
+  size_t first = 0;
+  for (auto& future : running) {
+    const ImpossibleRun run = future.get();
+    CHECK_MESSAGE(run.thrown.empty(), run.thrown);
+    for (const DeploymentResult* result : {&run.deployed, &run.planned}) {
+      const bool check = result == &run.planned;
+      CAPTURE(check);
+      REQUIRE_MESSAGE(result->ending == DeploymentResult::Ending::kCompleted, result->error);
+      for (const std::string& host : run.cluster->well()) CHECK(ReportOf(*result, host)->outcome == HostOutcome::kOk);
+      for (size_t i = 0; i < run.hostile.size(); ++i) {
+        const ImpossibleCase& c = cases[first + i];
+        const std::string fact = c.path + " " + c.what + ": " + Printable(JsonText(c.value), 80);
+        CAPTURE(fact);
+        const HostReport* report = ReportOf(*result, run.hostile[i]);
+        REQUIRE(report != nullptr);
+        if (c.allowed) {
+          CHECK_MESSAGE(report->outcome == HostOutcome::kOk, report->error);
+        } else {
+          CHECK(report->outcome == HostOutcome::kFailed);
+          CHECK_MESSAGE(report->error.find(c.says) != std::string::npos, report->error);
+        }
+      }
+    }
+    // The cluster's Slurm view keeps the well compute node and leaves out
+    // every node it could not read.
+    const std::string nodes = run.cluster->fleet.node("ok01").files.at("/etc/nodes");
+    CAPTURE(nodes);
+    CHECK(nodes.rfind("known=", 0) == 0);
+    CHECK(nodes.find("ok02") != std::string::npos);
+    first += run.hostile.size();
   }
 }
 
