@@ -2,7 +2,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <system_error>
 
 namespace clusterctl {
@@ -52,8 +51,17 @@ std::set<std::string> ConnectionKeysOf(const Inventory& inventory) {
 }
 
 bool LooksLikePrivateKey(std::string_view head) {
-  static const std::regex kHeader("-----BEGIN [A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----");
-  return std::regex_search(head.begin(), head.end(), kHeader);
+  static constexpr std::string_view kBegin = "-----BEGIN ";
+  for (size_t at = head.find(kBegin); at != std::string_view::npos; at = head.find(kBegin, at + 1)) {
+    const size_t label = at + kBegin.size();
+    const size_t end = head.find("-----", label);
+    if (end == std::string_view::npos) return false;
+    const std::string_view name = head.substr(label, end - label);  // "OPENSSH PRIVATE KEY", "PGP PRIVATE KEY BLOCK"
+    if (name.size() <= 40 && name.find('\n') == std::string_view::npos && name.find("PRIVATE KEY") != std::string_view::npos) {
+      return true;
+    }
+  }
+  return false;
 }
 
 std::string SensitiveFileRefusal(const std::string& resolved, const std::string& base_dir,

@@ -119,7 +119,7 @@ TEST_CASE("daemon tokens: the metrics listener serves /metrics to the metrics to
 }
 
 TEST_CASE("daemon tokens: the single token of an earlier version becomes the admin token") {
-  TempDir dir;
+  testing::TempDir dir;
   ::mkdir((dir.path() + "/secrets").c_str(), 0700);
   const std::string earlier(43, 'E');
   const std::string file = dir.path() + "/secrets/" + kDaemonTokenSecret;
