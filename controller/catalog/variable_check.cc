@@ -10,6 +10,7 @@
 #include "common/json_text.h"
 #include "common/strings.h"
 #include "inventory/inventory_file.h"
+#include "inventory/sensitive_file.h"
 
 namespace clusterctl {
 namespace {
@@ -30,15 +31,21 @@ struct Use {
   std::string where;  // the template or step, for messages
 };
 
-// Why `text` may not be where `use` puts it ("" when it may).
-std::string Refusal(const Use& use, const std::string& text, const Inventory& inventory) {
+// Why `text` may not be where `use` puts it ("" when it may). A file the
+// declaration (`file: true`) checks is not checked again here for what it
+// holds (variable_spec.cc refuses a connection key, the state, a private key).
+std::string Refusal(const Use& use, const std::string& text, const ValueCheckContext& context, bool declared_file) {
   switch (use.kind) {
     case Use::Kind::kTemplate: return Template::UnsafeFor(use.format, text, use.place);
     case Use::Kind::kName: return use.refuses(text);
     case Use::Kind::kInventoryFile: {
-      auto resolved = ResolveInventoryFile(inventory.base_dir, text);
-      return resolved.ok() || resolved.status().code() != Status::Code::kInvalidArgument ? ""
-                                                                                         : resolved.status().message();
+      auto resolved = ResolveInventoryFile(context.inventory_dir, text);
+      if (!resolved.ok()) {
+        return resolved.status().code() != Status::Code::kInvalidArgument ? "" : resolved.status().message();
+      }
+      if (declared_file) return "";
+      const std::string refused = SensitiveFileRefusal(*resolved, context.inventory_dir, context.connection_keys, false);
+      return refused.empty() ? "" : "'" + Printable(text, 80) + "' is not sent to nodes: " + refused;
     }
   }
   return "";
@@ -161,7 +168,8 @@ void CheckDeclared(const Catalog& catalog, const ValueCheckContext& context, con
 }
 
 // Where roles put it: templates' formats, names, files sent to nodes.
-void CheckUses(const std::vector<Use>& uses, const Inventory& inventory, const Definition& d, Diagnostics& diagnostics) {
+void CheckUses(const std::vector<Use>& uses, const ValueCheckContext& context, bool declared_file, const Definition& d,
+               Diagnostics& diagnostics) {
   const json& value = *d.value;
   if (value.is_object() || value.is_null()) return;
   std::set<std::string> reported;
@@ -171,7 +179,7 @@ void CheckUses(const std::vector<Use>& uses, const Inventory& inventory, const D
     for (const json& item : value.is_array() ? value : json::array({value})) {
       if (item.is_object() || item.is_array() || item.is_null()) continue;
       const std::string text = item.is_string() ? item.get<std::string>() : JsonText(item);
-      const std::string unsafe = Refusal(use, text, inventory);
+      const std::string unsafe = Refusal(use, text, context, declared_file);
       if (unsafe.empty() || !reported.insert(use.where).second) continue;
       diagnostics.Error(d.at, use.kind == Use::Kind::kTemplate
                                   ? "variable '" + d.name + "' (" + Printable(text, 40) + ") " + unsafe + " (" + use.where + ")"
@@ -192,13 +200,16 @@ void CheckInventoryVariables(const Catalog& catalog, const Inventory& inventory,
   }
   std::vector<std::string> known;
   for (const auto& [name, spec] : catalog.variables()) known.push_back(name);
+  ValueCheckContext context{inventory.base_dir, false, ConnectionKeysOf(inventory)};
   for (const Definition& d : DefinitionsOf(inventory)) {
     auto used = uses.find(d.name);
-    const bool sent_by_a_step = used != uses.end() && std::any_of(used->second.begin(), used->second.end(), [](const Use& u) {
-      return u.kind == Use::Kind::kInventoryFile;
-    });
-    CheckDeclared(catalog, {inventory.base_dir, sent_by_a_step}, d, known, catalog_complete, diagnostics);
-    if (used != uses.end()) CheckUses(used->second, inventory, d, diagnostics);
+    context.containment_checked_by_step =
+        used != uses.end() && std::any_of(used->second.begin(), used->second.end(), [](const Use& u) {
+          return u.kind == Use::Kind::kInventoryFile;
+        });
+    CheckDeclared(catalog, context, d, known, catalog_complete, diagnostics);
+    const VariableSpec* spec = catalog.FindVariable(d.name);
+    if (used != uses.end()) CheckUses(used->second, context, spec && spec->file, d, diagnostics);
   }
 }
 

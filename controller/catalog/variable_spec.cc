@@ -7,6 +7,7 @@
 #include "common/json_text.h"
 #include "common/strings.h"
 #include "inventory/inventory_file.h"
+#include "inventory/sensitive_file.h"
 
 namespace clusterctl {
 namespace {
@@ -15,9 +16,9 @@ using json = nlohmann::json;
 using Type = VariableSpec::Type;
 
 const std::vector<std::string> kDeclarationKeys = {"default", "type",  "allowed", "syntax", "minimum", "maximum",
-                                                   "file",    "items", "fields",  "description"};
+                                                   "file",    "private_key", "secret", "items", "fields",  "description"};
 const std::vector<std::string> kFieldKeys = {"default", "type",  "allowed", "syntax",   "minimum",    "maximum",
-                                             "file",    "items", "fields",  "required", "description"};
+                                             "file",    "private_key", "secret", "items", "fields",  "required", "description"};
 
 const std::vector<std::pair<std::string, Type>> kTypes = {
     {"string", Type::kString}, {"integer", Type::kInteger}, {"number", Type::kNumber},
@@ -148,6 +149,9 @@ class SpecParser {
     }
     if (const YamlNode* v = node.Find("file")) spec.file = fields_.Bool(*v, what + " file").value_or(false);
     if (spec.file && spec.type != Type::kString) fields_.Error(node.location, what + ": file: true needs type string");
+    if (const YamlNode* v = node.Find("private_key")) spec.private_key = fields_.Bool(*v, what + " private_key").value_or(false);
+    if (spec.private_key && !spec.file) fields_.Error(node.location, what + ": private_key: true needs file: true");
+    if (const YamlNode* v = node.Find("secret")) spec.secret = fields_.Bool(*v, what + " secret").value_or(false);
   }
 
   void ReadParts(const YamlNode& node, const std::string& what, VariableSpec& spec) {
@@ -204,6 +208,11 @@ void CheckScalar(const VariableSpec& spec, const json& value, const std::string&
     } else if (::stat(resolved->c_str(), &st) != 0 || !S_ISREG(st.st_mode) || ::access(resolved->c_str(), R_OK) != 0) {
       problems.push_back(path + " names '" + Printable(value.get<std::string>(), 80) +
                          "', which is not a readable file beside the inventory (in " + context.inventory_dir + ")");
+    } else if (std::string refused = SensitiveFileRefusal(*resolved, context.inventory_dir, context.connection_keys,
+                                                          spec.private_key);
+               !refused.empty()) {
+      problems.push_back(path + " names '" + Printable(value.get<std::string>(), 80) + "', which is not sent to nodes: " +
+                         refused);
     }
   }
 }
@@ -262,6 +271,18 @@ VariableSpec InferVariableSpec(const std::string& name, const json& default_valu
 std::optional<VariableSpec> ParseVariableSpec(const std::string& name, const YamlNode& node, bool is_field,
                                               YamlFields& fields) {
   return SpecParser(fields).Parse(name, node, is_field);
+}
+
+void CollectSecretValues(const VariableSpec& spec, const json& value, std::vector<std::string>& out) {
+  if (spec.secret && value.is_string() && !value.get_ref<const std::string&>().empty()) out.push_back(value.get<std::string>());
+  if (value.is_array() && spec.items) {
+    for (const json& item : value) CollectSecretValues(*spec.items, item, out);
+  }
+  if (value.is_object()) {
+    for (const VariableSpec& field : spec.fields) {
+      if (auto it = value.find(field.name); it != value.end()) CollectSecretValues(field, *it, out);
+    }
+  }
 }
 
 std::vector<std::string> CheckVariableValue(const VariableSpec& spec, const json& value, const std::string& path,

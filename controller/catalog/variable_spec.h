@@ -12,7 +12,11 @@
 // one of the first four; taken from a
 // non-null default, required with a null one), `allowed`, `syntax` (a value
 // syntax, value_syntax.h), `minimum`/`maximum` (numbers), `file: true` (a
-// file beside the inventory that must exist), `items` (a list's items: a
+// file beside the inventory that must exist, and may not be a connection
+// key, under the state directory, or a private key: inventory/sensitive_file.h),
+// `private_key: true` (with file: a private key is what it takes; its steps
+// land it 0600 or 0400), `secret: true` (the value is a credential, a
+// webhook URL with its token: masked wherever the run's text goes), `items` (a list's items: a
 // declaration without default) and `fields` (a map's keys, each a
 // declaration with optional `required: true`). `from: ROLE` instead says the
 // variable is declared by ROLE (same type, default and description).
@@ -22,6 +26,7 @@
 
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -44,6 +49,8 @@ struct VariableSpec {
   const ValueSyntax* syntax = nullptr;
   std::optional<double> minimum, maximum;
   bool file = false;      // a file beside the inventory, sent to nodes: must exist
+  bool private_key = false;  // with file: the file is a private key (a TLS key), sent 0600/0400
+  bool secret = false;       // the value is a credential: masked in every output
   bool required = false;  // a field that must be present
   std::string description;
   std::shared_ptr<const VariableSpec> items;  // kList: what each item must be
@@ -75,7 +82,13 @@ struct ValueCheckContext {
   // declaration then checks only that the file exists, so the same path is
   // not refused twice.
   bool containment_checked_by_step = false;
+  // The inventory's connection keys, resolved: never a file to send.
+  std::set<std::string> connection_keys;
 };
+
+// The string values in `value` that `spec` (or a field or item of it)
+// declares secret: true.
+void CollectSecretValues(const VariableSpec& spec, const nlohmann::json& value, std::vector<std::string>& out);
 
 // Every way a declaration's own non-null default fails it (a file it names
 // is not looked for: defaults are checked where the role is loaded).

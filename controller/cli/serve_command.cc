@@ -35,15 +35,37 @@ bool IsLoopback(const std::string& address) {
   return !error && parsed.is_loopback();
 }
 
-int PrintToken(const StatePaths& paths, const Services& services) {
+// --print-token and --rotate-token: the scope's token on stdout, nothing else.
+int PrintToken(const ServeOptions& serve, const StatePaths& paths, const Services& services) {
+  const std::string& named = serve.rotate_token.empty() ? serve.scope : serve.rotate_token;
+  const std::optional<TokenScope> scope = ParseTokenScope(named);
+  if (!scope) {
+    services.log->Error("clusterctl serve: token scope '" + named + "': expected metrics, read or admin");
+    return kExitUsage;
+  }
   Status prepared = PrepareStateDirectories(paths, *services.filesystem);
-  auto token = prepared.ok() ? LoadOrCreateDaemonToken(paths.secrets()) : Result<std::string>(prepared);
+  Result<std::string> token = prepared;
+  if (prepared.ok() && !serve.rotate_token.empty()) token = RotateDaemonToken(paths.secrets(), *scope);
+  if (prepared.ok() && serve.rotate_token.empty()) {
+    auto tokens = LoadOrCreateDaemonTokens(paths.secrets());
+    token = tokens.ok() ? Result<std::string>(tokens->Of(*scope)) : Result<std::string>(tokens.status());
+  }
   if (!token.ok()) {
     services.log->Error("clusterctl serve: " + token.status().message());
     return kExitFailed;
   }
   *services.out << *token << "\n";
   return kExitOk;
+}
+
+// --metrics-listen: any address, plain HTTP. What crosses the network there
+// is the metrics token and the metrics, which only read each other.
+bool MetricsListenerOptions(const ServeOptions& serve, DaemonOptions& daemon, const Services& services) {
+  if (serve.metrics_listen.empty()) return true;
+  if (ParseListenAddress(serve.metrics_listen, daemon.metrics_address, daemon.metrics_port)) return true;
+  services.log->Error("clusterctl serve: --metrics-listen " + serve.metrics_listen +
+                      ": expected ADDRESS:PORT (e.g. 10.0.0.1:9421)");
+  return false;
 }
 
 }  // namespace
@@ -67,7 +89,7 @@ int RunServe(const ServeOptions& serve, const GlobalOptions& options, const Serv
   std::optional<Inventory> inventory = LoadInventoryOrReport(serve.inventory_path, services, true);
   if (!inventory) return kExitUsage;
   const StatePaths paths = StatePathsFor(*inventory, options);
-  if (serve.print_token) return PrintToken(paths, services);
+  if (serve.print_token || !serve.rotate_token.empty()) return PrintToken(serve, paths, services);
 
   DaemonOptions daemon;
   if (!ParseListenAddress(serve.listen, daemon.address, daemon.port)) {
@@ -78,9 +100,10 @@ int RunServe(const ServeOptions& serve, const GlobalOptions& options, const Serv
     services.log->Error("clusterctl serve: --listen " + serve.listen +
                         " is reachable from other machines and the API is plain HTTP (its token would cross the "
                         "network in clear); listen on loopback behind a TLS proxy, or pass --insecure-listen on a "
-                        "network you trust");
+                        "network you trust (for Prometheus on another host, --metrics-listen serves /metrics alone)");
     return kExitUsage;
   }
+  if (!MetricsListenerOptions(serve, daemon, services)) return kExitUsage;
   daemon.inventory_path = serve.inventory_path;
   daemon.verify_interval = std::chrono::seconds(serve.verify_interval_s);
   daemon.slurm_interval = std::chrono::seconds(serve.slurm_interval_s);
@@ -139,7 +162,17 @@ void AddServeCommand(CLI::App& app, CommandValues& v) {
       ->type_name("DURATION")
       ->transform(DurationSeconds(0, 3600))
       ->default_str(FormatDurationSeconds(o.stop_grace_s));
-  serve->add_flag("--print-token", o.print_token, "print the API token (created at first use) and exit");
+  serve->add_option("--metrics-listen", o.metrics_listen,
+                    "ADDRESS:PORT of a second, plain-HTTP listener serving only /metrics (to the metrics token) "
+                    "and /healthz: for Prometheus on another host");
+  serve->add_flag("--print-token", o.print_token, "print the API token of --scope (created at first use) and exit");
+  serve->add_option("--scope", o.scope, "the token --print-token prints: metrics, read or admin")
+      ->check(CLI::IsMember({"metrics", "read", "admin"}))
+      ->capture_default_str();
+  serve->add_option("--rotate-token", o.rotate_token,
+                    "replace the token of SCOPE (metrics, read or admin) alone, print the new one and exit")
+      ->type_name("SCOPE")
+      ->check(CLI::IsMember({"metrics", "read", "admin"}));
   AddStateOption(serve, v);
   serve->callback([&v, &o] { v.exit_code = RunServe(o, v.options, v.services); });
 }

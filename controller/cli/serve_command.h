@@ -2,7 +2,10 @@
 // foreground, for systemd (packaging/clusterctl-serve@.service) or a shell.
 // SIGTERM and SIGINT stop it (the running job's steps get --stop-grace, its
 // intents stay for the next run), SIGHUP re-reads the inventory. With
-// --print-token it prints the API token (creating it at first use) and exits.
+// --print-token it prints the API token of --scope (admin unless told;
+// created at first use) and exits; with --rotate-token SCOPE it replaces
+// that scope's token alone, prints the new one and exits (a running daemon
+// takes it within seconds).
 #pragma once
 
 #include <string>
@@ -16,6 +19,7 @@ struct ServeOptions {
   std::string inventory_path;
   std::string listen = "127.0.0.1:9420";
   bool insecure_listen = false;
+  std::string metrics_listen;  // empty: no metrics listener
   int verify_interval_s = 3600;
   int slurm_interval_s = 60;
   std::string verify_batch = "50";
@@ -23,6 +27,8 @@ struct ServeOptions {
   int max_fail_percent = 100;
   int stop_grace_s = 30;
   bool print_token = false;
+  std::string scope = "admin";  // the token --print-token prints
+  std::string rotate_token;     // a scope: rotate its token and exit
 };
 
 int RunServe(const ServeOptions& serve, const GlobalOptions& options, const Services& services);

@@ -4,6 +4,7 @@
 
 #include "common/json_text.h"
 #include "common/strings.h"
+#include "controller/daemon/access.h"
 #include "controller/daemon/page.h"
 #include "controller/daemon/request_body.h"
 #include "controller/daemon/token.h"
@@ -88,7 +89,9 @@ void Api::Invalidate() {
 }
 
 bool Api::MayUseReserve(const HttpRequest& request) const {
-  return request.path == "/healthz" || BearerMatches(request.authorization, parts_.token);
+  if (request.path == "/healthz") return true;
+  const std::optional<TokenScope> scope = BearerScope(request.authorization, parts_.tokens->Get());
+  return scope && *scope >= TokenScope::kRead;
 }
 
 HttpReply Api::Handle(const HttpRequest& request) {
@@ -111,11 +114,9 @@ HttpReply Api::Route(const HttpRequest& request, std::string& route) {
     if (!get) return MethodNotAllowed("GET");
     return *page;
   }
-  if (!BearerMatches(request.authorization, parts_.token)) {
-    route = "unauthorized";
-    HttpResponse denied = ErrorResponse(401, "unauthorized");
-    denied.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"clusterctl\"");
-    return denied;
+  if (auto refused = Refusal(request, parts_.tokens->Get(), ScopeNeeded(request))) {
+    route = refused->status == 401 ? "unauthorized" : "forbidden";
+    return *refused;
   }
   static const std::map<std::string, RunKind> kJobs = {{"/api/v1/deploy", RunKind::kDeploy},
                                                        {"/api/v1/plan", RunKind::kPlan},
@@ -136,6 +137,19 @@ HttpReply Api::Route(const HttpRequest& request, std::string& route) {
     return ErrorResponse(404, "no such endpoint");
   }
   return RouteRead(request, route);
+}
+
+HttpReply Api::HandleMetricsListener(const HttpRequest& request) {
+  std::string route = "metrics-listener";
+  HttpReply reply = [&]() -> HttpReply {
+    if (request.path == "/healthz") return JsonResponse(200, {{"ok", true}});
+    if (auto refused = MetricsListenerRefusal(request, parts_.tokens->Get())) return *refused;
+    if (request.path != "/metrics") return ErrorResponse(404, "this listener serves /metrics and /healthz only");
+    if (request.method != "GET" && request.method != "HEAD") return MethodNotAllowed("GET");
+    return Metrics();
+  }();
+  parts_.requests->Count(route, std::get<HttpResponse>(reply).status);
+  return reply;
 }
 
 // The GET routes behind the token.

@@ -4,9 +4,11 @@
 //
 // Every route but the liveness probe (/healthz) and the page's HTML, script
 // and style (which hold no data) needs `Authorization: Bearer <token>`, from
-// loopback too;
-// a missing or wrong token is 401 with the same body either way, before the
-// route is even looked at (no hint which paths exist).
+// loopback too, of the scope the route needs (access.h): a missing or wrong
+// token is 401 with the same body either way, before the route is even
+// looked at (no hint which paths exist); a token of too small a scope is 403.
+// HandleMetricsListener serves the metrics listener: /healthz, and /metrics
+// to the metrics token; nothing else.
 #pragma once
 
 #include <chrono>
@@ -22,11 +24,12 @@
 #include "controller/daemon/site.h"
 #include "controller/daemon/state_view.h"
 #include "controller/daemon/status_document.h"
+#include "controller/daemon/token.h"
 
 namespace clusterctl {
 
 struct ApiParts {
-  std::string token;
+  const TokenBook* tokens = nullptr;
   SiteWatcher* site = nullptr;
   StateView* state = nullptr;
   DriftBook* drift = nullptr;
@@ -47,9 +50,10 @@ class Api {
   explicit Api(ApiParts parts) : parts_(std::move(parts)) {}
 
   HttpReply Handle(const HttpRequest& request);
+  HttpReply HandleMetricsListener(const HttpRequest& request);
   // Whether `request` may use the server's reserved connections: one with
-  // the token, or the liveness probe (an admin and a supervisor get through
-  // while others hold every ordinary connection).
+  // a read or admin token, or the liveness probe (an admin and a supervisor
+  // get through while others hold every ordinary connection).
   bool MayUseReserve(const HttpRequest& request) const;
   // The next status read builds the document anew (a job started or ended).
   void Invalidate();

@@ -18,6 +18,7 @@ Daemon::Daemon(DaemonOptions options, const Clock& clock, const FilesystemProbe&
       log_(log),
       site_(options_.inventory_path),
       state_(options_.paths, filesystem, clock, std::chrono::seconds(1)),
+      tokens_(options_.paths.secrets()),
       random_(std::random_device{}()) {
   JobEnvironment env{options_.command_line, options_.paths,  &clock,           &filesystem,
                      options_.fanout,       options_.remote, options_.sessions};
@@ -42,13 +43,12 @@ Result<std::unique_ptr<Daemon>> Daemon::Create(DaemonOptions options, const Cloc
                                                                  : daemon->site_.error());
   }
   CLUSTERCTL_RETURN_IF_ERROR(PrepareStateDirectories(daemon->options_.paths, filesystem));
-  auto token = LoadOrCreateDaemonToken(daemon->options_.paths.secrets());
-  if (!token.ok()) return token.status();
+  CLUSTERCTL_RETURN_IF_ERROR(daemon->tokens_.Reload());
   CLUSTERCTL_RETURN_IF_ERROR(daemon->FindOpenIntents());
 
   Daemon* self = daemon.get();
   ApiParts parts;
-  parts.token = std::move(token).value();
+  parts.tokens = &self->tokens_;
   parts.site = &self->site_;
   parts.state = &self->state_;
   parts.drift = &self->drift_;
@@ -84,7 +84,36 @@ Result<std::unique_ptr<Daemon>> Daemon::Create(DaemonOptions options, const Cloc
   });
   if (!server.ok()) return server.status();
   daemon->server_ = std::move(server).value();
+  CLUSTERCTL_RETURN_IF_ERROR(daemon->ListenForMetrics());
   return daemon;
+}
+
+// The metrics listener: its own server (its own connection limits), no reserve.
+Status Daemon::ListenForMetrics() {
+  if (options_.metrics_port < 0) return Status::Ok();
+  HttpServerOptions http;
+  http.address = options_.metrics_address;
+  http.port = options_.metrics_port;
+  http.max_connections = 32;
+  http.max_connections_per_address = 8;
+  http.reserved_connections = 0;
+  http.log = [this](LogLevel level, const std::string& line) { Log(level, "metrics listener: " + line); };
+  auto server = HttpServer::Listen(http, [this](const HttpRequest& request) { return api_->HandleMetricsListener(request); });
+  if (!server.ok()) return server.status();
+  metrics_server_ = std::move(server).value();
+  return Status::Ok();
+}
+
+// A rotated token takes effect here; a token file gone bad (wrong mode or
+// owner) keeps the tokens in service and is said once.
+void Daemon::ReloadTokens() {
+  const Status reloaded = tokens_.Reload();
+  if (reloaded.ok() || reloaded.message() == reported_token_error_) {
+    if (reloaded.ok()) reported_token_error_.clear();
+    return;
+  }
+  Log(LogLevel::kError, "cannot re-read the API tokens (the ones in service stay): " + reloaded.message());
+  reported_token_error_ = reloaded.message();
 }
 
 Daemon::~Daemon() { Shutdown(std::chrono::seconds(30)); }
@@ -105,6 +134,7 @@ Status Daemon::FindOpenIntents() {
 
 void Daemon::Start() {
   server_->Start();
+  if (metrics_server_) metrics_server_->Start();
   slurm_->Start();
   ScheduleNextDrift(/*first=*/true);
   next_inventory_poll_ = clock_.Monotonic() + options_.inventory_poll;
@@ -112,9 +142,14 @@ void Daemon::Start() {
       options_.address + ":" + std::to_string(port()) + "/; state " + options_.paths.dir + "; drift check every " +
       std::to_string(options_.verify_interval.count()) + " s" + (options_.remediate ? ", remediation on" : "") +
       "; Slurm's nodes read every " + std::to_string(options_.slurm_interval.count()) + " s");
-  // Where the token is, never the token: the page asks for it (#token=...).
-  Log(LogLevel::kInfo, "the API token (and the page's, as http://" + options_.address + ":" + std::to_string(port()) +
-      "/#token=TOKEN) is in " + options_.paths.secrets() + "/" + kDaemonTokenSecret);
+  // Where the tokens are, never a token: the page asks for one (#token=...).
+  Log(LogLevel::kInfo, "the API tokens (the page takes the read or admin one, as http://" + options_.address + ":" +
+      std::to_string(port()) + "/#token=TOKEN) are in " + options_.paths.secrets() + "/: " + kDaemonTokenSecret +
+      " (admin), " + kDaemonReadTokenSecret + " (read), " + kDaemonMetricsTokenSecret + " (metrics)");
+  if (metrics_server_) {
+    Log(LogLevel::kInfo, "metrics listener on http://" + options_.metrics_address + ":" +
+        std::to_string(metrics_port()) + "/metrics (the metrics token only)");
+  }
   if (!resume_hosts_.empty()) {
     Log(LogLevel::kInfo, "open intents on " + BoundedHostList({resume_hosts_.begin(), resume_hosts_.end()}, 200) +
         ": a deploy of those hosts resumes them");
@@ -180,6 +215,7 @@ void Daemon::PollInventory() {
   if (!reload_requested_.exchange(false) && now < next_inventory_poll_) return;
   next_inventory_poll_ = now + options_.inventory_poll;
   RefreshSite();
+  ReloadTokens();
 }
 
 // Every look at the file goes through here (the poll, SIGHUP, and each job
@@ -253,6 +289,7 @@ void Daemon::Shutdown(std::chrono::milliseconds grace) {
     jobs_->Join();
     NoticeFinishedJobs();
   }
+  if (metrics_server_) metrics_server_->Stop();
   server_->Stop();
 }
 

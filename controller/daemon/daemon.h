@@ -31,6 +31,11 @@ struct DaemonOptions {
   std::string inventory_path;
   std::string address = "127.0.0.1";
   int port = 9420;
+  // The metrics listener (`serve --metrics-listen`): /metrics to the metrics
+  // token, and /healthz, nothing else. metrics_port -1: none; 0: any free
+  // port (tests).
+  std::string metrics_address;
+  int metrics_port = -1;
   std::chrono::seconds verify_interval{3600};
   std::string verify_batch = "50";
   bool remediate = false;
@@ -63,6 +68,7 @@ class Daemon {
   void Shutdown(std::chrono::milliseconds grace);
 
   int port() const { return server_->port(); }
+  int metrics_port() const { return metrics_server_ ? metrics_server_->port() : -1; }
   size_t host_count() const;
 
  private:
@@ -72,6 +78,8 @@ class Daemon {
   bool StartScheduled(JobRequest request);
   void NoticeFinishedJobs();
   void PollInventory();
+  void ReloadTokens();
+  Status ListenForMetrics();
   void RefreshSite();
   void ScheduleNextDrift(bool first);
   Status FindOpenIntents();
@@ -92,6 +100,9 @@ class Daemon {
   std::unique_ptr<SlurmWatch> slurm_;
   std::unique_ptr<Api> api_;
   std::unique_ptr<HttpServer> server_;
+  std::unique_ptr<HttpServer> metrics_server_;
+  TokenBook tokens_;
+  std::string reported_token_error_;
   std::mt19937_64 random_;
 
   int64_t started_at_ms_ = 0;

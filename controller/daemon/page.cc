@@ -12,8 +12,8 @@ const char* const kStatusPageHtml = R"HTML(<!doctype html>
 <link rel="stylesheet" href="/app.css"></head><body>
 <header><h1>clusterctl <span id="cluster"></span></h1><span id="summary"></span><span id="updated" class="muted"></span></header>
 <div id="banner"></div>
-<div id="login">This page needs the daemon's token
-(<span class="mono">clusterctl serve INVENTORY --print-token</span>):
+<div id="login">This page needs the daemon's read token
+(<span class="mono">clusterctl serve INVENTORY --print-token --scope read</span>):
 <input id="token" type="password" size="50"> <button id="use">Show</button></div>
 <main id="main">
 <section><h2>Groups</h2><table id="groups"></table></section>

@@ -36,14 +36,17 @@ struct TestDaemon {
   std::ostringstream log;
   Logger logger{log};  // info: no per-request debug lines from the HTTP thread while a test reads `log`
   std::unique_ptr<Daemon> daemon;
-  std::string token;
+  std::string token;          // admin
+  std::string read_token;     // scope read
+  std::string metrics_token;  // scope metrics
   StatePaths paths;
 
   // `sessions`: a fleet of fake nodes in place of SSH; `role`: the text of
   // the site's one role, "echo"; `hosts`: node01 to node0`hosts` (at most 9);
-  // `groups`: the inventory's groups section, if any.
+  // `groups`: the inventory's groups section, if any; `metrics_listener`:
+  // a metrics listener on another free loopback port.
   explicit TestDaemon(SessionFactory* sessions = nullptr, const std::string& role = "", int hosts = 3,
-                      const std::string& groups = "") {
+                      const std::string& groups = "", bool metrics_listener = false) {
     const std::string inventory = dir.path() + "/cluster.yaml";
     const std::string last = std::to_string(hosts);
     std::ofstream(inventory) << "version: 1\ncluster: t\nconnection:\n  user: root\n  port: 1\n"
@@ -59,12 +62,24 @@ struct TestDaemon {
     options.paths = paths;
     options.command_line = "clusterctl serve (test)";
     options.sessions = sessions;
+    if (metrics_listener) {
+      options.metrics_address = "127.0.0.1";
+      options.metrics_port = 0;
+    }
     auto created = Daemon::Create(options, clock, filesystem, logger);
     REQUIRE(created.ok());
     daemon = std::move(created).value();
     daemon->Start();
-    std::ifstream in(paths.secrets() + "/" + kDaemonTokenSecret);
-    std::getline(in, token);
+    token = ReadToken(TokenScope::kAdmin);
+    read_token = ReadToken(TokenScope::kRead);
+    metrics_token = ReadToken(TokenScope::kMetrics);
+  }
+
+  std::string ReadToken(TokenScope scope) const {
+    std::string value;
+    std::ifstream in(paths.secrets() + "/" + TokenSecretName(scope));
+    std::getline(in, value);
+    return value;
   }
 
   ~TestDaemon() { daemon.reset(); }
@@ -83,8 +98,19 @@ struct TestDaemon {
     return Exchange(Request("GET", path, authorization + "Connection: close\r\n"), source);
   }
   std::string Post(const std::string& path, const std::string& body, const std::string& type = "application/json") {
-    return Exchange(Request("POST", path, "Authorization: Bearer " + token + "\r\nContent-Type: " + type +
+    return PostAs(token, path, body, type);
+  }
+  std::string PostAs(const std::string& bearer, const std::string& path, const std::string& body,
+                     const std::string& type = "application/json") {
+    return Exchange(Request("POST", path, "Authorization: Bearer " + bearer + "\r\nContent-Type: " + type +
                                               "\r\nConnection: close\r\n", body));
+  }
+  // A GET to the metrics listener.
+  std::string GetMetricsListener(const std::string& path, const std::string& auth) {
+    const std::string authorization = auth.empty() ? "" : "Authorization: " + auth + "\r\n";
+    RawClient client(daemon->metrics_port());
+    client.Send(Request("GET", path, authorization + "Connection: close\r\n"));
+    return client.Receive(std::chrono::seconds(30));
   }
   // The job as /api/v1/jobs shows it once it has ended (null after 60 s).
   nlohmann::json WaitForJob(int64_t job) {

@@ -97,7 +97,9 @@ TEST_CASE("registry local: TLS with the site's files, clusterctl's configuration
                          "    key: /etc/docker/registry/clusterctl/server.key\n"));
   CHECK_FALSE(Contains(config, "proxy:"));
   CHECK(head.params.at("registry/key")["secret"] == true);
-  CHECK(head.params.at("registry/key")["mode"] == "0640");
+  // A private key lands readable by the registry's user alone (issue 47, item 5).
+  CHECK(head.params.at("registry/key")["mode"] == "0400");
+  CHECK(head.params.at("registry/key")["owner"] == "docker-registry");
   CHECK(Has(head.steps, "registry/no proxy password"));
   CHECK_FALSE(Has(head.steps, "registry/proxy password"));
   CHECK_FALSE(Has(head.steps, "registry/TLS files are given"));

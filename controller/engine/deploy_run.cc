@@ -6,6 +6,7 @@
 
 #include "common/strings.h"
 #include "controller/catalog/variable_check.h"
+#include "controller/engine/declared_secrets.h"
 #include "controller/engine/facts_check.h"
 #include "controller/engine/planner.h"
 #include "controller/engine/role_board.h"
@@ -220,6 +221,7 @@ class Deployment {
 
   // Phase 3: every host whose facts could be gathered.
   bool Plan() {
+    if (vault_) MaskDeclaredSecrets(*in_.catalog, *in_.inventory, *vault_);
     PlanInputs inputs{in_.inventory, in_.catalog, &facts_, vault_.get(), in_.options.roles};
     inputs.removed_hosts = removed_hosts_;
     inputs.tags = in_.options.tags;

@@ -78,6 +78,8 @@ TEST_CASE("ldap-server: the inventory's users and groups as LDIF under dc=CLUSTE
   // ldaps and ldapi only: no clear-text LDAP on the network.
   CHECK(p.params.at("ldap-server/listeners")["line"] == "SLAPD_SERVICES=\"ldaps:/// ldapi:///\"");
   CHECK(p.params.at("ldap-server/server key")["secret"] == true);
+  CHECK(p.params.at("ldap-server/server key")["mode"] == "0400");  // issue 47, item 5: slapd's user alone
+  CHECK(p.params.at("ldap-server/server key")["owner"] == "openldap");
   CHECK(p.notify.at("ldap-server/entries") == std::vector<std::string>{"load directory"});
 }
 

@@ -377,7 +377,9 @@ Task<bool> HostRun::RunStep(const PlannedStep& step, bool& role_changed) {
   if (!check && outcome.has_backup && !step.secret && context_.writer) {
     std::string host = report_.host, path = step.params.value("path", std::string());
     int64_t run = context_.run_id;
-    std::string backup = std::move(outcome.backup);
+    // Masked with every secret the run knows: a file not declared secret
+    // may still have held one before clusterctl took it over.
+    std::string backup = Masked(std::move(outcome.backup));
     context_.writer->Post([=](StateStore& s) { return s.SaveFileBackup(run, host, path, backup); });
   }
   Emit(r);

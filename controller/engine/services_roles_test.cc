@@ -205,7 +205,7 @@ TEST_CASE("monitoring: a target file per host and exporter, DCGM only on GPU hos
             "--web.listen-address=10.0.0.11:9100") != std::string::npos);
 }
 
-TEST_CASE("monitoring: the clusterctl job scrapes the daemon with its token, written only where a daemon is named") {
+TEST_CASE("monitoring: the clusterctl job scrapes the daemon with its metrics token, written only where a daemon is named") {
   // Without clusterctl_metrics_targets the token never leaves the controller.
   Planned none = ServiceRoles().PlanAll("head");
   CHECK(Has(none.steps, "monitoring/no clusterctl token"));
@@ -228,12 +228,15 @@ TEST_CASE("monitoring: the clusterctl job scrapes the daemon with its token, wri
   CHECK(token.at("owner") == "root");
   CHECK(token.at("group") == "prometheus");
   CHECK(token.at("mode") == "0640");
-  CHECK(with.files.at("/etc/prometheus/clusterctl.token") == vault.values().at(kDaemonTokenSecret));
+  // The metrics token, never the admin one (issue 47, item 4): Prometheus's
+  // file cannot deploy or stop anything.
+  CHECK(with.files.at("/etc/prometheus/clusterctl.token") == vault.values().at(kDaemonMetricsTokenSecret));
+  CHECK_FALSE(vault.values().count(kDaemonTokenSecret));
   CHECK(with.files.at("/etc/prometheus/file_sd/clusterctl/clusterctl.yml").find("- targets: ['10.0.0.1:9420']") !=
         std::string::npos);
 }
 
-TEST_CASE("monitoring declares the daemon's token secret exactly as clusterctl serve does") {
+TEST_CASE("monitoring declares the daemon's metrics token secret exactly as clusterctl serve does, and no other") {
   // One secret, two declarations: the daemon's (controller/daemon/token.cc)
   // and the role's. Unequal, the vault would refuse the stored token as the
   // wrong size, or the two would be different secrets.
@@ -242,8 +245,10 @@ TEST_CASE("monitoring declares the daemon's token secret exactly as clusterctl s
   REQUIRE_MESSAGE(catalog, diagnostics.ToString());
   const Role* monitoring = catalog->Find("monitoring");
   REQUIRE(monitoring);
-  REQUIRE(monitoring->secrets.count(kDaemonTokenSecret));
-  CHECK(monitoring->secrets.at(kDaemonTokenSecret) == kDaemonTokenSpec);
+  REQUIRE(monitoring->secrets.count(kDaemonMetricsTokenSecret));
+  CHECK(monitoring->secrets.at(kDaemonMetricsTokenSecret) == kDaemonTokenSpec);
+  CHECK_FALSE(monitoring->secrets.count(kDaemonTokenSecret));
+  CHECK_FALSE(monitoring->secrets.count(kDaemonReadTokenSecret));
 }
 
 // Alertmanager (issue 38): receivers and routes from the inventory, the
@@ -292,6 +297,11 @@ TEST_CASE("alertmanager: receivers and routes from the inventory, grouped by clu
   CHECK(p.params.at("alertmanager/configuration").at("validate") ==
         nlohmann::json::array({"amtool", "check-config", "%s"}));
   CHECK(p.notify.at("alertmanager/configuration") == std::vector<std::string>{"reload alertmanager"});
+  // The files clusterctl takes over may hold a site's secrets inline
+  // (smtp_auth_password, basic_auth): secret, so no diff and no backup
+  // shows them (issue 47, item 6).
+  CHECK(p.params.at("alertmanager/configuration").at("secret") == true);
+  CHECK(p.params.at("monitoring/configuration").at("secret") == true);
   CHECK(p.notify.at("alertmanager/arguments") == std::vector<std::string>{"restart alertmanager"});
   for (const char* secret : {"alertmanager/smtp password", "alertmanager/slack webhook url[chat]"}) {
     CAPTURE(secret);

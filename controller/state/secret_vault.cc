@@ -9,6 +9,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
+#include <sstream>
+#include <string_view>
 #include <vector>
 
 #include "common/atomic_file.h"
@@ -65,17 +68,56 @@ Result<std::string> ReadPrivateFile(const std::string& path, bool& exists) {
   return data;
 }
 
+void ReplaceAll(std::string& text, const std::string& value, const std::string& mark) {
+  for (size_t at = text.find(value); at != std::string::npos; at = text.find(value, at + mark.size())) {
+    text.replace(at, value.size(), mark);
+  }
+}
+
+std::string Trimmed(std::string_view text) {
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) return "";
+  return std::string(text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1));
+}
+
+// What of a secret file's content is masked: the whole, its lines, its long words.
+std::vector<std::string> MaskedParts(const std::string& content) {
+  std::vector<std::string> parts = {Trimmed(content)};
+  size_t start = 0;
+  while (start < content.size()) {
+    size_t end = content.find('\n', start);
+    if (end == std::string::npos) end = content.size();
+    const std::string line = Trimmed(std::string_view(content).substr(start, end - start));
+    if (line.size() >= 6) parts.push_back(line);
+    std::istringstream words(line);
+    for (std::string word; words >> word;) {
+      if (word.size() >= 16) parts.push_back(word);
+    }
+    start = end + 1;
+  }
+  return parts;
+}
+
 }  // namespace
 
 std::string SecretVault::Mask(std::string text) const {
   for (const auto& [name, value] : values_) {
     if (value.size() < 8) continue;  // too short to mask without mangling unrelated text
-    const std::string mark = "[secret " + name + "]";
-    for (size_t at = text.find(value); at != std::string::npos; at = text.find(value, at + mark.size())) {
-      text.replace(at, value.size(), mark);
-    }
+    ReplaceAll(text, value, "[secret " + name + "]");
   }
+  std::lock_guard<std::mutex> lock(masked_mutex_);
+  // Longest first: a whole file before its lines, a line before its words.
+  std::vector<std::pair<std::string, std::string>> ordered(masked_.begin(), masked_.end());
+  std::stable_sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+  for (const auto& [value, label] : ordered) ReplaceAll(text, value, "[secret " + label + "]");
   return text;
+}
+
+void SecretVault::AddToMask(const std::string& label, const std::string& content) const {
+  std::lock_guard<std::mutex> lock(masked_mutex_);
+  for (std::string& part : MaskedParts(content)) {
+    if (part.size() >= 6) masked_.emplace(std::move(part), label);
+  }
 }
 
 std::string GenerateSecret(const SecretSpec& spec) {

@@ -5,9 +5,15 @@
 // Contract: a secret's value never leaves this process except as the
 // content of a file step marked secret (sent to a node over SSH). The state
 // database holds only SHA-256 input hashes of such steps, never the value.
+//
+// The vault is also the run's one masking place (Mask): beside its own
+// secrets it masks what the run registers with AddToMask, the content of
+// secret files the inventory names (TLS keys, passwords, webhook URLs,
+// registry credentials).
 #pragma once
 
 #include <map>
+#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
@@ -51,7 +57,15 @@ class SecretVault {
   // `text` with every secret value in it replaced by "[secret NAME]": the
   // last line of defence for what a node sends back (a tool quoting its
   // input in an error) before it is printed or stored.
+  // Registered text is masked too.
   std::string Mask(std::string text) const;
+
+  // Registers `content`, a secret the run read (a secret file's body), to be
+  // masked as "[secret LABEL]": its whole trimmed text, each trimmed line of
+  // 6 characters or more, and each word of 16 or more (a key on a netrc
+  // line). Changes no secret: the vault's values stay as they are. Safe
+  // alongside Mask() on other threads.
+  void AddToMask(const std::string& label, const std::string& content) const;
 
  private:
   Status Store(const std::string& name, const std::string& value);
@@ -61,6 +75,8 @@ class SecretVault {
   std::map<std::string, std::string> values_;
   std::map<std::string, SecretSpec> specs_;
   std::vector<std::string> generated_;
+  mutable std::mutex masked_mutex_;
+  mutable std::map<std::string, std::string> masked_;  // registered text -> its label, longest first when applied
 };
 
 }  // namespace clusterctl

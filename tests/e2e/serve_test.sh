@@ -21,6 +21,7 @@ CLUSTERCTL="$E2E_ROOT/build/clusterctl"
 WORK=$(mktemp -d /tmp/clusterctl-e2e-serve-XXXXXX)
 PORT=${E2E_SERVE_PORT:-19431}
 PROM_PORT=$((PORT + 1))
+METRICS_PORT=$((PORT + 2))  # the daemon's metrics listener (--metrics-listen)
 ARTIFACTS=${E2E_ARTIFACTS:-/tmp/clusterctl-e2e-artifacts}
 INTERVAL=15
 daemon_pid="" prom_pid="" stream_pid=""
@@ -97,10 +98,25 @@ write_inventory 1
 TOKEN=$("$CLUSTERCTL" serve "$INV" --print-token 2>/dev/null)
 check "--print-token prints a 43-character token" test ${#TOKEN} -eq 43
 check "the token file is 0600" test "$(stat -c %a "$WORK/.clusterctl/secrets/daemon_token")" = 600
+METRICS_TOKEN=$("$CLUSTERCTL" serve "$INV" --print-token --scope metrics 2>/dev/null)
+READ_TOKEN=$("$CLUSTERCTL" serve "$INV" --print-token --scope read 2>/dev/null)
+check "each scope has its own 43-character token, 0600 (issue 47, item 4)" \
+  bash -c "test ${#METRICS_TOKEN} -eq 43 && test ${#READ_TOKEN} -eq 43 && test '$METRICS_TOKEN' != '$TOKEN' && test '$READ_TOKEN' != '$TOKEN' && \
+           test \"\$(stat -c %a '$WORK/.clusterctl/secrets/daemon_metrics_token' '$WORK/.clusterctl/secrets/daemon_read_token' | sort -u)\" = 600"
 check "a non-loopback --listen without --insecure-listen is refused (exit 2)" \
   bash -c "'$CLUSTERCTL' serve '$INV' --listen 0.0.0.0:$PORT >/dev/null 2>&1; test \$? -eq 2"
-start_daemon
+start_daemon --metrics-listen "127.0.0.1:$METRICS_PORT"
 check "the daemon answers /healthz" test $? -eq 0
+as_token() { curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $1" "${@:2}"; }  # as_token TOKEN [curl args] URL
+check "the metrics token cannot deploy (403)" \
+  test "$(as_token "$METRICS_TOKEN" -H 'Content-Type: application/json' -d '{}' "http://127.0.0.1:$PORT/api/v1/deploy")" = 403
+check "the metrics token cannot read the API (403)" test "$(as_token "$METRICS_TOKEN" "http://127.0.0.1:$PORT/api/v1/status")" = 403
+check "the read token reads the API but cannot stop (403)" \
+  bash -c "test \"\$(curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer $READ_TOKEN' http://127.0.0.1:$PORT/api/v1/status)\" = 200 && \
+           test \"\$(curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer $READ_TOKEN' -H 'Content-Type: application/json' -d '{}' http://127.0.0.1:$PORT/api/v1/stop)\" = 403"
+check "the metrics listener refuses the admin token (403) and serves nothing but /metrics" \
+  bash -c "test \"\$(curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer $TOKEN' http://127.0.0.1:$METRICS_PORT/metrics)\" = 403 && \
+           test \"\$(curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer $METRICS_TOKEN' http://127.0.0.1:$METRICS_PORT/api/v1/status)\" = 404"
 
 # 1. A deploy through the API: events streamed, 409 meanwhile, the CLI's recap.
 code=$(post /api/v1/deploy '{}')
@@ -165,15 +181,15 @@ check "metrics: node02 drifted" grep -q '^clusterctl_host_health{host="node02",h
 promtool check metrics <"$WORK/metrics.txt" >"$WORK/promtool.txt" 2>&1
 check "promtool check metrics passes" test $? -eq 0 || cat "$WORK/promtool.txt"
 
-# 4. A test-local Prometheus scrapes /metrics with the token.
-printf '%s' "$TOKEN" >"$WORK/token" && chmod 600 "$WORK/token"
+# 4. A test-local Prometheus scrapes the metrics listener with the metrics token.
+printf '%s' "$METRICS_TOKEN" >"$WORK/token" && chmod 600 "$WORK/token"
 cat >"$WORK/prometheus.yml" <<YAML
 global: {scrape_interval: 2s}
 scrape_configs:
   - job_name: clusterctl
     metrics_path: /metrics
     authorization: {credentials_file: $WORK/token}
-    static_configs: [{targets: ['127.0.0.1:$PORT']}]
+    static_configs: [{targets: ['127.0.0.1:$METRICS_PORT']}]
 YAML
 prometheus --config.file="$WORK/prometheus.yml" --storage.tsdb.path="$WORK/prom" \
   --web.listen-address="127.0.0.1:$PROM_PORT" >"$WORK/prometheus.log" 2>&1 &
@@ -273,8 +289,8 @@ check "an installed clusterctl finds its built-in roles: plan --roles chrony exi
   bash -c "test $plan_rc -eq 0 && grep -q 'Recap' '$WORK/installed-plan.txt' && ! grep -q 'no built-in roles' '$WORK/installed-plan.txt'"
 on1 timeout 60 systemctl start "$UNIT"
 check "the unit reaches READY (Type=notify)" on1 systemctl is-active -q "$UNIT"
-check "its start line in the journal says where the token is" \
-  bash -c "$TESTBED exec node01 journalctl -u $UNIT --no-pager | grep -q 'token.*is in /var/lib/clusterctl/e2e/secrets/daemon_token'"
+check "its start line in the journal says where the tokens are" \
+  bash -c "$TESTBED exec node01 journalctl -u $UNIT --no-pager | grep -q 'tokens.*are in /var/lib/clusterctl/e2e/secrets/: daemon_token (admin)'"
 unit_pid=$(on1 systemctl show -p MainPID --value "$UNIT")
 on1 cat "/proc/$unit_pid/status" >"$WORK/unit-status.txt"
 uid=$(on1 id -u clusterctl)

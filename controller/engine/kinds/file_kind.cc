@@ -3,6 +3,7 @@
 #include "controller/engine/kinds/step_kind.h"
 
 #include "common/json_text.h"
+#include "common/strings.h"
 
 namespace clusterctl {
 namespace {
@@ -16,6 +17,7 @@ class FileKind final : public StepKind {
       planned.body = planning.step.content_template->Render(planning.stack, planning.diagnostics);
     } else if (params.contains("source")) {
       planned.body = planning.ReadInventoryFile("source", params, "file source").value_or("");
+      if (params.value("secret", false)) MaskSecretFile(planning, params, planned.body);
     } else if (params.contains("secret_content")) {
       SecretContent(planning, params, planned);
     }
@@ -23,6 +25,16 @@ class FileKind final : public StepKind {
   }
 
  private:
+  // A secret file the inventory names (a TLS key, a password): its content
+  // is masked wherever the run's text goes (step errors and output, history,
+  // events), as the vault's own secrets are.
+  static void MaskSecretFile(KindPlanning& planning, const nlohmann::json& params, const std::string& body) {
+    if (!planning.inputs.secrets || body.empty()) return;
+    const nlohmann::json& source = params["source"];
+    planning.inputs.secrets->AddToMask("file " + (source.is_string() ? Printable(source.get<std::string>(), 80) : "source"),
+                                       body);
+  }
+
   // A secret the run prepared: never shown, never backed up.
   static void SecretContent(KindPlanning& planning, nlohmann::json& params, PlannedStep& planned) {
     const std::string name = params["secret_content"].get<std::string>();
