@@ -126,6 +126,20 @@ check "logger on node02 appears in node01's $node02_log" logged "$marker"
 check "node01 keeps its own messages there too" tb exec node01 test -s /var/log/cluster/node01/messages
 check "node01's per-host logs are rotated by logrotate (its dry run considers node02's)" \
   sh -c "$TESTBED exec node01 logrotate -d /etc/logrotate.d/clusterctl-cluster-logs 2>&1 | grep -q 'considering log $node02_log'"
+# Who may send, and under which name (issue 47): node01's address only; a
+# line is filed under the host it comes from, whatever name it claims; an
+# address outside the inventory (this machine's) is refused.
+log_listen=$(tb exec node01 ss -ltnH 'sport = :514' | awk '{print $4}' | paste -sd' ')
+check "node01's rsyslog listens on its address only ('$log_listen')" test "$log_listen" = "10.213.78.11:514"
+forged="e2e-forged-$$-$RANDOM"
+tb exec node02 bash -c 'printf "<13>Nov 29 00:00:00 node03 forged: %s\n" "$1" >/dev/tcp/10.213.78.11/514' sh "$forged"
+check "a line node02 sends claiming to be node03 is filed as node02's" logged "$forged"
+check "... and nowhere else" sh -c "test \"\$($TESTBED exec node01 grep -rl '$forged' /var/log/cluster)\" = '$node02_log'"
+outsider="e2e-outsider-$$-$RANDOM"
+timeout 5 bash -c 'printf "<13>Nov 29 00:00:00 node02 outsider: %s\n" "$1" >/dev/tcp/10.213.78.11/514' sh "$outsider" 2>/dev/null
+sleep 1
+check "a line from an address outside the inventory (10.213.78.1) is refused" \
+  sh -c "! $TESTBED exec node01 grep -rq '$outsider' /var/log/cluster"
 # The outage: rsyslog and its socket (journald's forwarding would start it
 # again at node01's next message), so nothing listens on 514.
 outage=${LOG_OUTAGE_SECONDS:-10}
