@@ -102,6 +102,8 @@ token=$(cat "$WORK/.clusterctl/secrets/daemon_token")
 check "node01: the daemon's token for Prometheus is 0640 root:prometheus and the state's daemon_token" \
   sh -c "test \"\$($TESTBED exec node01 stat -c '%a %U:%G' /etc/prometheus/clusterctl.token)\" = '640 root:prometheus' && \
          test \"\$($TESTBED exec node01 cat /etc/prometheus/clusterctl.token)\" = '$token'"
+check "node01: alertmanager.yml (webhook URLs may carry tokens) is 0640 root:prometheus" \
+  test "$(tb exec node01 stat -c '%a %U:%G' /etc/prometheus/alertmanager.yml)" = '640 root:prometheus'
 check "the token is nowhere in the deploy's output" sh -c "! grep -q '$token' $WORK/first.json $WORK/first.err"
 check "node01: the clusterctl job reads it and targets the daemon" \
   sh -c "$TESTBED exec node01 grep -q 'credentials_file: /etc/prometheus/clusterctl.token' /etc/prometheus/prometheus.yml && \
