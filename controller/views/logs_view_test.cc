@@ -39,8 +39,8 @@ TEST_CASE("logs view: the log host listens at its address and knows its senders 
   const std::string text =
       "version: 1\ncluster: lab\nhosts:\n  head: {address: 'fd00::1'}\n"
       "  gpu01: {address: 10.0.0.2, interfaces: {ib0: 10.10.0.2/24}}\n"
-      "  gpu02: {address: '[fd00::3]'}\n  gpu03: {address: gpu03.site.example}\n"
-      "  gpu04: {address: 10.0.0.9}\n  gpu05: {address: 10.0.0.9}\n"  // one address, two hosts
+      "  gpu02: {address: 'fd00::3'}\n  gpu03: {address: gpu03.site.example}\n"
+      "  gpu04: {address: 10.0.0.9}\n  gpu05: {address: 10.0.0.9, connection: {port: 2222}}\n"  // one address, two hosts
       "  gpu06: {address: 10.0.0.6, vars: {log_server: logs.site.example}}\n"
       "groups:\n  logs: {hosts: [head]}\n";
   auto view = Build(text);
