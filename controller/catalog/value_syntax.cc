@@ -163,11 +163,16 @@ bool PrintableLine(std::string_view text) {
   return true;
 }
 
-// A field of /etc/passwd as getent prints it (a gecos): one line of
-// printable ASCII without ':', the field separator.
-std::string PasswdField(std::string_view text) {
-  if (!PrintableLine(text) || text.find(':') != std::string_view::npos) {
-    return "is not one line of printable ASCII without ':' (a field of /etc/passwd)";
+// A directory user's full name: a field of /etc/passwd as getent prints
+// it (one line of printable ASCII without ':', the field separator) that
+// the directory's LDIF also takes as it is (no character a DN escapes,
+// \ " + ; < > #, and no space first or last: the LDIF format's own rule,
+// file_format.h), so inventory check refuses what planning would.
+std::string Gecos(std::string_view text) {
+  if (!PrintableLine(text) || text.find_first_of(":\\\"+;<>#") != std::string_view::npos ||
+      (!text.empty() && (text.front() == ' ' || text.back() == ' '))) {
+    return "is not a full name for /etc/passwd and the directory (printable ASCII on one line, without : \\ \" + ; < > # "
+           "or a space first or last)";
   }
   return "";
 }
@@ -225,7 +230,7 @@ const ValueSyntax kSyntaxes[] = {
     {"user-name", UserName}, {"ldap-dn", LdapDn}, {"ldap-uri", LdapUri},
     {"url", Url},         {"email", Email},
     {"slurm-name", SlurmName}, {"slurm-tres", SlurmTres}, {"slurm-time", SlurmTime},
-    {"passwd-field", PasswdField}, {"login-shell", LoginShell}, {"slurm-description", SlurmDescription},
+    {"gecos", Gecos}, {"login-shell", LoginShell}, {"slurm-description", SlurmDescription},
     {"root-directory", RootDirectory},
 };
 

@@ -95,11 +95,13 @@ TEST_CASE("value syntaxes a role may declare for its variables") {
 }
 
 TEST_CASE("value syntaxes for passwd's fields, sacctmgr's description and a directory only root writes") {
-  CHECK(Has("passwd-field", "Carol Shaw, room 12"));
-  CHECK(Has("passwd-field", ""));
-  for (const char* bad : {"Carol\nroot::0:0::/:/bin/sh", "a:b", "tab\there", "caf\xe9"}) {
+  CHECK(Has("gecos", "Carol Shaw, room 12"));
+  CHECK(Has("gecos", "Seamus O'Brien"));
+  CHECK(Has("gecos", ""));
+  for (const char* bad : {"Carol\nroot::0:0::/:/bin/sh", "a:b", "tab\there", "caf\xe9", "a+b", "say \"hi\"", " lead",
+                          "trail ", "a\\b", "x#1"}) {
     CAPTURE(bad);
-    CHECK_FALSE(Has("passwd-field", bad));
+    CHECK_FALSE(Has("gecos", bad));
   }
   CHECK(Has("login-shell", "/bin/bash"));
   CHECK(Has("login-shell", "/usr/local/bin/zsh-5.9"));

@@ -200,8 +200,8 @@ TEST_CASE("hostile values: inventory check refuses, at file:line, what passwd, s
   REQUIRE(catalog);
   for (const Placement& place : Placements()) {
     for (const Hostile& h : HostileValues()) {
-      CAPTURE(place.what);
-      CAPTURE(h.what);
+      const std::string where = std::string(place.what) + ", " + h.what;
+      CAPTURE(where);
       testing::TempDir dir;
       std::ofstream(dir.path() + "/inventory.yaml")
           << "cluster: lab\nconnection: {user: root}\nvars:\n  " << place.yaml(YamlQuoted(h.value))  // line 4
