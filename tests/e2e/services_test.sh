@@ -134,10 +134,12 @@ check "node01's per-host logs are rotated by logrotate (its dry run considers no
 log_listen=$(tb exec node01 ss -ltnH 'sport = :514' | awk '{print $4}' | paste -sd' ')
 check "node01's rsyslog listens on its address only ('$log_listen')" test "$log_listen" = "10.213.78.11:514"
 forged="e2e-forged-$$-$RANDOM"
+# shellcheck disable=SC2016  # $1 is the inner shell's
 tb exec node02 bash -c 'printf "<13>Nov 29 00:00:00 node03 forged: %s\n" "$1" >/dev/tcp/10.213.78.11/514' sh "$forged"
 check "a line node02 sends claiming to be node03 is filed as node02's" logged "$forged"
 check "... and nowhere else" sh -c "test \"\$($TESTBED exec node01 grep -rl '$forged' /var/log/cluster)\" = '$node02_log'"
 outsider="e2e-outsider-$$-$RANDOM"
+# shellcheck disable=SC2016
 timeout 5 bash -c 'printf "<13>Nov 29 00:00:00 node02 outsider: %s\n" "$1" >/dev/tcp/10.213.78.11/514' sh "$outsider" 2>/dev/null
 sleep 1
 check "a line from an address outside the inventory (10.213.78.1) is refused" \
