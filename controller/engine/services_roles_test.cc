@@ -149,7 +149,7 @@ TEST_CASE("nfs-client, external: a NAS's exports in fstab with their options; fs
   CHECK(projects.at("options") == "hard,nconnect=4,vers=3,_netdev,fsc");
   CHECK(projects.at("fstype") == "nfs");
   CHECK(p.params.at("nfs-client/fstab entry[/scratch]").at("source") == "nas.example.org:/vol/scratch");
-  CHECK(p.params.at("nfs-client/fstab entry[/scratch]").at("options") == "hard,_netdev");
+  CHECK(p.params.at("nfs-client/fstab entry[/scratch]").at("options") == "hard,nosuid,nodev,_netdev");
   CHECK(p.params.at("nfs-client/mounted[/projects]").at("state") == "mounted");
   CHECK(Has(p.steps, "nfs-client/cachefilesd package"));
   CHECK(p.files.at("/etc/cachefilesd.conf").find("\ndir /var/cache/fscache\n") != std::string::npos);
