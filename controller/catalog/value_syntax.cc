@@ -155,6 +155,70 @@ std::string Email(std::string_view text) {
   return "";
 }
 
+// Printable ASCII on one line (no control character, nothing above 0x7e).
+bool PrintableLine(std::string_view text) {
+  for (char c : text) {
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7e) return false;
+  }
+  return true;
+}
+
+// A directory user's full name: a field of /etc/passwd as getent prints
+// it (one line of printable ASCII without ':', the field separator) that
+// the directory's LDIF also takes as it is (no character a DN escapes,
+// \ " + ; < > #, and no space first or last: the LDIF format's own rule,
+// file_format.h), so inventory check refuses what planning would.
+std::string Gecos(std::string_view text) {
+  if (!PrintableLine(text) || text.find_first_of(":\\\"+;<>#") != std::string_view::npos ||
+      (!text.empty() && (text.front() == ' ' || text.back() == ' '))) {
+    return "is not a full name for /etc/passwd and the directory (printable ASCII on one line, without : \\ \" + ; < > # "
+           "or a space first or last)";
+  }
+  return "";
+}
+
+// A login shell: an absolute path (the `path` syntax) without ':', which
+// would end the passwd entry's last field early.
+std::string LoginShell(std::string_view text) {
+  if (!Path(text).empty() || text.find(':') != std::string_view::npos) {
+    return "is not a login shell (an absolute path of letters, digits and . _ / @ % + = , -, without ':' or '..')";
+  }
+  return "";
+}
+
+// An account's description as sacctmgr stores it: one line of printable
+// ASCII without quotes. sacctmgr takes it in one argument (never a shell),
+// but its strip_quotes() drops a leading quote and replaces every other
+// one with '`', so a description with a quote would never read back as
+// written and the account would differ at every deploy.
+std::string SlurmDescription(std::string_view text) {
+  if (!PrintableLine(text) || text.find_first_of("'\"") != std::string_view::npos) {
+    return "is not one line of printable ASCII without quotes (sacctmgr rewrites ' and \")";
+  }
+  return "";
+}
+
+// A directory root alone may write: an absolute path (the `path` syntax)
+// outside the directories every user may create entries in on Debian
+// (/tmp, /var/tmp, /dev/shm, /run/shm, /run/lock, /var/lock: 1777) and
+// users' own runtime directories (/run/user). Below one of those, any user
+// can make the directory first (after every reboot, for /tmp) and fill it,
+// and root's writes into it meet the user's links.
+std::string RootDirectory(std::string_view text) {
+  if (std::string why = Path(text); !why.empty()) return why;
+  std::string normal;  // "//" and "/./" collapsed: /tmp/./x is /tmp/x
+  for (const std::string& part : Split(std::string(text), '/')) {
+    if (!part.empty() && part != ".") normal += "/" + part;
+  }
+  for (const char* shared : {"/tmp", "/var/tmp", "/dev/shm", "/run/shm", "/run/lock", "/var/lock", "/run/user"}) {
+    const std::string prefix = shared;
+    if (normal == prefix || normal.rfind(prefix + "/", 0) == 0) {
+      return "is in " + prefix + ", where every user may create directories: not a directory root alone writes";
+    }
+  }
+  return "";
+}
+
 // Slurm's accounting values, as the slurm_accounting resource kind takes them.
 std::string SlurmName(std::string_view text) { return agent::slurm_accounting::NameRefusal(text); }
 std::string SlurmTres(std::string_view text) { return agent::slurm_accounting::TresRefusal(text); }
@@ -166,6 +230,8 @@ const ValueSyntax kSyntaxes[] = {
     {"user-name", UserName}, {"ldap-dn", LdapDn}, {"ldap-uri", LdapUri},
     {"url", Url},         {"email", Email},
     {"slurm-name", SlurmName}, {"slurm-tres", SlurmTres}, {"slurm-time", SlurmTime},
+    {"gecos", Gecos}, {"login-shell", LoginShell}, {"slurm-description", SlurmDescription},
+    {"root-directory", RootDirectory},
 };
 
 }  // namespace

@@ -94,5 +94,36 @@ TEST_CASE("value syntaxes a role may declare for its variables") {
   CHECK_FALSE(Has("slurm-time", "2 days"));
 }
 
+TEST_CASE("value syntaxes for passwd's fields, sacctmgr's description and a directory only root writes") {
+  CHECK(Has("gecos", "Carol Shaw, room 12"));
+  CHECK(Has("gecos", "Seamus O'Brien"));
+  CHECK(Has("gecos", ""));
+  for (const char* bad : {"Carol\nroot::0:0::/:/bin/sh", "a:b", "tab\there", "caf\xe9", "a+b", "say \"hi\"", " lead",
+                          "trail ", "a\\b", "x#1"}) {
+    CAPTURE(bad);
+    CHECK_FALSE(Has("gecos", bad));
+  }
+  CHECK(Has("login-shell", "/bin/bash"));
+  CHECK(Has("login-shell", "/usr/local/bin/zsh-5.9"));
+  for (const char* bad : {"bash", "/bin/bash\n", "/bin/ba:sh", "/bin/b sh", "/usr/../bin/sh", ""}) {
+    CAPTURE(bad);
+    CHECK_FALSE(Has("login-shell", bad));
+  }
+  CHECK(Has("slurm-description", "physics group | GPU (2026)"));
+  for (const char* bad : {"it's", "say \"hi\"", "two\nlines", "nul\x01"}) {
+    CAPTURE(bad);
+    CHECK_FALSE(Has("slurm-description", bad));
+  }
+  for (const char* good : {"/var/lib/prometheus/node-exporter", "/srv/tmp", "/tmpfiles", "/run/clusterctl/metrics"}) {
+    CAPTURE(good);
+    CHECK(Has("root-directory", good));
+  }
+  for (const char* bad : {"/tmp", "/tmp/", "/tmp/metrics", "//tmp/x", "/./var/tmp", "/dev/shm/x", "/run/lock",
+                          "/var/lock/x", "/run/user/1000/m", "/run/shm", "tmp", "/x/../tmp"}) {
+    CAPTURE(bad);
+    CHECK_FALSE(Has("root-directory", bad));
+  }
+}
+
 }  // namespace
 }  // namespace clusterctl

@@ -65,14 +65,48 @@ TEST_CASE("rsyslog: the log host listens on TCP and writes per-host files, rotat
   Planned p = roles.PlanHost("head");
   const std::string& conf = p.files.at(kLogHost);
   CHECK(Contains(conf, "module(load=\"imtcp\" maxSessions=\"200\")\n"));
-  CHECK(Contains(conf, "string=\"/var/log/cluster/%HOSTNAME:::secpath-replace%/messages\")"));
-  CHECK(Contains(conf, "input(type=\"imtcp\" port=\"514\" ruleset=\"clusterctl-received\")\n"));
+  CHECK(Contains(conf, "string=\"/var/log/cluster/%$.sender%/messages\")"));
+  CHECK(Contains(conf, "action(type=\"omfile\" file=\"/var/log/cluster/head/messages\""));  // its own
   CHECK(p.params.at("rsyslog/log host configuration")["validate"] == nlohmann::json::array({"rsyslogd", "-N1", "-f", "%s"}));
   const std::string& rotate = p.files.at("/etc/logrotate.d/clusterctl-cluster-logs");
   CHECK(Contains(rotate, "/var/log/cluster/*/messages {\n\tdaily\n\trotate 14\n"));
   CHECK(Contains(rotate, "/usr/lib/rsyslog/rsyslog-rotate\n"));
   CHECK(p.params.at("rsyslog/forwarding")["state"] == "absent");
   CHECK(std::find(p.steps.begin(), p.steps.end(), "rsyslog/logrotate package") != p.steps.end());
+}
+
+TEST_CASE("rsyslog: the log host's input is bound to its address, open to its senders' addresses only, rate-limited") {
+  LogsRoles roles;
+  Planned p = roles.PlanHost("head");
+  const std::string& conf = p.files.at(kLogHost);
+  // gpu01 forwards here; gpu02 to its own log_server, so it is no sender.
+  CHECK(Contains(conf, "\n$AllowedSender TCP,10.0.0.11\n"));
+  CHECK(Contains(conf, "input(type=\"imtcp\" address=\"10.0.0.1\" port=\"514\" ruleset=\"clusterctl-received\"\n"
+                       "      ratelimit.interval=\"10\" ratelimit.burst=\"20000\")\n"));
+  CHECK_FALSE(Contains(conf, "%HOSTNAME"));  // never the name a line claims
+  CHECK_FALSE(Contains(conf, "input(type=\"imtcp\" port="));  // no input on every address
+  // The directory is the sender's inventory name, by the address it connects from; else one bucket.
+  CHECK(Contains(conf, "set $.sender = lookup(\"clusterctl-senders\", $fromhost-ip);\n"));
+  CHECK(p.files.at("/etc/rsyslog.d/clusterctl-senders.json") ==
+        "{\"version\": 1, \"nomatch\": \"_unknown\", \"type\": \"string\", \"table\": [\n"
+        "  {\"index\": \"10.0.0.11\", \"value\": \"gpu01\"}\n"
+        "]}\n");
+  CHECK(p.notify.at("rsyslog/log host senders") == std::vector<std::string>{"restart rsyslog"});
+  const auto at = [&](const std::string& step) { return std::find(p.steps.begin(), p.steps.end(), step); };
+  CHECK(at("rsyslog/log host senders") < at("rsyslog/log host configuration"));  // checked against it
+  // Not the log host: no senders file.
+  CHECK(roles.PlanHost("gpu01").params.at("rsyslog/log host senders")["state"] == "absent");
+  LogsRoles tight("  log_rate_limit_interval: 5\n  log_rate_limit_burst: 1000\n");
+  CHECK(Contains(tight.PlanHost("head").files.at(kLogHost), "ratelimit.interval=\"5\" ratelimit.burst=\"1000\""));
+}
+
+TEST_CASE("rsyslog: a log host nobody forwards to opens no input and keeps its own messages") {
+  LogsRoles alone("  log_server: logs.site.example\n  x_unused: null\n", "  logs: {hosts: [head]}\n");
+  // Every host has its own log_server here, so none forwards to head.
+  const std::string conf = alone.PlanHost("head").files.at(kLogHost);
+  CHECK_FALSE(Contains(conf, "imtcp"));
+  CHECK_FALSE(Contains(conf, "\n$AllowedSender TCP"));
+  CHECK(Contains(conf, "file=\"/var/log/cluster/head/messages\""));
 }
 
 TEST_CASE("rsyslog: a host's log_server is a site's own log server; without either, the role does nothing") {

@@ -6,10 +6,12 @@
 // targets).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <tuple>
 
+#include "agent/exec/run_command.h"
 #include "controller/daemon/token.h"
 #include "controller/engine/role_harness.h"
 
@@ -147,7 +149,7 @@ TEST_CASE("nfs-client, external: a NAS's exports in fstab with their options; fs
   CHECK(projects.at("options") == "hard,nconnect=4,vers=3,_netdev,fsc");
   CHECK(projects.at("fstype") == "nfs");
   CHECK(p.params.at("nfs-client/fstab entry[/scratch]").at("source") == "nas.example.org:/vol/scratch");
-  CHECK(p.params.at("nfs-client/fstab entry[/scratch]").at("options") == "hard,_netdev");
+  CHECK(p.params.at("nfs-client/fstab entry[/scratch]").at("options") == "hard,nosuid,nodev,_netdev");
   CHECK(p.params.at("nfs-client/mounted[/projects]").at("state") == "mounted");
   CHECK(Has(p.steps, "nfs-client/cachefilesd package"));
   CHECK(p.files.at("/etc/cachefilesd.conf").find("\ndir /var/cache/fscache\n") != std::string::npos);
@@ -316,6 +318,42 @@ TEST_CASE("alertmanager: receivers and routes from the inventory, grouped by clu
                                                           "        - targets: ['10.0.0.1:9093']\n") != std::string::npos);
   // Every node alert keeps the target's node label: the target files carry it.
   CHECK(p.files.at("/etc/prometheus/file_sd/node/gpu01.yml").find("node: 'gpu01'") != std::string::npos);
+}
+
+TEST_CASE("alertmanager: its configuration is 0640 root:prometheus; a removed receiver's secret file goes") {
+  testing::RoleHarness harness(AlertInventory(R"(  alertmanager_slack_webhooks: [{name: chat, url_file: slack.url}, {name: ops.2, url_file: slack.url}])"),
+                               {"monitoring", "alertmanager"});
+  std::ofstream(harness.dir() + "/slack.url") << "https://hooks.slack.com/services/T0/B0/secret\n";
+  Planned p = harness.Plan("head", Facts(true));
+  const nlohmann::json& config = p.params.at("alertmanager/configuration");
+  CHECK(config.at("mode") == "0640");  // a webhook's URL may carry a token
+  CHECK(config.at("owner") == "root");
+  CHECK(config.at("group") == "prometheus");
+  // The cleanup, run here on a copy of the secrets directory: what the
+  // inventory still names stays, every other slack-*.url goes, nothing else.
+  const nlohmann::json& cleanup = p.params.at("alertmanager/removed slack webhook urls");
+  CHECK(cleanup.at("argv").back() == "/etc/prometheus/alertmanager-secrets");
+  testing::TempDir secrets;
+  for (const char* file : {"slack-chat.url", "slack-ops.2.url", "slack-old.url", "slack-ops.url", "smtp-password"}) {
+    std::ofstream(secrets.path() + "/" + file) << "x\n";
+  }
+  const auto run = [&](const char* which) {
+    agent::CommandSpec spec;
+    spec.argv = cleanup.at(which).get<std::vector<std::string>>();
+    spec.argv.back() = secrets.path();
+    return agent::RunCommand(spec).exit_code;
+  };
+  CHECK(run("unless") == 1);  // stale files: the step has work
+  CHECK(run("argv") == 0);
+  CHECK(run("unless") == 0);  // and then none
+  std::vector<std::string> left;
+  for (const auto& entry : std::filesystem::directory_iterator(secrets.path())) left.push_back(entry.path().filename());
+  std::sort(left.begin(), left.end());
+  CHECK(left == std::vector<std::string>{"slack-chat.url", "slack-ops.2.url", "smtp-password"});
+  // No Slack receiver at all: every slack-*.url goes.
+  Planned none = testing::RoleHarness(AlertInventory("  alertmanager_repeat_interval: 4h"), {"monitoring", "alertmanager"})
+                     .Plan("head", Facts(true));
+  CHECK(none.params.at("alertmanager/removed slack webhook urls").at("argv")[4] == "");
 }
 
 TEST_CASE("alertmanager: no receiver, nobody; email receivers without a smarthost stop the role before any change") {

@@ -1,5 +1,7 @@
 #include "controller/views/logs_view.h"
 
+#include <set>
+
 #include "common/json_fields.h"
 #include "common/strings.h"
 #include "controller/catalog/value_syntax.h"
@@ -31,6 +33,45 @@ int MaxSessions(int senders) {
   return (2 * senders + 999) / 1000 * 1000;
 }
 
+std::string Unbracketed(const std::string& address) {
+  if (address.size() > 2 && address.front() == '[' && address.back() == ']') return address.substr(1, address.size() - 2);
+  return address;
+}
+
+// An address as rsyslog's $AllowedSender takes it: an IPv6 literal in brackets.
+std::string AllowedSenderForm(const std::string& address) {
+  const std::string bare = Unbracketed(address);
+  return bare.find(':') != std::string::npos ? "[" + bare + "]" : bare;
+}
+
+// Who may send to the log host and under which name each is filed: every
+// address the inventory gives a host that forwards there (its address, its
+// interfaces'), as $fromhost-ip (or, for a DNS name, $fromhost) reads it.
+// An address two hosts share is left out of the names (their lines go to
+// the unknown bucket, never under the wrong host); both may still send.
+struct Senders {
+  std::vector<std::string> allowed;  // $AllowedSender TCP entries
+  nlohmann::json table = nlohmann::json::array();  // lookup table rows {index, value}
+};
+
+Senders SendersTo(const Inventory& inventory, const Host& log_host, const nlohmann::json& per_host) {
+  std::map<std::string, std::set<std::string>> names_of;  // address -> hosts
+  for (const Host& host : inventory.hosts) {
+    if (&host == &log_host || per_host[host.name]["target"] != log_host.address) continue;
+    names_of[Unbracketed(host.address)].insert(host.name);
+    for (const Interface& interface : host.interfaces) {
+      if (!interface.address.empty()) names_of[Unbracketed(interface.address)].insert(host.name);
+    }
+  }
+  Senders senders;
+  for (const auto& [address, names] : names_of) {
+    senders.allowed.push_back(AllowedSenderForm(address));
+    if (names.size() == 1) senders.table.push_back({{"index", address}, {"value", *names.begin()}, {"last", false}});
+  }
+  if (!senders.table.empty()) senders.table.back()["last"] = true;
+  return senders;
+}
+
 }  // namespace
 
 Result<nlohmann::json> BuildLogsView(const Inventory& inventory, const std::map<std::string, nlohmann::json>&,
@@ -50,7 +91,14 @@ Result<nlohmann::json> BuildLogsView(const Inventory& inventory, const std::map<
     if (log_host && *target == log_host->address) ++senders;
     per_host[host.name] = {{"server", server}, {"receives", log_host == &host}, {"target", *target}};
   }
-  if (log_host) per_host[log_host->name]["max_sessions"] = MaxSessions(senders);
+  if (log_host) {
+    nlohmann::json& receiver = per_host[log_host->name];
+    receiver["max_sessions"] = MaxSessions(senders);
+    receiver["listen"] = Unbracketed(log_host->address);
+    Senders from = SendersTo(inventory, *log_host, per_host);
+    receiver["allowed_senders"] = Join(from.allowed, ",");
+    receiver["senders"] = std::move(from.table);
+  }
   return nlohmann::json{{"server", server}, {"per_host", per_host}};
 }
 

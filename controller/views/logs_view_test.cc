@@ -30,7 +30,32 @@ TEST_CASE("logs view: hosts forward to the log host's address, a host's log_serv
   const nlohmann::json& hosts = (*view)["per_host"];
   CHECK(hosts["gpu01"] == nlohmann::json{{"server", "head"}, {"receives", false}, {"target", "10.0.0.1"}});
   CHECK(hosts["gpu02"]["target"] == "logs.site.example");
-  CHECK(hosts["head"] == nlohmann::json{{"server", "head"}, {"receives", true}, {"target", nullptr}, {"max_sessions", 200}});
+  CHECK(hosts["head"]["receives"] == true);
+  CHECK(hosts["head"]["target"].is_null());
+  CHECK(hosts["head"]["max_sessions"] == 200);
+}
+
+TEST_CASE("logs view: the log host listens at its address and knows its senders by every inventory address") {
+  const std::string text =
+      "version: 1\ncluster: lab\nhosts:\n  head: {address: 'fd00::1'}\n"
+      "  gpu01: {address: 10.0.0.2, interfaces: {ib0: 10.10.0.2/24}}\n"
+      "  gpu02: {address: 'fd00::3'}\n  gpu03: {address: gpu03.site.example}\n"
+      "  gpu04: {address: 10.0.0.9}\n  gpu05: {address: 10.0.0.9, connection: {port: 2222}}\n"  // one address, two hosts
+      "  gpu06: {address: 10.0.0.6, vars: {log_server: logs.site.example}}\n"
+      "groups:\n  logs: {hosts: [head]}\n";
+  auto view = Build(text);
+  REQUIRE(view.ok());
+  const nlohmann::json& head = (*view)["per_host"]["head"];
+  CHECK(head["listen"] == "fd00::1");
+  // Sorted by address; IPv6 in brackets for $AllowedSender; gpu06 sends elsewhere; the log host is no sender.
+  CHECK(head["allowed_senders"] == "10.0.0.2,10.0.0.9,10.10.0.2,[fd00::3],gpu03.site.example");
+  const nlohmann::json expected = nlohmann::json::parse(R"([
+      {"index": "10.0.0.2", "value": "gpu01", "last": false},
+      {"index": "10.10.0.2", "value": "gpu01", "last": false},
+      {"index": "fd00::3", "value": "gpu02", "last": false},
+      {"index": "gpu03.site.example", "value": "gpu03", "last": true}])");
+  CHECK(head["senders"] == expected);  // 10.0.0.9 names no single host: filed as unknown
+  CHECK_FALSE((*view)["per_host"]["gpu01"].contains("senders"));
 }
 
 TEST_CASE("logs view: no log host and no log_server, nothing is forwarded; a site's server for all") {

@@ -74,12 +74,16 @@ std::string ConflictProblem(const std::set<std::string>& keys) {
   return "";
 }
 
-// The entry's options: the list given (default: hard), checked, then what
+// The entry's options: the list given (default: hard, nosuid, nodev: a
+// NAS outside the cluster is administered by others, so a set-user-ID
+// program or a device node on it grants nothing on a node; a site that
+// wants them lists its own options), checked, then what
 // clusterctl adds: _netdev (a network file system at boot), port=20049 with
 // proto=rdma (the NFS/RDMA port), fsc with the entry's fsc.
 Result<std::vector<std::string>> OptionsOf(const nlohmann::json& entry, bool fsc, bool has_ipoib, const std::string& host,
                                            const std::string& what) {
-  const nlohmann::json given = entry.contains("options") && !entry["options"].is_null() ? entry["options"] : nlohmann::json{"hard"};
+  const nlohmann::json given = entry.contains("options") && !entry["options"].is_null() ? entry["options"]
+                                                                                : nlohmann::json{"hard", "nosuid", "nodev"};
   if (!given.is_array()) return Status::InvalidArgument(what + ": options must be a list of mount options, e.g. [hard, nconnect=8]");
   std::vector<std::string> options;
   std::set<std::string> keys;

@@ -55,7 +55,7 @@ TEST_CASE("nfs external: a NAS by address and by name, several mounts per server
   CHECK(mounts[1]["network"] == "external");
   CHECK(mounts[1]["vers"] == "4.1");
   CHECK(mounts[1]["unit"] == "projects.mount");
-  CHECK(mounts[2]["options"] == "hard,_netdev");  // the default: hard, version negotiated
+  CHECK(mounts[2]["options"] == "hard,nosuid,nodev,_netdev");  // the default: hard, no set-user-ID or devices, version negotiated
   CHECK(mounts[2]["vers"] == "");
   CHECK(mounts[3]["path"] == "/data");  // the export's path by default
   CHECK(mounts[3]["server"] == "nas-2.example.org");

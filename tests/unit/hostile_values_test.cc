@@ -14,11 +14,15 @@
 #include "common/json_text.h"
 #include "common/shell_quote.h"
 #include "common/strings.h"
+#include "controller/catalog/role.h"
 #include "controller/catalog/template.h"
+#include "controller/catalog/variable_check.h"
 #include "controller/state/state_store.h"
 #include "controller/state/test_util.h"
 #include "inventory/address.h"
 #include "inventory/connection.h"
+#include "inventory/loader.h"
+#include "tests/unit/test_paths.h"
 
 namespace clusterctl {
 namespace {
@@ -42,6 +46,9 @@ const std::vector<Hostile>& HostileValues() {
       {"a very long string", std::string(100000, 'x')},
       {"non-UTF-8", "caf\xe9 \xff\xfe"},
       {"shell metacharacters", "a;b|c&d>e<f"},
+      {"passwd's field separator", "x:0:0:root:/root:/bin/sh"},
+      {"a directory every user may write", "/tmp"},
+      {"below one, spelled around", "/dev/shm//./metrics"},
   };
   return values;
 }
@@ -51,6 +58,66 @@ bool HasControl(const std::string& s) {
     if (static_cast<unsigned char>(c) < 0x20 && c != '\t') return true;
   }
   return false;
+}
+
+bool PrintableAscii(const std::string& s) {
+  for (char c : s) {
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7e) return false;
+  }
+  return true;
+}
+
+bool Has(const std::string& s, const char* any_of) { return s.find_first_of(any_of) != std::string::npos; }
+
+// A place in the inventory where a value reaches /etc/passwd (through the
+// directory or useradd), sacctmgr, or the directory root's textfile metrics
+// land in, and the rule the value must follow there, stated on its own.
+struct Placement {
+  const char* what;
+  std::string (*yaml)(const std::string& quoted);  // the vars: entry, on one line
+  bool (*acceptable)(const std::string& value);
+};
+
+bool AbsolutePathOf(const std::string& v, const char* extra) {
+  if (v.empty() || v.front() != '/' || !IsAlnumOr(v, extra)) return false;
+  return ("/" + v + "/").find("/../") == std::string::npos;
+}
+
+const std::vector<Placement>& Placements() {
+  static const std::vector<Placement> placements = {
+      {"a directory user's gecos",
+       [](const std::string& q) { return "directory_users: [{name: carol, uid: 5001, gid: 5000, gecos: " + q + "}]"; },
+       // passwd: one printable line without ':'; LDIF (RFC 2849, 4514): no DN escapes, no leading space, ':' or '<'
+       [](const std::string& v) {
+         return PrintableAscii(v) && !Has(v, ":\\\"+;<>#") && (v.empty() || (v.front() != ' ' && v.back() != ' '));
+       }},
+      {"a directory user's shell",
+       [](const std::string& q) { return "directory_users: [{name: carol, uid: 5001, gid: 5000, shell: " + q + "}]"; },
+       [](const std::string& v) { return AbsolutePathOf(v, "._/@%+=,-"); }},
+      {"an admin user's shell", [](const std::string& q) { return "admin_users: [{name: carol, shell: " + q + "}]"; },
+       [](const std::string& v) { return AbsolutePathOf(v, "._/@%+=,-"); }},
+      {"a Slurm account's description",
+       [](const std::string& q) { return "slurm_accounts: [{name: physics, description: " + q + "}]"; },
+       [](const std::string& v) { return PrintableAscii(v) && !Has(v, "'\""); }},
+      {"the textfile collector's directory", [](const std::string& q) { return "node_exporter_textfile_dir: " + q; },
+       [](const std::string& v) {
+         return AbsolutePathOf(v, "._/@%+=,:-") && v.rfind("/tmp", 0) != 0 && v.rfind("/dev/shm", 0) != 0;
+       }},
+  };
+  return placements;
+}
+
+// `value` as a YAML double-quoted scalar (escapes for what YAML cannot hold raw).
+std::string YamlQuoted(const std::string& value) {
+  std::string out = "\"";
+  for (char c : value) {
+    if (c == '"' || c == '\\') out += std::string("\\") + c;
+    else if (c == '\n') out += "\\n";
+    else if (c == '\r') out += "\\r";
+    else if (c == '\0') out += "\\0";
+    else out += c;
+  }
+  return out + "\"";
 }
 
 bool SafeShellWord(const std::string& s) { return Template::UnsafeFor(Template::Format::kShell, s).empty(); }
@@ -123,6 +190,34 @@ TEST_CASE("hostile values: host names, addresses and users are refused at load, 
     CHECK(CheckHostName(h.value).has_value());
     CHECK(CheckHostAddress(h.value).has_value());
     CHECK_FALSE(IsUserName(h.value));
+  }
+}
+
+TEST_CASE("hostile values: inventory check refuses, at file:line, what passwd, sacctmgr or a shared directory would not take") {
+  Diagnostics load;
+  std::optional<Catalog> catalog =
+      Catalog::Load({{testing::SourceDir() + "/roles"}, {testing::SourceDir() + "/templates"}}, load);
+  REQUIRE(catalog);
+  for (const Placement& place : Placements()) {
+    for (const Hostile& h : HostileValues()) {
+      const std::string where = std::string(place.what) + ", " + h.what;
+      CAPTURE(where);
+      testing::TempDir dir;
+      std::ofstream(dir.path() + "/inventory.yaml")
+          << "cluster: lab\nconnection: {user: root}\nvars:\n  " << place.yaml(YamlQuoted(h.value))  // line 4
+          << "\nhosts:\n  head: {address: 10.0.0.1}\ngroups:\n  controller: {hosts: [head]}\n";
+      Diagnostics diagnostics;
+      std::optional<Inventory> inventory = LoadInventory(dir.path() + "/inventory.yaml", diagnostics);
+      if (inventory) CheckInventoryVariables(*catalog, *inventory, diagnostics);
+      const std::string said = diagnostics.ToString();
+      CAPTURE(said);
+      if (place.acceptable(h.value)) {
+        CHECK_FALSE(diagnostics.has_errors());
+      } else {
+        CHECK(diagnostics.has_errors());
+        CHECK(said.find("inventory.yaml:4") != std::string::npos);  // where the value is written
+      }
+    }
   }
 }
 
