@@ -66,10 +66,13 @@ image_made=$(tb ssh node02 "set -e; rm -rf /tmp/e2e-image && mkdir /tmp/e2e-imag
   r=b/rootfs; mkdir -p \$r/usr/bin \$r/etc \$r/tmp && chmod 1777 \$r/tmp && ln -s usr/bin \$r/bin && ln -s usr/lib \$r/lib && ln -s usr/lib64 \$r/lib64
   for f in /usr/bin/dash /usr/bin/cat /usr/bin/id; do cp \$f \$r/usr/bin/; ldd \$f | grep -o '/[^ ]*' | xargs -I{} cp --parents -L {} \$r/usr/; done
   ln -s dash \$r/usr/bin/sh; echo '$token' >\$r/etc/clusterctl-e2e
-  umoci repack --image layout:1 b && umoci config --image layout:1 --config.cmd=/bin/sh && echo made" 2>&1 | tail -3)
+  umoci repack --image layout:1 b && umoci config --image layout:1 --config.cmd=/bin/sh
+  umoci config --image layout:1 --tag 2 --config.env=E2E_TAG=2 && echo made" 2>&1 | tail -3)
 check "an image is made from node02's tree ($image_made)" test "$image_made" = made
-push() {  # push LISTENER-PORT TAG [SKOPEO-OPTION...]: skopeo copy of the image to node01, its output and exit status
-  tb ssh node02 "cd /tmp/e2e-image && skopeo copy --quiet ${*:3} oci:layout:1 docker://node01:$1/e2e/base:$2 2>&1; echo rc=\$?"
+# Tag 2 is another image (its configuration differs): a delete removes a
+# manifest with every tag naming it, and tag 1 must stay.
+push() {  # push LISTENER-PORT TAG [SKOPEO-OPTION...]: skopeo copy of layout:TAG to node01, its output and exit status
+  tb ssh node02 "cd /tmp/e2e-image && skopeo copy --quiet ${*:3} oci:layout:$2 docker://node01:$1/e2e/base:$2 2>&1; echo rc=\$?"
 }
 refused=$(push 5000 1; push 5001 1)
 check "without the credential a push is refused on both listeners ($(tr '\n' ' ' <<<"$refused" | cut -c1-300))" \
