@@ -35,7 +35,7 @@ check "only root writes enroot's runtime, cache and data parents" \
 # 0700; bob cannot make carol's first.
 mine=$(tb ssh node02 "stat -c '%U %a' /run/enroot/user-2001 /var/lib/enroot/cache/user-2001 /var/lib/enroot/data/user-2001" | paste -sd,)
 check "alice's enroot directories were made for her by the prolog ($mine)" test "$mine" = "alice 700,alice 700,alice 700"
-claimed=$(tb ssh node02 "rm -rf /var/lib/enroot/data/user-5001; runuser -u bob -- mkdir /var/lib/enroot/data/user-5001 /var/lib/enroot/cache/user-5001 2>&1; ls /var/lib/enroot/data")
+claimed=$(tb ssh node02 "rm -rf /var/lib/enroot/data/user-5001 /var/lib/enroot/cache/user-5001; runuser -u bob -- mkdir /var/lib/enroot/data/user-5001 /var/lib/enroot/cache/user-5001 2>&1; ls /var/lib/enroot/data")
 check "bob cannot make carol's enroot directories first ($(paste -sd' ' <<<"$claimed" | cut -c1-200))" \
   bash -c "[ \$(grep -c 'Permission denied' <<<\"\$0\") = 2 ] && ! grep -qx user-5001 <<<\"\$0\"" "$claimed"
 credentials=$(tb ssh node02 "stat -c '%a %U:%G' /etc/enroot/config/.credentials; sha256sum </etc/enroot/config/.credentials" | paste -sd' ')
