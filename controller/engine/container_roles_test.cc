@@ -3,11 +3,14 @@
 // wrapper, clusterctl-image-bundle with the cluster's registry, the
 // registry's CA trusted) on every Slurm host when containers_runtime is set;
 // registry (Debian's docker-registry over TLS) on the controller, local or a
-// pull-through cache whose password travels only as a secret file.
+// pull-through cache whose password travels only as a secret file; pulls
+// open on the management address, pushes and deletes only on the push
+// listener with the generated credential (issue 47).
 #include <doctest/doctest.h>
 
 #include <fstream>
 
+#include "common/json_text.h"
 #include "controller/engine/role_harness.h"
 
 namespace clusterctl {
@@ -39,7 +42,9 @@ class ContainerRoles : public testing::RoleHarness {
  public:
   explicit ContainerRoles(const std::string& vars) : testing::RoleHarness(Inventory(vars), {"containers", "registry"}) {
     for (const char* file : {"ca.pem", "server.pem", "server.key", "proxy.pw"}) std::ofstream(dir() + "/" + file) << "PEM " << file << "\n";
+    secrets = &UseSecrets();
   }
+  const SecretVault* secrets = nullptr;
   Planned PlanHost(const std::string& host) {
     return Plan(host, std::map<std::string, nlohmann::json>{{"head01", Facts()}, {"gpu01", Facts()}});
   }
@@ -74,6 +79,11 @@ TEST_CASE("containers: oci.conf runs the rootless runtime through the wrapper; t
   const std::string& wrapper = gpu.files.at("/usr/local/lib/clusterctl/oci-runtime");
   CHECK(Contains(wrapper, "\nroot=/run/clusterctl-oci/$(id -u)\n"));
   CHECK(Contains(wrapper, "\nexec crun --rootless=true --root=\"$root\" \"$@\"\n"));
+  // The user no longer makes the directory (it could make another's): root
+  // does, at the job's start; the wrapper still refuses one not the user's.
+  CHECK_FALSE(Contains(wrapper, "mkdir"));
+  CHECK(Contains(wrapper, "is missing: the Slurm prolog makes it at a job's start"));
+  CHECK(Contains(wrapper, "is not a 0700 directory of user $(id -u)'s own; refusing it"));
   CHECK(Contains(gpu.files.at("/usr/local/bin/clusterctl-image-bundle"), "\nregistry=head01:5000\n"));
   // The registry's CA joins the trust store, which is then updated.
   CHECK(gpu.params.at("containers/registry CA")["path"] == "/usr/local/share/ca-certificates/clusterctl-registry.crt");
@@ -88,12 +98,27 @@ TEST_CASE("containers: runc, and a registry of the site's own") {
   CHECK_FALSE(Has(roles.PlanHost("head01").roles, "registry"));
 }
 
+// Issue 47 (10): /run/clusterctl-oci was world-writable (1777), so another
+// user could make /run/clusterctl-oci/UID first (the wrapper then refused
+// it: no containers for that user until a reboot).
+TEST_CASE("containers: only root writes /run/clusterctl-oci; the prolog makes each job user's directory") {
+  ContainerRoles roles("  containers_runtime: crun\n");
+  Planned gpu = roles.PlanHost("gpu01");
+  CHECK(Contains(gpu.files.at("/etc/tmpfiles.d/clusterctl-oci.conf"), "\nd /run/clusterctl-oci 0755 root root -\n"));
+  CHECK_FALSE(Contains(gpu.files.at("/etc/tmpfiles.d/clusterctl-oci.conf"), "1777"));
+  // An existing 1777 directory is corrected: the step runs unless it is root's 0755.
+  CHECK(Contains(JsonText(gpu.params.at("containers/runtime state directory")["unless"]), "'755 root root'"));
+  const std::string& list = gpu.files.at("/etc/clusterctl/user-dirs.d/containers.conf");
+  CHECK(Contains(list, "\n/run/clusterctl-oci/%u\n"));
+  CHECK(gpu.params.at("containers/user directories list")["path"] == "/etc/clusterctl/user-dirs.d");
+}
+
 TEST_CASE("registry local: TLS with the site's files, clusterctl's configuration through a drop-in, no proxy") {
   ContainerRoles roles("  registry_mode: local\n  registry_port: 5443\n");
   Planned head = roles.PlanHost("head01");
   REQUIRE(Has(head.roles, "registry"));
   const std::string& config = head.files.at("/etc/docker/registry/clusterctl.yml");
-  CHECK(Contains(config, "\nhttp:\n  addr: ':5443'\n  tls:\n    certificate: /etc/docker/registry/clusterctl/server.pem\n"
+  CHECK(Contains(config, "\nhttp:\n  addr: '10.0.0.1:5443'\n  tls:\n    certificate: /etc/docker/registry/clusterctl/server.pem\n"
                          "    key: /etc/docker/registry/clusterctl/server.key\n"));
   CHECK_FALSE(Contains(config, "proxy:"));
   CHECK(head.params.at("registry/key")["secret"] == true);
@@ -110,6 +135,63 @@ TEST_CASE("registry local: TLS with the site's files, clusterctl's configuration
                  "\nexec /usr/bin/docker-registry serve /etc/docker/registry/clusterctl.yml\n"));
 }
 
+// Issue 47 (3): the registry took pushes and deletes from anyone, on every
+// address (addr ':5000', delete enabled, no authentication).
+TEST_CASE("registry local: pulls open but read-only on the management address; pushes and deletes only with the push credential") {
+  ContainerRoles roles("  registry_mode: local\n");
+  Planned head = roles.PlanHost("head01");
+  const std::string& pull = head.files.at("/etc/docker/registry/clusterctl.yml");
+  CHECK(Contains(pull, "\n  addr: '10.0.0.1:5000'\n"));
+  CHECK(Contains(pull, "\n  maintenance:\n    readonly:\n      enabled: true\n"));
+  CHECK_FALSE(Contains(pull, "delete:"));
+  CHECK_FALSE(Contains(pull, "auth:"));
+  CHECK_FALSE(Contains(pull, "addr: ':"));
+
+  const std::string& push = head.files.at("/etc/docker/registry/clusterctl-push.yml");
+  CHECK(Contains(push, "\n  addr: '10.0.0.1:5001'\n"));
+  CHECK(Contains(push, "\nauth:\n  htpasswd:\n    realm: clusterctl-registry-push\n    path: /etc/docker/registry/clusterctl/htpasswd\n"));
+  CHECK(Contains(push, "\n  delete:\n    enabled: true\n"));
+  CHECK(Contains(push, "\n    rootdirectory: /var/lib/docker-registry\n"));  // the pull listener's storage
+  CHECK_FALSE(Contains(push, "readonly"));
+
+  // The password: a generated secret, only in a root-only secret file, hashed
+  // on the node from stdin; the htpasswd file the registry's group reads.
+  const std::string password = roles.secrets->values().at("registry_push_password");
+  const nlohmann::json& file = head.params.at("registry/push password");
+  CHECK(file["path"] == "/etc/docker/registry/clusterctl/push-password");
+  CHECK(file["secret"] == true);
+  CHECK(file["mode"] == "0600");
+  CHECK(file["owner"] == "root");
+  const nlohmann::json& hash = head.params.at("registry/push htpasswd");
+  CHECK(Contains(hash["argv"][2].get<std::string>(), "htpasswd -niB -C 10 push <\"$d/push-password\""));
+  CHECK(Contains(hash["argv"][2].get<std::string>(), "umask 027"));
+  CHECK(Contains(hash["argv"][2].get<std::string>(), "chgrp docker-registry"));
+  CHECK(Contains(hash["unless"][2].get<std::string>(), "htpasswd -vi /etc/docker/registry/clusterctl/htpasswd push </etc/docker/registry/clusterctl/push-password"));
+  CHECK(head.notify.at("registry/push htpasswd") == std::vector<std::string>{"restart push registry"});
+  for (const auto& [step, params] : head.params) {
+    CAPTURE(step);
+    CHECK_FALSE(Contains(JsonText(params), password));
+  }
+  CHECK(Contains(head.files.at("/etc/systemd/system/clusterctl-registry-push.service"),
+                 "\nUser=docker-registry\nExecStart=/usr/bin/docker-registry serve /etc/docker/registry/clusterctl-push.yml\n"));
+  CHECK(head.params.at("registry/push service")["name"] == "clusterctl-registry-push");
+  CHECK(head.params.at("registry/package")["name"] == nlohmann::json::array({"docker-registry", "apache2-utils"}));
+  CHECK_FALSE(Has(head.steps, "registry/no push service"));
+}
+
+TEST_CASE("registry: both listeners on the address the inventory names; an IPv6 one in brackets") {
+  ContainerRoles roles("  registry_mode: local\n  registry_listen_address: 192.0.2.5\n  registry_port: 443\n  registry_push_port: 8443\n");
+  Planned head = roles.PlanHost("head01");
+  CHECK(Contains(head.files.at("/etc/docker/registry/clusterctl.yml"), "\n  addr: '192.0.2.5:443'\n"));
+  CHECK(Contains(head.files.at("/etc/docker/registry/clusterctl-push.yml"), "\n  addr: '192.0.2.5:8443'\n"));
+  const nlohmann::json& check = head.params.at("registry/listen address");
+  CHECK(check["argv"].back() == "192.0.2.5");
+  CHECK(Has(ContainerRoles("  registry_mode: local\n  registry_listen_address: '[2001:db8::5]'\n").PlanHost("head01").steps,
+            "registry/listen address"));
+  CHECK_FALSE(Has(head.steps, "registry/TLS files are given"));
+  CHECK_FALSE(Has(ContainerRoles("  registry_mode: local\n").PlanHost("head01").steps, "registry/listen address"));
+}
+
 TEST_CASE("registry proxy: a pull-through cache of the remote, its password only in a secret file") {
   ContainerRoles roles(
       "  registry_mode: proxy\n  registry_proxy_url: https://registry-1.docker.io\n"
@@ -124,6 +206,15 @@ TEST_CASE("registry proxy: a pull-through cache of the remote, its password only
   CHECK(password["mode"] == "0640");
   CHECK(password["group"] == "docker-registry");
   CHECK_FALSE(Has(head.steps, "registry/no proxy password"));
+  // A proxy takes no pushes (its stores refuse them): no push listener, no credential.
+  CHECK(Contains(config, "\n  addr: '10.0.0.1:5000'\n"));
+  CHECK_FALSE(Contains(config, "readonly"));
+  CHECK_FALSE(Contains(config, "auth:"));
+  CHECK_FALSE(Has(head.steps, "registry/push service"));
+  CHECK_FALSE(Has(head.steps, "registry/push password"));
+  CHECK(Has(head.steps, "registry/no push service"));
+  CHECK(Has(head.steps, "registry/no push password"));
+  CHECK(Has(head.steps, "registry/no push htpasswd"));
 }
 
 TEST_CASE("registry: a proxy without a remote, a remote without proxy mode, a password without a user stop the deploy") {

@@ -112,6 +112,26 @@ TEST_CASE("sssd: the directory group's host over ldaps, the CA demanded, no enum
   CHECK(std::find(p.roles.begin(), p.roles.end(), "ldap-server") == p.roles.end());
 }
 
+// Issue 47 (13): Debian's mkhomedir profile made homes with pam_mkhomedir's
+// default umask (0022: 0755 homes every user reads), while directory-homes
+// makes them 0700.
+TEST_CASE("sssd: pam_mkhomedir through clusterctl's own profile, umask 0077, so a home it makes is 0700") {
+  DirectoryRoles roles;
+  Planned p = roles.PlanHost("gpu01");
+  const std::string& profile = p.files.at("/usr/share/pam-configs/clusterctl-mkhomedir");
+  CHECK(Contains(profile, "\nSession-Type: Additional\n"));
+  CHECK(Contains(profile, "\nSession:\n\toptional\tpam_mkhomedir.so umask=0077\n"));
+  const nlohmann::json& update = p.params.at("sssd/pam mkhomedir");
+  CHECK(update["argv"] == nlohmann::json::array({"pam-auth-update", "--disable", "mkhomedir", "--enable", "clusterctl-mkhomedir"}));
+  // Done when common-session has the 0077 line and no other pam_mkhomedir (Debian's, enabled before).
+  CHECK(Contains(update["unless"][2].get<std::string>(), "grep -q 'pam_mkhomedir.so umask=0077$' /etc/pam.d/common-session"));
+  CHECK(Contains(update["unless"][2].get<std::string>(), "$(grep -c pam_mkhomedir /etc/pam.d/common-session)\" = 1"));
+  const auto at = [&](const std::string& step) { return std::find(p.steps.begin(), p.steps.end(), step); };
+  CHECK(at("sssd/pam mkhomedir profile") < at("sssd/pam mkhomedir"));
+  // The mode directory-homes gives the homes it makes.
+  CHECK(roles.PlanHost("head").params.at("directory-homes/home[alice]")["argv"][4] == "--mode=0700");
+}
+
 TEST_CASE("directory-homes: a home per user on the NFS server's export, owned by the directory's numbers") {
   DirectoryRoles roles;
   Planned p = roles.PlanHost("head");

@@ -103,14 +103,10 @@ TEST_CASE("pyxis: enroot.conf on the inventory's scratch; the size checked only 
   Planned p = h.PlanHost("cpu01");
   const std::string& conf = p.files.at("/etc/enroot/enroot.conf");
   CHECK(conf.find("ENROOT_RUNTIME_PATH /run/enroot/user-$(id -u)\n") != std::string::npos);
-  CHECK(conf.find("ENROOT_CACHE_PATH /raid/enroot/cache/group-$(id -g)\n") != std::string::npos);
+  CHECK(conf.find("ENROOT_CACHE_PATH /raid/enroot/cache/user-$(id -u)\n") != std::string::npos);
   CHECK(conf.find("ENROOT_DATA_PATH /raid/enroot/data/user-$(id -u)\n") != std::string::npos);
   CHECK(conf.find("ENROOT_TEMP_PATH /raid/enroot/tmp\n") != std::string::npos);
   CHECK(conf.find("ENROOT_CONFIG_PATH") == std::string::npos);
-  for (const char* dir : {"pyxis/layer cache", "pyxis/container data", "pyxis/temporary files"}) {
-    CAPTURE(dir);
-    CHECK(p.params.at(dir)["mode"] == "1777");
-  }
   CHECK(p.params.at("pyxis/layer cache")["path"] == "/raid/enroot/cache");
   CHECK_FALSE(Has(p.steps, "pyxis/scratch size"));
   CHECK(Has(p.steps, "pyxis/no credentials"));
@@ -121,6 +117,39 @@ TEST_CASE("pyxis: enroot.conf on the inventory's scratch; the size checked only 
   const nlohmann::json& size = sized_plan.params.at("pyxis/scratch size");
   CHECK(size["argv"][4] == "/var/lib/enroot");
   CHECK(JsonText(size["argv"][5]) == "500");
+}
+
+// Issue 47 (2): the runtime, cache and data parents were world-writable
+// (1777) and enroot made each user's directory as the user, never checking
+// who owns it, and reuses cached layers by name: another user could make
+// one first and plant what runs. Only root writes the parents now, and the
+// Slurm prolog (slurm-node) makes the three directories per user.
+TEST_CASE("pyxis: only root writes enroot's parents; each user's directories are listed for the prolog; the cache is per user") {
+  ContainerRoles h(kRepository + "  enroot_scratch_dir: /raid/enroot\n");
+  Planned p = h.PlanHost("gpu01");
+  for (const char* dir : {"pyxis/runtime directory", "pyxis/layer cache", "pyxis/container data"}) {
+    CAPTURE(dir);
+    CHECK(p.params.at(dir)["mode"] == "0755");
+  }
+  CHECK(p.params.at("pyxis/temporary files")["mode"] == "1777");  // mktemp's files, /tmp's rules
+  const std::string& boot = p.files.at("/etc/tmpfiles.d/enroot.conf");
+  CHECK(boot.find("\nd /run/enroot 0755 root root -\n") != std::string::npos);
+  CHECK(boot.find("1777") == std::string::npos);
+  const std::string& list = p.files.at("/etc/clusterctl/user-dirs.d/enroot.conf");
+  CHECK(list.find("\n/run/enroot/user-%u\n/raid/enroot/cache/user-%u\n/raid/enroot/data/user-%u\n") != std::string::npos);
+  // The three directories are the ones enroot.conf names (with $(id -u) for %u).
+  const std::string& conf = p.files.at("/etc/enroot/enroot.conf");
+  for (const char* path : {"/run/enroot/user-", "/raid/enroot/cache/user-", "/raid/enroot/data/user-"}) {
+    CAPTURE(path);
+    CHECK(conf.find(std::string(" ") + path + "$(id -u)\n") != std::string::npos);
+    CHECK(list.find(std::string("\n") + path + "%u\n") != std::string::npos);
+  }
+  CHECK(conf.find("group-") == std::string::npos);
+  CHECK(conf.find("$(id -g)") == std::string::npos);
+  // The list is written after the parents it names.
+  const auto at = [&](const std::string& step) { return std::find(p.steps.begin(), p.steps.end(), step); };
+  CHECK(at("pyxis/container data") < at("pyxis/directories per user"));
+  CHECK(at("pyxis/user directories list") < at("pyxis/directories per user"));
 }
 
 TEST_CASE("pyxis: the registry credentials are a secret file, readable by the group the inventory names") {

@@ -118,6 +118,31 @@ TEST_CASE("slurm-node: jobs take memlock and nofile from slurmd; the epilog is i
   CHECK(at("slurm-node/shm size") == planned.steps.end());
 }
 
+// Issue 47 (2, 10): users made their own enroot and OCI runtime
+// directories under world-writable parents, so one could make another's
+// first. Root makes them now, at the job's start.
+TEST_CASE("slurm-node: the prolog makes the job user's own directories the roles list, as root, before slurmd starts") {
+  const Planned planned = PlanGpu01("root", "");
+  const std::string& conf = planned.files.at("/etc/slurm/slurm.conf");
+  CHECK(conf.find("\nPrologFlags=Contain\n") != std::string::npos);  // the prolog runs at the allocation, before any step
+  CHECK(conf.find("\nProlog=/usr/local/lib/clusterctl/slurm-prolog\n") != std::string::npos);
+  const std::string& prolog = planned.files.at("/usr/local/lib/clusterctl/slurm-prolog");
+  CHECK(prolog.rfind("#!/bin/sh\n", 0) == 0);
+  CHECK(planned.params.at("slurm-node/prolog")["mode"] == "0755");
+  CHECK(prolog.find("\nfor list in /etc/clusterctl/user-dirs.d/*.conf; do\n") != std::string::npos);
+  CHECK(prolog.find("uid=${SLURM_JOB_UID:-}") != std::string::npos);
+  CHECK(prolog.find("'' | *[!0-9]*) echo") != std::string::npos);  // a UID is digits, or nothing is made
+  // Anything not the user's own directory is replaced; a new one is 0700 and the user's.
+  CHECK(prolog.find("[ -L \"$dir\" ] || { [ -e \"$dir\" ] && [ \"$(stat -c '%u %F' \"$dir\")\" != \"$uid directory\" ]; }") !=
+        std::string::npos);
+  CHECK(prolog.find("rm -rf --one-file-system -- \"$dir\"") != std::string::npos);
+  CHECK(prolog.find("mkdir -m 0700 -- \"$dir\"\n      chown -- \"$uid\" \"$dir\"\n") != std::string::npos);
+  CHECK(planned.params.at("slurm-node/user directories list")["path"] == "/etc/clusterctl/user-dirs.d");
+  const auto at = [&](const std::string& step) { return std::find(planned.steps.begin(), planned.steps.end(), step); };
+  CHECK(at("slurm-node/prolog") < at("slurm-node/package"));
+  CHECK(at("slurm-node/user directories list") < at("slurm-node/package"));
+}
+
 TEST_CASE("slurm-node: slurm_node_shm_size goes into fstab and is remounted only when the live size differs") {
   const Planned planned = PlanGpu01("root", "  slurm_node_shm_size: 64G\n  slurm_propagate_limits_except: ''\n"
                                             "  slurm_epilog_gpu_cleanup: false\n");

@@ -28,9 +28,16 @@ imported=$(tb ssh node02 "runuser -u alice -- enroot import 'docker://nvcr.io#nv
 check "enroot on node02 is SIMULATED and refuses to import ($imported)" grep -q "^SIMULATED enroot" <<<"$imported"
 conf=$(tb ssh node02 "grep -E '^ENROOT_(RUNTIME|CACHE|DATA|CONFIG)_PATH ' /etc/enroot/enroot.conf" | paste -sd';')
 check "enroot.conf puts the runtime on tmpfs, cache and data on local scratch, the site's credentials in ENROOT_CONFIG_PATH ($conf)" \
-  test "$conf" = 'ENROOT_RUNTIME_PATH /run/enroot/user-$(id -u);ENROOT_CACHE_PATH /var/lib/enroot/cache/group-$(id -g);ENROOT_DATA_PATH /var/lib/enroot/data/user-$(id -u);ENROOT_CONFIG_PATH /etc/enroot/config'
-check "enroot's runtime, cache and data directories are sticky and world-writable" \
-  test "$(tb ssh node02 "stat -c %a /run/enroot /var/lib/enroot/cache /var/lib/enroot/data" | paste -sd,)" = 1777,1777,1777
+  test "$conf" = 'ENROOT_RUNTIME_PATH /run/enroot/user-$(id -u);ENROOT_CACHE_PATH /var/lib/enroot/cache/user-$(id -u);ENROOT_DATA_PATH /var/lib/enroot/data/user-$(id -u);ENROOT_CONFIG_PATH /etc/enroot/config'
+check "only root writes enroot's runtime, cache and data parents" \
+  test "$(tb ssh node02 "stat -c '%a %U' /run/enroot /var/lib/enroot/cache /var/lib/enroot/data" | paste -sd,)" = "755 root,755 root,755 root"
+# alice ran jobs on node02: the prolog made her three directories, hers and
+# 0700; bob cannot make carol's first.
+mine=$(tb ssh node02 "stat -c '%U %a' /run/enroot/user-2001 /var/lib/enroot/cache/user-2001 /var/lib/enroot/data/user-2001" | paste -sd,)
+check "alice's enroot directories were made for her by the prolog ($mine)" test "$mine" = "alice 700,alice 700,alice 700"
+claimed=$(tb ssh node02 "rm -rf /var/lib/enroot/data/user-5001 /var/lib/enroot/cache/user-5001; runuser -u bob -- mkdir /var/lib/enroot/data/user-5001 /var/lib/enroot/cache/user-5001 2>&1; ls /var/lib/enroot/data")
+check "bob cannot make carol's enroot directories first ($(paste -sd' ' <<<"$claimed" | cut -c1-200))" \
+  bash -c "[ \$(grep -c 'Permission denied' <<<\"\$0\") = 2 ] && ! grep -qx user-5001 <<<\"\$0\"" "$claimed"
 credentials=$(tb ssh node02 "stat -c '%a %U:%G' /etc/enroot/config/.credentials; sha256sum </etc/enroot/config/.credentials" | paste -sd' ')
 check "the NGC credentials are the inventory's file, 0640 root:root ($(cut -c1-30 <<<"$credentials"))" \
   test "$credentials" = "640 root:root $(sha256sum <"$TESTBED_STATE/ngc.netrc")"

@@ -207,9 +207,9 @@ check "the group resolves with its members" test "$(tb ssh node03 getent group r
 ids=$(on01 "cd /tmp && runuser -u carol -- srun -N2 id" | sort -u)
 check "a directory user runs srun -N2 id on both compute nodes (got $(paste -sd';' <<<"$ids"))" \
   test "$(grep -c '^uid=5001(carol) gid=5000(research) groups=5000(research)$' <<<"$ids")-$(on01 "cd /tmp && runuser -u carol -- srun -N2 hostname" | sort | paste -sd,)" = 1-node02,node03
-home=$(on01 "su - carol -c 'touch ~/written && stat -c \"%n %U:%G\" ~'" 2>&1)
-check "carol's first login makes her home on node01 (pam_mkhomedir), hers and writable ($home)" \
-  test "$home" = "/home/carol carol:research"
+home=$(on01 "su - carol -c 'touch ~/written && stat -c \"%n %U:%G %a\" ~'" 2>&1)
+check "carol's first login makes her home on node01 (pam_mkhomedir), hers, writable and 0700 as directory-homes makes them ($home)" \
+  test "$home" = "/home/carol carol:research 700"
 "$CLUSTERCTL" validate "$inventory" --checks users >"$outputs/validate-users.txt" 2>&1
 rc=$?
 check "validate's users.consistent passes on every node (exit $rc)" \
@@ -434,7 +434,8 @@ python3 - "$TESTBED_STATE/.clusterctl" "$outputs" "$WORK/nodelogs" <<'PY' >"$WOR
 import base64, os, sys
 state, outputs, _ = sys.argv[1:]
 secrets = {name: open(os.path.join(state, "secrets", name), "rb").read()
-           for name in ("munge_key", "slurmdbd_password", "ldap_admin_password", "ldap_sssd_password")}
+           for name in ("munge_key", "slurmdbd_password", "ldap_admin_password", "ldap_sssd_password",
+                        "registry_push_password")}
 secrets["ngc_api_key"] = open(os.path.join(state, "..", "ngc.netrc"), "rb").read().split()[-1]
 forms = {}
 for name, value in secrets.items():
@@ -449,7 +450,7 @@ files += [os.path.join(state, f) for f in os.listdir(state) if f.startswith("sta
 found = [f"{form} in {path}" for path in files for form, needle in forms.items() if needle in open(path, "rb").read()]
 print("\n".join(found) if found else "clean")
 PY
-check "no form of the munge key, the DB or directory passwords, the NGC key in any output or the state db ($(head -3 "$WORK/scan.txt" | paste -sd';'))" test "$(cat "$WORK/scan.txt")" = clean
+check "no form of the munge key, the DB, directory or registry push passwords, the NGC key in any output or the state db ($(head -3 "$WORK/scan.txt" | paste -sd';'))" test "$(cat "$WORK/scan.txt")" = clean
 for n in node01 node02; do
   tb ssh $n 'journalctl --no-pager -o cat 2>/dev/null; cat /var/log/slurm/*.log /var/log/sssd/*.log /root/.bash_history 2>/dev/null'
 done >"$WORK/nodelogs"
