@@ -5,6 +5,7 @@
 
 #include <mutex>
 
+#include "common/strings.h"
 #include "controller/engine/kinds/recording_kind_host.h"  // RunTask
 #include "controller/engine/monitoring_api.h"
 #include "controller/remote/sleep.h"
