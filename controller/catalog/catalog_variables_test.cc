@@ -23,7 +23,8 @@ const std::set<std::string> kReadByTheEngine = {
     "nfs_versions", "nfs_mounts", "nfs_mount_options", "nfs_rdma", "nfs_automount", "nfs_external_mounts", "nfs_fscache_dir", "ipoib_mtu",
     "prometheus_listen", "prometheus_port", "prometheus_scrape_interval", "slurm_health_checks",
     "ldap_base_dn", "ldap_uri",  // the directory view
-    "log_server"};               // the logs view
+    "log_server",                // the logs view
+    "maintenance_silence_clear_wait"};  // FindAlertmanager (engine/alertmanager_silences.cc)
 
 // What a role reads: `certain` outside any section (its own variables or
 // context), `anywhere` at any depth (inside a section a name may also be a

@@ -50,18 +50,7 @@ std::string AddressPort(std::string_view text) {
 
 // Prometheus's duration: 1d12h, 90s, 500ms.
 std::string Duration(std::string_view text) {
-  size_t at = 0;
-  while (at < text.size()) {
-    const size_t digits_end = text.find_first_not_of("0123456789", at);
-    if (digits_end == at || digits_end == std::string_view::npos) break;
-    const std::string_view rest = text.substr(digits_end);
-    size_t unit = 0;
-    if (rest.substr(0, 2) == "ms") unit = 2;
-    else if (!rest.empty() && std::string_view("ywdhms").find(rest[0]) != std::string_view::npos) unit = 1;
-    if (unit == 0) break;
-    at = digits_end + unit;
-    if (at == text.size()) return "";
-  }
+  if (PrometheusDurationMs(text)) return "";
   return "is not a duration (a number and a unit, ms s m h d w y, repeated: 90s, 1d12h)";
 }
 
@@ -235,6 +224,35 @@ const ValueSyntax kSyntaxes[] = {
 };
 
 }  // namespace
+
+std::optional<int64_t> PrometheusDurationMs(std::string_view text) {
+  static constexpr std::pair<std::string_view, int64_t> kUnits[] = {
+      {"ms", 1}, {"y", 365 * 86400000LL}, {"w", 7 * 86400000LL}, {"d", 86400000LL},
+      {"h", 3600000LL}, {"m", 60000LL}, {"s", 1000LL}};  // "ms" before "m"
+  constexpr int64_t kMaxNumber = 1000000000;  // a bound on each number, so the sum cannot overflow
+  int64_t total = 0;
+  size_t at = 0;
+  while (at < text.size()) {
+    const size_t digits_end = text.find_first_not_of("0123456789", at);
+    if (digits_end == at || digits_end == std::string_view::npos || digits_end - at > 9) return std::nullopt;
+    const int64_t number = std::stoll(std::string(text.substr(at, digits_end - at)));
+    const std::string_view rest = text.substr(digits_end);
+    int64_t unit_ms = 0;
+    size_t unit_size = 0;
+    for (const auto& [unit, ms] : kUnits) {
+      if (rest.substr(0, unit.size()) == unit) {
+        unit_ms = ms;
+        unit_size = unit.size();
+        break;
+      }
+    }
+    if (unit_ms == 0 || number > kMaxNumber) return std::nullopt;
+    total += number * unit_ms;
+    at = digits_end + unit_size;
+  }
+  if (text.empty()) return std::nullopt;
+  return total;
+}
 
 const ValueSyntax* FindValueSyntax(std::string_view name) {
   for (const ValueSyntax& syntax : kSyntaxes) {

@@ -7,6 +7,8 @@
 // break the file it lands in is the template's format (file_format.h).
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,5 +24,9 @@ struct ValueSyntax {
 // nullptr when no syntax has this name.
 const ValueSyntax* FindValueSyntax(std::string_view name);
 std::vector<std::string> ValueSyntaxNames();
+
+// A value of the `duration` syntax (Prometheus's: 90s, 1d12h, 500ms) in
+// milliseconds; nullopt when it is not one. The syntax check is this.
+std::optional<int64_t> PrometheusDurationMs(std::string_view text);
 
 }  // namespace clusterctl

@@ -1,5 +1,7 @@
 #include "controller/engine/deploy_events.h"
 
+#include <cstdio>
+
 #include <map>
 
 #include "inventory/hostlist.h"
@@ -82,6 +84,29 @@ const char* ToString(HostPhase phase) {
   return "connecting";
 }
 
+const char* ToString(WaitPhase phase) {
+  switch (phase) {
+    case WaitPhase::kStarted: return "started";
+    case WaitPhase::kStill: return "still";
+    case WaitPhase::kEnded: return "ended";
+    case WaitPhase::kGaveUp: return "gave up";
+  }
+  return "started";
+}
+
+std::string WaitText(const WaitEvent& wait) {
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%.1f s", static_cast<double>(wait.elapsed_ms) / 1000.0);
+  const std::string detail = wait.detail.empty() ? "" : ": " + wait.detail;
+  switch (wait.phase) {
+    case WaitPhase::kStarted: return "waiting for " + wait.what;
+    case WaitPhase::kStill: return "still waiting for " + wait.what + " (" + seconds + ")" + detail;
+    case WaitPhase::kEnded: return "waited " + std::string(seconds) + " for " + wait.what;
+    case WaitPhase::kGaveUp: return "gave up waiting for " + wait.what + " after " + seconds + detail;
+  }
+  return "waiting for " + wait.what;
+}
+
 json EventToJson(const DeployEvent& event, bool with_diff) {
   return std::visit(
       Overloaded{
@@ -101,6 +126,10 @@ json EventToJson(const DeployEvent& event, bool with_diff) {
           [](const IntentEvent& e) -> json {
             return {{"event", e.opened ? "intent_opened" : "intent_closed"}, {"host", e.host}, {"kind", e.kind},
                     {"target", e.target}, {"reason", e.reason}};
+          },
+          [](const WaitEvent& e) -> json {
+            return {{"event", "wait"},         {"host", e.host},          {"waiting_for", e.what},
+                    {"phase", ToString(e.phase)}, {"elapsed_ms", e.elapsed_ms}, {"detail", e.detail}};
           },
           [](const HostFinishedEvent& e) -> json {
             const HostReport& r = *e.report;

@@ -90,6 +90,26 @@ struct IntentEvent {
   std::string reason;
   bool opened = true;
 };
+// A wait of a host's run outside the work of its steps (a node's return
+// from a reboot, a role on other hosts, Prometheus seeing a node healthy
+// before its maintenance silence ends): said when it starts, again every
+// so often while it lasts (with what it waits on then), and at its end
+// with its duration. An end is also kept in the state's events (`history
+// --run N`); kGaveUp is a wait whose bound was reached, `detail` naming
+// what was still missing (a warning).
+enum class WaitPhase { kStarted, kStill, kEnded, kGaveUp };
+const char* ToString(WaitPhase phase);  // "started" | "still" | "ended" | "gave up"
+struct WaitEvent {
+  std::string host;
+  std::string what;  // as in "waiting for WHAT": "node02 to come back from kernel/reboot"
+  WaitPhase phase = WaitPhase::kStarted;
+  int64_t elapsed_ms = 0;  // since the wait started
+  std::string detail;      // kStill: what it waits on now (may be empty); kGaveUp: what was still missing
+};
+// The wait in words, as the report prints it and the state's events keep
+// it: "waiting for X", "still waiting for X (15 s): D", "waited 42.1 s for
+// X", "gave up waiting for X after 60.0 s: D".
+std::string WaitText(const WaitEvent& wait);
 struct HostFinishedEvent {
   const HostReport* report = nullptr;  // valid during the call
 };
@@ -107,7 +127,7 @@ struct RecapEvent {
 };
 
 using DeployEvent = std::variant<RunStartedEvent, HostStartedEvent, HostPhaseEvent, StepStartedEvent, StepFinishedEvent, NoteEvent,
-                                 IntentEvent, HostFinishedEvent, MessageEvent, RecapEvent>;
+                                 IntentEvent, WaitEvent, HostFinishedEvent, MessageEvent, RecapEvent>;
 
 // The --json form of an event ({"event": "...", ...}). File diffs only with
 // `with_diff`; they are never produced for secrets.

@@ -125,7 +125,9 @@ std::chrono::seconds HostRun::MaintenanceLasts(const PlannedStep& step) const {
 
 Task<void> HostRun::EndSilence() {
   if (!silence_id_) co_return;
-  Status ended = co_await context_.silences->Close(report_.host, *silence_id_, silence_opened_ms_);
+  WaitReport wait = BeginWait("Prometheus to see " + report_.host + " healthy before its maintenance silence ends");
+  Status ended = co_await context_.silences->Close(report_.host, *silence_id_, silence_opened_ms_, wait);
+  wait.Ended();
   Note(ended.ok() ? "the maintenance silence of " + report_.host + " ended"
                   : "the maintenance silence of " + report_.host + " could not be ended (" + ended.message() +
                         "); it ends by itself");
@@ -178,6 +180,20 @@ void HostRun::Emit(DeployEvent event) { context_.listener->OnEvent(event); }
 void HostRun::Emit(const StepReport& step) { Emit(StepFinishedEvent{report_.host, &step}); }
 
 void HostRun::Started(const std::string& what) { Emit(StepStartedEvent{report_.host, what}); }
+
+WaitReport HostRun::BeginWait(const std::string& what) {
+  return WaitReport([this](const WaitEvent& wait) { Told(wait); }, clock(), report_.host, what);
+}
+
+void HostRun::Told(const WaitEvent& wait) {
+  Emit(wait);
+  const bool ended = wait.phase == WaitPhase::kEnded || wait.phase == WaitPhase::kGaveUp;
+  if (!ended || wait.elapsed_ms < 1000 || !context_.writer) return;
+  const int64_t run = context_.run_id;
+  const std::string host = report_.host, level = wait.phase == WaitPhase::kGaveUp ? "warning" : "info";
+  const std::string text = WaitText(wait);
+  context_.writer->Post([=](StateStore& s) { return s.RecordEvent(run, host, level, "wait", text); });
+}
 
 void HostRun::Changed(StepReport report) {
   ++report_.changed;
@@ -395,7 +411,9 @@ Task<bool> HostRun::WaitForRoles(const std::vector<RoleWait>& waits, const std::
     Emit(StepStartedEvent{report_.host, who + " (waiting for " + wait.role + ")"});
     std::string role_name = wait.role;
     std::vector<std::string> members = context_.inventory->MembersOf(wait.group);
+    WaitReport waiting = BeginWait(wait.role + " on the " + wait.group + " hosts (for " + who + ")");
     Status ready = co_await context_.board->WaitFor(std::move(role_name), std::move(members), boost::asio::use_awaitable);
+    waiting.Ended();  // a failure of the role is the waiter's failure, reported below
     if (!ready.ok()) {
       if (Stopping(who)) co_return false;
       Fail(FailedStep(failed_prefix + "(waits for " + wait.role + ")", false, ready.message()));

@@ -51,6 +51,7 @@ class HostRun final : public KindHost {
   }
   nlohmann::json& KindMemo(const std::string& kind) override { return kind_memos_[kind]; }
   Task<void> SilenceAlerts(const std::string& why, std::chrono::seconds down_for) override;
+  WaitReport BeginWait(const std::string& what) override;
 
  private:
   using Owed = std::vector<std::pair<std::string, std::string>>;  // intent kind, target
@@ -61,6 +62,9 @@ class HostRun final : public KindHost {
   void MarkRemainingFailed(const Role* failed_role);
   void Emit(const StepReport& step);
   void Emit(DeployEvent event);
+  // A wait's event to the listeners; its end, when it lasted a second or
+  // more, to the state's events.
+  void Told(const WaitEvent& wait);
   // Records a lost connection or an abandoned request as the host's outcome.
   void ConnectionLost(StepReport& step);
   StepReport ToReport(const PlannedStep& step, const agent_protocol::ResourceResult& outcome);

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "common/status.h"
+#include "controller/engine/wait_report.h"
 #include "controller/ssh/ssh_session.h"  // Task
 
 namespace clusterctl {
@@ -28,8 +29,11 @@ class MaintenanceSilences {
   // Ends the silence `id` of `host`, opened at `opened_at_ms`. An
   // implementation may first wait a bounded time for the node to be seen
   // healthy (a node just back may be starting its exporters, and its
-  // alerts fire until the next scrape).
-  virtual Task<Status> Close(const std::string& host, const std::string& id, int64_t opened_at_ms) = 0;
+  // alerts fire until the next scrape), telling `wait` what it waits on as
+  // it polls (WaitReport::Still) and, at its bound, what was still failing
+  // (WaitReport::GaveUp: the silence ends all the same).
+  virtual Task<Status> Close(const std::string& host, const std::string& id, int64_t opened_at_ms,
+                             WaitReport& wait) = 0;
 };
 
 }  // namespace clusterctl

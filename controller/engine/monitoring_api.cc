@@ -87,15 +87,14 @@ Result<std::string> ReadSilenceId(std::string_view reply) {
   return id;
 }
 
-std::string MaintenanceHoldsTarget(const std::string& host, int64_t since_s, int64_t opened_ago_s) {
-  const std::string node = "node=\"" + PromQlString(host) + "\"";
-  const std::string query = "(timestamp(up{" + node + "}) < " + std::to_string(since_s) + ") or (up{" + node +
-                            "} == 0) or (ALERTS{" + node + "} unless on(alertname) (ALERTS{" + node + "} offset " +
-                            std::to_string(std::max<int64_t>(opened_ago_s, 1)) + "s))";
-  return "/api/v1/query?query=" + QueryValue(query);
-}
+namespace {
 
-Result<size_t> ReadVectorSize(std::string_view reply) {
+std::string NodeMatcher(const std::string& host) { return "{node=\"" + PromQlString(host) + "\"}"; }
+
+std::string QueryTarget(const std::string& query) { return "/api/v1/query?query=" + QueryValue(query); }
+
+// The series of an instant query's vector result.
+Result<std::vector<nlohmann::json>> ReadVector(std::string_view reply) {
   Result<nlohmann::json> parsed = ParseReply(reply, "Prometheus's answer to the query");
   if (!parsed.ok()) return parsed.status();
   const nlohmann::json* data = MemberOf(*parsed, "data");
@@ -104,7 +103,87 @@ Result<size_t> ReadVectorSize(std::string_view reply) {
       result == nullptr || !result->is_array()) {
     return Status::Corruption("Prometheus's answer to the query is not a successful vector result");
   }
-  return result->size();
+  std::vector<nlohmann::json> series;
+  for (const nlohmann::json& one : *result) {
+    const nlohmann::json* metric = MemberOf(one, "metric");
+    const nlohmann::json* value = MemberOf(one, "value");
+    if (metric == nullptr || !metric->is_object() || value == nullptr || !value->is_array() || value->size() != 2 ||
+        !(*value)[1].is_string()) {
+      return Status::Corruption("Prometheus's answer to the query has a series without metric or value");
+    }
+    series.push_back(one);
+  }
+  return series;
+}
+
+std::string TargetName(const nlohmann::json& metric) {
+  return Printable(TextAt(metric, "job"), 80) + " (" + Printable(TextAt(metric, "instance"), 80) + ")";
+}
+
+}  // namespace
+
+std::string NodeHealthTarget(const std::string& host) {
+  return QueryTarget("up" + NodeMatcher(host) + " or ALERTS" + NodeMatcher(host));
+}
+
+Result<NodeHealth> ReadNodeHealth(std::string_view reply) {
+  Result<std::vector<nlohmann::json>> series = ReadVector(reply);
+  if (!series.ok()) return series.status();
+  NodeHealth health;
+  for (const nlohmann::json& one : *series) {
+    const nlohmann::json& metric = one["metric"];
+    if (!TextAt(metric, "alertname").empty()) {
+      health.alerts.insert(Printable(TextAt(metric, "alertname"), 80));
+    } else if (one["value"][1] == "1") {
+      health.targets_up.insert(TargetName(metric));
+    } else {
+      health.targets_down.insert(TargetName(metric));
+    }
+  }
+  return health;
+}
+
+std::string UnhealthyTarget(const std::string& host, int64_t since_s) {
+  const std::string node = NodeMatcher(host);
+  return QueryTarget("(timestamp(up" + node + ") < " + std::to_string(since_s) + ") or (up" + node +
+                     " == 0) or ALERTS" + node);
+}
+
+Result<std::vector<Unhealthy>> ReadUnhealthy(std::string_view reply) {
+  Result<std::vector<nlohmann::json>> series = ReadVector(reply);
+  if (!series.ok()) return series.status();
+  std::vector<Unhealthy> out;
+  for (const nlohmann::json& one : *series) {
+    const nlohmann::json& metric = one["metric"];
+    if (!TextAt(metric, "alertname").empty()) {
+      out.push_back({Unhealthy::Kind::kAlert, Printable(TextAt(metric, "alertname"), 80)});
+    } else {  // up == 0 is 0; a scrape's timestamp is not
+      const bool down = one["value"][1] == "0";
+      out.push_back({down ? Unhealthy::Kind::kTargetDown : Unhealthy::Kind::kTargetNotScraped, TargetName(metric)});
+    }
+  }
+  return out;
+}
+
+bool AnythingCanHold(const std::optional<NodeHealth>& before) { return before && !before->targets_up.empty(); }
+
+std::vector<std::string> StillHolding(const std::optional<NodeHealth>& before, const std::vector<Unhealthy>& now) {
+  std::set<std::string> holding;
+  if (!AnythingCanHold(before)) return {};
+  for (const Unhealthy& u : now) {
+    switch (u.kind) {
+      case Unhealthy::Kind::kAlert:
+        if (!before->alerts.count(u.name)) holding.insert("alert " + u.name);
+        break;
+      case Unhealthy::Kind::kTargetDown:
+        if (before->targets_up.count(u.name)) holding.insert(u.name + " down");
+        break;
+      case Unhealthy::Kind::kTargetNotScraped:
+        if (before->targets_up.count(u.name)) holding.insert(u.name + " not scraped since the node came back");
+        break;
+    }
+  }
+  return {holding.begin(), holding.end()};
 }
 
 }  // namespace clusterctl

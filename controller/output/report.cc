@@ -7,6 +7,7 @@
 #include "common/json_text.h"
 #include "common/clock.h"
 #include "common/strings.h"
+#include "controller/engine/wait_report.h"
 #include "controller/output/status_colour.h"
 #include "controller/output/host_block.h"
 #include "inventory/hostlist.h"
@@ -37,6 +38,7 @@ void Reporter::OnEvent(const DeployEvent& event) {
     void operator()(const NoteEvent& e) { r.Note(e.host, e.message); }
     void operator()(const HostFinishedEvent& e) { r.HostFinished(*e.report); }
     void operator()(const RecapEvent& e) { r.Recap(*e.reports, e.elapsed, e.stopped); }
+    void operator()(const WaitEvent& e) { r.Waited(e); }
     void operator()(const IntentEvent&) {}   // the recap and the steps say what was done
     void operator()(const MessageEvent&) {}  // MessagePrinter's
   };
@@ -99,6 +101,24 @@ void Reporter::Note(const std::string& host, const std::string& message) {
   std::lock_guard<std::mutex> lock(mutex_);
   ClearLive();
   out_ << host << ": note: " << message << "\n";
+  wrote_ = true;
+  Redraw();
+}
+
+// A wait shows on the live line while it lasts; a line is printed for one
+// that lasts (every "still", and its end after one), and a warning for one
+// that gave up.
+void Reporter::Waited(const WaitEvent& wait) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (wait.phase == WaitPhase::kStarted) {
+    running_[wait.host] = "waiting for " + wait.what;
+    Redraw();
+    return;
+  }
+  const bool lasted = wait.elapsed_ms >= WaitReport::kEvery.count();
+  if (wait.phase == WaitPhase::kEnded && !lasted) return;
+  ClearLive();
+  out_ << wait.host << ": " << (wait.phase == WaitPhase::kGaveUp ? "warning: " : "") << WaitText(wait) << "\n";
   wrote_ = true;
   Redraw();
 }

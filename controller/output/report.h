@@ -41,6 +41,7 @@ class Reporter final : public DeployListener {
   void StepStarted(const std::string& host, const std::string& identity);
   void HostFinished(const HostReport& report);
   void Note(const std::string& host, const std::string& message);
+  void Waited(const WaitEvent& wait);
   // The final summary (the plan itself in check mode).
   void Recap(const std::vector<HostReport>& reports, std::chrono::milliseconds elapsed, bool stopped);
   void PrintPlan(const std::vector<HostReport>& reports, size_t hosts_with_changes, int changed);

@@ -153,3 +153,30 @@ TEST_CASE("the recap's unreachable count is of hosts, beside the counts of steps
 }
 
 }  // namespace clusterctl
+
+namespace clusterctl {
+namespace {
+
+TEST_CASE("a wait that lasts is a line per host as it goes, and one that gave up a warning naming what was missing") {
+  std::ostringstream out;
+  Reporter reporter(Reporter::Mode::kPlain, out, /*show_diff=*/false);
+  reporter.OnEvent(RunStartedEvent{0, 2, false, false});
+  const std::string what = "Prometheus to see node02 healthy before its maintenance silence ends";
+  reporter.OnEvent(WaitEvent{"node02", what, WaitPhase::kStarted, 0, ""});
+  reporter.OnEvent(WaitEvent{"node03", "the node to come back from kernel/reboot (a new boot id)", WaitPhase::kStarted, 0, ""});
+  reporter.OnEvent(WaitEvent{"node03", "the node to come back from kernel/reboot (a new boot id)", WaitPhase::kEnded, 4000, ""});
+  reporter.OnEvent(WaitEvent{"node02", what, WaitPhase::kStill, 15000, "alert NodeDown"});
+  reporter.OnEvent(WaitEvent{"node02", what, WaitPhase::kGaveUp, 60000, "alert NodeDown"});
+  CHECK(out.str() == "node02: still waiting for " + what + " (15.0 s): alert NodeDown\n"
+                     "node02: warning: gave up waiting for " + what + " after 60.0 s: alert NodeDown\n");
+  // --json: every event, with its phase.
+  std::ostringstream json;
+  Reporter json_reporter(Reporter::Mode::kJson, json, false);
+  json_reporter.OnEvent(WaitEvent{"node02", what, WaitPhase::kStill, 15000, "alert NodeDown"});
+  const nlohmann::json line = nlohmann::json::parse(json.str());
+  CHECK(line == nlohmann::json{{"event", "wait"}, {"host", "node02"}, {"waiting_for", what}, {"phase", "still"},
+                               {"elapsed_ms", 15000}, {"detail", "alert NodeDown"}});
+}
+
+}  // namespace
+}  // namespace clusterctl

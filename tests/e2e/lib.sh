@@ -43,3 +43,14 @@ for line in open(sys.argv[1]):
 print(",".join(sorted(out)))' "$1" "$2"
 }
 seconds_since() { echo $(( $(date +%s) - $1 )); }
+# time_outside_steps INVENTORY DEPLOY_JSON: the seconds a deploy spent
+# outside its recorded steps and up-front installs, then per host its
+# recorded work (tests/e2e/time_outside_steps.py says how).
+time_outside_steps() {
+  local run history
+  run=$(python3 "$E2E_ROOT/tests/e2e/time_outside_steps.py" --run-of "$2") || return 1
+  history=$(mktemp)
+  "$CLUSTERCTL" history "$1" --run "$run" --json >"$history" &&
+    python3 "$E2E_ROOT/tests/e2e/time_outside_steps.py" "$history" "$2"
+  rm -f "$history"
+}

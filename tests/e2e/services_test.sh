@@ -70,6 +70,13 @@ deploy first
 rc=$?
 echo "# first deploy: $(seconds_since "$start")s"
 check "first deploy exits 0" test $rc -eq 0 || tail -20 "$WORK/first.err"
+# Issue 55: no hidden wait. Connecting, gathering facts and the hosts'
+# waits for each other's roles take ~10 s of this run on the testbed; 30 s
+# leaves room for a loaded machine, where a silence's or a stalled wait's
+# minutes would not fit.
+read -r outside work < <(time_outside_steps "$inventory" "$WORK/first.json")
+check "the first deploy spends at most 30 s outside its recorded steps and up-front installs (${outside}s; $work)" \
+  awk -v s="${outside:-999}" 'BEGIN { exit !(s <= 30) }'
 check "node01: nfs-ganesha runs" tb exec node01 systemctl is-active -q nfs-ganesha
 check "node01: the export is on the fabric, for node02, node03 and the fabric's network" \
   tb exec node01 grep -q "Clients = 10.213.178.12, 10.213.178.13, 10.213.178.0/24;" /etc/ganesha/clusterctl-exports.conf

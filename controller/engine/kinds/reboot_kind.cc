@@ -107,6 +107,7 @@ class RebootKind final : public StepKind {
   static Task<bool> AwaitNewBoot(KindHost& host, const PlannedStep& step, const std::string& before, std::string& after) {
     const std::chrono::seconds timeout = Timeout(host, step);
     const auto deadline = host.clock().Monotonic() + timeout;
+    WaitReport wait = host.BeginWait("the node to come back from " + step.Identity() + " (a new boot id)");
     co_await SleepFor(host.clock(), host.options().reboot_first_probe);
     while (host.clock().Monotonic() < deadline) {
       if (host.Stopping(step.Identity() + " (waiting for the node to come back)")) co_return false;
@@ -114,10 +115,15 @@ class RebootKind final : public StepKind {
         after = co_await BootId(host);
         if (!after.empty() && after != before) co_return true;
         host.Disconnect();
+        wait.Still("it answers with the boot id it had before");
+      } else {
+        wait.Still("it does not answer yet");
       }
       co_await SleepFor(host.clock(), host.options().reboot_probe_interval);
     }
-    host.FailUnreachable(step.Identity(), "did not come back from the reboot within " + std::to_string(timeout.count()) + " s");
+    const std::string missed = "did not come back from the reboot within " + std::to_string(timeout.count()) + " s";
+    wait.GaveUp(missed);
+    host.FailUnreachable(step.Identity(), missed);
     co_return false;
   }
 };

@@ -29,6 +29,7 @@ class RecordingHost final : public KindHost {
   std::vector<StepReport> failed;
   std::vector<std::string> started, notes, intents;  // Started, Note, OpenIntentsOwedBy's steps
   std::vector<std::string> silenced;                  // SilenceAlerts's reasons
+  std::vector<std::string> waits;                     // BeginWait's events, in words
   std::map<std::string, nlohmann::json> memos;
   std::map<std::string, std::vector<std::string>> credits;  // CreditUpFront's, by step identity
 
@@ -73,6 +74,9 @@ class RecordingHost final : public KindHost {
     credits[step.Identity()] = std::move(differences);
   }
   nlohmann::json& KindMemo(const std::string& kind) override { return memos[kind]; }
+  WaitReport BeginWait(const std::string& what) override {
+    return WaitReport([this](const WaitEvent& e) { waits.push_back(WaitText(e)); }, fake_clock, "node", what);
+  }
   Task<void> SilenceAlerts(const std::string& why, std::chrono::seconds /*down_for*/) override {
     silenced.push_back(why);
     co_return;

@@ -26,6 +26,7 @@
 
 #include "common/clock.h"
 #include "controller/engine/executor.h"
+#include "controller/engine/wait_report.h"
 
 namespace clusterctl {
 
@@ -108,6 +109,10 @@ class KindHost {
   // without an Alertmanager; a silence that cannot be opened is a note,
   // never a failure.
   virtual Task<void> SilenceAlerts(const std::string& why, std::chrono::seconds down_for) = 0;
+  // A wait outside a step's work (a node's return from its reboot): its
+  // events go to the run's listeners, its end with its duration to the
+  // state's events (history --run N).
+  virtual WaitReport BeginWait(const std::string& what) = 0;
   // What a kind keeps for the rest of this host's run (starts as null).
   virtual nlohmann::json& KindMemo(const std::string& kind) = 0;
 };
