@@ -5,9 +5,12 @@
 #
 #   sudo bench/noop-verify.sh [NODES] [RUNS] [DIR...]
 #
-# DIR: a directory holding a clusterctl build (clusterctl + clusterctl-agent),
-# e.g. a copy of an earlier build/ to compare with; default build/. The
-# testbed is the benchmarks' own (bench/ansible/lib.sh) and goes down at exit.
+# DIR: a directory holding a clusterctl build (clusterctl + clusterctl-agent)
+# that finds its own commit's roles: the build/ of another checkout (git
+# worktree add), not a copy of build/ taken elsewhere, which finds no roles
+# and would time an empty deploy (refused: bench/build_dirs.sh); default
+# build/. The testbed is the benchmarks' own (bench/ansible/lib.sh) and goes
+# down at exit.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 NODES=${1:-3}
@@ -15,6 +18,8 @@ RUNS=${2:-9}
 shift $(( $# >= 2 ? 2 : $# ))
 DIRS=("$@")
 [ ${#DIRS[@]} -eq 0 ] && DIRS=(build)
+source bench/build_dirs.sh
+refuse_roleless_builds build "${DIRS[@]}"  # build/ deploys the stack first; before lib.sh: a refusal touches no testbed
 source bench/ansible/lib.sh
 
 fresh_testbed --gpus 2
