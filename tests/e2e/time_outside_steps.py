@@ -18,6 +18,16 @@ import sys
 UP_FRONT = re.compile(r"installed up front in one transaction \((\d+) ms\)")
 
 
+def events(deploy_path):
+    """The JSON events of a `deploy --json` output; other lines are skipped."""
+    with open(deploy_path) as f:
+        for line in f:
+            try:
+                yield json.loads(line)
+            except ValueError:
+                continue
+
+
 def main(history_path, deploy_path):
     with open(history_path) as f:
         history = json.load(f)
@@ -25,18 +35,13 @@ def main(history_path, deploy_path):
     for step in history["steps"]:
         work[step["host"]] = work.get(step["host"], 0) + step["finished_at"] - step["started_at"]
     elapsed = None
-    with open(deploy_path) as f:
-        for line in f:
-            try:
-                event = json.loads(line)
-            except ValueError:
-                continue
-            if event.get("event") == "recap":
-                elapsed = event["elapsed_ms"]
-            elif event.get("event") == "note":
-                m = UP_FRONT.search(event.get("message", ""))
-                if m:
-                    work[event["host"]] = work.get(event["host"], 0) + int(m.group(1))
+    for event in events(deploy_path):
+        if event.get("event") == "recap":
+            elapsed = event["elapsed_ms"]
+        elif event.get("event") == "note":
+            m = UP_FRONT.search(event.get("message", ""))
+            if m:
+                work[event["host"]] = work.get(event["host"], 0) + int(m.group(1))
     if elapsed is None:
         sys.exit("time_outside_steps: no recap in " + deploy_path)
     busiest = max(work.values()) if work else 0
@@ -45,14 +50,9 @@ def main(history_path, deploy_path):
 
 
 def run_of(deploy_path):
-    with open(deploy_path) as f:
-        for line in f:
-            try:
-                event = json.loads(line)
-            except ValueError:
-                continue
-            if event.get("event") == "run_started":
-                return event["run"]
+    for event in events(deploy_path):
+        if event.get("event") == "run_started":
+            return event["run"]
     sys.exit("time_outside_steps: no run_started in " + deploy_path)
 
 
