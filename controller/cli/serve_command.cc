@@ -35,6 +35,17 @@ bool IsLoopback(const std::string& address) {
   return !error && parsed.is_loopback();
 }
 
+// The token of `scope`: rotated when --rotate-token asks, else the one kept
+// (created at first use).
+Result<std::string> ScopeToken(const ServeOptions& serve, TokenScope scope, const StatePaths& paths,
+                               const Services& services) {
+  if (Status prepared = PrepareStateDirectories(paths, *services.filesystem); !prepared.ok()) return prepared;
+  if (!serve.rotate_token.empty()) return RotateDaemonToken(paths.secrets(), scope);
+  auto tokens = LoadOrCreateDaemonTokens(paths.secrets());
+  if (!tokens.ok()) return tokens.status();
+  return tokens->Of(scope);
+}
+
 // --print-token and --rotate-token: the scope's token on stdout, nothing else.
 int PrintToken(const ServeOptions& serve, const StatePaths& paths, const Services& services) {
   const std::string& named = serve.rotate_token.empty() ? serve.scope : serve.rotate_token;
@@ -43,13 +54,7 @@ int PrintToken(const ServeOptions& serve, const StatePaths& paths, const Service
     services.log->Error("clusterctl serve: token scope '" + named + "': expected metrics, read or admin");
     return kExitUsage;
   }
-  Status prepared = PrepareStateDirectories(paths, *services.filesystem);
-  Result<std::string> token = prepared;
-  if (prepared.ok() && !serve.rotate_token.empty()) token = RotateDaemonToken(paths.secrets(), *scope);
-  if (prepared.ok() && serve.rotate_token.empty()) {
-    auto tokens = LoadOrCreateDaemonTokens(paths.secrets());
-    token = tokens.ok() ? Result<std::string>(tokens->Of(*scope)) : Result<std::string>(tokens.status());
-  }
+  const Result<std::string> token = ScopeToken(serve, *scope, paths, services);
   if (!token.ok()) {
     services.log->Error("clusterctl serve: " + token.status().message());
     return kExitFailed;

@@ -133,5 +133,8 @@ inline const HostReport& ReportOf(const DeploymentResult& result, const std::str
   static HostReport none;
   return none;
 }
+// A report of a temporary result would dangle once the statement ends (ASan
+// found one in CI): keep the result in a variable first.
+const HostReport& ReportOf(DeploymentResult&& result, const std::string& host) = delete;
 
 }  // namespace clusterctl::testing

@@ -444,7 +444,8 @@ steps:
   REQUIRE(h.Deploy().converged());
   h.fleet.node("node02").asserts_fail = true;  // now nothing comes before it: plan checks it and says so
   plan.verify = true;                          // (a host with nothing to change is not contacted otherwise)
-  CHECK(ReportOf(h.Deploy(plan), "node02").outcome == HostOutcome::kFailed);
+  const DeploymentResult verified = h.Deploy(plan);
+  CHECK(ReportOf(verified, "node02").outcome == HostOutcome::kFailed);
 }
 
 TEST_CASE("a reboot that never comes back fails its host after the step's timeout; the reboot stays owed") {

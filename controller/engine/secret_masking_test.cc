@@ -137,7 +137,8 @@ TEST_CASE("the value of a variable declared secret is masked in a failed step's 
     failed.Fail("post-hook: 404 from " + url);
     return agent_protocol::EncodeResourceReply(in.id, failed);
   };
-  const HostReport& node01 = ReportOf(h.Deploy(), "node01");
+  const DeploymentResult result = h.Deploy();
+  const HostReport& node01 = ReportOf(result, "node01");
   REQUIRE(node01.failed == 1);
   CHECK(node01.error.find("[secret variable hook_url]") != std::string::npos);
   CHECK(Everything(h).find(url) == std::string::npos);

@@ -38,12 +38,14 @@
 #include "controller/validate/validation_run.h"
 #include "inventory/host_selection.h"
 #include "inventory/loader.h"
+#include "tests/unit/sanitizer.h"
 #include "tests/unit/test_paths.h"
 
 namespace clusterctl {
 namespace {
 
 using namespace std::chrono_literals;
+using testing::kSanitizerSlowdown;
 using agent_protocol::ExecReply;
 using agent_protocol::ExecRequest;
 using agent_protocol::IncomingRequest;
@@ -539,7 +541,7 @@ TEST_CASE("hostile nodes: each behaviour fails its host alone in a deploy and a 
       Cluster& cluster = *ran[i].cluster;
       const DeploymentResult& result = ran[i].result;
       CHECK_MESSAGE(ran[i].thrown.empty(), ran[i].thrown);
-      CHECK(ran[i].took < 5s);
+      CHECK(ran[i].took < 5s * kSanitizerSlowdown);
       REQUIRE_MESSAGE(result.ending == DeploymentResult::Ending::kCompleted, result.error);
       const HostReport* bad = ReportOf(result, "bad");
       REQUIRE(bad != nullptr);
@@ -758,7 +760,7 @@ TEST_CASE("hostile nodes: each behaviour leaves a validation of the others as it
     Cluster& cluster = *ran[i].cluster;
     const ValidationOutcome& outcome = ran[i].result;
     CHECK_MESSAGE(ran[i].thrown.empty(), ran[i].thrown);
-    CHECK(ran[i].took < 5s);
+    CHECK(ran[i].took < 5s * kSanitizerSlowdown);
     for (const std::string& host : cluster.well()) {
       CAPTURE(host);
       CHECK_MESSAGE(ResultsOf(outcome, host) == baseline.validation.at(host),
