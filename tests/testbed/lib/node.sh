@@ -168,7 +168,10 @@ start_supervisor() {
   rm -f "$dir/stopped"
   setsid "$TESTBED_HOME/testbed" __supervise "$node" >>"$dir/console.log" 2>&1 </dev/null 8>&- 9>&- &
   local i
-  for i in $(seq 50); do [ -f "$dir/nspawn.pid" ] && return 0; sleep 0.1; done
+  # Before nspawn starts, the supervisor resets the fabric links and derives
+  # a GPU node's simulated modules: seconds under a loaded CPU (5 s were too
+  # few with compiles beside it, load 8), so up to 60 s.
+  for i in $(seq 600); do [ -f "$dir/nspawn.pid" ] && return 0; sleep 0.1; done
   die "$node: the supervisor did not start; see $dir/console.log"
 }
 
