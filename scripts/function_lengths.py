@@ -252,7 +252,7 @@ def _top_level(head):
 
 
 def _unclosed(head):
-    """How many parentheses and brackets head leaves open."""
+    """Whether head leaves a parenthesis or bracket open (a lambda argument)."""
     depth = 0
     for tok in head:
         if tok.text in ("(", "["):
