@@ -1,6 +1,8 @@
 // Parses the `groups:` map and resolves group membership.
 #include <algorithm>
 #include <functional>
+#include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -81,6 +83,7 @@ struct NameIndex {
   const std::map<std::string, size_t>& host_order;
   const std::map<std::string, GroupDraft*>& groups;
   const std::vector<std::string>& host_names;
+  const std::vector<std::string>& group_names;
   int hints_left = kUndefinedNameHints;
 };
 
@@ -115,6 +118,137 @@ void ReportUndefinedHosts(const GroupDraft& g, NameIndex& index, Diagnostics& di
     diagnostics.Error(where, "group '" + g.group.name + "' names host '" + name +
                                  "', which is not defined under 'hosts'" + hint);
   }
+}
+
+// The names a group may refer to, for the checks and expansions below.
+struct GroupIndex {
+  explicit GroupIndex(InventoryDraft& draft) : group_names{kGroupAll} {
+    for (size_t i = 0; i < draft.hosts.size(); ++i) {
+      host_order[draft.hosts[i].host.name] = i;
+      host_names.push_back(draft.hosts[i].host.name);
+    }
+    for (GroupDraft& g : draft.groups) {
+      by_name[g.group.name] = &g;
+      group_names.push_back(g.group.name);
+    }
+  }
+  std::map<std::string, size_t> host_order;  // host name -> its index in draft.hosts
+  std::vector<std::string> host_names;
+  std::map<std::string, GroupDraft*> by_name;
+  std::vector<std::string> group_names;  // "all" first
+};
+
+// Reports `g`'s children that are not groups.
+void ReportUndefinedChildren(const GroupDraft& g, NameIndex& index, Diagnostics& diagnostics) {
+  for (size_t i = 0; i < g.group.children.size(); ++i) {
+    const std::string& name = g.group.children[i];
+    if (index.groups.count(name)) continue;
+    std::string hint;
+    if (index.host_order.count(name)) {
+      hint = " ('" + name + "' is a host; list it under 'hosts')";
+    } else if (index.hints_left > 0) {
+      --index.hints_left;
+      hint = DidYouMean(name, index.group_names);
+    }
+    diagnostics.Error(g.child_locations[i], "group '" + g.group.name + "' names child group '" + name +
+                                                "', which is not defined under 'groups'" + hint);
+  }
+}
+
+// Reports groups named like a host, and host and child lists naming what is
+// not defined. False when it reported anything.
+bool ReportUnknownNames(const InventoryDraft& draft, const GroupIndex& index, Diagnostics& diagnostics) {
+  const int errors_before = diagnostics.error_count();
+  for (const GroupDraft& g : draft.groups) {
+    if (index.host_order.count(g.group.name)) {
+      diagnostics.Error(g.group.defined_at, "group '" + g.group.name + "' has the same name as a host; "
+                                            "names must be unambiguous in --limit patterns");
+    }
+  }
+  NameIndex known{index.host_order, index.by_name, index.host_names, index.group_names};
+  for (const GroupDraft& g : draft.groups) {
+    ReportUndefinedHosts(g, known, diagnostics);
+    ReportUndefinedChildren(g, known, diagnostics);
+  }
+  return diagnostics.error_count() == errors_before;
+}
+
+// Reports the first cycle of groups found (its path, once). True when there is one.
+// REQUIRES: every child names a group (ReportUnknownNames passed).
+bool ReportGroupCycle(InventoryDraft& draft, const GroupIndex& index, Diagnostics& diagnostics) {
+  // Depth-first search with colours.
+  std::map<std::string, int> colour;  // 0 new, 1 on stack, 2 done
+  std::vector<std::string> stack;
+  bool cyclic = false;
+  std::function<void(GroupDraft&)> visit = [&](GroupDraft& g) {
+    colour[g.group.name] = 1;
+    stack.push_back(g.group.name);
+    for (size_t i = 0; i < g.group.children.size() && !cyclic; ++i) {
+      const std::string& child = g.group.children[i];
+      if (colour[child] == 1) {
+        auto start = std::find(stack.begin(), stack.end(), child);
+        std::vector<std::string> cycle(start, stack.end());
+        cycle.push_back(child);
+        diagnostics.Error(g.child_locations[i], "groups form a cycle: " + Join(cycle, " -> "));
+        cyclic = true;
+      } else if (colour[child] == 0) {
+        visit(*index.by_name.at(child));
+      }
+    }
+    stack.pop_back();
+    colour[g.group.name] = 2;
+  };
+  for (GroupDraft& g : draft.groups) {
+    if (!cyclic && colour[g.group.name] == 0) visit(g);
+  }
+  return cyclic;
+}
+
+// Each group's depth: the longest chain of parents above it.
+// REQUIRES: the groups form no cycle.
+std::map<std::string, int> GroupDepths(const InventoryDraft& draft) {
+  std::map<std::string, std::vector<std::string>> parents;
+  for (const GroupDraft& g : draft.groups) {
+    for (const std::string& child : g.group.children) parents[child].push_back(g.group.name);
+  }
+  std::map<std::string, int> depths;
+  std::function<int(const std::string&)> depth = [&](const std::string& name) -> int {
+    if (auto it = depths.find(name); it != depths.end()) return it->second;
+    int d = 0;
+    for (const std::string& parent : parents[name]) d = std::max(d, depth(parent) + 1);
+    return depths[name] = d;
+  };
+  for (const GroupDraft& g : draft.groups) depth(g.group.name);
+  return depths;
+}
+
+// Each group's members (indices into draft.hosts): its direct hosts plus
+// every child's members, in inventory order. Nothing when the groups hold
+// more than `max_memberships` (group, host) pairs: every pair gathered counts,
+// inherited ones included, so nested groups cannot multiply the work past the
+// limit. REQUIRES: the groups form no cycle.
+std::optional<std::map<std::string, std::set<size_t>>> GroupMembers(InventoryDraft& draft, const GroupIndex& index,
+                                                                   size_t max_memberships) {
+  std::map<std::string, std::set<size_t>> members_memo;
+  size_t memberships = 0;
+  std::function<const std::set<size_t>&(GroupDraft&)> members = [&](GroupDraft& g) -> const std::set<size_t>& {
+    if (auto it = members_memo.find(g.group.name); it != members_memo.end()) return it->second;
+    std::set<size_t> result;
+    for (const std::string& host : g.group.hosts) result.insert(index.host_order.at(host));
+    memberships += g.group.hosts.size();
+    for (const std::string& child : g.group.children) {
+      if (memberships > max_memberships) break;
+      const std::set<size_t>& child_members = members(*index.by_name.at(child));
+      memberships += child_members.size();
+      result.insert(child_members.begin(), child_members.end());
+    }
+    return members_memo[g.group.name] = std::move(result);
+  };
+  for (GroupDraft& g : draft.groups) {
+    if (memberships <= max_memberships) members(g);
+  }
+  if (memberships > max_memberships) return std::nullopt;
+  return members_memo;
 }
 
 }  // namespace
@@ -176,117 +310,24 @@ void ParseGroups(const YamlNode& node, InventoryDraft& draft, const InventoryLoa
 }
 
 bool ResolveGroups(InventoryDraft& draft, size_t max_memberships, Diagnostics& diagnostics) {
-  const int errors_before = diagnostics.error_count();
-  std::map<std::string, size_t> host_order;
-  std::vector<std::string> host_names;
-  for (size_t i = 0; i < draft.hosts.size(); ++i) {
-    host_order[draft.hosts[i].host.name] = i;
-    host_names.push_back(draft.hosts[i].host.name);
-  }
-  std::map<std::string, GroupDraft*> by_name;
-  std::vector<std::string> group_names = {kGroupAll};
-  for (GroupDraft& g : draft.groups) {
-    by_name[g.group.name] = &g;
-    group_names.push_back(g.group.name);
-    if (host_order.count(g.group.name)) {
-      diagnostics.Error(g.group.defined_at, "group '" + g.group.name + "' has the same name as a host; "
-                                            "names must be unambiguous in --limit patterns");
-    }
-  }
-
-  NameIndex known{host_order, by_name, host_names};
-  for (GroupDraft& g : draft.groups) {
-    ReportUndefinedHosts(g, known, diagnostics);
-    for (size_t i = 0; i < g.group.children.size(); ++i) {
-      const std::string& name = g.group.children[i];
-      if (by_name.count(name)) continue;
-      std::string hint;
-      if (host_order.count(name)) {
-        hint = " ('" + name + "' is a host; list it under 'hosts')";
-      } else if (known.hints_left > 0) {
-        --known.hints_left;
-        hint = DidYouMean(name, group_names);
-      }
-      diagnostics.Error(g.child_locations[i], "group '" + g.group.name + "' names child group '" + name +
-                                                  "', which is not defined under 'groups'" + hint);
-    }
-  }
-  if (diagnostics.error_count() > errors_before) return false;
-
-  // Cycle detection (DFS with colours), reporting the cycle's path once.
-  std::map<std::string, int> colour;  // 0 new, 1 on stack, 2 done
-  std::vector<std::string> stack;
-  bool cyclic = false;
-  std::function<void(GroupDraft&)> visit = [&](GroupDraft& g) {
-    colour[g.group.name] = 1;
-    stack.push_back(g.group.name);
-    for (size_t i = 0; i < g.group.children.size() && !cyclic; ++i) {
-      const std::string& child = g.group.children[i];
-      if (colour[child] == 1) {
-        auto start = std::find(stack.begin(), stack.end(), child);
-        std::vector<std::string> cycle(start, stack.end());
-        cycle.push_back(child);
-        diagnostics.Error(g.child_locations[i], "groups form a cycle: " + Join(cycle, " -> "));
-        cyclic = true;
-      } else if (colour[child] == 0) {
-        visit(*by_name[child]);
-      }
-    }
-    stack.pop_back();
-    colour[g.group.name] = 2;
-  };
-  for (GroupDraft& g : draft.groups) {
-    if (!cyclic && colour[g.group.name] == 0) visit(g);
-  }
-  if (cyclic) return false;
-
-  // Depth: longest chain of parents above a group.
-  std::map<std::string, std::vector<std::string>> parents;
-  for (GroupDraft& g : draft.groups) {
-    for (const std::string& child : g.group.children) parents[child].push_back(g.group.name);
-  }
-  std::map<std::string, int> depth_memo;
-  std::function<int(const std::string&)> depth = [&](const std::string& name) -> int {
-    if (auto it = depth_memo.find(name); it != depth_memo.end()) return it->second;
-    int d = 0;
-    for (const std::string& parent : parents[name]) d = std::max(d, depth(parent) + 1);
-    return depth_memo[name] = d;
-  };
-
-  // Members: direct hosts plus every child's members, in inventory order.
-  // `memberships` counts every (group, host) pair gathered, inherited ones
-  // included, so nested groups cannot multiply the work past the limit.
-  std::map<std::string, std::set<size_t>> members_memo;
-  size_t memberships = 0;
-  std::function<const std::set<size_t>&(GroupDraft&)> members = [&](GroupDraft& g) -> const std::set<size_t>& {
-    if (auto it = members_memo.find(g.group.name); it != members_memo.end()) return it->second;
-    std::set<size_t> result;
-    for (const std::string& host : g.group.hosts) result.insert(host_order[host]);
-    memberships += g.group.hosts.size();
-    for (const std::string& child : g.group.children) {
-      if (memberships > max_memberships) break;
-      const std::set<size_t>& child_members = members(*by_name[child]);
-      memberships += child_members.size();
-      result.insert(child_members.begin(), child_members.end());
-    }
-    return members_memo[g.group.name] = std::move(result);
-  };
-  for (GroupDraft& g : draft.groups) {
-    if (memberships <= max_memberships) members(g);
-  }
-  if (memberships > max_memberships) {
+  const GroupIndex index(draft);
+  if (!ReportUnknownNames(draft, index, diagnostics)) return false;
+  if (ReportGroupCycle(draft, index, diagnostics)) return false;
+  std::optional<std::map<std::string, std::set<size_t>>> members =
+      GroupMembers(draft, index, max_memberships);
+  if (!members) {
     diagnostics.Error({draft.inventory.source_file, 0, 0},
                       "the groups hold more than " + std::to_string(max_memberships) +
                           " (group, host) memberships once groups of groups are expanded; "
                           "clusterctl reads at most that many");
     return false;
   }
-
+  const std::map<std::string, int> depths = GroupDepths(draft);
   for (GroupDraft& g : draft.groups) {
-    g.group.depth = depth(g.group.name);
-    for (size_t index : members(g)) {
-      g.group.members.push_back(draft.hosts[index].host.name);
-      draft.hosts[index].host.groups.push_back(g.group.name);
+    g.group.depth = depths.at(g.group.name);
+    for (size_t host : members->at(g.group.name)) {
+      g.group.members.push_back(draft.hosts[host].host.name);
+      draft.hosts[host].host.groups.push_back(g.group.name);
     }
   }
   for (HostDraft& h : draft.hosts) std::sort(h.host.groups.begin(), h.host.groups.end());

@@ -180,13 +180,106 @@ bool AptUpdate(ResourceHost& host, ResourceOutcome& outcome) {
   return !outcome.failed;
 }
 
+// What a package step changes: the arguments of each command.
+struct PackageChanges {
+  std::vector<std::string> install;  // name, or name=version (apt) / name-version (dnf)
+  std::vector<std::string> remove;
+  std::vector<std::string> hold;
+  std::vector<std::string> unhold;
+};
+
+// Compares `names` as installed with the step's parameters `p`, recording
+// each difference in `outcome`.
+PackageChanges FindPackageChanges(const nlohmann::json& p, const std::vector<std::string>& names,
+                                  std::map<std::string, Installed>& installed, bool apt, ResourceOutcome& outcome) {
+  const bool absent = p.value("state", std::string("present")) == "absent";
+  const std::string version = p.value("version", std::string());
+  PackageChanges changes;
+  for (const std::string& name : names) {
+    const Installed& i = installed[name];
+    if (absent) {
+      if (!i.version.empty()) {
+        outcome.Differs(name + " " + i.version + " installed (to be removed)");
+        changes.remove.push_back(name);
+      }
+      continue;
+    }
+    if (i.version.empty()) {
+      outcome.Differs(PackageMissingDifference(name));
+      changes.install.push_back(version.empty() ? name : name + (apt ? "=" : "-") + version);
+    } else if (!version.empty() && i.version != version) {
+      outcome.Differs(name + " " + i.version + " -> " + version);
+      changes.install.push_back(name + (apt ? "=" : "-") + version);
+    }
+    if (p.contains("hold")) {
+      bool hold = p["hold"].get<bool>();
+      if (hold && !i.held) {
+        outcome.Differs(name + " not held");
+        changes.hold.push_back(name);
+      } else if (!hold && i.held) {
+        outcome.Differs(name + " held");
+        changes.unhold.push_back(name);
+      }
+    }
+  }
+  return changes;
+}
+
+void ApplyWithApt(const PackageChanges& changes, ResourceHost& host, ResourceOutcome& outcome) {
+  if (!changes.install.empty()) {
+    if (!AptCacheFresh() && !AptUpdate(host, outcome)) return;
+    std::vector<std::string> argv = {"apt-get", "install", "-y", "-q", "--no-install-recommends",
+                                     "-o", "Dpkg::Options::=--force-confold", "--allow-downgrades",
+                                     "--allow-change-held-packages", "--"};
+    argv.insert(argv.end(), changes.install.begin(), changes.install.end());
+    if (!RunApt(host, outcome, argv)) return;
+  }
+  if (!changes.remove.empty()) {
+    std::vector<std::string> argv = {"apt-get", "remove", "-y", "-q", "--"};
+    argv.insert(argv.end(), changes.remove.begin(), changes.remove.end());
+    if (!RunApt(host, outcome, argv)) return;
+  }
+  if (!changes.hold.empty()) {
+    std::vector<std::string> argv = {"apt-mark", "hold", "--"};
+    argv.insert(argv.end(), changes.hold.begin(), changes.hold.end());
+    if (!RunOrFail(host, outcome, argv, true)) return;
+  }
+  if (!changes.unhold.empty()) {
+    std::vector<std::string> argv = {"apt-mark", "unhold", "--"};
+    argv.insert(argv.end(), changes.unhold.begin(), changes.unhold.end());
+    RunOrFail(host, outcome, argv, true);
+  }
+}
+
+void ApplyWithDnf(const PackageChanges& changes, ResourceHost& host, ResourceOutcome& outcome) {
+  // No "--" for dnf: dnf5 before 5.4.3 refuses it; the names were checked.
+  if (!changes.install.empty()) {
+    std::vector<std::string> argv = {"dnf", "install", "-y", "-q"};
+    argv.insert(argv.end(), changes.install.begin(), changes.install.end());
+    if (!RunOrFail(host, outcome, argv, true)) return;
+  }
+  if (!changes.remove.empty()) {
+    std::vector<std::string> argv = {"dnf", "remove", "-y", "-q"};
+    argv.insert(argv.end(), changes.remove.begin(), changes.remove.end());
+    if (!RunOrFail(host, outcome, argv, true)) return;
+  }
+  for (const auto& [list, verb] : {std::pair{&changes.hold, "add"}, std::pair{&changes.unhold, "delete"}}) {
+    if (list->empty()) continue;
+    std::vector<std::string> argv = {"dnf", "versionlock", verb};
+    argv.insert(argv.end(), list->begin(), list->end());
+    if (!RunOrFail(host, outcome, argv, true)) {
+      outcome.error += " (holding packages on dnf needs the versionlock plugin: python3-dnf-plugin-versionlock)";
+      return;
+    }
+  }
+}
+
 }  // namespace
 
 ResourceOutcome PackageResource(const ResourceRequest& request, ResourceHost& host) {
   ResourceOutcome outcome;
   const nlohmann::json& p = request.params;
   std::vector<std::string> names = PackageNames(p["name"]);
-  const bool absent = p.value("state", std::string("present")) == "absent";
   const std::string version = p.value("version", std::string());
   const bool apt = UsesApt();
   // The registered table refused what is no package name of either family
@@ -196,89 +289,19 @@ ResourceOutcome PackageResource(const ResourceRequest& request, ResourceHost& ho
     if (!refused.empty()) return outcome.Fail("package: " + refused);
   }
   std::map<std::string, Installed> installed = apt ? QueryApt(names, host) : QueryRpm(names, host);
-
-  std::vector<std::string> to_install, to_remove, to_hold, to_unhold;
-  for (const std::string& name : names) {
-    const Installed& i = installed[name];
-    if (absent) {
-      if (!i.version.empty()) {
-        outcome.Differs(name + " " + i.version + " installed (to be removed)");
-        to_remove.push_back(name);
-      }
-      continue;
-    }
-    if (i.version.empty()) {
-      outcome.Differs(PackageMissingDifference(name));
-      to_install.push_back(version.empty() ? name : name + (apt ? "=" : "-") + version);
-    } else if (!version.empty() && i.version != version) {
-      outcome.Differs(name + " " + i.version + " -> " + version);
-      to_install.push_back(name + (apt ? "=" : "-") + version);
-    }
-    if (p.contains("hold")) {
-      bool hold = p["hold"].get<bool>();
-      if (hold && !i.held) {
-        outcome.Differs(name + " not held");
-        to_hold.push_back(name);
-      } else if (!hold && i.held) {
-        outcome.Differs(name + " held");
-        to_unhold.push_back(name);
-      }
-    }
-  }
+  PackageChanges changes = FindPackageChanges(p, names, installed, apt, outcome);
   if (!request.apply || !outcome.changed) return outcome;
   // A pinned version is one family at one version (NVIDIA's packages depend
   // on each other at `= version`): any of them moving moves all of them, in
   // one transaction.
-  if (!version.empty() && !to_install.empty()) {
-    to_install.clear();
-    for (const std::string& name : names) to_install.push_back(name + (apt ? "=" : "-") + version);
+  if (!version.empty() && !changes.install.empty()) {
+    changes.install.clear();
+    for (const std::string& name : names) changes.install.push_back(name + (apt ? "=" : "-") + version);
   }
-
   if (apt) {
-    if (!to_install.empty()) {
-      if (!AptCacheFresh() && !AptUpdate(host, outcome)) return outcome;
-      std::vector<std::string> argv = {"apt-get", "install", "-y", "-q", "--no-install-recommends",
-                                       "-o", "Dpkg::Options::=--force-confold", "--allow-downgrades",
-                                       "--allow-change-held-packages", "--"};
-      argv.insert(argv.end(), to_install.begin(), to_install.end());
-      if (!RunApt(host, outcome, argv)) return outcome;
-    }
-    if (!to_remove.empty()) {
-      std::vector<std::string> argv = {"apt-get", "remove", "-y", "-q", "--"};
-      argv.insert(argv.end(), to_remove.begin(), to_remove.end());
-      if (!RunApt(host, outcome, argv)) return outcome;
-    }
-    if (!to_hold.empty()) {
-      std::vector<std::string> argv = {"apt-mark", "hold", "--"};
-      argv.insert(argv.end(), to_hold.begin(), to_hold.end());
-      if (!RunOrFail(host, outcome, argv, true)) return outcome;
-    }
-    if (!to_unhold.empty()) {
-      std::vector<std::string> argv = {"apt-mark", "unhold", "--"};
-      argv.insert(argv.end(), to_unhold.begin(), to_unhold.end());
-      RunOrFail(host, outcome, argv, true);
-    }
-    return outcome;
-  }
-  // No "--" for dnf: dnf5 before 5.4.3 refuses it; the names were checked.
-  if (!to_install.empty()) {
-    std::vector<std::string> argv = {"dnf", "install", "-y", "-q"};
-    argv.insert(argv.end(), to_install.begin(), to_install.end());
-    if (!RunOrFail(host, outcome, argv, true)) return outcome;
-  }
-  if (!to_remove.empty()) {
-    std::vector<std::string> argv = {"dnf", "remove", "-y", "-q"};
-    argv.insert(argv.end(), to_remove.begin(), to_remove.end());
-    if (!RunOrFail(host, outcome, argv, true)) return outcome;
-  }
-  for (const auto& [list, verb] : {std::pair{&to_hold, "add"}, std::pair{&to_unhold, "delete"}}) {
-    if (list->empty()) continue;
-    std::vector<std::string> argv = {"dnf", "versionlock", verb};
-    argv.insert(argv.end(), list->begin(), list->end());
-    if (!RunOrFail(host, outcome, argv, true)) {
-      outcome.error += " (holding packages on dnf needs the versionlock plugin: python3-dnf-plugin-versionlock)";
-      return outcome;
-    }
+    ApplyWithApt(changes, host, outcome);
+  } else {
+    ApplyWithDnf(changes, host, outcome);
   }
   return outcome;
 }

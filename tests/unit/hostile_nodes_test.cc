@@ -159,87 +159,104 @@ struct Hostile {
   const char* says;
 };
 
+// Non-UTF-8 and escapes in every text the node returns.
+void ReturnsHostileText(FakeNode& node, Operation) {
+  // Hostile text in the facts that nothing bounds (a fact the roles
+  // or views read has a syntax: hostile text there is an impossible
+  // value, the suite's "right type, impossible value" case below).
+  node.facts["hostname"] = kText;
+  node.facts["os"]["pretty_name"] = kText;
+  node.facts["kernel"]["release"] = kText;
+  node.facts["pci"]["gpu_model"] = kText;
+  node.facts["modules"] = {kText};
+  node.open_notes = {"host key " + kText};
+  node.intercept = [](const IncomingRequest& in) {
+    return Answering(
+        in,
+        [](const ExecRequest&) {
+          ExecReply reply;
+          reply.exit_code = 1;
+          reply.stdout_data = kText;
+          reply.stderr_data = kText;
+          return reply;
+        },
+        [](const ResourceRequest&) {
+          ResourceResult failed;
+          failed.Differs(kText);
+          failed.Fail("step: " + kText);
+          failed.failed_command = kText;
+          failed.output = kText;
+          return failed;
+        });
+  };
+}
+
+// Huge outputs from every command and step.
+void ReturnsHugeOutputs(FakeNode& node, Operation) {
+  node.intercept = [](const IncomingRequest& in) {
+    return Answering(
+        in,
+        [](const ExecRequest&) {
+          ExecReply reply;  // one line of 4 MiB, and 4 million empty ones
+          reply.exit_code = 0;
+          reply.truncated = true;
+          reply.stdout_data = std::string(4u << 20, 'x');
+          reply.stderr_data = std::string(4u << 20, '\n');
+          return reply;
+        },
+        [](const ResourceRequest&) {
+          ResourceResult failed;  // more than the agent sends (4000 bytes): a hostile one
+          failed.Fail("step: " + std::string(1u << 20, 'e'));
+          failed.output = std::string(4u << 20, 'o');
+          return failed;
+        });
+  };
+}
+
+// Every command fails to fork.
+void CannotFork(FakeNode& node, Operation) {
+  node.intercept = [](const IncomingRequest& in) {
+    return Answering(
+        in,
+        [](const ExecRequest& e) {
+          const agent::CommandResult result = NotForked(e.argv);
+          ExecReply reply;
+          reply.exit_code = result.exit_code;
+          reply.started = result.started;
+          reply.stderr_data = result.stderr_data;
+          return reply;
+        },
+        [](const ResourceRequest& r) {
+          // As RunOrFail (agent/resources/resource.cc) reports it.
+          const agent::CommandResult result = NotForked({r.kind});
+          ResourceResult failed;
+          failed.Fail(r.kind + " could not be started");
+          failed.failed_command = r.kind;
+          failed.output = result.stderr_data;
+          return failed;
+        });
+  };
+}
+
+// Never answers once connected.
+void GoesSilent(FakeNode& node, Operation op) {
+  // A deploy's facts wait 60 s and a daemon job's steps an hour: the
+  // deploy's node goes silent after its facts (steps time out after
+  // 200 ms here); the daemon's case is stopped (the daemon test below).
+  // Its shutdown is answered: a close after a timeout waits up to
+  // 2 s more for it (AgentSession::Close), which is time, not a case.
+  node.answer_delay = [op](const IncomingRequest& in) {
+    if (std::holds_alternative<agent_protocol::ShutdownRequest>(in.request)) return 0ms;
+    const bool facts = std::holds_alternative<agent_protocol::FactsRequest>(in.request);
+    return facts && op != Operation::kValidate ? 0ms : std::chrono::milliseconds(24h);
+  };
+}
+
 const std::vector<Hostile>& HostileBehaviours() {
   static const std::vector<Hostile> behaviours = {
-      {"non-UTF-8 and escapes in every text it returns",
-       [](FakeNode& node, Operation) {
-         // Hostile text in the facts that nothing bounds (a fact the roles
-         // or views read has a syntax: hostile text there is an impossible
-         // value, the suite's "right type, impossible value" case below).
-         node.facts["hostname"] = kText;
-         node.facts["os"]["pretty_name"] = kText;
-         node.facts["kernel"]["release"] = kText;
-         node.facts["pci"]["gpu_model"] = kText;
-         node.facts["modules"] = {kText};
-         node.open_notes = {"host key " + kText};
-         node.intercept = [](const IncomingRequest& in) {
-           return Answering(
-               in,
-               [](const ExecRequest&) {
-                 ExecReply reply;
-                 reply.exit_code = 1;
-                 reply.stdout_data = kText;
-                 reply.stderr_data = kText;
-                 return reply;
-               },
-               [](const ResourceRequest&) {
-                 ResourceResult failed;
-                 failed.Differs(kText);
-                 failed.Fail("step: " + kText);
-                 failed.failed_command = kText;
-                 failed.output = kText;
-                 return failed;
-               });
-         };
-       },
-       "failed", "step: caf"},
-      {"huge outputs from every command and step",
-       [](FakeNode& node, Operation) {
-         node.intercept = [](const IncomingRequest& in) {
-           return Answering(
-               in,
-               [](const ExecRequest&) {
-                 ExecReply reply;  // one line of 4 MiB, and 4 million empty ones
-                 reply.exit_code = 0;
-                 reply.truncated = true;
-                 reply.stdout_data = std::string(4u << 20, 'x');
-                 reply.stderr_data = std::string(4u << 20, '\n');
-                 return reply;
-               },
-               [](const ResourceRequest&) {
-                 ResourceResult failed;  // more than the agent sends (4000 bytes): a hostile one
-                 failed.Fail("step: " + std::string(1u << 20, 'e'));
-                 failed.output = std::string(4u << 20, 'o');
-                 return failed;
-               });
-         };
-       },
-       "failed", "step: eee"},
-      {"every command fails to fork",
-       [](FakeNode& node, Operation) {
-         node.intercept = [](const IncomingRequest& in) {
-           return Answering(
-               in,
-               [](const ExecRequest& e) {
-                 const agent::CommandResult result = NotForked(e.argv);
-                 ExecReply reply;
-                 reply.exit_code = result.exit_code;
-                 reply.started = result.started;
-                 reply.stderr_data = result.stderr_data;
-                 return reply;
-               },
-               [](const ResourceRequest& r) {
-                 // As RunOrFail (agent/resources/resource.cc) reports it.
-                 const agent::CommandResult result = NotForked({r.kind});
-                 ResourceResult failed;
-                 failed.Fail(r.kind + " could not be started");
-                 failed.failed_command = r.kind;
-                 failed.output = result.stderr_data;
-                 return failed;
-               });
-         };
-       },
-       "failed", "could not be started"},
+      {"non-UTF-8 and escapes in every text it returns", ReturnsHostileText, "failed", "step: caf"},
+      {"huge outputs from every command and step", ReturnsHugeOutputs, "failed", "step: eee"},
+      {"every command fails to fork", CannotFork, "failed", "could not be started"},
       {"refuses connections with a hostile banner",
        [](FakeNode& node, Operation) { node.refusal = "SSH-2.0-" + kText + ": banner exchange failed"; },
        "unreachable", "SSH-2.0-caf"},
@@ -254,20 +271,8 @@ const std::vector<Hostile>& HostileBehaviours() {
       {"slow: every answer takes 5 ms",
        [](FakeNode& node, Operation) { node.answer_delay = [](const IncomingRequest&) { return 5ms; }; },
        "ok", ""},
-      {"silent: never answers once connected",
-       [](FakeNode& node, Operation op) {
-         // A deploy's facts wait 60 s and a daemon job's steps an hour: the
-         // deploy's node goes silent after its facts (steps time out after
-         // 200 ms here); the daemon's case is stopped (the daemon test below).
-         // Its shutdown is answered: a close after a timeout waits up to
-         // 2 s more for it (AgentSession::Close), which is time, not a case.
-         node.answer_delay = [op](const IncomingRequest& in) {
-           if (std::holds_alternative<agent_protocol::ShutdownRequest>(in.request)) return 0ms;
-           const bool facts = std::holds_alternative<agent_protocol::FactsRequest>(in.request);
-           return facts && op != Operation::kValidate ? 0ms : std::chrono::milliseconds(24h);
-         };
-       },
-       "unreachable", "no answer from the agent within the deadline"},
+      {"silent: never answers once connected", GoesSilent, "unreachable",
+       "no answer from the agent within the deadline"},
   };
   return behaviours;
 }
@@ -822,6 +827,46 @@ nlohmann::json EndedJob(testing::TestDaemon& t, int64_t job) {
   return nullptr;
 }
 
+// Starts a job at `path`, waiting while another runs (the daemon's own
+// drift check, due 10 s after its start, which a sanitizer build reaches;
+// stopped when `waiting`: it waits on the silent node); its number.
+int64_t StartJob(testing::TestDaemon& t, const char* path, const char* body, const std::atomic<bool>& waiting) {
+  for (int i = 0; i < 2000; ++i) {
+    const std::string response = t.Post(path, body);
+    if (testing::StatusOf(response) == 202) {
+      return nlohmann::json::parse(testing::BodyOf(response)).value("job", int64_t{0});
+    }
+    REQUIRE_MESSAGE(testing::StatusOf(response) == 409, response);
+    if (waiting) t.Post("/api/v1/stop", R"({"grace_s":0})");
+    std::this_thread::sleep_for(10ms);
+  }
+  FAIL("no job could start in 20 s");
+  return int64_t{0};
+}
+
+// A hostile node as the daemon shows it after a deploy and a validation:
+// the outcome and error `hostile` predicts, and a validation row.
+void CheckHostileNodeShown(const Hostile& hostile, const nlohmann::json& bad) {
+  const std::string behaviour = hostile.what;
+  CAPTURE(behaviour);
+  REQUIRE(bad.is_object());
+  CHECK(bad["state"] == hostile.deploy_outcome);
+  const std::string detail = JsonText(bad["detail"]);
+  CHECK_MESSAGE(detail.find(hostile.says) != std::string::npos, detail.substr(0, 300));
+  CHECK(bad["validation"].is_object());
+}
+
+// Makes `node` silent, setting `waiting` once a request waits on it.
+void MakeSilentAndWatched(FakeNode& node, const Hostile& silent, std::atomic<bool>& waiting) {
+  std::lock_guard<std::mutex> lock(node.mutex());
+  silent.make(node, Operation::kDaemon);
+  node.answer_delay = [delay = node.answer_delay, &waiting](const IncomingRequest& in) {
+    const std::chrono::milliseconds d = delay(in);
+    if (d > 1h) waiting = true;
+    return d;
+  };
+}
+
 }  // namespace
 
 TEST_CASE("hostile nodes: the daemon's deploy and validate jobs end, fail only the hostile nodes, and it serves on") {
@@ -838,25 +883,9 @@ TEST_CASE("hostile nodes: the daemon's deploy and validate jobs end, fail only t
   auto host = [&](const std::string& name) {
     return nlohmann::json::parse(testing::BodyOf(t.Get("/api/v1/hosts/" + name, auth)), nullptr, false);
   };
-  // Starts a job, waiting while another runs (the daemon's own drift check,
-  // due 10 s after its start, which a sanitizer build reaches; stopped if it
-  // waits on the silent node); its number.
-  int64_t job = 0;
+  int64_t job = 0;  // the last job started
   std::atomic<bool> waiting{false};  // a job waits on the silent node
-  auto start = [&](const char* path, const char* body) {
-    for (int i = 0; i < 2000; ++i) {
-      const std::string response = t.Post(path, body);
-      if (testing::StatusOf(response) == 202) {
-        job = nlohmann::json::parse(testing::BodyOf(response)).value("job", int64_t{0});
-        return job;
-      }
-      REQUIRE_MESSAGE(testing::StatusOf(response) == 409, response);
-      if (waiting) t.Post("/api/v1/stop", R"({"grace_s":0})");
-      std::this_thread::sleep_for(10ms);
-    }
-    FAIL("no job could start in 20 s");
-    return int64_t{0};
-  };
+  auto start = [&](const char* path, const char* body) { return job = StartJob(t, path, body, waiting); };
   auto deploy = [&] { return EndedJob(t, start("/api/v1/deploy", R"({"verify":true})")); };
   auto validate = [&] { return EndedJob(t, start("/api/v1/validate", R"({"checks":["reachable","clock.offset"]})")); };
 
@@ -892,31 +921,13 @@ TEST_CASE("hostile nodes: the daemon's deploy and validate jobs end, fail only t
   t.daemon->Tick();  // logs the finished jobs
   CHECK(t.log.str().find("job " + std::to_string(job) + ":") != std::string::npos);
   check_well_nodes(true);
-  for (size_t i = 0; i + 1 < behaviours.size(); ++i) {
-    const std::string behaviour = behaviours[i].what;
-    CAPTURE(behaviour);
-    const nlohmann::json bad = host(hostile_node(i));
-    REQUIRE(bad.is_object());
-    CHECK(bad["state"] == behaviours[i].deploy_outcome);
-    const std::string detail = JsonText(bad["detail"]);
-    CHECK_MESSAGE(detail.find(behaviours[i].says) != std::string::npos, detail.substr(0, 300));
-    CHECK(bad["validation"].is_object());
-  }
+  for (size_t i = 0; i + 1 < behaviours.size(); ++i) CheckHostileNodeShown(behaviours[i], host(hostile_node(i)));
 
   // A silent node: a step that will never be answered (the daemon's step
   // timeout is an hour). The daemon serves meanwhile, and a stop ends the job.
   const Hostile& silent = behaviours.back();
   CAPTURE(silent.what);
-  {
-    FakeNode& node = fleet.node("node08");
-    std::lock_guard<std::mutex> lock(node.mutex());
-    silent.make(node, Operation::kDaemon);
-    node.answer_delay = [delay = node.answer_delay, &waiting](const IncomingRequest& in) {
-      const std::chrono::milliseconds d = delay(in);
-      if (d > 1h) waiting = true;
-      return d;
-    };
-  }
+  MakeSilentAndWatched(fleet.node("node08"), silent, waiting);
   start("/api/v1/deploy", R"({"verify":true})");
   waiting = false;  // (a drift check stopped by start() waited on it too)
   for (int i = 0; i < 500 && !waiting; ++i) std::this_thread::sleep_for(10ms);

@@ -7,42 +7,42 @@
 
 inventory_path() { echo "$TESTBED_STATE/inventory.yaml"; }
 
-# Outside nodes (up --outside) are not listed: the testbed's stand-ins for
-# a site's own servers (a NAS), which clusterctl does not manage.
-write_inventory() {
-  local -a nodes
-  mapfile -t nodes < <(existing_nodes | while read -r n; do [ -e "$(node_dir "$n")/outside" ] || echo "$n"; done)
-  local count=${#nodes[@]}
-  [ "$count" -gt 0 ] || return 0
-  local last first_address last_address compute
-  last=$(node_index "${nodes[$((count - 1))]}")
-  first_address=$((10 + 1))
-  last_address=$((10 + last))
-  if [ "$count" -ne "$last" ]; then die "nodes are not contiguous (node01..$(node_name "$last")): ${nodes[*]}"; fi
-  local hosts
-  if [ "$count" -eq 1 ]; then
+# The hosts: section's entries for node01..node<LAST>, with each node's
+# fabric (--hcas M): ib<i> on rail i, in its own /24 per rail.
+inventory_hosts() {
+  local last=$1 hosts hcas i range
+  local first_address=$((10 + 1)) last_address=$((10 + last))
+  if [ "$last" -eq 1 ]; then
     hosts="  node01:
     address: $TESTBED_SUBNET.11"
-    compute=node01
   else
     hosts="  node[01-$(printf '%02d' "$last")]:
     address: $TESTBED_SUBNET.[$first_address-$last_address]"
-    compute=$([ "$last" -eq 2 ] && echo node02 || echo "node[02-$(printf '%02d' "$last")]")
   fi
-  # The fabric (--hcas M): ib<i> on rail i, in its own /24 per rail.
-  local hcas i range
   hcas=$(source "$(node_dir node01)/node.env"; echo "$HCAS")
   if [ "$hcas" -gt 0 ]; then
-    range=$([ "$count" -eq 1 ] && echo 11 || echo "[$first_address-$last_address]")
+    range=$([ "$last" -eq 1 ] && echo 11 || echo "[$first_address-$last_address]")
     hosts+="
     interfaces:"
     for ((i = 0; i < hcas; i++)); do hosts+="
       ib$i: $(fabric_subnet "$i").$range/24"; done
   fi
-  # With --services (kept for the testbed's life): NFS and monitoring.
-  local service_vars="" service_groups=""
-  if [ -e "$TESTBED_STATE/services" ]; then
-    service_vars=$(cat <<'VARS'
+  printf '%s' "$hosts"
+}
+
+# The compute group's hosts: node02..node<LAST> (node01 alone when LAST is 1).
+inventory_compute() {
+  local last=$1
+  if [ "$last" -eq 1 ]; then
+    echo node01
+  else
+    [ "$last" -eq 2 ] && echo node02 || echo "node[02-$(printf '%02d' "$last")]"
+  fi
+}
+
+# With --services: the variables of NFS and monitoring.
+inventory_service_vars() {
+  cat <<'VARS'
   # node01's /export/home mounted as /home on the compute nodes (over ib0
   # when the nodes have adapters). This kernel has no NFS server or client
   # module: the server is nfs-ganesha in user space (/export is the
@@ -56,24 +56,16 @@ write_inventory() {
   nfs_mounts:
     - {export: /export/home, path: /home}
 VARS
-)
-    service_vars+="
-  # Grafana from the testbed's local repository (SIMULATED packages: a
+  printf '%s' "  # Grafana from the testbed's local repository (SIMULATED packages: a
   # site's mirror of Grafana's repository stands in for apt.grafana.com).
   grafana_repository: $(local_repo_url)
   grafana_repository_suite: ./"
-    service_groups="  nfs_server:
-    hosts: node01
-  nfs_clients:
-    children: [compute]
-  monitoring:
-    hosts: node01"
-  fi
-  # With GPUs (kept for the testbed's life): the driver from the local
-  # repository, a site's mirror of NVIDIA's (SIMULATED packages).
-  local gpu_vars=""
-  if [ -e "$TESTBED_STATE/gpus" ]; then
-    gpu_vars="
+}
+
+# With GPUs: the driver from the local repository, a site's mirror of
+# NVIDIA's (SIMULATED packages). Starts with a newline.
+inventory_gpu_vars() {
+  printf '%s' "
   # The NVIDIA driver from the testbed's local repository: SIMULATED packages
   # with NVIDIA's names, versions and dependencies (tests/testbed/lib/
   # nvidia_repo.sh); the loaded module is SIMULATED too, derived at each boot.
@@ -82,18 +74,46 @@ VARS
   nvidia_driver_repository_trusted: true
   nvidia_driver_branch: '550'
   nvidia_driver_version: ${NVIDIA_SIM_VERSIONS[0]}"
-  fi
-  # With --backup-controller (kept for the testbed's life): node02 backs up
-  # node01's slurmctld, their StateSaveLocation on the SIMULATED shared directory.
-  local backup_vars="" backup_groups=""
-  if [ -e "$TESTBED_STATE/backup-controller" ] && [ "$count" -ge 2 ]; then
-    backup_vars="
+}
+
+# With --backup-controller: node02 backs up node01's slurmctld, their
+# StateSaveLocation on the SIMULATED shared directory. Starts with a newline.
+inventory_backup_vars() {
+  printf '%s' "
   # SIMULATED shared storage: node01 and node02 see one directory of the test
   # machine at $SHARED_MOUNT (this kernel has no NFS client). On a real site
   # this is a file system both controllers mount, such as NFS.
   slurm_state_dir: $SHARED_MOUNT/slurmctld
   # The backup takes over 10 s after the primary stops answering (prompt tests).
   slurm_controller_timeout: 10"
+}
+
+# Outside nodes (up --outside) are not listed: the testbed's stand-ins for
+# a site's own servers (a NAS), which clusterctl does not manage.
+write_inventory() {
+  local -a nodes
+  mapfile -t nodes < <(existing_nodes | while read -r n; do [ -e "$(node_dir "$n")/outside" ] || echo "$n"; done)
+  local count=${#nodes[@]}
+  [ "$count" -gt 0 ] || return 0
+  local last hosts compute
+  last=$(node_index "${nodes[$((count - 1))]}")
+  if [ "$count" -ne "$last" ]; then die "nodes are not contiguous (node01..$(node_name "$last")): ${nodes[*]}"; fi
+  hosts=$(inventory_hosts "$last")
+  compute=$(inventory_compute "$last")
+  # The optional parts are kept for the testbed's life (marker files).
+  local service_vars="" service_groups="" gpu_vars="" backup_vars="" backup_groups=""
+  if [ -e "$TESTBED_STATE/services" ]; then
+    service_vars=$(inventory_service_vars)
+    service_groups="  nfs_server:
+    hosts: node01
+  nfs_clients:
+    children: [compute]
+  monitoring:
+    hosts: node01"
+  fi
+  if [ -e "$TESTBED_STATE/gpus" ]; then gpu_vars=$(inventory_gpu_vars); fi
+  if [ -e "$TESTBED_STATE/backup-controller" ] && [ "$count" -ge 2 ]; then
+    backup_vars=$(inventory_backup_vars)
     backup_groups="
   controller_backup:
     hosts: node02"
