@@ -43,10 +43,18 @@ std::vector<std::string> NodesNamedIn(const std::string& text, const std::set<st
 
 bool HasNcclTests(const NodeReadings& node) { return node.Output(checks::NcclTestsProbe().id).Succeeded(); }
 
-// The job phase's cluster checks: each gets a result even when no job runs.
+// The job phase's own cluster checks: each gets a result even when no job runs.
 const char* const kClusterJobChecks[] = {"slurm.srun", "nccl.cluster", "users.job", "mpi.cluster"};
 
 }  // namespace
+
+std::vector<std::string> Validator::JobCheckNames() {
+  std::vector<std::string> names(std::begin(kClusterJobChecks), std::end(kClusterJobChecks));
+  for (const CheckSpec* spec : CheckSpecs()) {
+    if (spec->cluster_phase.slurm_jobs) names.push_back(spec->name);
+  }
+  return names;
+}
 
 // One compute node's GPU job and all_reduce_perf run, planned before the fan-out.
 struct Validator::GpuJob {
@@ -65,12 +73,12 @@ bool Validator::JobsCannotRun() {
                                           [](const Host* h) { return HasGroup(*h, kGroupCompute); });
   if (slurm_hosts_.empty() || !any_compute_selected) {
     std::string why = slurm_hosts_.empty() ? "no Slurm cluster in the inventory" : "no compute node selected";
-    for (const char* check : kClusterJobChecks) Add(Skip(check, kCluster, cluster, why));
+    for (const std::string& check : JobCheckNames()) Add(Skip(check, kCluster, cluster, why));
     return true;
   }
   if (slurm_.problem.empty()) return false;
   const std::string& cause = slurm_.problem_check;
-  for (const char* check : kClusterJobChecks) Add(Blocked(check, kCluster, cluster, cause, slurm_.problem));
+  for (const std::string& check : JobCheckNames()) Add(Blocked(check, kCluster, cluster, cause, slurm_.problem));
   for (const Host* h : in_.selected) {
     if (!HasGroup(*h, kGroupCompute) || !probes_.at(h->name).reached) continue;
     Add(Blocked("slurm.gpu_job", kNode, h->name, cause, slurm_.problem));
@@ -124,12 +132,13 @@ void Validator::Jobs() {
   }
   if (!probes_.at(submit_host_->name).reached) {
     std::string why = "the submit host " + submit_host_->name + " is unreachable";
-    for (const char* check : kClusterJobChecks) {
-      if (std::string(check) != "nccl.cluster" || nccl_nodes.size() >= 2) Add(Fail(check, kCluster, cluster, why));
+    for (const std::string& check : JobCheckNames()) {
+      if (check != "nccl.cluster" || nccl_nodes.size() >= 2) Add(Fail(check, kCluster, cluster, why));
     }
     for (const GpuJob& j : gpu_jobs) Add(Fail("slurm.gpu_job", kNode, j.host, why));
     return;
   }
+  jobs_can_run_ = true;
   DirectoryUserJob user_job = PlanDirectoryUserJob(usable);
   MpiJob mpi_job = PlanMpiJob(usable);
   ToolOutput srun, nccl_cluster;
