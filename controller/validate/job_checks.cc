@@ -1,6 +1,5 @@
 // The job and pair phases of a validation run (see validator.h): srun
-// across nodes, a directory user's job, the MPI test program (mpi_job.cc), a
-// GPU job per node and nccl-tests from the submit host, then ib_write_bw
+// across nodes, a directory user's job, a GPU job per node and nccl-tests from the submit host, then ib_write_bw
 // between ring neighbours.
 #include <unistd.h>
 
@@ -44,7 +43,7 @@ std::vector<std::string> NodesNamedIn(const std::string& text, const std::set<st
 bool HasNcclTests(const NodeReadings& node) { return node.Output(checks::NcclTestsProbe().id).Succeeded(); }
 
 // The job phase's own cluster checks: each gets a result even when no job runs.
-const char* const kClusterJobChecks[] = {"slurm.srun", "nccl.cluster", "users.job", "mpi.cluster"};
+const char* const kClusterJobChecks[] = {"slurm.srun", "nccl.cluster", "users.job"};
 
 }  // namespace
 
@@ -140,7 +139,6 @@ void Validator::Jobs() {
   }
   jobs_can_run_ = true;
   DirectoryUserJob user_job = PlanDirectoryUserJob(usable);
-  MpiJob mpi_job = PlanMpiJob(usable);
   ToolOutput srun, nccl_cluster;
   bool srun_ran = false, nccl_cluster_ran = false;
   int srun_limit = 0;
@@ -161,10 +159,6 @@ void Validator::Jobs() {
                                        "--immediate=60", "--time=5", "-J", "clusterctl-validate", "id", "-u"};
       user_job.output = co_await ExecOnNode(agent, argv, none, Limit(180));
       user_job.ran = true;
-    }
-    if (!mpi_job.nodes.empty() && SecondsLeft() > 0) {
-      mpi_job.output = co_await ExecOnNode(agent, MpiJobArgv(mpi_job), none, Limit(180));
-      mpi_job.ran = true;
     }
     for (GpuJob& job : gpu_jobs) {
       if (SecondsLeft() <= 0) break;
@@ -198,7 +192,6 @@ void Validator::Jobs() {
   });
   JudgeSrun(usable, srun, srun_ran, srun_limit);
   JudgeDirectoryUserJob(user_job);
-  JudgeMpiJob(mpi_job);
   JudgeGpuJobs(gpu_jobs);
   JudgeNcclCluster(nccl_nodes, nccl_cluster, nccl_cluster_ran);
 }

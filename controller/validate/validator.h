@@ -1,8 +1,7 @@
 // The validation run's internals, shared by its files: validation_run.cc
 // (the run, probe and cross phases), node_verdicts.cc (the per-node checks),
-// job_checks.cc (Slurm jobs, NCCL and ib_write_bw pairs), mpi_job.cc (the MPI
-// test program across two nodes), cluster_phases.cc (the cluster checks' own
-// phases, through ClusterRun). Not an interface: include validation_run.h instead.
+// job_checks.cc (Slurm jobs, NCCL and ib_write_bw pairs), cluster_phases.cc
+// (the cluster checks' own phases, through ClusterRun). Not an interface: include validation_run.h instead.
 #pragma once
 
 #include <algorithm>
@@ -128,16 +127,6 @@ class Validator : private ClusterRun {
   };
   DirectoryUserJob PlanDirectoryUserJob(const std::vector<std::string>& usable);
   void JudgeDirectoryUserJob(const DirectoryUserJob& job);
-  // mpi.cluster (mpi_job.cc): the MPI test program on two usable compute nodes
-  // (no nodes: not run, its result already added).
-  struct MpiJob {
-    std::vector<std::string> nodes;
-    ToolOutput output;
-    bool ran = false;
-  };
-  MpiJob PlanMpiJob(const std::vector<std::string>& usable);
-  std::vector<std::string> MpiJobArgv(const MpiJob& job) const;
-  void JudgeMpiJob(const MpiJob& job);
 
   const ValidationInputs& in_;
   std::chrono::steady_clock::time_point deadline_;
