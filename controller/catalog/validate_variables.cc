@@ -83,16 +83,6 @@ validate_nccl_small_message_max_us:
   type: number
   minimum: 1
   description: cross-node all_reduce latency of the smallest messages, in microseconds
-validate_mpi_latency_max_us:
-  default: null
-  type: number
-  minimum: 0
-  description: mpi.cluster's one-way ping-pong latency ceiling in microseconds; null, 10 over InfiniBand, 100 over TCP
-validate_mpi_bandwidth_min_mbps:
-  default: null
-  type: number
-  minimum: 0
-  description: mpi.cluster's ping-pong bandwidth floor in MB/s (4 MiB messages); null, 80% of the InfiniBand line rate (over TCP, not judged)
 validate_nccl_tests_dir:
   default: /usr/local/bin
   syntax: path

@@ -50,7 +50,7 @@ std::string ScontrolShowNode(const std::vector<std::string>& nodes) {
   return text;
 }
 
-// mpi.cluster's job on the first two compute nodes (validator.h, MpiJobArgv).
+// mpi.cluster's job on the first two compute nodes (checks/mpi_cluster.cc, JobArgv).
 const std::vector<std::string> kMpiJobPrefix = {"srun", "-N", "2", "-w", "node01,node02", "--ntasks-per-node=1", "--mpi=pmix"};
 
 // What a healthy node of kSlurmCluster answers; the controller also answers

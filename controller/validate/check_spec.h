@@ -11,8 +11,12 @@
 // health check): a spec's requirements read only the node's facts and role,
 // its verdict only the NodeView, and nothing here reaches the network or the
 // controller's state. Checks that need the controller's view of the node
-// (`needs_controller`) or several nodes (no verdict: a cross-node phase of
-// validation_run judges them over the specs' results) run only in validate.
+// (`needs_controller`) or several nodes run only in validate. A check of
+// several nodes has no verdict but a cluster phase (`ClusterPhase`): it picks
+// the nodes it can use, runs its job or pair runs through the `ClusterRun`
+// the validation run gives it (cluster_run.h) and judges what they printed;
+// its thresholds are variables it declares, like a node check's. (Older
+// cross-node checks are still phases of validation_run itself.)
 #pragma once
 
 #include <functional>
@@ -145,6 +149,20 @@ struct Prerequisite {
 
 using NodeVerdict = CheckResult (*)(const NodeView&);
 
+class ClusterRun;  // cluster_run.h
+
+// A cluster check's own phase: after the node verdicts and the job phase,
+// `run` chooses the usable nodes, runs its commands through the ClusterRun
+// and adds its results, every way it ends (a skip, a failure, a verdict).
+// It is called only when the check is selected; with `slurm_jobs` only when
+// Slurm jobs can run at all: otherwise the validation run gives it the job
+// checks' common result (no Slurm cluster or no compute node selected: a
+// skip; slurmctld not read: blocked; the submit host unreachable: a failure).
+struct ClusterPhase {
+  void (*run)(ClusterRun&) = nullptr;
+  bool slurm_jobs = false;
+};
+
 struct CheckSpec {
   std::string name;
   CheckScope scope = CheckScope::kNode;
@@ -153,14 +171,16 @@ struct CheckSpec {
   std::vector<Requirement> requirements;
   std::vector<Prerequisite> prerequisites;
   std::vector<const ProbeSpec*> probes;
-  NodeVerdict verdict = nullptr;  // null: judged by a phase of validation_run (reachable, cross-node checks)
+  NodeVerdict verdict = nullptr;  // null: judged by its cluster phase or by a phase of validation_run (reachable, older cross-node checks)
+  ClusterPhase cluster_phase;     // cluster and pair checks: the phase that judges them
   bool needs_controller = false;  // the verdict reads NodeView::slurm
   std::string variables;          // YAML declarations of the variables only this check reads (variable_spec.h)
 };
 
 // Registers a spec at start-up (a static object in the check's file).
-// REQUIRES: no other spec of that name or rank, and probes of one id are one
-// object (aborts otherwise: a build mistake, caught by any test).
+// REQUIRES: no other spec of that name or rank, probes of one id are one
+// object, and a cluster phase only on a cluster or pair check without a node
+// verdict (aborts otherwise: a build mistake, caught by any test).
 class CheckRegistration {
  public:
   explicit CheckRegistration(CheckSpec spec);

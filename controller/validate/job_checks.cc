@@ -1,6 +1,5 @@
 // The job and pair phases of a validation run (see validator.h): srun
-// across nodes, a directory user's job, the MPI test program (mpi_job.cc), a
-// GPU job per node and nccl-tests from the submit host, then ib_write_bw
+// across nodes, a directory user's job, a GPU job per node and nccl-tests from the submit host, then ib_write_bw
 // between ring neighbours.
 #include <unistd.h>
 
@@ -43,10 +42,18 @@ std::vector<std::string> NodesNamedIn(const std::string& text, const std::set<st
 
 bool HasNcclTests(const NodeReadings& node) { return node.Output(checks::NcclTestsProbe().id).Succeeded(); }
 
-// The job phase's cluster checks: each gets a result even when no job runs.
-const char* const kClusterJobChecks[] = {"slurm.srun", "nccl.cluster", "users.job", "mpi.cluster"};
+// The job phase's own cluster checks: each gets a result even when no job runs.
+const char* const kClusterJobChecks[] = {"slurm.srun", "nccl.cluster", "users.job"};
 
 }  // namespace
+
+std::vector<std::string> Validator::JobCheckNames() {
+  std::vector<std::string> names(std::begin(kClusterJobChecks), std::end(kClusterJobChecks));
+  for (const CheckSpec* spec : CheckSpecs()) {
+    if (spec->cluster_phase.slurm_jobs) names.push_back(spec->name);
+  }
+  return names;
+}
 
 // One compute node's GPU job and all_reduce_perf run, planned before the fan-out.
 struct Validator::GpuJob {
@@ -65,12 +72,12 @@ bool Validator::JobsCannotRun() {
                                           [](const Host* h) { return HasGroup(*h, kGroupCompute); });
   if (slurm_hosts_.empty() || !any_compute_selected) {
     std::string why = slurm_hosts_.empty() ? "no Slurm cluster in the inventory" : "no compute node selected";
-    for (const char* check : kClusterJobChecks) Add(Skip(check, kCluster, cluster, why));
+    for (const std::string& check : JobCheckNames()) Add(Skip(check, kCluster, cluster, why));
     return true;
   }
   if (slurm_.problem.empty()) return false;
   const std::string& cause = slurm_.problem_check;
-  for (const char* check : kClusterJobChecks) Add(Blocked(check, kCluster, cluster, cause, slurm_.problem));
+  for (const std::string& check : JobCheckNames()) Add(Blocked(check, kCluster, cluster, cause, slurm_.problem));
   for (const Host* h : in_.selected) {
     if (!HasGroup(*h, kGroupCompute) || !probes_.at(h->name).reached) continue;
     Add(Blocked("slurm.gpu_job", kNode, h->name, cause, slurm_.problem));
@@ -124,14 +131,14 @@ void Validator::Jobs() {
   }
   if (!probes_.at(submit_host_->name).reached) {
     std::string why = "the submit host " + submit_host_->name + " is unreachable";
-    for (const char* check : kClusterJobChecks) {
-      if (std::string(check) != "nccl.cluster" || nccl_nodes.size() >= 2) Add(Fail(check, kCluster, cluster, why));
+    for (const std::string& check : JobCheckNames()) {
+      if (check != "nccl.cluster" || nccl_nodes.size() >= 2) Add(Fail(check, kCluster, cluster, why));
     }
     for (const GpuJob& j : gpu_jobs) Add(Fail("slurm.gpu_job", kNode, j.host, why));
     return;
   }
+  jobs_can_run_ = true;
   DirectoryUserJob user_job = PlanDirectoryUserJob(usable);
-  MpiJob mpi_job = PlanMpiJob(usable);
   ToolOutput srun, nccl_cluster;
   bool srun_ran = false, nccl_cluster_ran = false;
   int srun_limit = 0;
@@ -152,10 +159,6 @@ void Validator::Jobs() {
                                        "--immediate=60", "--time=5", "-J", "clusterctl-validate", "id", "-u"};
       user_job.output = co_await ExecOnNode(agent, argv, none, Limit(180));
       user_job.ran = true;
-    }
-    if (!mpi_job.nodes.empty() && SecondsLeft() > 0) {
-      mpi_job.output = co_await ExecOnNode(agent, MpiJobArgv(mpi_job), none, Limit(180));
-      mpi_job.ran = true;
     }
     for (GpuJob& job : gpu_jobs) {
       if (SecondsLeft() <= 0) break;
@@ -189,7 +192,6 @@ void Validator::Jobs() {
   });
   JudgeSrun(usable, srun, srun_ran, srun_limit);
   JudgeDirectoryUserJob(user_job);
-  JudgeMpiJob(mpi_job);
   JudgeGpuJobs(gpu_jobs);
   JudgeNcclCluster(nccl_nodes, nccl_cluster, nccl_cluster_ran);
 }

@@ -44,8 +44,6 @@ Result<Thresholds> ReadThresholds(const nlohmann::json& vars) {
   if (auto v = number("validate_nccl_busbw_min_gbps", 0)) t.nccl_busbw_min_gbps = *v;
   if (auto v = number("ipoib_mtu", 0); v && *v >= 68) t.ipoib_mtu = static_cast<int>(*v);
   if (auto v = number("validate_nccl_small_message_max_us", 1)) t.nccl_small_message_max_us = *v;
-  if (auto v = number("validate_mpi_latency_max_us", 0)) t.mpi_latency_max_us = *v;
-  if (auto v = number("validate_mpi_bandwidth_min_mbps", 0)) t.mpi_bandwidth_min_mbps = *v;
   if (vars.contains("validate_gpu_xid_ignore")) {
     const nlohmann::json& v = vars["validate_gpu_xid_ignore"];
     bool ok = v.is_array();
@@ -83,15 +81,6 @@ Result<Thresholds> ReadThresholds(const nlohmann::json& vars) {
 }
 
 double DefaultIbWriteBwFloorMbps(double rate_gbps) { return rate_gbps * 1000.0 / 8.0 * 0.88; }
-
-// Open MPI's ping-pong over InfiniBand takes 1-3 us one way and reaches
-// 90-97% of the line rate with 4 MiB messages; over TCP tens of us.
-double DefaultMpiLatencyMaxUs(double ib_gbps) { return ib_gbps > 0 ? 10 : 100; }
-
-std::optional<double> DefaultMpiBandwidthFloorMbps(double ib_gbps) {
-  if (ib_gbps <= 0) return std::nullopt;
-  return ib_gbps * 1000.0 / 8.0 * 0.8;
-}
 
 double DefaultNodeBusbwFloorGbps(const std::string& gpu_name) {
   // all_reduce_perf bus bandwidth within one node at 1 GiB, about 80% of

@@ -34,8 +34,6 @@ struct Thresholds {
   double nccl_small_message_max_us = 100;      // across nodes: thousands of us means TCP fallback
   std::string nccl_tests_dir = "/usr/local/bin";  // where all_reduce_perf is looked for (and PATH)
   std::string nccl_max_bytes = "1G";
-  std::optional<double> mpi_latency_max_us;    // default: 10 us over InfiniBand, 100 us over TCP
-  std::optional<double> mpi_bandwidth_min_mbps;  // default: 80% of the InfiniBand line rate; none over TCP
 };
 
 // Reads a host's thresholds from its resolved variables. Every problem is
@@ -52,9 +50,5 @@ double DefaultNodeBusbwFloorGbps(const std::string& gpu_name);
 std::optional<int> FixedNvlinksPerGpu(const std::string& gpu_name);
 // Across nodes: 75% of one node's summed InfiniBand line rate, in GB/s.
 double DefaultClusterBusbwFloorGbps(double node_ib_gbps);
-// mpi.cluster's ping-pong between two nodes whose slowest active InfiniBand
-// port runs at `ib_gbps` (0: none, the job's traffic goes over TCP).
-double DefaultMpiLatencyMaxUs(double ib_gbps);
-std::optional<double> DefaultMpiBandwidthFloorMbps(double ib_gbps);
 
 }  // namespace clusterctl

@@ -74,6 +74,7 @@ ValidationOutcome Validator::Run() {
   CrossCheck();
   NodeVerdicts();
   Jobs();
+  ClusterPhases();
   Pairs();
   Fabric();
   Nfs();

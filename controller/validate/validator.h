@@ -1,8 +1,7 @@
 // The validation run's internals, shared by its files: validation_run.cc
 // (the run, probe and cross phases), node_verdicts.cc (the per-node checks),
-// job_checks.cc (Slurm jobs, NCCL and ib_write_bw pairs), mpi_job.cc (the MPI
-// test program across two nodes). Not an interface:
-// include validation_run.h instead.
+// job_checks.cc (Slurm jobs, NCCL and ib_write_bw pairs), cluster_phases.cc
+// (the cluster checks' own phases, through ClusterRun). Not an interface: include validation_run.h instead.
 #pragma once
 
 #include <algorithm>
@@ -14,6 +13,7 @@
 
 #include "controller/validate/check_spec.h"
 #include "controller/validate/checks.h"
+#include "controller/validate/cluster_run.h"
 #include "controller/validate/infiniband.h"
 #include "controller/validate/validation_run.h"
 
@@ -21,8 +21,6 @@ namespace clusterctl::validation_internal {
 
 constexpr CheckScope kNode = CheckScope::kNode;
 constexpr CheckScope kCluster = CheckScope::kCluster;
-// Why the job phase's checks fail when no compute node is usable.
-inline constexpr const char* kNoUsableComputeNode = "no compute node can run jobs (slurm.node or munge.decode failed on each)";
 
 // What phase 1 found on one host.
 struct NodeProbe {
@@ -35,8 +33,9 @@ bool HasGroup(const Host& host, const char* group);
 
 // One validation run: the phases of validation_run.h in order, each adding
 // CheckResults; later phases read what earlier ones found (probes_, the
-// usable nodes) to skip what cannot run and say why.
-class Validator {
+// usable nodes) to skip what cannot run and say why. It is the ClusterRun
+// of the cluster checks' own phases (cluster_phases.cc).
+class Validator : private ClusterRun {
  public:
   explicit Validator(const ValidationInputs& in)
       : in_(in), deadline_(std::chrono::steady_clock::now() + in.deadline) {}
@@ -54,7 +53,7 @@ class Validator {
   }
   // A command's time limit: its own, but never past the run's deadline.
   int Limit(int seconds) const { return std::max(1, std::min(seconds, SecondsLeft())); }
-  void Add(CheckResult r) {
+  void Add(CheckResult r) override {
     if (Want(r.check)) results_.push_back(std::move(r));
   }
   // A check that cannot run because `prerequisite` failed: skipped naming
@@ -73,9 +72,11 @@ class Validator {
       return r.check == check && r.outcome == CheckOutcome::kFail && (r.subject == subject || r.scope == kCluster);
     });
   }
+  std::string DeadlineText() const {
+    return "not run: the validation's deadline (" + std::to_string(in_.deadline.count()) + " s) passed first";
+  }
   void DeadlinePassed(const std::string& check, CheckScope scope, const std::string& subject) {
-    Add(Fail(check, scope, subject, "not run: the validation's deadline (" + std::to_string(in_.deadline.count()) +
-                                         " s) passed first"));
+    Add(Fail(check, scope, subject, DeadlineText()));
   }
 
   void Probe();
@@ -85,6 +86,13 @@ class Validator {
   void Fabric();
   void Monitoring();  // service_run.cc
   void Nfs();         // service_run.cc
+  // The registered cluster phases (check_spec.h), in report order; and ClusterRun for them (cluster_phases.cc).
+  void ClusterPhases();
+  const std::string& cluster() const override { return in_.inventory->cluster_name; }
+  std::vector<std::string> UsableComputeNodes() const override;
+  const std::string& SubmitHost() const override;
+  NodeView View(const std::string& host) const override;
+  std::vector<Result<ToolOutput>> RunCommands(const std::vector<HostCommand>& commands) override;
   void NodeVerdicts();
   void UnreachableVerdicts(const std::string& name, const NodeProbe& probe);
   // One node check on one node: its requirements, its prerequisites' verdicts, then its own.
@@ -103,6 +111,8 @@ class Validator {
   // The job phase (job_checks.cc).
   struct GpuJob;
   bool JobsCannotRun();
+  // The job phase's cluster checks: those it judges itself and the cluster phases with `slurm_jobs`.
+  static std::vector<std::string> JobCheckNames();
   std::vector<GpuJob> PlanGpuJobs();
   void JudgeSrun(const std::vector<std::string>& usable, const ToolOutput& srun, bool ran, int limit);
   void JudgeGpuJobs(const std::vector<GpuJob>& jobs);
@@ -117,16 +127,6 @@ class Validator {
   };
   DirectoryUserJob PlanDirectoryUserJob(const std::vector<std::string>& usable);
   void JudgeDirectoryUserJob(const DirectoryUserJob& job);
-  // mpi.cluster (mpi_job.cc): the MPI test program on two usable compute nodes
-  // (no nodes: not run, its result already added).
-  struct MpiJob {
-    std::vector<std::string> nodes;
-    ToolOutput output;
-    bool ran = false;
-  };
-  MpiJob PlanMpiJob(const std::vector<std::string>& usable);
-  std::vector<std::string> MpiJobArgv(const MpiJob& job) const;
-  void JudgeMpiJob(const MpiJob& job);
 
   const ValidationInputs& in_;
   std::chrono::steady_clock::time_point deadline_;
@@ -143,6 +143,7 @@ class Validator {
   ToolOutput controller_ping_;  // scontrol ping on the controller
   // scontrol show node on the controller, before slurm_ takes the states.
   Result<std::vector<SlurmNodeState>> slurm_nodes_read_ = Status::Unavailable("scontrol show node was not run");
+  bool jobs_can_run_ = false;  // the job phase ran: the `slurm_jobs` cluster phases run too
   std::set<std::string> usable_compute_;   // slurm.node passed and munge.decode did not fail
   std::map<std::string, std::string> not_usable_;  // compute node -> the failed check that keeps jobs off it
   std::set<std::string> gpu_ok_;           // gpu.count passed (so gpu.driver did)

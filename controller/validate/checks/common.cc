@@ -1,7 +1,5 @@
 #include "controller/validate/checks/common.h"
 
-#include "controller/validate/mpi_ring.h"
-
 namespace clusterctl::checks {
 
 Requirement GpusOnPciBus() {
@@ -59,11 +57,6 @@ const ProbeSpec& NcclTestsProbe() {
       .command_for = [](const NodeView& v) -> Argv { return {"test", "-x", v.thresholds.nccl_tests_dir + "/all_reduce_perf"}; },
       .timeout_s = 10,
       .when = [](const NodeReadings& n) { return n.HasGpus(); }};
-  return probe;
-}
-
-const ProbeSpec& MpiTestProgramProbe() {
-  static const ProbeSpec probe{.id = "MPI test program built", .commands = {{"test", "-x", kMpiTestProgram}}, .timeout_s = 10};
   return probe;
 }
 

@@ -1,14 +1,19 @@
 // Judging one check spec the way the node itself would (check_spec.h): a
 // NodeView of the node's facts and probe outputs, the thresholds and the
 // validate variables at their defaults, and no reading of the controller.
+// A cluster check's phase runs against a FakeClusterRun instead.
 #pragma once
 
+#include <functional>
+#include <map>
 #include <string>
+#include <vector>
 
 #include <doctest/doctest.h>
 
 #include "controller/catalog/validate_variables.h"
 #include "controller/validate/check_spec.h"
+#include "controller/validate/cluster_run.h"
 
 namespace clusterctl::testing {
 
@@ -51,6 +56,71 @@ struct SpecBench {
     node.outputs[probe] = output;
     node.ClearParsed();
   }
+};
+
+// A cluster check's phase (check_spec.h, ClusterPhase) run on recorded
+// readings: the nodes' facts and probe outputs, the inventory's variables,
+// what each command prints. It keeps the commands the phase ran and the
+// results it added.
+class FakeClusterRun : public ClusterRun {
+ public:
+  std::string cluster_name = "testbed";
+  std::string submit_host = "login01";
+  std::vector<std::string> usable;                // UsableComputeNodes()
+  std::map<std::string, nlohmann::json> vars;     // the inventory's, by host; defaults added by View
+  Thresholds thresholds;                          // every host's
+  // What a command prints; by default it exits 0 printing nothing.
+  std::function<ToolOutput(const HostCommand&)> answer = [](const HostCommand&) { return ToolOutput{}; };
+  bool deadline_passed = false;                   // RunCommands runs nothing
+
+  std::vector<HostCommand> ran;
+  std::vector<CheckResult> results;
+
+  // The readings of `host` (made from empty facts on first use).
+  NodeReadings& Node(const std::string& host, const nlohmann::json& facts = nlohmann::json::object()) {
+    auto it = nodes_.find(host);
+    if (it == nodes_.end()) it = nodes_.emplace(host, NodeReadings::FromFacts(host, facts)).first;
+    return it->second;
+  }
+
+  // Runs `check`'s cluster phase; the results it added.
+  const std::vector<CheckResult>& Phase(const std::string& check) {
+    const CheckSpec* spec = FindCheckSpec(check);
+    REQUIRE_MESSAGE(spec != nullptr, "no check spec " << check);
+    const bool has_phase = spec->cluster_phase.run != nullptr;
+    REQUIRE_MESSAGE(has_phase, check << " has no cluster phase");
+    spec->cluster_phase.run(*this);
+    return results;
+  }
+
+  const std::string& cluster() const override { return cluster_name; }
+  std::vector<std::string> UsableComputeNodes() const override { return usable; }
+  const std::string& SubmitHost() const override { return submit_host; }
+  NodeView View(const std::string& host) const override {
+    auto node = nodes_.find(host);
+    REQUIRE_MESSAGE(node != nodes_.end(), "the phase read " << host << ", which has no readings");
+    auto given = vars.find(host);
+    const nlohmann::json& resolved = resolved_[host] =
+        WithValidateDefaults(given != vars.end() ? given->second : nlohmann::json::object());
+    return NodeView{node->second, thresholds, resolved, NodeRole{}, nullptr, nullptr};
+  }
+  std::vector<Result<ToolOutput>> RunCommands(const std::vector<HostCommand>& commands) override {
+    std::vector<Result<ToolOutput>> outputs;
+    for (const HostCommand& command : commands) {
+      if (deadline_passed) {
+        outputs.emplace_back(Status::Unavailable("not run: the validation's deadline (900 s) passed first"));
+        continue;
+      }
+      ran.push_back(command);
+      outputs.emplace_back(answer(command));
+    }
+    return outputs;
+  }
+  void Add(CheckResult result) override { results.push_back(std::move(result)); }
+
+ private:
+  std::map<std::string, NodeReadings> nodes_;
+  mutable std::map<std::string, nlohmann::json> resolved_;
 };
 
 }  // namespace clusterctl::testing
