@@ -100,7 +100,7 @@ std::map<std::string, std::vector<nlohmann::json>> TemplateContexts() {
                                {"ipoib_mode", "datagram"}};
   nlohmann::json ipoib_plain = ipoib_full;
   ipoib_plain["item"] = {{"ifname", "ib1"}, {"address", "10.2.0.11"}, {"prefix_length", nullptr},
-                         {"pkey", nullptr}, {"parent", nullptr}, {"infiniband", false}};
+                         {"pkey", nullptr}, {"parent", nullptr}, {"infiniband", true}};
   ipoib_plain["ipoib_mtu"] = nullptr;
   return {
       {"clusterctl-image-bundle.sh.mustache",
