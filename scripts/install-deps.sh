@@ -13,6 +13,7 @@ BUILD_PACKAGES=(
   doctest-dev nlohmann-json3-dev libcli11-dev
   python3  # tests/exporters: the Slurm exporter is a Python script
   man-db zsh  # tests/cli: the generated man page renders without warnings, the zsh completion parses
+  shellcheck  # tests/roles/shell_scripts_test.cc: every script the roles put on a node is linted
 )
 # The testbed (tests/testbed): nspawn containers on a bridge, an apt proxy;
 # spank.h (libslurm-dev) and a C compiler for the SIMULATED pyxis plugin of

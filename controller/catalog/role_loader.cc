@@ -243,6 +243,7 @@ class RoleParser {
     const resources::ResourceSpec& spec = *resources::FindResourceSpec(step.kind);
     if (!fields_.ExpectMap(node, step.kind + " parameters", false)) return;
     step.params = YamlToJson(node);
+    InlineScriptTemplates(spec, node, step.params);
     // A quoted mode stays a string; an unquoted 0644 keeps its octal digits.
     if (const YamlNode* mode = node.Find("mode"); mode && mode->is_scalar()) step.params["mode"] = mode->scalar;
     // Values that are templates are checked once rendered (by the planner);
@@ -291,6 +292,41 @@ class RoleParser {
       step.template_name = step.params[p.name].get<std::string>();
       step.content_template = LoadTemplate(step.template_name, node.Find(p.name)->location);
     }
+  }
+
+  // An argument `{template: NAME.sh.mustache}` in a list parameter
+  // (`argv: [sh, -c, {template: x.sh.mustache}, sh, "{{value}}"]`) is that
+  // shell template's text, so a script longer than a line is a file of its
+  // own that the unit tests lint (tests/roles/shell_scripts_test.cc), while
+  // the node runs exactly the command it would run with the text inline. The
+  // template holds no tags: values reach the script as its arguments.
+  void InlineScriptTemplates(const resources::ResourceSpec& spec, const YamlNode& node, nlohmann::json& params) {
+    for (const auto& p : spec.params) {
+      const YamlNode* list = node.Find(p.name);
+      if (p.type != resources::ParamType::kStringList || !list || !params[p.name].is_array()) continue;
+      for (size_t i = 0; i < list->items.size() && i < params[p.name].size(); ++i) {
+        const YamlNode& item = list->items[i];
+        const YamlNode* name = item.kind == YamlNode::Kind::kMap ? item.Find("template") : nullptr;
+        if (!name || item.entries.size() != 1) continue;
+        if (std::optional<std::string> text = ScriptText(*name)) params[p.name][i] = *text;
+      }
+    }
+  }
+
+  std::optional<std::string> ScriptText(const YamlNode& name) {
+    if (!name.is_scalar() || Template::FormatOf(name.scalar) != FileFormat::kShell) {
+      fields_.Error(name.location, "an argument's template is a shell template: {template: NAME.sh.mustache}");
+      return std::nullopt;
+    }
+    std::shared_ptr<const Template> script = LoadTemplate(name.scalar, name.location);
+    if (!script) return std::nullopt;
+    if (!script->is_literal()) {
+      fields_.Error(name.location, "template '" + name.scalar +
+                                       "' is an argument: it takes values as its arguments ($1, \"$@\"), not as tags");
+      return std::nullopt;
+    }
+    Diagnostics none;
+    return script->Render(nlohmann::json::object(), none);
   }
 
   std::shared_ptr<const Template> LoadTemplate(const std::string& name, const SourceLocation& where) {

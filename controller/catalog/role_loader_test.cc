@@ -101,5 +101,41 @@ TEST_CASE("a variable is declared by one role; others take it with from:") {
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("an argument {template: NAME.sh.mustache} is that shell template's text; one with tags is refused") {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "clusterctl-script-argument-test";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "check.sh.mustache") << "[ -n \"$1\" ] ||\n  exit 1\n";
+  std::ofstream(dir / "tagged.sh.mustache") << "echo {{x}}\n";
+  Catalog::Sources sources{{}, {dir.string()}};
+  const std::string role = "version: 3\ndescription: x\nsteps:\n  - name: c\n    command:\n"
+                           "      argv: [sh, -c, {template: check.sh.mustache}, sh, \"{{host.name}}\"]\n"
+                           "      unless: [sh, -c, {template: ARG}]\n";
+  const auto with = [&](const std::string& name) {
+    std::string text = role;
+    return text.replace(text.find("ARG"), 3, name);
+  };
+  Diagnostics good;
+  auto parsed = Catalog::ParseRole(with("check.sh.mustache"), "/t/roles/t.yaml", "t", sources, good);
+  REQUIRE_MESSAGE(parsed, good.ToString());
+  CHECK_FALSE(good.has_errors());
+  const nlohmann::json& params = parsed->steps.at(0).params;
+  CHECK(params.at("argv") == nlohmann::json({"sh", "-c", "[ -n \"$1\" ] ||\n  exit 1\n", "sh", "{{host.name}}"}));
+  CHECK(params.at("unless").at(2) == "[ -n \"$1\" ] ||\n  exit 1\n");
+
+  Diagnostics tagged;
+  (void)Catalog::ParseRole(with("tagged.sh.mustache"), "/t/roles/t.yaml", "t", sources, tagged);
+  CHECK(tagged.ToString().find("/t/roles/t.yaml:7:") != std::string::npos);
+  CHECK(tagged.ToString().find("takes values as its arguments") != std::string::npos);
+
+  Diagnostics not_shell;
+  (void)Catalog::ParseRole(with("check.conf.mustache"), "/t/roles/t.yaml", "t", sources, not_shell);
+  CHECK(not_shell.ToString().find("a shell template: {template: NAME.sh.mustache}") != std::string::npos);
+
+  Diagnostics missing;
+  (void)Catalog::ParseRole(with("gone.sh.mustache"), "/t/roles/t.yaml", "t", sources, missing);
+  CHECK(missing.ToString().find("template 'gone.sh.mustache' not found") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace clusterctl

@@ -11,7 +11,7 @@
 #include <fstream>
 
 #include "common/json_text.h"
-#include "controller/engine/role_harness.h"
+#include "tests/roles/role_harness.h"
 
 namespace clusterctl {
 namespace {

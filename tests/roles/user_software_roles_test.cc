@@ -4,7 +4,7 @@
 // compute nodes, after the toolkits and MPI it writes modules for.
 #include <doctest/doctest.h>
 
-#include "controller/engine/role_harness.h"
+#include "tests/roles/role_harness.h"
 
 namespace clusterctl {
 namespace {

@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "controller/catalog/variable_check.h"
-#include "controller/engine/role_harness.h"
+#include "tests/roles/role_harness.h"
 
 namespace clusterctl {
 namespace {

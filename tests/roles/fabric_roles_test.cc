@@ -5,7 +5,7 @@
 // mode on an InfiniBand link, P_Key children, a loaded NVIDIA driver.
 #include <doctest/doctest.h>
 
-#include "controller/engine/role_harness.h"
+#include "tests/roles/role_harness.h"
 
 namespace clusterctl {
 namespace {

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <fstream>
 
-#include "controller/engine/role_harness.h"
+#include "tests/roles/role_harness.h"
 
 namespace clusterctl {
 namespace {

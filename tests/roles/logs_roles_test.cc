@@ -8,7 +8,7 @@
 
 #include <algorithm>
 
-#include "controller/engine/role_harness.h"
+#include "tests/roles/role_harness.h"
 
 namespace clusterctl {
 namespace {

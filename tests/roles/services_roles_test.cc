@@ -13,7 +13,7 @@
 
 #include "agent/exec/run_command.h"
 #include "controller/daemon/token.h"
-#include "controller/engine/role_harness.h"
+#include "tests/roles/role_harness.h"
 
 namespace clusterctl {
 namespace {

@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "controller/catalog/validate_variables.h"
-#include "controller/engine/role_harness.h"
+#include "tests/roles/role_harness.h"
 #include "controller/validate/thresholds.h"
 
 namespace clusterctl {

@@ -10,7 +10,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "controller/engine/role_harness.h"
+#include "tests/roles/role_harness.h"
 #include "controller/state/test_util.h"
 
 namespace clusterctl {

@@ -5,7 +5,7 @@
 // only where there is a backup.
 #include <doctest/doctest.h>
 
-#include "controller/engine/role_harness.h"
+#include "tests/roles/role_harness.h"
 
 namespace clusterctl {
 namespace {
