@@ -51,9 +51,9 @@ void HostFamilies(Exposition& out, const std::vector<HostView>& hosts) {
     if (!h.validation) continue;
     std::map<std::string, bool> passed;  // a check with several subjects passes when all pass
     for (const StoredValidation& v : *h.validation) {
-      if (v.result == "skip") continue;
-      auto [it, fresh] = passed.emplace(v.check, v.result == "pass");
-      if (!fresh) it->second = it->second && v.result == "pass";
+      if (v.result == CheckOutcome::kSkip) continue;
+      auto [it, fresh] = passed.emplace(v.check, v.result == CheckOutcome::kPass);
+      if (!fresh) it->second = it->second && v.result == CheckOutcome::kPass;
     }
     for (const auto& [check, ok] : passed) out.Sample({{"host", h.row.name}, {"check", check}}, ok);
   }

@@ -211,15 +211,14 @@ void HostRun::Finish(std::chrono::steady_clock::time_point start) {
   report_.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(clock().Monotonic() - start).count();
   if (report_.outcome == HostOutcome::kOk && report_.failed > 0) report_.outcome = HostOutcome::kFailed;
   // A stopped host keeps the outcome of its last finished run in the state.
-  if (context_.writer && report_.outcome != HostOutcome::kStopped) {
-    const std::string status = ToString(report_.outcome);
+  if (const std::optional<HostStatus> status = RecordedHostStatus(report_.outcome); context_.writer && status) {
     const std::optional<std::string> error =
         report_.error.empty() ? std::nullopt : std::optional<std::string>(report_.error);
     std::string host = report_.host;
     int64_t run = context_.run_id;
     const bool no_drift = context_.options.clears_drift && report_.outcome == HostOutcome::kOk;
     context_.writer->Post([host, status, run, error, no_drift](StateStore& s) {
-      Status recorded = s.RecordHostOutcome(host, status, run, error);
+      Status recorded = s.RecordHostOutcome(host, *status, run, error);
       return recorded.ok() && no_drift ? s.SetHostDrifted(host, false) : recorded;
     });
   }
