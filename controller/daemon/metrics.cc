@@ -67,7 +67,7 @@ void RunFamilies(Exposition& out, const StateSnapshot& state) {
   out.Family("clusterctl_run_duration_seconds", "gauge", "duration of the last finished run of each kind");
   for (const auto& [kind, r] : last) out.Sample({{"kind", kind}}, Seconds(*r->finished_at - r->started_at));
   out.Family("clusterctl_run_success", "gauge", "1 when the last finished run of each kind ended ok");
-  for (const auto& [kind, r] : last) out.Sample({{"kind", kind}}, r->status == ToString(RunStatus::kOk));
+  for (const auto& [kind, r] : last) out.Sample({{"kind", kind}}, r->status == RunStatus::kOk);
   out.Family("clusterctl_run_finished_timestamp_seconds", "gauge", "when the last run of each kind finished");
   for (const auto& [kind, r] : last) out.Sample({{"kind", kind}}, Seconds(*r->finished_at));
 }

@@ -15,11 +15,9 @@ bool RecordedCurrent(const PlannedStep& step, const std::string& host, const Dep
   if (host_it == context.last_results->end()) return false;
   auto it = host_it->second.find(step.Identity());
   if (it == host_it->second.end()) return false;
-  // The state's steps table keeps a step's status as its word (ToString).
-  const std::string& recorded = it->second.status;
-  if (step.skipped) return recorded == ToString(StepStatus::kSkipped);
-  return it->second.input_hash == step.input_hash &&
-         (recorded == ToString(StepStatus::kOk) || recorded == ToString(StepStatus::kChanged));
+  const StepStatus recorded = it->second.status;
+  if (step.skipped) return recorded == StepStatus::kSkipped;
+  return it->second.input_hash == step.input_hash && (recorded == StepStatus::kOk || recorded == StepStatus::kChanged);
 }
 
 // The report of a step that did not need the node's answer.
@@ -328,7 +326,7 @@ void HostRun::Record(const PlannedStep& step, StepStatus status, bool changed, i
   record.role = step.role->name;
   record.step_id = step.StepId();
   record.input_hash = step.input_hash;
-  record.status = ToString(status);
+  record.status = status;
   record.changed = changed;
   record.started_at = started;
   record.finished_at = clock().NowMs();

@@ -150,8 +150,8 @@ TEST_CASE("runs left running by a dead process are marked interrupted by the nex
   REQUIRE(runs.ok());
   REQUIRE(runs->size() == 2);
   CHECK(runs->at(1).id == first_run);
-  CHECK(runs->at(1).status == "interrupted");
-  CHECK(runs->at(0).status == "ok");
+  CHECK(runs->at(1).status == RunStatus::kInterrupted);
+  CHECK(runs->at(0).status == RunStatus::kOk);
   CHECK(runs->at(0).finished_at.value() == clock.NowMs());
 }
 

@@ -29,6 +29,15 @@ void CheckRoundTrip(std::initializer_list<std::pair<E, std::string_view>> words)
 // The words are docs/state.md's and the schema's CHECK constraints': a state
 // written by any clusterctl must keep reading.
 TEST_CASE("every outcome enum has its stored word, and the word reads back as the same enum") {
+  CheckRoundTrip<RunStatus>({{RunStatus::kRunning, "running"},
+                             {RunStatus::kOk, "ok"},
+                             {RunStatus::kFailed, "failed"},
+                             {RunStatus::kInterrupted, "interrupted"}});
+  CheckRoundTrip<StepStatus>({{StepStatus::kOk, "ok"},
+                              {StepStatus::kChanged, "changed"},
+                              {StepStatus::kFailed, "failed"},
+                              {StepStatus::kSkipped, "skipped"},
+                              {StepStatus::kWouldChange, "would-change"}});
   CheckRoundTrip<HostStatus>({{HostStatus::kNever, "never"},
                               {HostStatus::kOk, "ok"},
                               {HostStatus::kFailed, "failed"},
