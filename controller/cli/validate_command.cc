@@ -126,9 +126,10 @@ int RunValidate(const ValidateOptions& options, const GlobalOptions& global, con
   auto command = RemoteCommand::Prepare(request, std::move(*inventory), nullptr, options.remote, global, services,
                                         exit_code);
   if (!command) return exit_code;
-  auto started = std::chrono::steady_clock::now();
-  ValidationOutcome outcome = Validate(command->run(), command->sessions());
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const Clock& clock = *services.clock;
+  auto started = clock.Monotonic();
+  ValidationOutcome outcome = Validate(command->run(), command->sessions(), clock);
+  double seconds = std::chrono::duration<double>(clock.Monotonic() - started).count();
   CompletedRun completed = CompleteValidation(command->session(), outcome);
 
   std::ostream& out = *services.out;
