@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <limits>
 
+#include "common/clock.h"
+
 namespace clusterctl {
 
 class CancelToken {
@@ -22,7 +24,7 @@ class CancelToken {
   // finish within `grace`, after which it is abandoned. A later call may
   // shorten the grace (a second Ctrl-C: stop now), never lengthen it.
   void Cancel(std::chrono::milliseconds grace) {
-    const int64_t at = (Clock::now() + grace).time_since_epoch().count();
+    const int64_t at = (SystemClock().Monotonic() + grace).time_since_epoch().count();
     int64_t current = abandon_at_.load();
     while (at < current && !abandon_at_.compare_exchange_weak(current, at)) {
     }
@@ -31,7 +33,9 @@ class CancelToken {
 
   bool cancelled() const { return cancelled_.load(); }
   // Cancelled and the grace has passed: abandon what is in flight.
-  bool abandon_due() const { return cancelled() && Clock::now().time_since_epoch().count() >= abandon_at_.load(); }
+  bool abandon_due() const {
+    return cancelled() && SystemClock().Monotonic().time_since_epoch().count() >= abandon_at_.load();
+  }
   // When work in flight is abandoned (time_point::max() while not cancelled).
   Clock::time_point abandon_at() const {
     return cancelled() ? Clock::time_point(Clock::duration(abandon_at_.load())) : Clock::time_point::max();

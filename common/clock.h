@@ -1,4 +1,7 @@
-// Clock: the one source of time, so tests can run on a fake clock.
+// Clock: the one source of time, so tests can run on a fake clock. Code
+// reads the run's clock where it has one, else a SystemClock (transport
+// deadlines, the agent, clusterctl-health); nothing else reads a
+// std::chrono clock (scripts/check-structure.sh).
 #pragma once
 
 #include <atomic>

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "common/atomic_file.h"
+#include "common/clock.h"
 #include "common/strings.h"
 #include "health/health_config.h"
 #include "health/slurm_drain.h"
@@ -34,7 +35,7 @@ Result<SlurmNodeState> ReadNodeState(const std::string& node, NodeCommands& comm
 
 void WriteTextfile(const std::string& path, const NodeHealth& health, bool drained, std::ostream& out) {
   if (path.empty()) return;
-  const double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  const double now = static_cast<double>(SystemClock().NowMs()) / 1000.0;
   Status written = WriteFileAtomic(path, TextfileMetrics(health, drained, now), 0644, 0, 0);
   if (!written.ok()) out << "textfile " << path << ": " << written.message() << "\n";
 }

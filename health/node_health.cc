@@ -3,12 +3,16 @@
 #include <algorithm>
 #include <map>
 
+#include "common/clock.h"
 #include "controller/validate/check_selection.h"
 
 namespace clusterctl::health {
 namespace {
 
 using SteadyClock = std::chrono::steady_clock;
+
+// The time budget is on the node's own time.
+const SystemClock kMachineClock;
 
 // A health run's node: a compute node of the Slurm cluster (slurmd runs the program).
 NodeRole ComputeNode() { return NodeRole{.slurm_cluster = true, .slurm_host = true, .compute = true, .controller = false}; }
@@ -27,7 +31,7 @@ ToolOutput OutOfBudget() {
 // its settle step when not settled yet; each within what is left of the budget.
 ToolOutput ReadProbe(const ProbeSpec& probe, const NodeView& view, NodeCommands& commands, SteadyClock::time_point end) {
   auto limit = [&](int own_s) {
-    auto left = std::chrono::duration_cast<std::chrono::seconds>(end - SteadyClock::now());
+    auto left = std::chrono::duration_cast<std::chrono::seconds>(end - kMachineClock.Monotonic());
     return std::min(std::chrono::seconds(own_s), left);
   };
   if (!probe.executable.empty() && !commands.Executable(probe.executable)) return NotRunOutput();
@@ -82,7 +86,7 @@ NodeHealth JudgeNode(const HealthConfig& config, nlohmann::json facts, NodeComma
   view.blocked = [&config](const std::string& check, const std::string& prerequisite, const std::string& why) {
     return Fail(check, CheckScope::kNode, config.node, "not checked: " + prerequisite + " failed (" + why + ")");
   };
-  const auto end = SteadyClock::now() + budget;
+  const auto end = kMachineClock.Monotonic() + budget;
   for (const ProbeSpec* probe : ProbesFor(view, needed)) {
     readings.outputs[probe->id] = ReadProbe(*probe, view, commands, end);
   }

@@ -11,10 +11,15 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/clock.h"
+
 namespace clusterctl::agent {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using TimePoint = std::chrono::steady_clock::time_point;
+
+// A command's deadline, stall watch and duration are on the node's own time.
+const SystemClock kMachineClock;
 
 void SetNonBlocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK); }
 
@@ -67,14 +72,14 @@ void KillPipeHolders(const std::vector<ino_t>& pipes) {
 // (and the controller's step) waiting past the limit plus a few seconds.
 class Deadline {
  public:
-  Deadline(pid_t group, Clock::time_point at, std::chrono::milliseconds kill_grace)
+  Deadline(pid_t group, TimePoint at, std::chrono::milliseconds kill_grace)
       : group_(group), next_(at), kill_grace_(kill_grace) {}
 
   enum class Phase { kRunning, kTermSent, kKillSent, kHoldersKilled, kAbandoned };
 
   // Moves to the next phase when its time has come; returns the phase.
   Phase Advance(const std::vector<ino_t>& pipes) {
-    const auto now = Clock::now();
+    const auto now = kMachineClock.Monotonic();
     if (now < next_ || phase_ == Phase::kAbandoned) return phase_;
     switch (phase_) {
       case Phase::kRunning:
@@ -101,18 +106,18 @@ class Deadline {
   }
   // Starts the escalation now (the controller is gone), if not started yet.
   void StopNow() {
-    if (phase_ == Phase::kRunning) next_ = Clock::now();
+    if (phase_ == Phase::kRunning) next_ = kMachineClock.Monotonic();
   }
   bool expired() const { return phase_ != Phase::kRunning; }
   // Milliseconds until the next phase (for poll), at most `cap`.
   int WaitMs(int cap) const {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(next_ - Clock::now()).count();
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(next_ - kMachineClock.Monotonic()).count();
     return static_cast<int>(std::max<long long>(0, std::min<long long>(left + 1, cap)));
   }
 
  private:
   pid_t group_;
-  Clock::time_point next_;
+  TimePoint next_;
   std::chrono::milliseconds kill_grace_;
   Phase phase_ = Phase::kRunning;
 };
@@ -184,11 +189,11 @@ void Pump(const CommandSpec& spec, ChildPipes& p, Deadline& deadline, CommandRes
   const std::vector<ino_t> outputs = {InodeOf(p.out[0]), InodeOf(p.err[0])};
   int open_outputs = 2;
   char buffer[65536];
-  StallTracker stall(spec.stall, Clock::now());
+  StallTracker stall(spec.stall, kMachineClock.Monotonic());
   std::string added;  // what the last pass read, both streams
   while (open_outputs > 0) {
     if (deadline.Advance(outputs) == Deadline::Phase::kAbandoned) break;
-    if (!result.stalled && !deadline.expired() && stall.Stalled(added, Clock::now())) {
+    if (!result.stalled && !deadline.expired() && stall.Stalled(added, kMachineClock.Monotonic())) {
       result.stalled = true;
       deadline.StopNow();
     }
@@ -269,7 +274,7 @@ std::map<std::string, std::string> BaseEnvironment() {
 
 CommandResult RunCommand(const CommandSpec& spec, ForkFunction fork_process) {
   CommandResult result;
-  const auto start = Clock::now();
+  const auto start = kMachineClock.Monotonic();
   ChildPipes p;
   if (spec.argv.empty()) return NotStarted("empty command");
   if (spec.hangup.Reported()) {
@@ -322,7 +327,7 @@ CommandResult RunCommand(const CommandSpec& spec, ForkFunction fork_process) {
     result.exit_code = -1;
   }
   if (!result.started) result.exit_code = 127;
-  result.duration = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
+  result.duration = std::chrono::duration_cast<std::chrono::milliseconds>(kMachineClock.Monotonic() - start);
   return result;
 }
 

@@ -14,10 +14,14 @@
 #include "agent/resources/names.h"
 #include "agent/resources/registry.h"
 #include "agent/resources/node_files.h"
+#include "common/clock.h"
 #include "common/package_differences.h"
 #include "common/strings.h"
 
 namespace clusterctl::agent {
+
+// The node's own time.
+const SystemClock kMachineClock;
 namespace {
 
 // The apt cache is refreshed before installing when it is older than this
@@ -39,9 +43,9 @@ bool UsesApt() { return StatPath("/var/lib/dpkg/status").exists; }
 void WaitForAptLocks(std::chrono::seconds limit, const HangupWatch& hangup) {
   static const char* kLocks[] = {"/var/lib/dpkg/lock-frontend", "/var/lib/dpkg/lock", "/var/lib/apt/lists/lock",
                                  "/var/cache/apt/archives/lock"};
-  const auto deadline = std::chrono::steady_clock::now() + limit;
+  const auto deadline = kMachineClock.Monotonic() + limit;
   for (const char* path : kLocks) {
-    while (std::chrono::steady_clock::now() < deadline && !hangup.Reported()) {
+    while (kMachineClock.Monotonic() < deadline && !hangup.Reported()) {
       int fd = ::open(path, O_RDONLY | O_CLOEXEC);
       if (fd < 0) break;
       struct flock probe {};
@@ -166,7 +170,7 @@ std::map<std::string, Installed> QueryRpm(const std::vector<std::string>& names,
 
 bool AptCacheFresh() {
   struct stat st;
-  return ::stat(kAptStamp, &st) == 0 && std::time(nullptr) - st.st_mtime < kAptCacheMaxAge;
+  return ::stat(kAptStamp, &st) == 0 && kMachineClock.NowMs() / 1000 - st.st_mtime < kAptCacheMaxAge;
 }
 
 bool AptUpdate(ResourceHost& host, ResourceOutcome& outcome) {
@@ -175,7 +179,7 @@ bool AptUpdate(ResourceHost& host, ResourceOutcome& outcome) {
     return false;
   }
   ::mkdir("/var/lib/clusterctl", 0755);
-  Status stamped = WriteFileAtomic(kAptStamp, std::to_string(std::time(nullptr)) + "\n", 0644, 0, 0);
+  Status stamped = WriteFileAtomic(kAptStamp, std::to_string(kMachineClock.NowMs() / 1000) + "\n", 0644, 0, 0);
   if (!stamped.ok()) outcome.Fail(stamped.message());
   return !outcome.failed;
 }

@@ -144,7 +144,7 @@ int RunFacts(const RemoteCommandOptions& options, const GlobalOptions& global, c
   int exit_code = 0;
   auto command = RemoteCommand::Prepare(request, options, global, services, exit_code);
   if (!command) return exit_code;
-  std::vector<HostResult> results = GatherFacts(command->run(), command->sessions());
+  std::vector<HostResult> results = GatherFacts(command->run(), command->sessions(), *services.clock);
   CompletedRun completed = CompleteFacts(command->session(), results);
 
   std::ostream& out = *services.out;

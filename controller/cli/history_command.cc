@@ -5,6 +5,7 @@
 #include "common/json_text.h"
 #include "controller/cli/exit_codes.h"
 #include "controller/cli/validate_command.h"
+#include "controller/engine/deploy_events.h"
 #include "controller/output/table.h"
 
 namespace clusterctl {
@@ -77,7 +78,7 @@ int RunHistory(const HistoryOptions& options, const GlobalOptions& global, const
       nlohmann::json list = nlohmann::json::array();
       for (const StepRecord& s : *steps) {
         if (!options.host.empty() && s.host != options.host) continue;
-        list.push_back({{"host", s.host}, {"role", s.role}, {"step", s.step_id}, {"status", s.status},
+        list.push_back({{"host", s.host}, {"role", s.role}, {"step", s.step_id}, {"status", ToString(s.status)},
                         {"changed", s.changed}, {"started_at", s.started_at}, {"finished_at", s.finished_at},
                         {"summary", s.output_summary}});
       }
@@ -91,7 +92,8 @@ int RunHistory(const HistoryOptions& options, const GlobalOptions& global, const
     for (const StepRecord& s : *steps) {
       if (!options.host.empty() && s.host != options.host) continue;
       std::string summary = s.output_summary.substr(0, s.output_summary.find('\n'));
-      table.AddRow({s.host, s.role + "/" + s.step_id, s.status, FormatDuration(s.finished_at - s.started_at), summary});
+      table.AddRow({s.host, s.role + "/" + s.step_id, ToString(s.status), FormatDuration(s.finished_at - s.started_at),
+                    summary});
     }
     out << "Run " << options.run_id << "\n";
     PrintExtraVars(state, options.run_id, out);
@@ -111,7 +113,7 @@ int RunHistory(const HistoryOptions& options, const GlobalOptions& global, const
   if (global.json) {
     nlohmann::json list = nlohmann::json::array();
     for (const RunRecord& r : *runs) {
-      list.push_back({{"id", r.id}, {"kind", r.kind}, {"command", r.command}, {"status", r.status},
+      list.push_back({{"id", r.id}, {"kind", r.kind}, {"command", r.command}, {"status", ToString(r.status)},
                       {"started_at", r.started_at},
                       {"finished_at", r.finished_at ? nlohmann::json(*r.finished_at) : nlohmann::json(nullptr)},
                       {"summary", r.summary ? nlohmann::json::parse(*r.summary, nullptr, false) : nlohmann::json(nullptr)},
@@ -123,7 +125,8 @@ int RunHistory(const HistoryOptions& options, const GlobalOptions& global, const
   TextTable table({"RUN", "KIND", "STARTED", "DURATION", "STATUS", "SUMMARY"});
   for (const RunRecord& r : *runs) {
     table.AddRow({std::to_string(r.id), r.kind, FormatUtc(r.started_at),
-                  r.finished_at ? FormatDuration(*r.finished_at - r.started_at) : "-", r.status, SummaryText(r.summary)});
+                  r.finished_at ? FormatDuration(*r.finished_at - r.started_at) : "-", ToString(r.status),
+                  SummaryText(r.summary)});
   }
   table.Print(out);
   return kExitOk;

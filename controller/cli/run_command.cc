@@ -38,7 +38,7 @@ int RunAdHoc(const RemoteCommandOptions& options, const std::vector<std::string>
   int exit_code = 0;
   auto command = RemoteCommand::Prepare(request, options, global, services, exit_code);
   if (!command) return exit_code;
-  std::vector<HostResult> results = RunCommand(command->run(), command->sessions());
+  std::vector<HostResult> results = RunCommand(command->run(), command->sessions(), *services.clock);
   std::vector<OutputGroup> groups = GroupOutputs(results);
   CompletedRun completed = CompleteCommand(command->session(), results, groups);
 

@@ -43,7 +43,7 @@ int RunStatus(const std::string& inventory_path, const GlobalOptions& options, c
     if (auto it = validations.find(row.name); it != validations.end()) row.validation = SummarizeValidation(it->second);
   }
   std::map<std::string, std::vector<std::string>> by_state;
-  for (const HostStatusRow& row : rows) by_state[row.state].push_back(row.name);
+  for (const HostStatusRow& row : rows) by_state[ToString(row.state)].push_back(row.name);
 
   std::ostream& out = *services.out;
   if (options.json) {
@@ -52,7 +52,7 @@ int RunStatus(const std::string& inventory_path, const GlobalOptions& options, c
       hosts.push_back({{"name", row.name},
                        {"address", row.address},
                        {"groups", row.groups},
-                       {"state", row.state},
+                       {"state", ToString(row.state)},
                        {"since", row.since ? nlohmann::json(*row.since) : nlohmann::json(nullptr)},
                        {"detail", row.detail},
                        {"last_validation", row.validation.empty() ? nlohmann::json(nullptr) : nlohmann::json(row.validation)}});
@@ -72,7 +72,7 @@ int RunStatus(const std::string& inventory_path, const GlobalOptions& options, c
       << (has_state ? "" : " (no state yet: nothing deployed)") << "\n\n";
   TextTable table({"HOST", "ADDRESS", "STATE", "SINCE", "GROUPS", "VALIDATION", "DETAIL"});
   for (const HostStatusRow& row : rows) {
-    table.AddRow({row.name, row.address, row.state, row.since ? FormatUtc(*row.since) : "-",
+    table.AddRow({row.name, row.address, ToString(row.state), row.since ? FormatUtc(*row.since) : "-",
                   row.groups.empty() ? "-" : Join(row.groups, ","), row.validation.empty() ? "-" : row.validation,
                   row.detail});
   }

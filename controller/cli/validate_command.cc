@@ -32,7 +32,8 @@ std::string ReplaceAll(std::string text, const std::string& from, const std::str
 
 struct Row {
   std::vector<std::string> checks;
-  std::string outcome, threshold, detail;
+  CheckOutcome outcome = CheckOutcome::kPass;
+  std::string threshold, detail;
   std::vector<std::string> subjects;
   std::vector<std::string> measured;
 };
@@ -50,7 +51,7 @@ std::vector<Row> CollapseSkipsOfOneCause(std::vector<Row> rows) {
   std::vector<Row> out;
   std::map<std::string, size_t> cause;
   for (Row& row : rows) {
-    if (row.outcome != "skip" || !row.measured.empty()) {
+    if (row.outcome != CheckOutcome::kSkip || !row.measured.empty()) {
       out.push_back(std::move(row));
       continue;
     }
@@ -81,7 +82,7 @@ void PrintValidationTable(const std::vector<CheckResult>& results, std::ostream&
     std::string key = r.check + "\n" + ToString(r.outcome) + "\n" + r.threshold + "\n" + detail +
                       (node ? "" : "\n" + r.subject);
     auto [it, added] = index.emplace(key, rows.size());
-    if (added) rows.push_back({{r.check}, ToString(r.outcome), r.threshold, detail, {}, {}});
+    if (added) rows.push_back({{r.check}, r.outcome, r.threshold, detail, {}, {}});
     Row& row = rows[it->second];
     row.subjects.push_back(r.subject);
     if (!r.measured.empty() && std::find(row.measured.begin(), row.measured.end(), r.measured) == row.measured.end()) {
@@ -91,7 +92,7 @@ void PrintValidationTable(const std::vector<CheckResult>& results, std::ostream&
   TextTable table({"CHECK", "RESULT", "ON", "MEASURED", "THRESHOLD", "DETAIL"});
   for (const Row& row : CollapseSkipsOfOneCause(std::move(rows))) {
     std::string subjects = CollapseHostList(row.subjects);
-    table.AddRow({ListShort(row.checks, "checks"), row.outcome, subjects, ListShort(row.measured, "values"),
+    table.AddRow({ListShort(row.checks, "checks"), ToString(row.outcome), subjects, ListShort(row.measured, "values"),
                   row.threshold, ReplaceAll(row.detail, kSubjectMark, subjects)});
   }
   table.Print(out);
@@ -125,9 +126,10 @@ int RunValidate(const ValidateOptions& options, const GlobalOptions& global, con
   auto command = RemoteCommand::Prepare(request, std::move(*inventory), nullptr, options.remote, global, services,
                                         exit_code);
   if (!command) return exit_code;
-  auto started = std::chrono::steady_clock::now();
-  ValidationOutcome outcome = Validate(command->run(), command->sessions());
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const Clock& clock = *services.clock;
+  auto started = clock.Monotonic();
+  ValidationOutcome outcome = Validate(command->run(), command->sessions(), clock);
+  double seconds = std::chrono::duration<double>(clock.Monotonic() - started).count();
   CompletedRun completed = CompleteValidation(command->session(), outcome);
 
   std::ostream& out = *services.out;

@@ -259,13 +259,13 @@ TEST_CASE("daemon status: cluster-scope failures are listed beside the nodes' (i
     const int64_t run = *(*store)->BeginRun("validate", "validate");
     StoredValidation controller;
     controller.check = "slurm.controller";
-    controller.scope = "cluster";
+    controller.scope = CheckScope::kCluster;
     controller.subject = "node01";
-    controller.result = "fail";
+    controller.result = CheckOutcome::kFail;
     controller.detail = "slurmctld does not answer";
     StoredValidation clock_check = controller;
     clock_check.check = "clock.offset";
-    clock_check.scope = "node";
+    clock_check.scope = CheckScope::kNode;
     clock_check.subject = "node02";
     clock_check.detail = "offset 2.1 s";
     REQUIRE((*store)->SaveValidations(run, {controller, clock_check}).ok());

@@ -17,6 +17,7 @@
 
 #include <cerrno>
 
+#include "common/clock.h"
 #include "common/strings.h"
 #include "controller/daemon/connection_limits.h"
 
@@ -28,6 +29,9 @@ namespace http = beast::http;
 using tcp = asio::ip::tcp;
 
 namespace {
+
+// A stream's heartbeat is on the machine's own time.
+const SystemClock kMachineClock;
 
 const char* Reason(int status) {
   switch (status) {
@@ -199,17 +203,17 @@ struct HttpServer::Impl {
         "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n";
     co_await WriteAll(stream, asio::buffer(head));
     if (head_only) co_return;
-    auto last_write = std::chrono::steady_clock::now();
+    auto last_write = kMachineClock.Monotonic();
     asio::steady_timer timer(io);
     while (true) {
       const EventBatch batch = source(options.stream_batch_bytes);
       if (!batch.events.empty()) {
         co_await WriteEvents(stream, batch.events);
-        last_write = std::chrono::steady_clock::now();
-      } else if (std::chrono::steady_clock::now() - last_write > options.stream_heartbeat) {
+        last_write = kMachineClock.Monotonic();
+      } else if (kMachineClock.Monotonic() - last_write > options.stream_heartbeat) {
         static const std::string kAlive = ": alive\n\n";
         co_await WriteAll(stream, asio::buffer(kAlive));
-        last_write = std::chrono::steady_clock::now();
+        last_write = kMachineClock.Monotonic();
       }
       if (batch.ended || PeerClosed(stream.socket())) co_return;
       if (!batch.events.empty()) continue;  // more may be waiting

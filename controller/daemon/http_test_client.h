@@ -12,6 +12,8 @@
 #include <chrono>
 #include <string>
 
+#include "common/clock.h"
+
 namespace clusterctl::testing {
 
 struct RawClientOptions {
@@ -48,10 +50,11 @@ class RawClient {
   // `closed` says whether the server closed the connection.
   std::string Receive(std::chrono::milliseconds wait, const std::string& until = "", bool* closed = nullptr) {
     std::string in;
-    const auto deadline = std::chrono::steady_clock::now() + wait;
+    const SystemClock clock;
+    const auto deadline = clock.Monotonic() + wait;
     if (closed) *closed = false;
     while (fd_ >= 0) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock.Monotonic());
       if (left.count() <= 0) break;
       pollfd p{fd_, POLLIN, 0};
       if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) break;

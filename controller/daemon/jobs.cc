@@ -165,7 +165,7 @@ nlohmann::json JobRunner::RunDeployJob(const PreparedRun& run, RunSession& sessi
 }
 
 nlohmann::json JobRunner::RunValidateJob(const PreparedRun& run, RunSession& session, JobStatus& status) {
-  ValidationOutcome outcome = Validate(run, session.sessions());
+  ValidationOutcome outcome = Validate(run, session.sessions(), session.clock());
   CompletedRun completed = CompleteValidation(session, outcome);
   nlohmann::json failed = nlohmann::json::array();
   for (const CheckResult& r : outcome.results) {

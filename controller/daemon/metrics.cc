@@ -51,9 +51,9 @@ void HostFamilies(Exposition& out, const std::vector<HostView>& hosts) {
     if (!h.validation) continue;
     std::map<std::string, bool> passed;  // a check with several subjects passes when all pass
     for (const StoredValidation& v : *h.validation) {
-      if (v.result == "skip") continue;
-      auto [it, fresh] = passed.emplace(v.check, v.result == "pass");
-      if (!fresh) it->second = it->second && v.result == "pass";
+      if (v.result == CheckOutcome::kSkip) continue;
+      auto [it, fresh] = passed.emplace(v.check, v.result == CheckOutcome::kPass);
+      if (!fresh) it->second = it->second && v.result == CheckOutcome::kPass;
     }
     for (const auto& [check, ok] : passed) out.Sample({{"host", h.row.name}, {"check", check}}, ok);
   }
@@ -67,7 +67,7 @@ void RunFamilies(Exposition& out, const StateSnapshot& state) {
   out.Family("clusterctl_run_duration_seconds", "gauge", "duration of the last finished run of each kind");
   for (const auto& [kind, r] : last) out.Sample({{"kind", kind}}, Seconds(*r->finished_at - r->started_at));
   out.Family("clusterctl_run_success", "gauge", "1 when the last finished run of each kind ended ok");
-  for (const auto& [kind, r] : last) out.Sample({{"kind", kind}}, r->status == ToString(RunStatus::kOk));
+  for (const auto& [kind, r] : last) out.Sample({{"kind", kind}}, r->status == RunStatus::kOk);
   out.Family("clusterctl_run_finished_timestamp_seconds", "gauge", "when the last run of each kind finished");
   for (const auto& [kind, r] : last) out.Sample({{"kind", kind}}, Seconds(*r->finished_at));
 }

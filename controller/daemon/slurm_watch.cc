@@ -163,7 +163,7 @@ Result<std::vector<SlurmNodeState>> SlurmWatch::ReadFrom(const std::vector<const
           co_return;
         }
         read = co_await ReadScontrolNodes(*opened.session, options_.command_timeout_s);
-        co_await opened.session->Close(std::chrono::steady_clock::now() + kCloseWait);
+        co_await opened.session->Close(options_.clock->Monotonic() + kCloseWait);
       } catch (const std::exception& e) {
         read = Status::Internal(std::string("internal error: ") + e.what());
       }

@@ -1,5 +1,7 @@
 #include "controller/daemon/state_view.h"
 
+#include "controller/engine/deploy_events.h"
+
 namespace clusterctl {
 namespace {
 
@@ -40,7 +42,7 @@ nlohmann::json RunToJson(const RunRecord& run) {
           {"pid", run.pid},
           {"started_at", run.started_at},
           {"finished_at", run.finished_at ? nlohmann::json(*run.finished_at) : nlohmann::json(nullptr)},
-          {"status", run.status},
+          {"status", ToString(run.status)},
           {"summary", summary}};
 }
 
@@ -101,7 +103,7 @@ Result<nlohmann::json> StateView::RunDetail(int64_t run_id) const {
   if (!events.ok()) return events.status();
   nlohmann::json step_list = nlohmann::json::array();
   for (const StepRecord& s : *steps) {
-    step_list.push_back({{"host", s.host}, {"role", s.role}, {"step", s.step_id}, {"status", s.status},
+    step_list.push_back({{"host", s.host}, {"role", s.role}, {"step", s.step_id}, {"status", ToString(s.status)},
                          {"changed", s.changed}, {"started_at", s.started_at}, {"finished_at", s.finished_at},
                          {"output", s.output_summary}});
   }

@@ -2,18 +2,19 @@
 
 #include <algorithm>
 
+#include "controller/validate/check_result.h"
 #include "inventory/hostlist.h"
 
 namespace clusterctl {
 namespace {
 
 std::string HealthOf(const HostStatusRow& row, bool drifted) {
-  if (row.state == "ok") return drifted ? "drifted" : "converged";
-  return row.state;
+  if (row.state == HostState::kOk) return drifted ? "drifted" : "converged";
+  return ToString(row.state);
 }
 
 nlohmann::json FailedCheckToJson(const StoredValidation& v) {
-  return {{"check", v.check},         {"scope", v.scope},   {"subject", v.subject},   {"run", v.run_id},
+  return {{"check", v.check},         {"scope", ToString(v.scope)},   {"subject", v.subject},   {"run", v.run_id},
           {"measured", v.measured},   {"threshold", v.threshold}, {"detail", v.detail}, {"evidence", v.evidence}};
 }
 
@@ -27,9 +28,9 @@ nlohmann::json ValidationToJson(const std::vector<StoredValidation>& results) {
   for (const StoredValidation& v : results) {
     run = std::max(run, v.run_id);
     at = std::max(at, v.at);
-    if (v.result == "pass") ++pass;
-    if (v.result == "skip") ++skip;
-    if (v.result != "fail") continue;
+    if (v.result == CheckOutcome::kPass) ++pass;
+    if (v.result == CheckOutcome::kSkip) ++skip;
+    if (v.result != CheckOutcome::kFail) continue;
     ++fail;
     failed.push_back(FailedCheckToJson(v));
   }
@@ -79,7 +80,7 @@ std::vector<HostView> BuildHostViews(const Inventory& inventory, const StateSnap
       const bool newer = !outcome_at || d->second.checked_at_ms >= *outcome_at;
       if (newer && d->second.reached) drifted = d->second.drifted();
       // A converged host the last check could not reach is unreachable now.
-      unreached = newer && !d->second.reached && row.state == "ok";
+      unreached = newer && !d->second.reached && row.state == HostState::kOk;
     }
     if (record != records.end()) view.last_run = record->second->last_run_id;
     if (auto v = state.validations.find(row.name); v != state.validations.end()) view.validation = &v->second;
@@ -96,7 +97,7 @@ nlohmann::json HostToJson(const HostView& host) {
   return {{"name", row.name},
           {"address", row.address},
           {"groups", row.groups},
-          {"state", row.state},
+          {"state", ToString(row.state)},
           {"health", host.health},
           {"since", row.since ? nlohmann::json(*row.since) : nlohmann::json(nullptr)},
           {"detail", row.detail},
@@ -126,7 +127,7 @@ nlohmann::json BuildStatusDocument(const Site& site, const StateSnapshot& state,
   // Cluster-scope failures (slurm.controller, slurm.srun, nccl.cluster,
   // monitoring.targets) belong to no host: listed with host null.
   for (const StoredValidation& v : state.cluster_validations) {
-    if (v.result != "fail") continue;
+    if (v.result != CheckOutcome::kFail) continue;
     nlohmann::json check = FailedCheckToJson(v);
     check["host"] = nullptr;
     failed_checks.push_back(std::move(check));

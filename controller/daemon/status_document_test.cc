@@ -21,7 +21,7 @@ Inventory TwoHosts() {
   return std::move(*inventory);
 }
 
-HostRecord Record(const std::string& name, const std::string& status, int64_t at, bool drifted = false) {
+HostRecord Record(const std::string& name, HostStatus status, int64_t at, bool drifted = false) {
   HostRecord r;
   r.name = name;
   r.status = status;
@@ -48,7 +48,7 @@ std::string HealthOf(const std::vector<HostView>& views, const std::string& name
 TEST_CASE("host health: the newest of the last run and the last drift check decides") {
   const Inventory inventory = TwoHosts();
   StateSnapshot state;
-  state.hosts = {Record("node01", "ok", 1000), Record("node02", "failed", 1000)};
+  state.hosts = {Record("node01", HostStatus::kOk, 1000), Record("node02", HostStatus::kFailed, 1000)};
 
   CHECK(HealthOf(BuildHostViews(inventory, state, {}), "node01") == "converged");
   CHECK(HealthOf(BuildHostViews(inventory, state, {}), "node02") == "failed");
@@ -70,7 +70,7 @@ TEST_CASE("host health: the newest of the last run and the last drift check deci
 TEST_CASE("status document: groups collapse their hosts and count each health") {
   const Inventory inventory = TwoHosts();
   StateSnapshot state;
-  state.hosts = {Record("node01", "ok", 1000), Record("node02", "ok", 1000)};
+  state.hosts = {Record("node01", HostStatus::kOk, 1000), Record("node02", HostStatus::kOk, 1000)};
   const std::vector<HostView> views = BuildHostViews(inventory, state, {{"node02", Check(2000, true, 2)}});
   const nlohmann::json host = HostToJson(views[1]);
   CHECK(host["health"] == "drifted");

@@ -16,12 +16,13 @@
 #include <nlohmann/json.hpp>
 
 #include "common/log.h"
+#include "controller/state/stored_words.h"
 
 namespace clusterctl {
 
-// A step's outcome in a run. Its words (ToString) are what --json, the
-// state's steps table and the daemon's streams carry.
-enum class StepStatus { kOk, kChanged, kFailed, kSkipped, kWouldChange };
+// A step's outcome in a run (StepStatus, controller/state/stored_words.h:
+// the state's steps table keeps it). Its words here (ToString) are what
+// --json and the daemon's streams carry.
 const char* ToString(StepStatus status);  // "ok" | "changed" | "failed" | "skipped" | "would-change"
 
 // A host's outcome in a run: every step ok or changed, a step failed, not

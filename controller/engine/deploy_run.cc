@@ -100,7 +100,7 @@ class Deployment {
     last_results_ = std::move(last).value();
     for (Intent& i : *intents) intents_by_host_[i.host].push_back(std::move(i));
     for (const HostRecord& record : *known) {
-      if (record.in_inventory || record.status == "removed" || record.status == "never") continue;
+      if (record.in_inventory || record.status == HostStatus::kRemoved || record.status == HostStatus::kNever) continue;
       leaving_.push_back(record.name);
       removed_hosts_.push_back({{"name", record.name}, {"address", record.address.value_or("")}});
     }
@@ -280,7 +280,7 @@ class Deployment {
       if (reports_[i]->outcome == HostOutcome::kFailed || reports_[i]->outcome == HostOutcome::kUnreachable) {
         ++failures_;
         if (writer) {
-          writer->Post([host = reports_[i]->host, status = std::string(ToString(reports_[i]->outcome)), run = in_.run_id,
+          writer->Post([host = reports_[i]->host, status = *RecordedHostStatus(reports_[i]->outcome), run = in_.run_id,
                         error = reports_[i]->error](StateStore& s) { return s.RecordHostOutcome(host, status, run, error); });
         }
       }

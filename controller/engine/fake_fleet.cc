@@ -1,5 +1,6 @@
 #include "controller/engine/fake_fleet.h"
 
+#include "common/clock.h"
 #include "common/json_text.h"
 #include "controller/remote/remote_runner.h"
 #include "controller/remote/sleep.h"
@@ -9,6 +10,9 @@ namespace clusterctl::testing {
 using namespace agent_protocol;
 
 namespace {
+
+// A fake node answers in the machine's own time, as a real agent's transport waits.
+const SystemClock kMachineClock;
 
 // The in-memory transport: the request is answered by its node, and the
 // reply crosses the real framing (encode, then decode as the controller
@@ -45,9 +49,8 @@ class FakeTransport final : public AgentTransport {
   // A node's time to answer, in short sleeps: a stop or the deadline ends it
   // as it would end the wait for a real agent's reply.
   Task<Status> Wait(std::chrono::milliseconds delay, Deadline deadline) {
-    using Clock = std::chrono::steady_clock;
-    const Clock::time_point due = Clock::now() + delay;
-    for (Clock::time_point now = Clock::now(); now < due; now = Clock::now()) {
+    const Deadline due = kMachineClock.Monotonic() + delay;
+    for (Deadline now = kMachineClock.Monotonic(); now < due; now = kMachineClock.Monotonic()) {
       if (now >= deadline) co_return Status::Timeout("no answer from the agent within the deadline");
       if (cancel_ && cancel_->abandon_due()) co_return Status::Cancelled("the run was stopped");
       const auto left = std::min(due, deadline) - now;

@@ -15,11 +15,9 @@ bool RecordedCurrent(const PlannedStep& step, const std::string& host, const Dep
   if (host_it == context.last_results->end()) return false;
   auto it = host_it->second.find(step.Identity());
   if (it == host_it->second.end()) return false;
-  // The state's steps table keeps a step's status as its word (ToString).
-  const std::string& recorded = it->second.status;
-  if (step.skipped) return recorded == ToString(StepStatus::kSkipped);
-  return it->second.input_hash == step.input_hash &&
-         (recorded == ToString(StepStatus::kOk) || recorded == ToString(StepStatus::kChanged));
+  const StepStatus recorded = it->second.status;
+  if (step.skipped) return recorded == StepStatus::kSkipped;
+  return it->second.input_hash == step.input_hash && (recorded == StepStatus::kOk || recorded == StepStatus::kChanged);
 }
 
 // The report of a step that did not need the node's answer.
@@ -211,15 +209,14 @@ void HostRun::Finish(std::chrono::steady_clock::time_point start) {
   report_.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(clock().Monotonic() - start).count();
   if (report_.outcome == HostOutcome::kOk && report_.failed > 0) report_.outcome = HostOutcome::kFailed;
   // A stopped host keeps the outcome of its last finished run in the state.
-  if (context_.writer && report_.outcome != HostOutcome::kStopped) {
-    const std::string status = ToString(report_.outcome);
+  if (const std::optional<HostStatus> status = RecordedHostStatus(report_.outcome); context_.writer && status) {
     const std::optional<std::string> error =
         report_.error.empty() ? std::nullopt : std::optional<std::string>(report_.error);
     std::string host = report_.host;
     int64_t run = context_.run_id;
     const bool no_drift = context_.options.clears_drift && report_.outcome == HostOutcome::kOk;
     context_.writer->Post([host, status, run, error, no_drift](StateStore& s) {
-      Status recorded = s.RecordHostOutcome(host, status, run, error);
+      Status recorded = s.RecordHostOutcome(host, *status, run, error);
       return recorded.ok() && no_drift ? s.SetHostDrifted(host, false) : recorded;
     });
   }
@@ -329,7 +326,7 @@ void HostRun::Record(const PlannedStep& step, StepStatus status, bool changed, i
   record.role = step.role->name;
   record.step_id = step.StepId();
   record.input_hash = step.input_hash;
-  record.status = ToString(status);
+  record.status = status;
   record.changed = changed;
   record.started_at = started;
   record.finished_at = clock().NowMs();

@@ -27,6 +27,7 @@ Result<std::unique_ptr<RunSession>> RunSession::Open(const Inventory& inventory,
   }
   std::unique_ptr<RunSession> session(new RunSession());
   session->state_ = std::move(store).value();
+  session->clock_ = options.clock;
   std::vector<std::pair<std::string, std::string>> names;
   for (const Host& h : inventory.hosts) names.emplace_back(h.name, h.address);
   CLUSTERCTL_RETURN_IF_ERROR(session->state_->SyncInventoryHosts(names));

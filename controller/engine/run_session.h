@@ -50,6 +50,8 @@ class RunSession {
 
   StateStore& state() { return *state_; }
   int64_t run_id() const { return run_id_; }
+  // The run's time (RunSessionOptions::clock).
+  const Clock& clock() const { return *clock_; }
   // Where the run's hosts are reached: the RemoteRunner, or the sessions
   // the options named.
   SessionFactory& sessions() { return sessions_ ? *sessions_ : *runner_; }
@@ -70,6 +72,7 @@ class RunSession {
   std::unique_ptr<StateStore> state_;
   std::unique_ptr<HostKeyJournal> host_keys_;  // before runner_: it outlives the hosts that record keys
   int64_t run_id_ = 0;
+  const Clock* clock_ = nullptr;
   std::unique_ptr<RemoteRunner> runner_;  // unless the options named the sessions
   SessionFactory* sessions_ = nullptr;
 };

@@ -2,6 +2,17 @@
 
 namespace clusterctl {
 
+std::optional<HostStatus> RecordedHostStatus(HostOutcome outcome) {
+  switch (outcome) {
+    case HostOutcome::kOk: return HostStatus::kOk;
+    case HostOutcome::kFailed: return HostStatus::kFailed;
+    case HostOutcome::kUnreachable: return HostStatus::kUnreachable;
+    case HostOutcome::kSkipped:
+    case HostOutcome::kStopped: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 StateWriter::StateWriter(StateStore& store) : store_(store), thread_([this] { Loop(); }) {}
 
 StateWriter::~StateWriter() {

@@ -20,9 +20,14 @@
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/post.hpp>
 
+#include "controller/engine/deploy_events.h"
 #include "controller/state/state_store.h"
 
 namespace clusterctl {
+
+// What the hosts table records for a host's outcome in a deploy; nothing for
+// a host skipped or stopped, which keeps its last run's status.
+std::optional<HostStatus> RecordedHostStatus(HostOutcome outcome);
 
 class StateWriter {
  public:

@@ -29,7 +29,7 @@ void Reporter::OnEvent(const DeployEvent& event) {
       std::lock_guard<std::mutex> lock(r.mutex_);
       r.check_ = e.check;
       r.total_ = e.hosts;
-      r.start_ = std::chrono::steady_clock::now();
+      r.start_ = r.clock_.Monotonic();
     }
     void operator()(const HostStartedEvent& e) { r.HostStarted(e.host); }
     void operator()(const HostPhaseEvent& e) { r.HostPhaseChanged(e.host, e.phase); }
@@ -60,7 +60,7 @@ void Reporter::ClearLive() {
 
 void Reporter::Redraw() {
   if (mode_ != Mode::kLive) return;
-  auto now = std::chrono::steady_clock::now();
+  auto now = clock_.Monotonic();
   if (now - last_draw_ < std::chrono::milliseconds(100) && done_ < total_) return;
   last_draw_ = now;
   std::string line = (check_ ? "plan " : "deploy ") + std::to_string(done_) + "/" + std::to_string(total_) +

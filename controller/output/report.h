@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "common/clock.h"
 #include "controller/engine/deploy_events.h"
 
 namespace clusterctl {
@@ -59,7 +60,8 @@ class Reporter final : public DeployListener {
   size_t total_ = 0;
   size_t done_ = 0;
   size_t failed_ = 0;
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  SystemClock clock_;  // the live view's elapsed time is the terminal's: the machine's own
+  std::chrono::steady_clock::time_point start_ = clock_.Monotonic();
   std::chrono::steady_clock::time_point last_draw_{};
   std::map<std::string, std::string> running_;  // host -> what it is doing
   std::set<std::string> finished_;              // hosts whose block was printed (or had none)

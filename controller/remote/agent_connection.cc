@@ -2,7 +2,12 @@
 
 #include <algorithm>
 
+#include "common/clock.h"
+
 namespace clusterctl {
+
+// Transport deadlines and keepalives are on the machine's own time.
+const SystemClock kMachineClock;
 
 Task<Result<std::optional<agent_protocol::Frame>>> AgentConnection::NextFrame(Deadline deadline,
                                                                              const StartWatch* watch,
@@ -16,7 +21,7 @@ Task<Result<std::optional<agent_protocol::Frame>>> AgentConnection::NextFrame(De
     // While a stop is pending, wake at least once a second to notice its grace ending.
     const auto wake = cancel_ && cancel_->cancelled() ? std::min(keepalive_interval_, std::chrono::seconds(1))
                                                       : std::chrono::seconds(keepalive_interval_);
-    auto slice = std::min(deadline, std::chrono::steady_clock::now() + wake);
+    auto slice = std::min(deadline, kMachineClock.Monotonic() + wake);
     std::string out, err;
     bool eof = false;
     Status read = co_await channel_->Read(out, &err, eof, slice);
@@ -31,10 +36,10 @@ Task<Result<std::optional<agent_protocol::Frame>>> AgentConnection::NextFrame(De
       }
     }
     if (!read.ok()) {
-      if (read.code() == Status::Code::kTimeout && std::chrono::steady_clock::now() < deadline) {
-        if (std::chrono::steady_clock::now() >= last_keepalive_ + keepalive_interval_) {
+      if (read.code() == Status::Code::kTimeout && kMachineClock.Monotonic() < deadline) {
+        if (kMachineClock.Monotonic() >= last_keepalive_ + keepalive_interval_) {
           session_->SendKeepalive();
-          last_keepalive_ = std::chrono::steady_clock::now();
+          last_keepalive_ = kMachineClock.Monotonic();
         }
         continue;
       }
@@ -74,7 +79,7 @@ Task<Result<agent_protocol::Frame>> AgentConnection::RoundTrip(agent_protocol::F
     }
     if (!frame->has_value()) {
       std::optional<int> status =
-          co_await WaitExitStatus(std::min(deadline, std::chrono::steady_clock::now() + std::chrono::seconds(1)));
+          co_await WaitExitStatus(std::min(deadline, kMachineClock.Monotonic() + std::chrono::seconds(1)));
       std::string detail = status ? " (exit status " + std::to_string(*status) + ")" : " (killed by a signal?)";
       if (!stderr_tail_.empty()) detail += ": " + stderr_tail_.substr(stderr_tail_.rfind('\n', stderr_tail_.size() - 2) + 1);
       co_return Status::Unavailable("the agent ended in the middle of a request" + detail);
@@ -87,9 +92,9 @@ Task<Result<agent_protocol::Frame>> AgentConnection::RoundTrip(agent_protocol::F
 Task<std::optional<int>> AgentConnection::WaitExitStatus(Deadline deadline) {
   while (true) {
     if (std::optional<int> status = channel_->ExitStatus()) co_return status;
-    if (std::chrono::steady_clock::now() >= deadline) co_return std::nullopt;
+    if (kMachineClock.Monotonic() >= deadline) co_return std::nullopt;
     Status waited = co_await session_->WaitForIo(
-        std::min(deadline, std::chrono::steady_clock::now() + std::chrono::milliseconds(50)));
+        std::min(deadline, kMachineClock.Monotonic() + std::chrono::milliseconds(50)));
     if (!waited.ok() && waited.code() != Status::Code::kTimeout) co_return channel_->ExitStatus();
   }
 }

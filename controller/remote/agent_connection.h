@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/protocol/frame.h"
+#include "common/clock.h"
 #include "common/cancel_token.h"
 #include "controller/remote/agent_session.h"
 #include "controller/ssh/ssh_session.h"
@@ -80,7 +81,7 @@ class AgentConnection final : public AgentTransport {
   const CancelToken* cancel_;
   agent_protocol::Hello hello_;
   std::string stderr_tail_;
-  std::chrono::steady_clock::time_point last_keepalive_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point last_keepalive_ = SystemClock().Monotonic();
 };
 
 }  // namespace clusterctl

@@ -1,6 +1,11 @@
 #include "controller/remote/agent_session.h"
 
+#include "common/clock.h"
+
 namespace clusterctl {
+
+// Transport deadlines are on the machine's own time.
+const SystemClock kMachineClock;
 
 using namespace agent_protocol;
 
@@ -61,7 +66,7 @@ Task<Status> AgentSession::Ping(Deadline deadline) {
 
 Task<void> AgentSession::Close(Deadline deadline) {
   // Best effort: the agent answers so sshd reaps it cleanly, then its stdin closes.
-  const Deadline answer_by = std::min(deadline, std::chrono::steady_clock::now() + std::chrono::seconds(2));
+  const Deadline answer_by = std::min(deadline, kMachineClock.Monotonic() + std::chrono::seconds(2));
   Request request = ShutdownRequest{};
   auto reply = co_await Send(std::move(request), answer_by);
   (void)reply;

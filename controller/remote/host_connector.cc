@@ -2,14 +2,17 @@
 
 #include <random>
 
+#include "common/clock.h"
 #include "controller/remote/agent_launch.h"
 #include "controller/remote/jump_hosts.h"
 #include "controller/remote/sleep.h"
 
 namespace clusterctl {
-namespace {
 
-using SteadyClock = std::chrono::steady_clock;
+// Connection deadlines are on the machine's own time.
+const SystemClock kMachineClock;
+
+namespace {
 
 std::chrono::milliseconds Backoff(int attempt) {
   thread_local std::mt19937 random(std::random_device{}());
@@ -66,7 +69,9 @@ Task<Status> RunSetupCommand(SshSession& session, const std::string& command, st
   std::optional<int> status;
   for (int i = 0; i < 50 && !status; ++i) {
     status = (*channel)->ExitStatus();
-    if (!status) co_await session.WaitForIo(std::min(deadline, SteadyClock::now() + std::chrono::milliseconds(20)));
+    if (!status) {
+      co_await session.WaitForIo(std::min(deadline, kMachineClock.Monotonic() + std::chrono::milliseconds(20)));
+    }
   }
   if (status && *status == 0) co_return Status::Ok();
   co_return Status::Unavailable("exit status " + (status ? std::to_string(*status) : std::string("unknown")) +
@@ -126,7 +131,7 @@ Task<StartResult> StartAgent(std::unique_ptr<SshSession>& session, const Host& h
     co_return result;
   }
   std::optional<int> exit_status =
-      co_await agent->WaitExitStatus(std::min(deadline, SteadyClock::now() + std::chrono::seconds(2)));
+      co_await agent->WaitExitStatus(std::min(deadline, kMachineClock.Monotonic() + std::chrono::seconds(2)));
   const std::string err = agent->stderr_tail();
   session = agent->ReleaseSession();
   agent.reset();
@@ -158,7 +163,7 @@ Task<HostConnection> ConnectHost(const Host& host, RemoteContext& context, const
   SshEndpoint endpoint{host.address, c.port, c.user, c.key_file, timeout};
   // TCP connect: `timeout`. Later steps: no progress for `timeout`, and at
   // most setup_cap overall (a loaded server answers slowly but answers).
-  const Deadline connect_deadline = SteadyClock::now() + timeout * 3;
+  const Deadline connect_deadline = kMachineClock.Monotonic() + timeout * 3;
   const auto setup_cap = timeout * 10;
 
   std::unique_ptr<SshSession> session;
@@ -166,19 +171,19 @@ Task<HostConnection> ConnectHost(const Host& host, RemoteContext& context, const
     session = std::make_unique<SshSession>(context.waiter);
     Status connected;
     if (c.jump_host && context.jump_hosts) {
-      auto tunnel = co_await context.jump_hosts->OpenTunnel(*c.jump_host, host, SteadyClock::now() + timeout);
+      auto tunnel = co_await context.jump_hosts->OpenTunnel(*c.jump_host, host, kMachineClock.Monotonic() + timeout);
       // Not a ?: expression: g++ 12 miscompiles co_await inside conditional operators.
       if (tunnel.ok()) {
-        connected = co_await session->ConnectOverSocket(*tunnel, endpoint, SteadyClock::now() + setup_cap);
+        connected = co_await session->ConnectOverSocket(*tunnel, endpoint, kMachineClock.Monotonic() + setup_cap);
       } else {
         connected = tunnel.status();
       }
     } else {
-      connected = co_await session->Connect(endpoint, SteadyClock::now() + setup_cap);
+      connected = co_await session->Connect(endpoint, kMachineClock.Monotonic() + setup_cap);
     }
     if (connected.ok()) break;
     const bool retry = IsRetryableHandshakeError(connected.message()) && attempt + 1 < context.options.max_connect_attempts &&
-                       SteadyClock::now() + Backoff(attempt) < connect_deadline;
+                       kMachineClock.Monotonic() + Backoff(attempt) < connect_deadline;
     if (!retry) {
       // Without the host's name: every report of it names the host already.
       const std::string where = host.address.find(':') == std::string::npos ? host.address : "[" + host.address + "]";
@@ -210,7 +215,7 @@ Task<HostConnection> ConnectHost(const Host& host, RemoteContext& context, const
     out.notes.push_back(decision.message);
   }
 
-  const Deadline deadline = SteadyClock::now() + setup_cap;
+  const Deadline deadline = kMachineClock.Monotonic() + setup_cap;
   Status authenticated = co_await session->Authenticate(endpoint, deadline);
   if (!authenticated.ok()) {
     out.status = authenticated.WithContext(host.name);
@@ -219,7 +224,8 @@ Task<HostConnection> ConnectHost(const Host& host, RemoteContext& context, const
 
   const SudoMode sudo = SudoModeFor(host, context.options);
   for (int attempt = 0; attempt < 2; ++attempt) {
-    StartResult started = co_await StartAgent(session, host, context, sudo, cancel, SteadyClock::now() + setup_cap);
+    StartResult started =
+        co_await StartAgent(session, host, context, sudo, cancel, kMachineClock.Monotonic() + setup_cap);
     if (started.status.ok()) {
       out.agent = std::move(started.agent);
       out.status = Status::Ok();
@@ -240,7 +246,8 @@ Task<HostConnection> ConnectHost(const Host& host, RemoteContext& context, const
       out.status = Status::Unsupported("no clusterctl-agent build for " + started.missing_arch);
       co_return out;
     }
-    Status uploaded = co_await UploadAgent(*session, *binary, sudo, context.options, SteadyClock::now() + timeout * 6);
+    Status uploaded =
+        co_await UploadAgent(*session, *binary, sudo, context.options, kMachineClock.Monotonic() + timeout * 6);
     if (!uploaded.ok()) {
       out.status = uploaded.WithContext("uploading the agent to " + host.name);
       co_return out;

@@ -15,7 +15,12 @@
 
 #include <boost/asio/executor_work_guard.hpp>
 
+#include "common/clock.h"
+
 namespace clusterctl {
+
+// Tunnel deadlines are on the machine's own time.
+const SystemClock kMachineClock;
 
 namespace asio = boost::asio;
 
@@ -174,7 +179,7 @@ class JumpRelay {
       if (!t.channel) continue;
       if (!t.open) {
         int rc = ssh_channel_open_forward(t.channel, t.request.address.c_str(), t.request.port, "127.0.0.1", 0);
-        if (rc == SSH_AGAIN && std::chrono::steady_clock::now() >= t.request.deadline) {
+        if (rc == SSH_AGAIN && kMachineClock.Monotonic() >= t.request.deadline) {
           t.request.done(Status::Timeout("jump host " + jump_.ToString() + " did not open a tunnel to " +
                                          t.request.address + ":" + std::to_string(t.request.port) + " in time"));
           ssh_channel_free(t.channel);

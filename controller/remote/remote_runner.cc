@@ -11,9 +11,13 @@
 #include <boost/asio/strand.hpp>
 #include <boost/asio/thread_pool.hpp>
 
+#include "common/clock.h"
 #include "controller/remote/jump_hosts.h"
 
 namespace clusterctl {
+
+// Transport deadlines and a host's duration are on the machine's own time.
+const SystemClock kMachineClock;
 
 namespace asio = boost::asio;
 
@@ -109,7 +113,7 @@ std::vector<HostResult> RunOnHosts(SessionFactory& sessions, const std::vector<c
   sessions.ForEach(hosts.size(), [&](size_t i) -> Task<void> {
     HostResult& result = results[i];
     result.host = hosts[i];
-    const auto start = std::chrono::steady_clock::now();
+    const auto start = kMachineClock.Monotonic();
     try {
       OpenedSession opened = co_await sessions.Open(*hosts[i], nullptr);
       result.notes = opened.notes;
@@ -118,14 +122,14 @@ std::vector<HostResult> RunOnHosts(SessionFactory& sessions, const std::vector<c
         result.error = opened.status.message();
       } else {
         co_await body(*opened.session, result);
-        co_await opened.session->Close(std::chrono::steady_clock::now() + std::chrono::seconds(5));
+        co_await opened.session->Close(kMachineClock.Monotonic() + std::chrono::seconds(5));
       }
     } catch (const std::exception& e) {
       result.state = HostResult::State::kFailed;
       result.error = std::string("internal error: ") + e.what();
     }
     result.duration =
-        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+        std::chrono::duration_cast<std::chrono::milliseconds>(kMachineClock.Monotonic() - start);
   });
   return results;
 }

@@ -5,9 +5,9 @@
 
 namespace clusterctl {
 
-std::vector<HostResult> RunCommand(const PreparedRun& run, SessionFactory& sessions) {
+std::vector<HostResult> RunCommand(const PreparedRun& run, SessionFactory& sessions, const Clock& clock) {
   const AdHocCommand& command = run.request.command;
-  return RunOnHosts(sessions, run.hosts, [&command](AgentSession& agent, HostResult& result) -> Task<void> {
+  return RunOnHosts(sessions, run.hosts, [&command, &clock](AgentSession& agent, HostResult& result) -> Task<void> {
     agent_protocol::ExecRequest request;
     request.argv = command.argv;
     request.timeout_ms = std::chrono::duration_cast<std::chrono::milliseconds>(command.timeout).count();
@@ -15,7 +15,7 @@ std::vector<HostResult> RunCommand(const PreparedRun& run, SessionFactory& sessi
     // bound per host keeps 2000 hosts' outputs in bounded memory.
     request.max_output_bytes = command.max_output_bytes;
     auto reply = co_await agent.Exec(std::move(request),
-                                     std::chrono::steady_clock::now() + command.timeout + std::chrono::seconds(30));
+                                     clock.Monotonic() + command.timeout + std::chrono::seconds(30));
     if (!reply.ok()) {
       result.Fail(reply.status());
       co_return;

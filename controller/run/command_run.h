@@ -14,7 +14,8 @@ namespace clusterctl {
 // Runs the request's command on each host: HostResult::data is
 // {exit_code (127 when it could not start), output (stdout then stderr, with
 // a line when it was killed at the timeout or cut at max_output_bytes)}.
-std::vector<HostResult> RunCommand(const PreparedRun& run, SessionFactory& sessions);
+// Each request's deadline is on `clock`.
+std::vector<HostResult> RunCommand(const PreparedRun& run, SessionFactory& sessions, const Clock& clock);
 
 struct OutputGroup {
   std::vector<std::string> hosts;

@@ -35,8 +35,8 @@ nlohmann::json DeploymentSummary(const DeploymentResult& result, bool check) {
 }
 
 // The per-host body that asks the agent for facts (result.data = facts).
-Task<void> GatherFactsOf(AgentSession& agent, HostResult& result) {
-  auto facts = co_await agent.Facts(std::chrono::steady_clock::now() + std::chrono::seconds(60));
+Task<void> GatherFactsOf(AgentSession& agent, HostResult& result, const Clock& clock) {
+  auto facts = co_await agent.Facts(clock.Monotonic() + std::chrono::seconds(60));
   if (!facts.ok()) {
     result.Fail(facts.status());
   } else {
@@ -62,11 +62,11 @@ CompletedRun CompleteRun(RunSession& session, const std::vector<HostResult>& hos
 DeploymentResult Deploy(const PreparedRun& run, RunSession& session, DeployListener& listener,
                         const CancelToken& cancel) {
   DeploymentInputs inputs{run.inventory, run.catalog, run.hosts, &session.state(), session.run_id(), run.Deployment()};
+  inputs.clock = &session.clock();
   // A node the deploy reboots is silenced in the cluster's Alertmanager, when it has one.
-  static const SystemClock kClock;
   std::unique_ptr<MaintenanceSilences> silences;
   if (std::optional<AlertmanagerSite> site = FindAlertmanager(*run.inventory, *run.catalog)) {
-    silences = MakeAlertmanagerSilences(std::move(*site), kClock);
+    silences = MakeAlertmanagerSilences(std::move(*site), session.clock());
   }
   inputs.silences = silences.get();
   return RunDeployment(inputs, session.sessions(), listener, cancel);
@@ -83,8 +83,9 @@ CompletedRun CompleteDeployment(RunSession& session, const PreparedRun& run, con
                      result.stopped ? std::optional(RunStatus::kInterrupted) : std::nullopt);
 }
 
-ValidationOutcome Validate(const PreparedRun& run, SessionFactory& sessions) {
+ValidationOutcome Validate(const PreparedRun& run, SessionFactory& sessions, const Clock& clock) {
   ValidationInputs inputs;
+  inputs.clock = &clock;
   inputs.inventory = run.inventory;
   inputs.selected = run.hosts;
   inputs.thresholds = run.thresholds;
@@ -113,8 +114,9 @@ CompletedRun CompleteValidation(RunSession& session, const ValidationOutcome& ou
   return completed;
 }
 
-std::vector<HostResult> GatherFacts(const PreparedRun& run, SessionFactory& sessions) {
-  return RunOnHosts(sessions, run.hosts, GatherFactsOf);
+std::vector<HostResult> GatherFacts(const PreparedRun& run, SessionFactory& sessions, const Clock& clock) {
+  return RunOnHosts(sessions, run.hosts,
+                    [&clock](AgentSession& agent, HostResult& result) { return GatherFactsOf(agent, result, clock); });
 }
 
 CompletedRun CompleteFacts(RunSession& session, const std::vector<HostResult>& results) {

@@ -52,8 +52,8 @@ DeploymentResult Deploy(const PreparedRun& run, RunSession& session, DeployListe
 CompletedRun CompleteDeployment(RunSession& session, const PreparedRun& run, const DeploymentResult& result,
                                 const nlohmann::json& extra = nlohmann::json::object());
 
-// Validate: RunValidation over `sessions`.
-ValidationOutcome Validate(const PreparedRun& run, SessionFactory& sessions);
+// Validate: RunValidation over `sessions`, its deadline on `clock`.
+ValidationOutcome Validate(const PreparedRun& run, SessionFactory& sessions, const Clock& clock);
 // Records the results (and the facts gathered on the way) and the run:
 // summary {pass, fail, skip}; failed when a check failed or a host was not
 // reached.
@@ -61,8 +61,8 @@ CompletedRun CompleteValidation(RunSession& session, const ValidationOutcome& ou
 // pass, fail and skip counted (each present, 0 when none).
 std::map<std::string, int> ValidationCounts(const ValidationOutcome& outcome);
 
-// Facts: each host's facts from its agent (HostResult::data).
-std::vector<HostResult> GatherFacts(const PreparedRun& run, SessionFactory& sessions);
+// Facts: each host's facts from its agent (HostResult::data); each request's deadline on `clock`.
+std::vector<HostResult> GatherFacts(const PreparedRun& run, SessionFactory& sessions, const Clock& clock);
 // Stores the facts of the hosts that gave them; summary {hosts, ok, not_ok}.
 CompletedRun CompleteFacts(RunSession& session, const std::vector<HostResult>& results);
 

@@ -20,6 +20,8 @@
 namespace clusterctl {
 namespace {
 
+const SystemClock kSystemClock;
+
 // A Slurm cluster of three CPU nodes: the controller (also the submit host)
 // and two compute nodes.
 const char* kSlurmCluster = R"(cluster: t
@@ -155,7 +157,7 @@ TEST_CASE("run pipeline: validate passes a healthy three-node Slurm cluster on e
   PipelineHarness h;
   PreparedRun run = h.Prepare(ValidateRequest("", {}));
   std::unique_ptr<RunSession> session = h.Open(RunKind::kValidate);
-  ValidationOutcome outcome = Validate(run, session->sessions());
+  ValidationOutcome outcome = Validate(run, session->sessions(), session->clock());
   CompletedRun completed = CompleteValidation(*session, outcome);
   for (const CheckResult& r : outcome.results) {
     CHECK_MESSAGE(r.outcome != CheckOutcome::kFail, r.check << " on " << r.subject << ": " << r.detail);
@@ -188,7 +190,7 @@ TEST_CASE("run pipeline: validate fails reachable and every node check of a node
   h.node("node02").unreachable = true;
   PreparedRun run = h.Prepare(ValidateRequest("", {}));
   std::unique_ptr<RunSession> session = h.Open(RunKind::kValidate);
-  ValidationOutcome outcome = Validate(run, session->sessions());
+  ValidationOutcome outcome = Validate(run, session->sessions(), session->clock());
   CompletedRun completed = CompleteValidation(*session, outcome);
   const CheckResult* reachable = Find(outcome, "reachable", "node02");
   REQUIRE(reachable != nullptr);
@@ -228,7 +230,7 @@ TEST_CASE("run pipeline: every --limit with every --checks selection: a result f
       CAPTURE(Join(checks, ","));
       PreparedRun run = h.Prepare(ValidateRequest(limit, checks));
       ValidationOutcome outcome;
-      REQUIRE_NOTHROW(outcome = Validate(run, h.fleet()));
+      REQUIRE_NOTHROW(outcome = Validate(run, h.fleet(), kSystemClock));
       const std::vector<std::string>& known = AllCheckNames();
       std::set<std::pair<std::string, std::string>> seen;
       for (const CheckResult& r : outcome.results) {
@@ -253,7 +255,7 @@ TEST_CASE("run pipeline: facts are stored for the hosts that answered; an unreac
   request.kind = RunKind::kFacts;
   PreparedRun run = h.Prepare(request);
   std::unique_ptr<RunSession> session = h.Open(RunKind::kFacts);
-  std::vector<HostResult> results = GatherFacts(run, session->sessions());
+  std::vector<HostResult> results = GatherFacts(run, session->sessions(), session->clock());
   CompletedRun completed = CompleteFacts(*session, results);
   REQUIRE(results.size() == 3);
   CHECK(results[0].state == HostResult::State::kOk);
@@ -275,10 +277,41 @@ TEST_CASE("run pipeline: --limit selects the hosts facts are gathered from") {
   request.kind = RunKind::kFacts;
   request.limit = "compute,!node02";
   PreparedRun run = h.Prepare(request);
-  std::vector<HostResult> results = GatherFacts(run, h.fleet());
+  std::vector<HostResult> results = GatherFacts(run, h.fleet(), kSystemClock);
   REQUIRE(results.size() == 1);
   CHECK(results[0].host->name == "node01");
   CHECK(h.node("head").opens == 0);
+}
+
+// A run's clock an hour behind the machine's: every deadline taken from it
+// has passed before the request is sent.
+class HourBehindClock final : public Clock {
+ public:
+  int64_t NowMs() const override { return SystemClock().NowMs() - 3'600'000; }
+  std::chrono::steady_clock::time_point Monotonic() const override {
+    return SystemClock().Monotonic() - std::chrono::hours(1);
+  }
+};
+
+TEST_CASE("run pipeline: facts and run take each request's deadline from the run's clock") {
+  PipelineHarness h;
+  h.node("node01").answer_delay = [](const agent_protocol::IncomingRequest&) { return std::chrono::milliseconds(50); };
+  h.node("node01").commands.Answer({"true"}, "");
+  const HourBehindClock late;
+  RunRequest facts;
+  facts.kind = RunKind::kFacts;
+  facts.limit = "node01";
+  std::vector<HostResult> gathered = GatherFacts(h.Prepare(facts), h.fleet(), late);
+  REQUIRE(gathered.size() == 1);
+  CHECK(gathered[0].state != HostResult::State::kOk);
+  CHECK(gathered[0].error.find("deadline") != std::string::npos);
+  CHECK(GatherFacts(h.Prepare(facts), h.fleet(), kSystemClock)[0].state == HostResult::State::kOk);
+
+  PreparedRun command = h.Prepare(CommandRequest({"true"}));
+  std::vector<HostResult> ran = RunCommand(command, h.fleet(), late);
+  REQUIRE(ran.size() == 3);
+  CHECK(ran[1].host->name == "node01");
+  CHECK(ran[1].error.find("deadline") != std::string::npos);
 }
 
 TEST_CASE("run pipeline: run executes the argv on each host and reports each exit code") {
@@ -287,7 +320,7 @@ TEST_CASE("run pipeline: run executes the argv on each host and reports each exi
   h.node("node01").commands.Answer({"uname", "-r"}, "uname: write error\n", 3);
   PreparedRun run = h.Prepare(CommandRequest({"uname", "-r"}));
   std::unique_ptr<RunSession> session = h.Open(RunKind::kCommand);
-  std::vector<HostResult> results = RunCommand(run, session->sessions());
+  std::vector<HostResult> results = RunCommand(run, session->sessions(), session->clock());
   std::vector<OutputGroup> groups = GroupOutputs(results);
   CompletedRun completed = CompleteCommand(*session, results, groups);
   REQUIRE(results.size() == 3);
@@ -307,7 +340,7 @@ TEST_CASE("run pipeline: run reports a program that is not installed (127) and a
   h.node("node02").unreachable = true;
   PreparedRun run = h.Prepare(CommandRequest({"nvidia-smi", "-L"}));
   std::unique_ptr<RunSession> session = h.Open(RunKind::kCommand);
-  std::vector<HostResult> results = RunCommand(run, session->sessions());
+  std::vector<HostResult> results = RunCommand(run, session->sessions(), session->clock());
   CompletedRun completed = CompleteCommand(*session, results, GroupOutputs(results));
   REQUIRE(results.size() == 3);
   CHECK(results[0].data["exit_code"] == 127);
@@ -367,7 +400,7 @@ TEST_CASE("run pipeline: users.consistent and users.job, a directory user's job 
     h.node("head").commands.Answer({"runuser", "-u", "carol", "--", "srun"}, "5001\n");
     PreparedRun run = h.Prepare(ValidateRequest("", {"users"}));
     std::unique_ptr<RunSession> session = h.Open(RunKind::kValidate);
-    ValidationOutcome outcome = Validate(run, session->sessions());
+    ValidationOutcome outcome = Validate(run, session->sessions(), session->clock());
     const CheckResult* job = Find(outcome, "users.job", "t");
     REQUIRE(job != nullptr);
     CHECK_MESSAGE(job->outcome == CheckOutcome::kPass, job->detail);
@@ -386,7 +419,7 @@ TEST_CASE("run pipeline: users.consistent and users.job, a directory user's job 
     SUBCASE("another UID") { h.node("head").commands.Answer({"runuser", "-u", "carol", "--", "srun"}, "1234\n"); }
     PreparedRun run = h.Prepare(ValidateRequest("", {"users.job"}));
     std::unique_ptr<RunSession> session = h.Open(RunKind::kValidate);
-    ValidationOutcome outcome = Validate(run, session->sessions());
+    ValidationOutcome outcome = Validate(run, session->sessions(), session->clock());
     const CheckResult* job = Find(outcome, "users.job", "t");
     REQUIRE(job != nullptr);
     CHECK(job->outcome == CheckOutcome::kFail);
@@ -400,7 +433,7 @@ TEST_CASE("run pipeline: mpi.cluster runs the mpi role's program with srun --mpi
   auto mpi_cluster = [&h]() {
     PreparedRun run = h.Prepare(ValidateRequest("", {"mpi.cluster"}));
     std::unique_ptr<RunSession> session = h.Open(RunKind::kValidate);
-    ValidationOutcome outcome = Validate(run, session->sessions());
+    ValidationOutcome outcome = Validate(run, session->sessions(), session->clock());
     const CheckResult* r = Find(outcome, "mpi.cluster", "t");
     REQUIRE(r != nullptr);
     return *r;
@@ -427,7 +460,7 @@ TEST_CASE("run pipeline: users.job is skipped without directory users") {
   PipelineHarness h;
   PreparedRun run = h.Prepare(ValidateRequest("", {"users.job"}));
   std::unique_ptr<RunSession> session = h.Open(RunKind::kValidate);
-  ValidationOutcome outcome = Validate(run, session->sessions());
+  ValidationOutcome outcome = Validate(run, session->sessions(), session->clock());
   const CheckResult* job = Find(outcome, "users.job", "t");
   REQUIRE(job != nullptr);
   CHECK(job->outcome == CheckOutcome::kSkip);

@@ -6,7 +6,12 @@
 
 #include <vector>
 
+#include "common/clock.h"
+
 namespace clusterctl {
+
+// Deadlines of waits are on the machine's own time.
+const SystemClock kMachineClock;
 
 FdWaiter::FdWaiter() {
   epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
@@ -66,7 +71,7 @@ void FdWaiter::Loop() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       if (stopping_) return;
-      const auto now = Clock::now();
+      const auto now = kMachineClock.Monotonic();
       for (auto it = waiters_.begin(); it != waiters_.end();) {
         if (it->second.deadline <= now) {
           epoll_event none{};

@@ -20,7 +20,6 @@ namespace clusterctl {
 namespace {
 
 namespace asio = boost::asio;
-using Clock = std::chrono::steady_clock;
 
 // How long a new connection waits for the server to speak first (an SSH
 // server does at once; one that waits for the client gets the client's
@@ -93,7 +92,7 @@ Task<Status> SshSession::Connect(const SshEndpoint& endpoint, Deadline deadline)
     co_return Status::Unavailable(std::string("connect: ") + std::strerror(error));
   }
   FdWaitResult waited = co_await waiter_.AsyncWait(
-      fd, false, true, std::min(deadline, std::chrono::steady_clock::now() + endpoint.io_timeout), asio::use_awaitable);
+      fd, false, true, std::min(deadline, clock_.Monotonic() + endpoint.io_timeout), asio::use_awaitable);
   if (waited != FdWaitResult::kReady) {
     ::close(fd);
     co_return Status::Timeout("connect timed out");
@@ -127,7 +126,7 @@ Task<Status> SshSession::Handshake(const SshEndpoint& endpoint, Deadline deadlin
   // there already: a server that speaks first is given a moment to do so.
   // That moment is part of the first step's time, not added to it.
   const Deadline first_step = StepDeadline(deadline);
-  co_await waiter_.AsyncWait(socket_, true, false, std::min(first_step, Clock::now() + kFirstWordsWait),
+  co_await waiter_.AsyncWait(socket_, true, false, std::min(first_step, clock_.Monotonic() + kFirstWordsWait),
                              asio::use_awaitable);
   bool heard = false;  // the server's first words were judged
   for (bool first = true;; first = false) {
@@ -211,12 +210,12 @@ Task<Status> SshSession::Authenticate(const SshEndpoint& endpoint, Deadline dead
     int auth = co_await await_auth([&] { return ssh_userauth_publickey(session_, nullptr, key); });
     ssh_key_free(key);
     if (auth == SSH_AUTH_SUCCESS) co_return Status::Ok();
-    if (std::chrono::steady_clock::now() >= deadline) co_return Status::Timeout("authentication timed out");
+    if (clock_.Monotonic() >= deadline) co_return Status::Timeout("authentication timed out");
     co_return Status::PermissionDenied("the server refused key " + endpoint.key_file + " for user " + endpoint.user);
   }
   int auth = co_await await_auth([&] { return ssh_userauth_publickey_auto(session_, nullptr, nullptr); });
   if (auth == SSH_AUTH_SUCCESS) co_return Status::Ok();
-  if (std::chrono::steady_clock::now() >= deadline) co_return Status::Timeout("authentication timed out");
+  if (clock_.Monotonic() >= deadline) co_return Status::Timeout("authentication timed out");
   co_return Status::PermissionDenied("no key from ssh-agent or ~/.ssh was accepted for user " + endpoint.user);
 }
 

@@ -20,6 +20,7 @@
 
 #include <boost/asio/awaitable.hpp>
 
+#include "common/clock.h"
 #include "common/status.h"
 #include "controller/ssh/fd_waiter.h"
 
@@ -89,9 +90,10 @@ class SshSession {
   // server makes no progress for `step_timeout_`, or at the caller's overall
   // deadline: a busy server that answers slowly is not a dead one.
   Deadline StepDeadline(Deadline cap) const {
-    return std::min(cap, std::chrono::steady_clock::now() + step_timeout_);
+    return std::min(cap, clock_.Monotonic() + step_timeout_);
   }
 
+  SystemClock clock_;  // libssh's waits are on the machine's own time
   FdWaiter& waiter_;
   ssh_session session_;
   int socket_ = -1;  // owned by libssh once handed over

@@ -10,11 +10,12 @@ Result<std::vector<HostRecord>> HostRecords::ListHosts() {
       db(),
       "SELECT name, address, status, in_inventory, first_seen_at, last_run_id, last_status_at, last_error, "
       "host_key_type, host_key_sha256, drifted, removed_at, unreachable_since, unreachable_error FROM hosts ORDER BY name",
-      [](const SqliteStatement& row) {
+      [](const SqliteStatement& row) -> Result<HostRecord> {
         HostRecord h;
-        ReadColumns(row, h.name, h.address, h.status, h.in_inventory, h.first_seen_at, h.last_run_id, h.last_status_at,
-                    h.last_error, h.host_key_type, h.host_key_sha256, h.drifted, h.removed_at, h.unreachable_since,
-                    h.unreachable_error);
+        Status read = ReadColumns(row, h.name, h.address, h.status, h.in_inventory, h.first_seen_at, h.last_run_id,
+                                  h.last_status_at, h.last_error, h.host_key_type, h.host_key_sha256, h.drifted,
+                                  h.removed_at, h.unreachable_since, h.unreachable_error);
+        if (!read.ok()) return read.WithContext("host " + h.name);
         return h;
       });
 }
@@ -48,7 +49,7 @@ Status HostRecords::RecordReachability(const std::vector<std::pair<std::string, 
   return (*transaction)->Commit();
 }
 
-Status HostRecords::RecordHostOutcome(const std::string& host, const std::string& status, int64_t run_id,
+Status HostRecords::RecordHostOutcome(const std::string& host, HostStatus status, int64_t run_id,
                                       const std::optional<std::string>& error) {
   return ExecuteSql(
       db(),
@@ -60,9 +61,9 @@ Status HostRecords::RecordHostOutcome(const std::string& host, const std::string
 Status HostRecords::MarkHostRemoved(const std::string& host, int64_t run_id) {
   return ExecuteSql(
       db(),
-      "UPDATE hosts SET status = 'removed', removed_at = ?1, last_run_id = ?2, last_status_at = ?1, last_error = NULL "
+      "UPDATE hosts SET status = ?4, removed_at = ?1, last_run_id = ?2, last_status_at = ?1, last_error = NULL "
       "WHERE name = ?3 AND in_inventory = 0",
-      NowMs(), run_id, host);
+      NowMs(), run_id, host, HostStatus::kRemoved);
 }
 
 Status HostRecords::SetHostDrifted(const std::string& host, bool drifted) {

@@ -10,13 +10,14 @@
 
 #include "common/status.h"
 #include "controller/state/state_records.h"
+#include "controller/state/stored_words.h"
 
 namespace clusterctl {
 
 struct HostRecord {
   std::string name;
   std::optional<std::string> address;
-  std::string status;  // never | ok | failed | unreachable | removed
+  HostStatus status = HostStatus::kNever;
   bool in_inventory = true;
   int64_t first_seen_at = 0;
   std::optional<int64_t> last_run_id;
@@ -44,7 +45,7 @@ class HostRecords : protected StateRecords {
 
   // A deploy's records of its hosts; these run inside the caller's
   // transaction (the engine's StateWriter groups them).
-  Status RecordHostOutcome(const std::string& host, const std::string& status, int64_t run_id,
+  Status RecordHostOutcome(const std::string& host, HostStatus status, int64_t run_id,
                            const std::optional<std::string>& error);
   // A host gone from the inventory whose removal a deploy completed.
   Status MarkHostRemoved(const std::string& host, int64_t run_id);

@@ -11,11 +11,17 @@
 
 namespace clusterctl {
 
+// A host as `status` and the daemon show it: its record's status, its
+// reachability and whether it is still in the inventory, in one.
+enum class HostState { kNeverDeployed, kOk, kFailed, kUnreachable, kGoneFromInventory, kRemoved };
+// "never deployed" | "ok" | "failed" | "unreachable" | "gone from inventory" | "removed"
+const char* ToString(HostState state);
+
 struct HostStatusRow {
   std::string name;
   std::string address;
   std::vector<std::string> groups;
-  std::string state;  // "never deployed" | "ok" | "failed" | "unreachable" | "gone from inventory" | "removed"
+  HostState state = HostState::kNeverDeployed;
   std::optional<int64_t> since;
   std::string detail;
   std::string validation;  // "pass (run 7)", "fail: slurm.node, gpu.ecc (run 7)", "" when never validated

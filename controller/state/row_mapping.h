@@ -6,6 +6,8 @@
 //   std::string, string_view,
 //   const char*                  TEXT
 //   SqlBlob                      BLOB
+//   an outcome enum              TEXT: its stored word (stored_words.h; read:
+//                                an unknown word is an error)
 //   std::optional<T>             T, or NULL when empty (read: NULL is empty)
 //
 // A NULL read into a plain field gives SQLite's conversion (0, ""); fields
@@ -24,6 +26,7 @@
 
 #include "common/status.h"
 #include "controller/state/sqlite.h"
+#include "controller/state/stored_words.h"
 
 namespace clusterctl {
 
@@ -39,6 +42,20 @@ struct IsOptional : std::false_type {};
 template <typename T>
 struct IsOptional<std::optional<T>> : std::true_type {};
 
+// A row reader's answer: a row, or Result<row> when reading may fail.
+template <typename T>
+struct RowOf {
+  using type = T;
+  static constexpr bool kFallible = false;
+};
+template <typename T>
+struct RowOf<Result<T>> {
+  using type = T;
+  static constexpr bool kFallible = true;
+};
+template <typename ReadRow>
+using RowAnswer = std::invoke_result_t<ReadRow&, const SqliteStatement&>;
+
 template <typename T>
 void BindValue(SqliteStatement& statement, int index, const T& value) {
   if constexpr (IsOptional<T>::value) {
@@ -53,29 +70,35 @@ void BindValue(SqliteStatement& statement, int index, const T& value) {
     statement.Bind(index, static_cast<int64_t>(value));
   } else if constexpr (std::is_same_v<T, SqlBlob>) {
     statement.BindBlob(index, value.bytes);
+  } else if constexpr (std::is_enum_v<T>) {
+    statement.Bind(index, StoredWord(value));
   } else {
     statement.Bind(index, std::string_view(value));
   }
 }
 
 template <typename T>
-void ReadColumn(const SqliteStatement& row, int column, T& field) {
+Status ReadColumn(const SqliteStatement& row, int column, T& field) {
   if constexpr (IsOptional<T>::value) {
     if (row.IsNull(column)) {
       field.reset();
     } else {
       typename T::value_type value{};
-      ReadColumn(row, column, value);
+      Status read = ReadColumn(row, column, value);
       field = std::move(value);
+      return read;
     }
   } else if constexpr (std::is_same_v<T, bool>) {
     field = row.Int64(column) != 0;
   } else if constexpr (std::is_integral_v<T>) {
     field = static_cast<T>(row.Int64(column));
+  } else if constexpr (std::is_enum_v<T>) {
+    return FromStoredWord(row.Text(column), field);
   } else {
-    static_assert(std::is_same_v<T, std::string>, "a column reads into an integer, bool, string or optional");
+    static_assert(std::is_same_v<T, std::string>, "a column reads into an integer, bool, string, enum or optional");
     field = row.Text(column);
   }
+  return Status::Ok();
 }
 
 }  // namespace row_mapping_internal
@@ -87,11 +110,20 @@ void BindValues(SqliteStatement& statement, const T&... values) {
   (row_mapping_internal::BindValue(statement, ++index, values), ...);
 }
 
-// Reads the row's columns 0..N-1 into `fields`, in order.
+// Reads the row's columns 0..N-1 into `fields`, in order. Every column is
+// read; the answer is the first enum column's unknown stored word
+// (Corruption), so a row without enum columns always reads.
 template <typename... T>
-void ReadColumns(const SqliteStatement& row, T&... fields) {
+Status ReadColumns(const SqliteStatement& row, T&... fields) {
   int column = 0;
-  (row_mapping_internal::ReadColumn(row, column++, fields), ...);
+  Status first;
+  (
+      [&] {
+        Status read = row_mapping_internal::ReadColumn(row, column++, fields);
+        if (first.ok()) first = std::move(read);
+      }(),
+      ...);
+  return first;
 }
 
 // Runs a prepared statement again with new values (one row of a batch).
@@ -131,12 +163,26 @@ Status ForEachRow(SqliteDb& db, std::string_view sql, OnRow&& on_row, const T&..
   }
 }
 
-// The rows of a query, each mapped by read_row(row).
+// The rows of a query, each mapped by read_row(row). A read_row that
+// answers Result<Row> stops the query at its first error, which is returned.
 template <typename ReadRow, typename... T>
 auto SelectRows(SqliteDb& db, std::string_view sql, ReadRow&& read_row, const T&... values)
-    -> Result<std::vector<std::invoke_result_t<ReadRow&, const SqliteStatement&>>> {
-  std::vector<std::invoke_result_t<ReadRow&, const SqliteStatement&>> rows;
-  Status read = ForEachRow(db, sql, [&](const SqliteStatement& row) { rows.push_back(read_row(row)); }, values...);
+    -> Result<std::vector<typename row_mapping_internal::RowOf<row_mapping_internal::RowAnswer<ReadRow>>::type>> {
+  using Answer = row_mapping_internal::RowOf<row_mapping_internal::RowAnswer<ReadRow>>;
+  std::vector<typename Answer::type> rows;
+  Status read = ForEachRow(
+      db, sql,
+      [&](const SqliteStatement& row) -> Status {
+        if constexpr (Answer::kFallible) {
+          auto answer = read_row(row);
+          if (!answer.ok()) return answer.status();
+          rows.push_back(std::move(answer).value());
+        } else {
+          rows.push_back(read_row(row));
+        }
+        return Status::Ok();
+      },
+      values...);
   if (!read.ok()) return read;
   return rows;
 }

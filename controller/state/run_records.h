@@ -11,10 +11,11 @@
 
 #include "common/status.h"
 #include "controller/state/state_records.h"
+#include "controller/state/stored_words.h"
 
 namespace clusterctl {
 
-enum class RunStatus { kRunning, kOk, kFailed, kInterrupted };
+// The run's status as history, the daemon and --json say it: its stored word.
 const char* ToString(RunStatus status);
 
 struct RunRecord {
@@ -25,7 +26,7 @@ struct RunRecord {
   int pid = 0;
   int64_t started_at = 0;
   std::optional<int64_t> finished_at;
-  std::string status;
+  RunStatus status = RunStatus::kRunning;
   std::optional<std::string> summary;
   std::optional<std::string> extra_vars;  // JSON object: -e/--extra-vars; null when none
 };

@@ -150,15 +150,14 @@ TEST_CASE("runs left running by a dead process are marked interrupted by the nex
   REQUIRE(runs.ok());
   REQUIRE(runs->size() == 2);
   CHECK(runs->at(1).id == first_run);
-  CHECK(runs->at(1).status == "interrupted");
-  CHECK(runs->at(0).status == "ok");
+  CHECK(runs->at(1).status == RunStatus::kInterrupted);
+  CHECK(runs->at(0).status == RunStatus::kOk);
   CHECK(runs->at(0).finished_at.value() == clock.NowMs());
 }
 
 
 namespace {
-StoredValidation Stored(const std::string& check, const std::string& scope, const std::string& subject,
-                        const std::string& result) {
+StoredValidation Stored(const std::string& check, CheckScope scope, const std::string& subject, CheckOutcome result) {
   StoredValidation v;
   v.check = check;
   v.scope = scope;
@@ -176,22 +175,22 @@ TEST_CASE("latest validations: per node, and per check and subject for the clust
   REQUIRE(store.ok());
   StateStore& s = **store;
   const int64_t first = *s.BeginRun("validate", "validate");
-  REQUIRE(s.SaveValidations(first, {Stored("slurm.controller", "cluster", "node01", "fail"),
-                                    Stored("monitoring.targets", "cluster", "node01", "fail"),
-                                    Stored("gpu.count", "node", "node02", "pass")})
+  REQUIRE(s.SaveValidations(first, {Stored("slurm.controller", CheckScope::kCluster, "node01", CheckOutcome::kFail),
+                                    Stored("monitoring.targets", CheckScope::kCluster, "node01", CheckOutcome::kFail),
+                                    Stored("gpu.count", CheckScope::kNode, "node02", CheckOutcome::kPass)})
               .ok());
   // A later run checked the controller again (now passing) and nothing else of the cluster's.
   const int64_t second = *s.BeginRun("validate", "validate --checks slurm.controller");
-  REQUIRE(s.SaveValidations(second, {Stored("slurm.controller", "cluster", "node01", "pass")}).ok());
+  REQUIRE(s.SaveValidations(second, {Stored("slurm.controller", CheckScope::kCluster, "node01", CheckOutcome::kPass)}).ok());
 
   auto cluster = s.LatestClusterValidations();
   REQUIRE(cluster.ok());
   REQUIRE(cluster->size() == 2);
   CHECK((*cluster)[0].check == "monitoring.targets");  // still the first run's: never checked since
-  CHECK((*cluster)[0].result == "fail");
+  CHECK((*cluster)[0].result == CheckOutcome::kFail);
   CHECK((*cluster)[0].run_id == first);
   CHECK((*cluster)[1].check == "slurm.controller");
-  CHECK((*cluster)[1].result == "pass");
+  CHECK((*cluster)[1].result == CheckOutcome::kPass);
   CHECK((*cluster)[1].run_id == second);
   auto nodes = s.LatestValidationPerNode();
   REQUIRE(nodes.ok());

@@ -12,11 +12,13 @@ Result<std::map<std::string, std::map<std::string, StepResult>>> StepRecords::Lo
       "SELECT s.host, s.role, s.step_id, s.input_hash, s.status FROM steps s "
       "JOIN (SELECT host, role, step_id, max(run_id) AS run_id FROM steps GROUP BY host, role, step_id) last "
       "ON s.host = last.host AND s.role = last.role AND s.step_id = last.step_id AND s.run_id = last.run_id",
-      [&](const SqliteStatement& row) {
+      [&](const SqliteStatement& row) -> Status {
         std::string host, role, step_id;
         StepResult result;
-        ReadColumns(row, host, role, step_id, result.input_hash, result.status);
+        Status read = ReadColumns(row, host, role, step_id, result.input_hash, result.status);
+        if (!read.ok()) return read.WithContext(host + " " + role + "/" + step_id);
         results[host][role + "/" + step_id] = std::move(result);
+        return Status::Ok();
       });
   if (!read.ok()) return read;
   return results;
@@ -35,11 +37,12 @@ Result<std::vector<StepRecord>> StepRecords::StepsOfRun(int64_t run_id) {
       db(),
       "SELECT host, role, step_id, input_hash, status, changed, started_at, finished_at, output_summary FROM steps "
       "WHERE run_id = ? ORDER BY host, started_at",
-      [&](const SqliteStatement& row) {
+      [&](const SqliteStatement& row) -> Result<StepRecord> {
         StepRecord s;
         s.run_id = run_id;
-        ReadColumns(row, s.host, s.role, s.step_id, s.input_hash, s.status, s.changed, s.started_at, s.finished_at,
-                    s.output_summary);
+        Status read = ReadColumns(row, s.host, s.role, s.step_id, s.input_hash, s.status, s.changed, s.started_at,
+                                  s.finished_at, s.output_summary);
+        if (!read.ok()) return read.WithContext(s.host + " " + s.role + "/" + s.step_id);
         return s;
       },
       run_id);

@@ -11,17 +11,20 @@
 
 #include "common/status.h"
 #include "controller/state/state_records.h"
+#include "controller/state/stored_words.h"
 
 namespace clusterctl {
 
 struct StepResult {
   std::string input_hash;
-  std::string status;  // ok | changed | failed | skipped
+  StepStatus status = StepStatus::kOk;
 };
 
 struct StepRecord {
   int64_t run_id = 0;
-  std::string host, role, step_id, input_hash, status, output_summary;
+  std::string host, role, step_id, input_hash;
+  StepStatus status = StepStatus::kOk;
+  std::string output_summary;
   bool changed = false;
   int64_t started_at = 0, finished_at = 0;
 };

@@ -7,10 +7,12 @@
 namespace clusterctl {
 namespace {
 
-StoredValidation ReadValidation(const SqliteStatement& row) {
+Result<StoredValidation> ReadValidation(const SqliteStatement& row) {
   StoredValidation v;
   std::optional<std::string> measured, threshold, detail, evidence;
-  ReadColumns(row, v.run_id, v.check, v.scope, v.subject, v.result, measured, threshold, detail, evidence, v.at);
+  Status read =
+      ReadColumns(row, v.run_id, v.check, v.scope, v.subject, v.result, measured, threshold, detail, evidence, v.at);
+  if (!read.ok()) return read.WithContext("run " + std::to_string(v.run_id) + ", check " + v.check);
   v.measured = measured.value_or("");
   v.threshold = threshold.value_or("");
   v.detail = detail.value_or("");
@@ -54,9 +56,11 @@ Result<std::map<std::string, std::vector<StoredValidation>>> ValidationRecords::
                                " FROM validations v WHERE scope = 'node' AND run_id = "
                                "(SELECT MAX(run_id) FROM validations w WHERE w.subject = v.subject AND w.scope = 'node') "
                                "ORDER BY id",
-                           [&](const SqliteStatement& row) {
-                             StoredValidation v = ReadValidation(row);
-                             out[v.subject].push_back(std::move(v));
+                           [&](const SqliteStatement& row) -> Status {
+                             Result<StoredValidation> v = ReadValidation(row);
+                             if (!v.ok()) return v.status();
+                             out[v->subject].push_back(std::move(v).value());
+                             return Status::Ok();
                            });
   if (!read.ok()) return read;
   return out;

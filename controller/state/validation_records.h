@@ -8,12 +8,17 @@
 
 #include "common/status.h"
 #include "controller/state/state_records.h"
+#include "controller/state/stored_words.h"
 
 namespace clusterctl {
 
 struct StoredValidation {
   int64_t run_id = 0;
-  std::string check, scope, subject, result, measured, threshold, detail;
+  std::string check;
+  CheckScope scope = CheckScope::kNode;
+  std::string subject;
+  CheckOutcome result = CheckOutcome::kPass;
+  std::string measured, threshold, detail;
   std::vector<std::string> evidence;
   int64_t at = 0;
 };

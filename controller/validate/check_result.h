@@ -8,11 +8,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/check_outcome.h"
+
 namespace clusterctl {
 
-enum class CheckScope { kCluster, kNode, kPair };
-enum class CheckOutcome { kPass, kFail, kSkip };
-
+// The words of the report (docs/validation.md's JSON, the tables).
 const char* ToString(CheckScope scope);
 const char* ToString(CheckOutcome outcome);
 

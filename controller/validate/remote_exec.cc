@@ -1,6 +1,11 @@
 #include "controller/validate/remote_exec.h"
 
+#include "common/clock.h"
+
 namespace clusterctl {
+
+// A request's deadline is the transport's: the machine's own time.
+const SystemClock kMachineClock;
 
 Task<ToolOutput> ExecOnNode(AgentSession& agent, const std::vector<std::string>& argv, const std::string& input,
                             int timeout_s) {
@@ -9,7 +14,7 @@ Task<ToolOutput> ExecOnNode(AgentSession& agent, const std::vector<std::string>&
   request.argv = argv;
   request.timeout_ms = static_cast<int64_t>(timeout_s) * 1000;
   request.stdin_data = input;
-  Deadline deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s + 30);
+  Deadline deadline = kMachineClock.Monotonic() + std::chrono::seconds(timeout_s + 30);
   auto reply = co_await agent.Exec(std::move(request), deadline);
   if (!reply.ok()) {
     output.exit_code = -1;

@@ -5,9 +5,9 @@ namespace clusterctl {
 StoredValidation ToStoredValidation(const CheckResult& r) {
   StoredValidation v;
   v.check = r.check;
-  v.scope = ToString(r.scope);
+  v.scope = r.scope;
   v.subject = r.subject;
-  v.result = ToString(r.outcome);
+  v.result = r.outcome;
   v.measured = r.measured;
   v.threshold = r.threshold;
   v.detail = r.detail;
@@ -18,9 +18,9 @@ StoredValidation ToStoredValidation(const CheckResult& r) {
 CheckResult FromStoredValidation(const StoredValidation& v) {
   CheckResult r;
   r.check = v.check;
-  r.scope = v.scope == "cluster" ? CheckScope::kCluster : v.scope == "pair" ? CheckScope::kPair : CheckScope::kNode;
+  r.scope = v.scope;
   r.subject = v.subject;
-  r.outcome = v.result == "pass" ? CheckOutcome::kPass : v.result == "fail" ? CheckOutcome::kFail : CheckOutcome::kSkip;
+  r.outcome = v.result;
   r.measured = v.measured;
   r.threshold = v.threshold;
   r.detail = v.detail;

@@ -135,7 +135,7 @@ Task<ToolOutput> Validator::RunProbe(AgentSession& agent, const ProbeSpec& probe
 
 Task<void> Validator::ProbeHost(const Host& host, AgentSession& agent, HostResult& result) {
   NodeProbe& probe = probes_.at(host.name);
-  auto facts = co_await agent.Facts(std::chrono::steady_clock::now() + std::chrono::seconds(Limit(60)));
+  auto facts = co_await agent.Facts(clock_.Monotonic() + std::chrono::seconds(Limit(60)));
   if (!facts.ok()) {
     result.Fail(facts.status());
     co_return;

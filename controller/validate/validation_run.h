@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "common/clock.h"
 #include "controller/remote/remote_runner.h"
 #include "controller/validate/check_result.h"
 #include "controller/validate/check_selection.h"
@@ -45,6 +46,7 @@ struct ValidationInputs {
   std::map<std::string, Thresholds> thresholds;    // per host name, from its variables
   CheckSelection checks;
   std::chrono::seconds deadline{900};
+  const Clock* clock = nullptr;  // the run's time (its deadline, requests' deadlines); null: the system clock
   // Runs `body` on `hosts` concurrently (RemoteCommand::RunOn).
   std::function<std::vector<HostResult>(const std::vector<const Host*>&, const RemoteRunner::HostBody&)> run_on;
 };

@@ -38,7 +38,7 @@ bool HasGroup(const Host& host, const char* group);
 class Validator : private ClusterRun {
  public:
   explicit Validator(const ValidationInputs& in)
-      : in_(in), deadline_(std::chrono::steady_clock::now() + in.deadline) {}
+      : in_(in), clock_(in.clock ? *in.clock : system_clock_), deadline_(clock_.Monotonic() + in.deadline) {}
 
   ValidationOutcome Run();
 
@@ -48,7 +48,7 @@ class Validator : private ClusterRun {
   const Thresholds& ThresholdsOf(const std::string& host) const { return in_.thresholds.at(host); }
   bool Selected(const std::string& host) const { return selected_names_.count(host) > 0; }
   int SecondsLeft() const {
-    auto left = std::chrono::duration_cast<std::chrono::seconds>(deadline_ - std::chrono::steady_clock::now()).count();
+    auto left = std::chrono::duration_cast<std::chrono::seconds>(deadline_ - clock_.Monotonic()).count();
     return static_cast<int>(std::max<int64_t>(left, 0));
   }
   // A command's time limit: its own, but never past the run's deadline.
@@ -129,6 +129,8 @@ class Validator : private ClusterRun {
   void JudgeDirectoryUserJob(const DirectoryUserJob& job);
 
   const ValidationInputs& in_;
+  SystemClock system_clock_;  // before clock_: the clock when the inputs name none
+  const Clock& clock_;
   std::chrono::steady_clock::time_point deadline_;
   std::set<std::string> selected_names_;
   const Host* controller_ = nullptr;
