@@ -154,6 +154,22 @@ Task<StartResult> StartAgent(std::unique_ptr<SshSession>& session, const Host& h
   co_return result;
 }
 
+// The server's host key against the host's policy and known keys; a key
+// accepted for the first time is recorded (durable before the first byte
+// of authentication, sudo password or request) and noted.
+Status TrustHostKey(const Host& host, RemoteContext& context, SshSession& session, std::vector<std::string>& notes) {
+  auto key = session.ServerHostKey();
+  if (!key.ok()) return key.status();
+  HostKeyDecision decision = DecideHostKey(host.name, host.connection.host_key_policy,
+                                           context.host_keys.Lookup(host.name), *key, session.CheckUserKnownHosts());
+  if (decision.kind == HostKeyDecision::Kind::kRefuse) return Status::PermissionDenied(decision.message);
+  if (decision.kind == HostKeyDecision::Kind::kAcceptAndRecord) {
+    if (Status recorded = context.host_keys.RecordAccepted(host.name, *key); !recorded.ok()) return recorded;
+    notes.push_back(decision.message);
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Task<HostConnection> ConnectHost(const Host& host, RemoteContext& context, const CancelToken* cancel) {
@@ -194,25 +210,9 @@ Task<HostConnection> ConnectHost(const Host& host, RemoteContext& context, const
     co_await SleepFor(Backoff(attempt));
   }
 
-  auto key = session->ServerHostKey();
-  if (!key.ok()) {
-    out.status = key.status();
+  if (Status trusted = TrustHostKey(host, context, *session, out.notes); !trusted.ok()) {
+    out.status = trusted;
     co_return out;
-  }
-  HostKeyDecision decision = DecideHostKey(host.name, c.host_key_policy, context.host_keys.Lookup(host.name), *key,
-                                           session->CheckUserKnownHosts());
-  if (decision.kind == HostKeyDecision::Kind::kRefuse) {
-    out.status = Status::PermissionDenied(decision.message);
-    co_return out;
-  }
-  if (decision.kind == HostKeyDecision::Kind::kAcceptAndRecord) {
-    // Durable before the first byte of authentication, sudo password or request.
-    Status recorded = context.host_keys.RecordAccepted(host.name, *key);
-    if (!recorded.ok()) {
-      out.status = recorded;
-      co_return out;
-    }
-    out.notes.push_back(decision.message);
   }
 
   const Deadline deadline = kMachineClock.Monotonic() + setup_cap;
