@@ -340,11 +340,12 @@ std::vector<std::string> FactReadingRoles() {
   return roles;
 }
 
-// `run`'s result within 20 s, or the whole test binary ends: a hang is a failure.
+// `run`'s result within 20 s (times kSanitizerSlowdown), or the whole test
+// binary ends: a hang is a failure.
 template <typename F>
 auto Bounded(F run, const char* what) {
   auto future = std::async(std::launch::async, run);
-  if (future.wait_for(20s) != std::future_status::ready) {
+  if (future.wait_for(20s * kSanitizerSlowdown) != std::future_status::ready) {
     std::fprintf(stderr, "FAIL: %s did not end within 20 s (a host waits forever)\n", what);
     std::_Exit(3);
   }
