@@ -1,6 +1,26 @@
 #include "controller/validate/checks/common.h"
 
+#include "common/json_fields.h"
+
 namespace clusterctl::checks {
+
+std::optional<double> NumberVariable(const nlohmann::json& vars, const char* name) {
+  const nlohmann::json* value = MemberOf(vars, name);
+  if (value == nullptr || !value->is_number()) return std::nullopt;
+  return value->get<double>();
+}
+
+std::optional<long long> IntegerVariable(const nlohmann::json& vars, const char* name) {
+  const nlohmann::json* value = MemberOf(vars, name);
+  if (value == nullptr || !value->is_number_integer()) return std::nullopt;
+  return value->get<long long>();
+}
+
+std::optional<std::string> StringVariable(const nlohmann::json& vars, const char* name) {
+  const nlohmann::json* value = MemberOf(vars, name);
+  if (value == nullptr || !value->is_string()) return std::nullopt;
+  return value->get<std::string>();
+}
 
 Requirement GpusOnPciBus() {
   return {[](const NodeView& v) { return v.node.HasGpus(); },

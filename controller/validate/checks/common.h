@@ -46,6 +46,15 @@ CheckResult ReportUnreadable(const std::string& check, const NodeView& view, con
 using ReportVerdict = CheckResult (*)(const NodeView& view, const NvidiaSmiReport& report);
 CheckResult JudgeReport(const std::string& check, const NodeView& view, ReportVerdict verdict);
 
+// A check variable's value as the check's own declaration (`.variables`)
+// typed it: the host's variables already hold every check variable, its
+// default filled in, and were checked against the declaration before any
+// check ran. nullopt where the variable is null (its default is computed
+// from the node) or absent (a unit test's view that sets none).
+std::optional<double> NumberVariable(const nlohmann::json& vars, const char* name);
+std::optional<long long> IntegerVariable(const nlohmann::json& vars, const char* name);
+std::optional<std::string> StringVariable(const nlohmann::json& vars, const char* name);
+
 // The spec of a GPU check that reads nvidia-smi -q (and `more_probes`): on
 // nodes with GPUs on the PCI bus, after gpu.driver.
 CheckSpec NvidiaSmiCheck(std::string name, std::string summary, int rank, NodeVerdict verdict,

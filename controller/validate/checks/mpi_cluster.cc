@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <optional>
 
-#include "common/json_fields.h"
 #include "common/strings.h"
 #include "controller/validate/checks/common.h"
 #include "controller/validate/cluster_run.h"
@@ -30,13 +29,6 @@ std::optional<double> DefaultBandwidthFloorMbps(double ib_gbps) {
   return ib_gbps * 1000.0 / 8.0 * 0.8;
 }
 
-// The number a variable is set to; nullopt for null, its default (computed from the nodes).
-std::optional<double> SetNumber(const nlohmann::json& vars, const char* name) {
-  const nlohmann::json* value = MemberOf(vars, name);
-  if (value == nullptr || !value->is_number()) return std::nullopt;
-  return value->get<double>();
-}
-
 // The slower node's fastest active InfiniBand port in Gb/s; 0 when either has none (the job's traffic goes over TCP).
 double SlowerIbRate(const ClusterRun& run, const std::vector<std::string>& nodes) {
   double ib_gbps = 0;
@@ -56,8 +48,8 @@ double SlowerIbRate(const ClusterRun& run, const std::vector<std::string>& nodes
 MpiLimits LimitsFor(const ClusterRun& run, const std::vector<std::string>& nodes) {
   const double ib_gbps = SlowerIbRate(run, nodes);
   const NodeView first = run.View(nodes.front());
-  const std::optional<double> latency = SetNumber(first.vars, "validate_mpi_latency_max_us");
-  const std::optional<double> bandwidth = SetNumber(first.vars, "validate_mpi_bandwidth_min_mbps");
+  const std::optional<double> latency = NumberVariable(first.vars, "validate_mpi_latency_max_us");
+  const std::optional<double> bandwidth = NumberVariable(first.vars, "validate_mpi_bandwidth_min_mbps");
   MpiLimits limits{latency.value_or(DefaultLatencyMaxUs(ib_gbps)), bandwidth ? bandwidth : DefaultBandwidthFloorMbps(ib_gbps), ""};
   limits.bandwidth_floor_source = bandwidth     ? "validate_mpi_bandwidth_min_mbps"
                                   : ib_gbps > 0 ? "80% of the InfiniBand line rate"
