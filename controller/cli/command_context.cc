@@ -1,7 +1,7 @@
 #include "controller/cli/command_context.h"
 
 #include "controller/cli/exit_codes.h"
-#include "controller/engine/checked_inventory.h"
+#include "controller/run/checked_inventory.h"
 #include "inventory/loader.h"
 
 namespace clusterctl {

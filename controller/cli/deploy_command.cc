@@ -7,9 +7,9 @@
 
 #include "controller/cli/exit_codes.h"
 #include "controller/cli/stop_signals.h"
-#include "controller/engine/checked_inventory.h"
 #include "controller/engine/deploy_run.h"
 #include "controller/output/report.h"
+#include "controller/run/checked_inventory.h"
 #include "controller/run/run_pipeline.h"
 #include "controller/output/status_colour.h"
 

@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "controller/cli/command_context.h"
-#include "controller/engine/run_session.h"
 #include "controller/run/run_pipeline.h"
 #include "controller/run/run_request.h"
+#include "controller/run/run_session.h"
 
 namespace clusterctl {
 

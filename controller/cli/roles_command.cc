@@ -5,8 +5,8 @@
 #include "common/strings.h"
 #include "controller/catalog/variable_docs.h"
 #include "controller/cli/exit_codes.h"
-#include "controller/engine/deploy_run.h"
 #include "controller/output/table.h"
+#include "controller/run/checked_inventory.h"
 #include "inventory/hostlist.h"
 
 namespace clusterctl {

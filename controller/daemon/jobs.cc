@@ -146,11 +146,7 @@ nlohmann::json JobRunner::RunDeployJob(const PreparedRun& run, RunSession& sessi
   }
   nlohmann::json extra = nlohmann::json::object();
   if (run.kind() == RunKind::kDrift) {
-    drift_.Record(result.hosts, now);
-    const std::map<std::string, HostDrift> book = drift_.Snapshot();
-    for (const HostReport& r : result.hosts) {
-      if (r.outcome == HostOutcome::kOk) (void)session.state().SetHostDrifted(r.host, book.at(r.host).drifted());
-    }
+    drift_.Record(result.hosts, now);  // the state's marks: CompleteDeployment (run/drift_marks.h)
     extra["drifted"] = drift_.Drifted();
   } else if (run.kind() == RunKind::kPlan) {
     std::lock_guard<std::mutex> lock(mutex_);

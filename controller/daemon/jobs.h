@@ -24,8 +24,8 @@
 #include "controller/daemon/drift.h"
 #include "controller/daemon/event_hub.h"
 #include "controller/daemon/site.h"
-#include "controller/engine/run_session.h"
 #include "controller/run/run_request.h"
+#include "controller/run/run_session.h"
 
 namespace clusterctl {
 

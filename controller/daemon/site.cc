@@ -3,8 +3,8 @@
 #include "common/sha256.h"
 #include "controller/catalog/variable_check.h"
 #include "controller/engine/planner.h"
+#include "controller/run/checked_inventory.h"
 #include "controller/views/cluster_views.h"
-#include "controller/engine/deploy_run.h"
 #include "inventory/loader.h"
 
 namespace clusterctl {

@@ -250,7 +250,6 @@ class Deployment {
     ExecutionOptions execution = in_.options.execution;
     execution.check = in_.options.check;
     execution.verify = in_.options.verify;
-    execution.clears_drift = in_.options.VerifiesEverything();
     DeployContext context{&sessions_, &cancel_,  writer.get(), &board,         &listener_,      in_.inventory,
                           vault_.get(), in_.run_id, execution,    &last_results_, &intents_by_host_};
     context.clock = &clock_;
@@ -411,20 +410,6 @@ class Deployment {
   std::atomic<size_t> failures_{0};
 };
 
-// Secrets are generated and kept in the state, never given: an -e naming one
-// is refused (it would bypass the vault and land in the run's record).
-void RefuseSecretsInExtraVars(const Catalog& catalog, const Inventory& inventory, Diagnostics& diagnostics) {
-  for (const auto& [name, role] : catalog.roles()) {
-    for (const auto& [secret, spec] : role.secrets) {
-      if (!inventory.extra_vars.contains(secret)) continue;
-      diagnostics.Error({"-e", 0, 0}, "'" + secret + "' is a secret (role " + name +
-                                          "): secrets are generated and kept in the state, not passed; "
-                                          "use deploy --rotate-secret " + secret + " to replace it");
-      return;
-    }
-  }
-}
-
 }  // namespace
 
 bool DeploymentResult::converged() const {
@@ -439,54 +424,6 @@ DeploymentResult RunDeployment(const DeploymentInputs& inputs, SessionFactory& s
                                const CancelToken& cancel) {
   Deployment deployment(inputs, sessions, listener, cancel);
   return deployment.Run();
-}
-
-void WarnWithoutBuiltInRoles(const Catalog::Sources& sources, Diagnostics& diagnostics) {
-  if (sources.data_dir_found) return;
-  diagnostics.Warning({"clusterctl", 0, 0},
-                      "no built-in roles found: looked for roles/ in " + Join(sources.data_dirs_searched, " and ") +
-                          (std::getenv("CLUSTERCTL_DATA_DIR") ? " (CLUSTERCTL_DATA_DIR)" : "") +
-                          "; set CLUSTERCTL_DATA_DIR to the directory that holds roles/ and templates/ "
-                          "(installed: /usr/share/clusterctl)");
-}
-
-std::optional<Catalog> LoadCatalogFor(const Inventory& inventory, const std::vector<std::string>& only_roles,
-                                      Diagnostics& diagnostics) {
-  const Catalog::Sources sources = Catalog::DefaultSources(inventory.base_dir);
-  WarnWithoutBuiltInRoles(sources, diagnostics);
-  std::optional<Catalog> catalog = Catalog::Load(sources, diagnostics);
-  if (!catalog) return std::nullopt;
-  catalog->CheckInventoryRoles(inventory, diagnostics);
-  CheckInventoryVariables(*catalog, inventory, diagnostics, sources.data_dir_found);
-  RefuseSecretsInExtraVars(*catalog, inventory, diagnostics);
-  for (std::string& problem : UnknownRoles(*catalog, only_roles)) diagnostics.Error({"--roles", 0, 0}, std::move(problem));
-  if (diagnostics.has_errors()) return std::nullopt;
-  return catalog;
-}
-
-std::vector<std::string> UnknownRoles(const Catalog& catalog, const std::vector<std::string>& roles) {
-  std::vector<std::string> names;
-  for (const auto& [name, role] : catalog.roles()) names.push_back(name);
-  std::vector<std::string> problems;
-  for (const std::string& role : roles) {
-    if (!catalog.Find(role)) {
-      problems.push_back("unknown role '" + role + "'" + DidYouMean(role, names) + "; roles: " + Join(names, ", "));
-    }
-  }
-  return problems;
-}
-
-std::optional<size_t> ParseBatchSize(const std::string& text, size_t hosts) {
-  if (text.empty()) return hosts;
-  bool percent = text.back() == '%';
-  std::string digits = percent ? text.substr(0, text.size() - 1) : text;
-  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 6) {
-    return std::nullopt;
-  }
-  size_t value = std::stoul(digits);
-  if (value == 0 || (percent && value > 100)) return std::nullopt;
-  size_t size = percent ? (hosts * value + 99) / 100 : value;
-  return std::max<size_t>(1, std::min(size, hosts));
 }
 
 }  // namespace clusterctl

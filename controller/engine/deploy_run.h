@@ -87,21 +87,4 @@ struct DeploymentResult {
 DeploymentResult RunDeployment(const DeploymentInputs& inputs, SessionFactory& sessions, DeployListener& listener,
                                const CancelToken& cancel);
 
-// A warning naming where the built-in roles were looked for, when they were
-// not found (every command that loads the catalog says it the same way).
-void WarnWithoutBuiltInRoles(const Catalog::Sources& sources, Diagnostics& diagnostics);
-
-// Loads the role catalog for `inventory` and checks it against the inventory
-// and against `only_roles` (--roles). Every problem goes to `diagnostics`;
-// nullopt when there were any.
-std::optional<Catalog> LoadCatalogFor(const Inventory& inventory, const std::vector<std::string>& only_roles,
-                                      Diagnostics& diagnostics);
-
-// A message for each of `roles` (--roles) the catalog does not have, with a
-// suggestion and the known roles.
-std::vector<std::string> UnknownRoles(const Catalog& catalog, const std::vector<std::string>& roles);
-
-// "10" -> 10 hosts, "25%" of 8 -> 2 (at least 1), "" -> all. Nullopt when malformed.
-std::optional<size_t> ParseBatchSize(const std::string& text, size_t hosts);
-
 }  // namespace clusterctl

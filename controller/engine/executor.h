@@ -36,9 +36,6 @@ namespace clusterctl {
 struct ExecutionOptions {
   bool check = false;
   bool verify = false;
-  // Every step of every role was checked on the node: a host that ends ok
-  // has no drift left (its drift flag is cleared).
-  bool clears_drift = false;
   std::chrono::seconds reboot_timeout{900};
   // After asking for a reboot: the first look for the node, then how often.
   std::chrono::milliseconds reboot_first_probe{3000};

@@ -214,11 +214,7 @@ void HostRun::Finish(std::chrono::steady_clock::time_point start) {
         report_.error.empty() ? std::nullopt : std::optional<std::string>(report_.error);
     std::string host = report_.host;
     int64_t run = context_.run_id;
-    const bool no_drift = context_.options.clears_drift && report_.outcome == HostOutcome::kOk;
-    context_.writer->Post([host, status, run, error, no_drift](StateStore& s) {
-      Status recorded = s.RecordHostOutcome(host, *status, run, error);
-      return recorded.ok() && no_drift ? s.SetHostDrifted(host, false) : recorded;
-    });
+    context_.writer->Post([host, status, run, error](StateStore& s) { return s.RecordHostOutcome(host, *status, run, error); });
   }
   Emit(HostFinishedEvent{&report_});
 }

@@ -1,6 +1,7 @@
 #include "controller/run/run_pipeline.h"
 
 #include "controller/engine/alertmanager_silences.h"
+#include "controller/run/drift_marks.h"
 #include "controller/validate/validation_record.h"
 
 namespace clusterctl {
@@ -77,10 +78,13 @@ CompletedRun CompleteDeployment(RunSession& session, const PreparedRun& run, con
   if (result.ending != DeploymentResult::Ending::kCompleted) {
     return CompleteRun(session, {}, {{"error", result.error}}, RunStatus::kFailed);
   }
+  std::vector<std::string> marks_unwritten = RecordDriftMarks(session.state(), run.kind(), run.Deployment(), result);
   nlohmann::json summary = DeploymentSummary(result, run.Deployment().check);
   summary.update(extra);
-  return CompleteRun(session, HostResultsOf(result, *run.inventory), std::move(summary),
-                     result.stopped ? std::optional(RunStatus::kInterrupted) : std::nullopt);
+  CompletedRun completed = CompleteRun(session, HostResultsOf(result, *run.inventory), std::move(summary),
+                                       result.stopped ? std::optional(RunStatus::kInterrupted) : std::nullopt);
+  completed.state_errors.insert(completed.state_errors.end(), marks_unwritten.begin(), marks_unwritten.end());
+  return completed;
 }
 
 ValidationOutcome Validate(const PreparedRun& run, SessionFactory& sessions, const Clock& clock) {

@@ -21,8 +21,8 @@
 #include "common/cancel_token.h"
 #include "controller/engine/deploy_events.h"
 #include "controller/engine/deploy_run.h"
-#include "controller/engine/run_session.h"
 #include "controller/run/run_request.h"
+#include "controller/run/run_session.h"
 #include "controller/validate/validation_run.h"
 
 namespace clusterctl {
@@ -47,8 +47,9 @@ DeploymentResult Deploy(const PreparedRun& run, RunSession& session, DeployListe
                         const CancelToken& cancel);
 // Records each host's outcome and the run's summary (hosts, changed and
 // failed steps, check; unreachable hosts when any were; stopped when it
-// was), with `extra` fields (a drift check's drifted hosts). A run that
-// ended before its hosts (invalid input, the state) is failed with its error.
+// was), with `extra` fields (a drift check's drifted hosts), and the hosts'
+// drift marks (drift_marks.h). A run that ended before its hosts (invalid
+// input, the state) is failed with its error.
 CompletedRun CompleteDeployment(RunSession& session, const PreparedRun& run, const DeploymentResult& result,
                                 const nlohmann::json& extra = nlohmann::json::object());
 

@@ -1,5 +1,6 @@
 #include "controller/run/run_request.h"
 
+#include "controller/run/checked_inventory.h"
 #include "inventory/host_selection.h"
 
 namespace clusterctl {
@@ -87,6 +88,19 @@ std::variant<PreparedRun, std::vector<RunProblem>> PrepareRun(const RunRequest& 
   if (!problems.empty()) return problems;
   if (Deploys(request.kind)) prepared.batch_size = ParseBatchSize(request.batch, prepared.hosts.size()).value_or(0);
   return prepared;
+}
+
+std::optional<size_t> ParseBatchSize(const std::string& text, size_t hosts) {
+  if (text.empty()) return hosts;
+  bool percent = text.back() == '%';
+  std::string digits = percent ? text.substr(0, text.size() - 1) : text;
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 6) {
+    return std::nullopt;
+  }
+  size_t value = std::stoul(digits);
+  if (value == 0 || (percent && value > 100)) return std::nullopt;
+  size_t size = percent ? (hosts * value + 99) / 100 : value;
+  return std::max<size_t>(1, std::min(size, hosts));
 }
 
 }  // namespace clusterctl

@@ -16,8 +16,8 @@
 
 #include "controller/catalog/role.h"
 #include "controller/engine/deploy_run.h"
-#include "controller/engine/run_session.h"
 #include "controller/engine/tag_selection.h"
+#include "controller/run/run_session.h"
 #include "controller/validate/thresholds.h"
 #include "controller/validate/validation_run.h"
 #include "inventory/model.h"
@@ -83,5 +83,8 @@ std::vector<RunProblem> CheckRunRequest(const RunRequest& request, const Catalog
 // for deploy, plan and drift. Every problem, or the prepared run.
 std::variant<PreparedRun, std::vector<RunProblem>> PrepareRun(const RunRequest& request, const Inventory& inventory,
                                                               const Catalog* catalog);
+
+// "10" -> 10 hosts, "25%" of 8 -> 2 (at least 1), "" -> all. Nullopt when malformed.
+std::optional<size_t> ParseBatchSize(const std::string& text, size_t hosts);
 
 }  // namespace clusterctl

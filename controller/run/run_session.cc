@@ -1,4 +1,4 @@
-#include "controller/engine/run_session.h"
+#include "controller/run/run_session.h"
 
 namespace clusterctl {
 

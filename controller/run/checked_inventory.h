@@ -28,4 +28,18 @@ struct CheckedInventory {
 CheckedInventory LoadCheckedInventory(const std::string& path, const std::vector<std::string>& only_roles,
                                       const std::vector<std::string>& extra_vars, Diagnostics& diagnostics);
 
+// A warning naming where the built-in roles were looked for, when they were
+// not found (every command that loads the catalog says it the same way).
+void WarnWithoutBuiltInRoles(const Catalog::Sources& sources, Diagnostics& diagnostics);
+
+// Loads the role catalog for `inventory` and checks it against the inventory
+// and against `only_roles` (--roles). Every problem goes to `diagnostics`;
+// nullopt when there were any.
+std::optional<Catalog> LoadCatalogFor(const Inventory& inventory, const std::vector<std::string>& only_roles,
+                                      Diagnostics& diagnostics);
+
+// A message for each of `roles` (--roles) the catalog does not have, with a
+// suggestion and the known roles.
+std::vector<std::string> UnknownRoles(const Catalog& catalog, const std::vector<std::string>& roles);
+
 }  // namespace clusterctl
