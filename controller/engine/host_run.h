@@ -17,12 +17,15 @@
 
 namespace clusterctl {
 
-class HostRun final : public KindHost {
+class HostRun final : public KindHost, public KindTransport, public KindIntents, public KindReport {
  public:
   HostRun(const HostPlan& plan, DeployContext& context, std::unique_ptr<AgentSession> session);
   Task<HostReport> Run();
 
-  // KindHost: what a kind's hooks (kinds/step_kind.h) may do on this run.
+  // KindHost and its capabilities: what a kind's hooks (kinds/step_kind.h) may do on this run.
+  KindTransport& transport() override { return *this; }
+  KindIntents& intents() override { return *this; }
+  KindReport& report() override { return *this; }
   const ExecutionOptions& options() const override { return context_.options; }
   const Clock& clock() const override;
   Task<agent_protocol::ResourceResult> Call(const PlannedStep& step, bool apply) override;

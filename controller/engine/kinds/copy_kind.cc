@@ -65,7 +65,7 @@ class CopyKind final : public StepKind {
       failed.Fail("uploading " + step.copy_source + ": " + uploaded.message());
       co_return failed;
     }
-    outcome = co_await host.Call(step, true);
+    outcome = co_await host.transport().Call(step, true);
     outcome.changed = true;
     if (resumed_at > 0) outcome.differences.push_back("upload resumed at byte " + std::to_string(resumed_at));
     co_return outcome;
@@ -94,7 +94,7 @@ class CopyKind final : public StepKind {
       const size_t got = static_cast<size_t>(in.gcount());
       if (got == 0 && offset > 0) break;
       agent_protocol::UploadChunkRequest request{path, offset, chunk.substr(0, got)};
-      Status sent = co_await host.SendChunk(std::move(request));
+      Status sent = co_await host.transport().SendChunk(std::move(request));
       if (!sent.ok()) co_return sent;
       offset += got;
       if (got == 0) break;

@@ -66,33 +66,33 @@ class PackageKind final : public StepKind {
       for (const std::string& name : PackageNamesOf(*step)) names.insert(name);
     }
     const PlannedStep all = BatchOf(steps, names);
-    const agent_protocol::ResourceResult checked = co_await host.Call(all, false);
-    if (checked.failed || host.SessionLost()) co_return true;  // each step meets it in its place
+    const agent_protocol::ResourceResult checked = co_await host.transport().Call(all, false);
+    if (checked.failed || host.transport().SessionLost()) co_return true;  // each step meets it in its place
     const std::set<std::string> missing = MissingIn(checked);
     if (missing.empty()) co_return true;
     const std::vector<std::set<std::string>> claims = ClaimMissing(steps, missing);
     size_t claiming = 0;
     for (size_t i = 0; i < steps.size(); ++i) {
       if (claims[i].empty()) continue;
-      if (!co_await host.OpenIntentsOwedBy(*steps[i])) co_return false;
+      if (!co_await host.intents().OpenIntentsOwedBy(*steps[i])) co_return false;
       ++claiming;
     }
-    if (host.Stopping("the packages installed up front")) co_return false;
-    host.Started("packages up front (" + std::to_string(missing.size()) + " for " + std::to_string(claiming) +
+    if (host.report().Stopping("the packages installed up front")) co_return false;
+    host.report().Started("packages up front (" + std::to_string(missing.size()) + " for " + std::to_string(claiming) +
                  " steps)");
     const auto start = host.clock().Monotonic();
     // Named, not a temporary in the co_await: g++ 12 destroys such temporaries twice.
     const PlannedStep install = BatchOf(steps, missing);
-    const agent_protocol::ResourceResult installed = co_await host.Call(install, true);
+    const agent_protocol::ResourceResult installed = co_await host.transport().Call(install, true);
     const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(host.clock().Monotonic() - start).count();
     std::set<std::string> still_missing;
     if (installed.failed) {
-      host.Note("installing " + std::to_string(missing.size()) + " packages up front failed after " +
+      host.report().Note("installing " + std::to_string(missing.size()) + " packages up front failed after " +
                 std::to_string(ms) + " ms (" + installed.error + "); each step installs its own");
-      const agent_protocol::ResourceResult after = co_await host.Call(install, false);
+      const agent_protocol::ResourceResult after = co_await host.transport().Call(install, false);
       still_missing = after.failed ? missing : MissingIn(after);
     } else {
-      host.Note("installed up front in one transaction (" + std::to_string(ms) + " ms): " +
+      host.report().Note("installed up front in one transaction (" + std::to_string(ms) + " ms): " +
                 Join(std::vector<std::string>(missing.begin(), missing.end()), " "));
     }
     for (size_t i = 0; i < steps.size(); ++i) {
@@ -112,14 +112,14 @@ class PackageKind final : public StepKind {
   enum class SourcesAdded { kAll, kFailed, kStop };
   static Task<SourcesAdded> AddSources(KindHost& host, const std::vector<const PlannedStep*>& sources) {
     for (const PlannedStep* source : sources) {
-      agent_protocol::ResourceResult result = co_await host.Call(*source, false);
+      agent_protocol::ResourceResult result = co_await host.transport().Call(*source, false);
       if (!result.failed && result.changed) {
-        if (!co_await host.OpenIntentsOwedBy(*source)) co_return SourcesAdded::kStop;
-        host.Started(source->Identity() + " (up front)");
-        result = co_await host.Call(*source, true);
+        if (!co_await host.intents().OpenIntentsOwedBy(*source)) co_return SourcesAdded::kStop;
+        host.report().Started(source->Identity() + " (up front)");
+        result = co_await host.transport().Call(*source, true);
       }
-      if (result.failed || host.SessionLost()) {
-        host.Note("nothing installed up front: " + source->Identity() + " failed (" + result.error +
+      if (result.failed || host.transport().SessionLost()) {
+        host.report().Note("nothing installed up front: " + source->Identity() + " failed (" + result.error +
                   "); each step does its own");
         co_return SourcesAdded::kFailed;
       }

@@ -174,7 +174,7 @@ TEST_CASE("package up front: one check, the intents of the steps it installs for
   REQUIRE(host.calls.size() == 2);
   CHECK(host.calls[0] == std::pair{nlohmann::json{{"name", {"chrony", "hello", "sudo"}}}, false});
   CHECK(host.calls[1] == std::pair{nlohmann::json{{"name", {"chrony", "hello"}}}, true});
-  CHECK(host.intents == std::vector<std::string>{"chrony/s1", "probe/s2"});  // recorded before the install
+  CHECK(host.opened_intents == std::vector<std::string>{"chrony/s1", "probe/s2"});  // recorded before the install
   REQUIRE(host.notes.size() == 1);
   CHECK(host.notes[0].find("installed up front in one transaction") != std::string::npos);
 
@@ -218,7 +218,7 @@ TEST_CASE("package up front: nothing missing, or a single step, sends no install
   nothing_missing.answers = {ResourceResult{}};
   CHECK(RunTask(FindStepKind("package").UpFront(nothing_missing, b.plan, *b.plan.roles.front())));
   CHECK(nothing_missing.calls.size() == 1);
-  CHECK(nothing_missing.intents.empty());
+  CHECK(nothing_missing.opened_intents.empty());
 }
 
 TEST_CASE("package up front: a leading repository is added first, then credited in its place") {
@@ -237,7 +237,7 @@ TEST_CASE("package up front: a leading repository is added first, then credited 
   CHECK(host.calls[0] == std::pair{b.plan.steps[1].params, false});  // the repository checked,
   CHECK(host.calls[1] == std::pair{b.plan.steps[1].params, true});   // added,
   CHECK(host.calls[3] == std::pair{nlohmann::json{{"name", {"grafana", "one"}}}, true});  // then the install
-  CHECK(host.intents == std::vector<std::string>{"grafana/s2", "a/s1", "grafana/s3"});
+  CHECK(host.opened_intents == std::vector<std::string>{"grafana/s2", "a/s1", "grafana/s3"});
   CHECK(host.credits.at("grafana/s2") == std::vector<std::string>{"source file does not exist (up front)"});
 }
 

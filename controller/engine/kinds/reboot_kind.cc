@@ -13,7 +13,7 @@ namespace {
 Task<std::string> BootId(KindHost& host) {
   agent_protocol::ExecRequest request;
   request.argv = {"cat", "/proc/sys/kernel/random/boot_id"};
-  auto reply = co_await host.agent().Exec(std::move(request), host.clock().Monotonic() + std::chrono::seconds(30));
+  auto reply = co_await host.transport().agent().Exec(std::move(request), host.clock().Monotonic() + std::chrono::seconds(30));
   if (!reply.ok() || reply->exit_code != 0) co_return "";
   co_return std::string(Trim(reply->stdout_data));
 }
@@ -52,35 +52,35 @@ class RebootKind final : public StepKind {
       ReportInPlan(host, target);
       co_return true;
     }
-    Intent* intent = host.OwedIntent(target);
+    Intent* intent = host.intents().OwedIntent(target);
     if (!intent) {
-      host.CountOk();
+      host.report().CountOk();
       co_return true;
     }
     const int64_t started = host.clock().NowMs();
-    host.Started(target + " (rebooting)");
+    host.report().Started(target + " (rebooting)");
     const std::string before = co_await BootId(host);
     const std::optional<std::string> recorded = BootBefore(*intent);
     if (recorded && *recorded != before && !before.empty()) {
-      host.CloseIntent(target);  // an interrupted run already rebooted the node
-      host.CountOk();
+      host.intents().CloseIntent(target);  // an interrupted run already rebooted the node
+      host.report().CountOk();
       co_return true;
     }
     nlohmann::json detail = {{"boot_before", before}};
-    Status saved = co_await host.SaveIntentDetail(*intent, std::move(detail));
+    Status saved = co_await host.intents().SaveIntentDetail(*intent, std::move(detail));
     if (!saved.ok()) {
-      host.Fail(FailedStep(target, false, "cannot record the reboot's progress: " + saved.message()));
+      host.report().Fail(FailedStep(target, false, "cannot record the reboot's progress: " + saved.message()));
       co_return false;
     }
     co_await host.SilenceAlerts("rebooting " + step.Identity(), Timeout(host, step));
-    Status asked = co_await host.agent().Reboot(1000, host.clock().Monotonic() + std::chrono::seconds(30));
+    Status asked = co_await host.transport().agent().Reboot(1000, host.clock().Monotonic() + std::chrono::seconds(30));
     (void)asked;  // the node may go down before it answers; the boot id decides
-    host.Disconnect();
+    host.transport().Disconnect();
     std::string after;
     if (!co_await AwaitNewBoot(host, step, before, after)) co_return false;
-    host.CloseIntent(target);
-    host.Record(step, StepStatus::kChanged, true, started, "rebooted: boot id " + before + " -> " + after);
-    host.Changed(FollowUpReport(target, StepStatus::kChanged, false,
+    host.intents().CloseIntent(target);
+    host.report().Record(step, StepStatus::kChanged, true, started, "rebooted: boot id " + before + " -> " + after);
+    host.report().Changed(FollowUpReport(target, StepStatus::kChanged, false,
                               "rebooted (boot id " + before.substr(0, 8) + " -> " + after.substr(0, 8) + ")"));
     co_return true;
   }
@@ -88,13 +88,13 @@ class RebootKind final : public StepKind {
  private:
   // Check mode: reported when a change notified it or an earlier run left it owed.
   static void ReportInPlan(KindHost& host, const std::string& target) {
-    const bool owed = host.OwedIntent(target) != nullptr;
-    const std::string notifier = host.NotifiedInPlan(target);
+    const bool owed = host.intents().OwedIntent(target) != nullptr;
+    const std::string notifier = host.intents().NotifiedInPlan(target);
     if (!owed && notifier.empty()) {
-      host.CountOk();
+      host.report().CountOk();
       return;
     }
-    host.Changed(FollowUpReport(target, StepStatus::kWouldChange, false, owed ? "reboot owed from an earlier run" : "reboot after " + notifier));
+    host.report().Changed(FollowUpReport(target, StepStatus::kWouldChange, false, owed ? "reboot owed from an earlier run" : "reboot after " + notifier));
   }
 
   // The step's `timeout`, else the run's reboot timeout.
@@ -107,14 +107,14 @@ class RebootKind final : public StepKind {
   static Task<bool> AwaitNewBoot(KindHost& host, const PlannedStep& step, const std::string& before, std::string& after) {
     const std::chrono::seconds timeout = Timeout(host, step);
     const auto deadline = host.clock().Monotonic() + timeout;
-    WaitReport wait = host.BeginWait("the node to come back from " + step.Identity() + " (a new boot id)");
+    WaitReport wait = host.report().BeginWait("the node to come back from " + step.Identity() + " (a new boot id)");
     co_await SleepFor(host.clock(), host.options().reboot_first_probe);
     while (host.clock().Monotonic() < deadline) {
-      if (host.Stopping(step.Identity() + " (waiting for the node to come back)")) co_return false;
-      if (co_await host.Reconnect()) {
+      if (host.report().Stopping(step.Identity() + " (waiting for the node to come back)")) co_return false;
+      if (co_await host.transport().Reconnect()) {
         after = co_await BootId(host);
         if (!after.empty() && after != before) co_return true;
-        host.Disconnect();
+        host.transport().Disconnect();
         wait.Still("it answers with the boot id it had before");
       } else {
         wait.Still("it does not answer yet");
@@ -123,7 +123,7 @@ class RebootKind final : public StepKind {
     }
     const std::string missed = "did not come back from the reboot within " + std::to_string(timeout.count()) + " s";
     wait.GaveUp(missed);
-    host.FailUnreachable(step.Identity(), missed);
+    host.report().FailUnreachable(step.Identity(), missed);
     co_return false;
   }
 };

@@ -18,8 +18,12 @@
 
 namespace clusterctl::testing {
 
-class RecordingHost final : public KindHost {
+class RecordingHost final : public KindHost, public KindTransport, public KindIntents, public KindReport {
  public:
+  KindTransport& transport() override { return *this; }
+  KindIntents& intents() override { return *this; }
+  KindReport& report() override { return *this; }
+
   ExecutionOptions opts;
   FakeClock fake_clock;
   std::vector<agent_protocol::ResourceResult> answers;  // for Call, in order (then an empty result)
@@ -27,7 +31,7 @@ class RecordingHost final : public KindHost {
   std::vector<agent_protocol::UploadChunkRequest> chunks;
   std::vector<nlohmann::json> saved_details;
   std::vector<StepReport> failed;
-  std::vector<std::string> started, notes, intents;  // Started, Note, OpenIntentsOwedBy's steps
+  std::vector<std::string> started, notes, opened_intents;  // Started, Note, OpenIntentsOwedBy's steps
   std::vector<std::string> silenced;                  // SilenceAlerts's reasons
   std::vector<std::string> waits;                     // BeginWait's events, in words
   std::map<std::string, nlohmann::json> memos;
@@ -67,7 +71,7 @@ class RecordingHost final : public KindHost {
   bool WillRun(const PlannedStep& step) const override { return !step.skipped; }
   void Note(const std::string& message) override { notes.push_back(message); }
   Task<bool> OpenIntentsOwedBy(const PlannedStep& step) override {
-    intents.push_back(step.Identity());
+    opened_intents.push_back(step.Identity());
     co_return true;
   }
   void CreditUpFront(const PlannedStep& step, std::vector<std::string> differences) override {

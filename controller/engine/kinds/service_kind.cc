@@ -28,8 +28,8 @@ class ServiceKind final : public StepKind {
     const auto settle_deadline = host.clock().Monotonic() + host.options().restart_settle_timeout;
     std::string current;
     while (true) {
-      const agent_protocol::ResourceResult probe = co_await host.Call(handler, false);
-      if (host.SessionLost()) co_return OwedProbe::kNotDone;  // the handler's own call reports it, without sending
+      const agent_protocol::ResourceResult probe = co_await host.transport().Call(handler, false);
+      if (host.transport().SessionLost()) co_return OwedProbe::kNotDone;  // the handler's own call reports it, without sending
       const agent_protocol::UnitState unit = probe.unit.value_or(agent_protocol::UnitState{});
       current = unit.invocation_before;
       const bool new_invocation = !before.empty() && !current.empty() && current != before;
@@ -41,9 +41,9 @@ class ServiceKind final : public StepKind {
       co_await SleepFor(host.clock(), host.options().restart_settle_interval);
     }
     nlohmann::json detail = {{"invocation_before", current}};
-    Status saved = co_await host.SaveIntentDetail(intent, std::move(detail));
+    Status saved = co_await host.intents().SaveIntentDetail(intent, std::move(detail));
     if (saved.ok()) co_return OwedProbe::kNotDone;
-    host.Fail(FailedStep(handler.Identity(), true, "cannot record handler progress: " + saved.message()));
+    host.report().Fail(FailedStep(handler.Identity(), true, "cannot record handler progress: " + saved.message()));
     co_return OwedProbe::kFailed;
   }
 };

@@ -50,15 +50,15 @@ struct KindPlanning {
                                                const std::string& what) const;
 };
 
-// What a kind's executor hooks may do on their host's run (HostRun
-// implements it). The run's report, intents and connection stay the
-// engine's: a kind reaches them only through these.
-class KindHost {
- public:
-  virtual ~KindHost() = default;
-  virtual const ExecutionOptions& options() const = 0;
-  virtual const Clock& clock() const = 0;
+// What a kind's executor hooks may do on their host's run, as three narrow
+// capabilities and a few run-wide things (HostRun implements them all). The
+// run's report, intents and connection stay the engine's: a kind reaches
+// them only through these.
 
+// The host's connection.
+class KindTransport {
+ public:
+  virtual ~KindTransport() = default;
   // One resource request for `step`; any failure comes back as a failed
   // result (a lost connection also ends the host's session).
   virtual Task<agent_protocol::ResourceResult> Call(const PlannedStep& step, bool apply) = 0;
@@ -71,7 +71,12 @@ class KindHost {
   // Drops the session (the node goes away) / opens a new one: true when open.
   virtual void Disconnect() = 0;
   virtual Task<bool> Reconnect() = 0;
+};
 
+// The host's intents: actions owed across a crash, recorded before they are taken.
+class KindIntents {
+ public:
+  virtual ~KindIntents() = default;
   // The intent owed for `target` (a step's identity), null when none is
   // open; what a check-mode run's change notified it ("" when nothing).
   virtual Intent* OwedIntent(const std::string& target) = 0;
@@ -79,7 +84,15 @@ class KindHost {
   virtual void CloseIntent(const std::string& target) = 0;
   // Records the intent's progress durably before the action it describes.
   virtual Task<Status> SaveIntentDetail(Intent& intent, nlohmann::json detail) = 0;
+  // The intents `step` owes, opened (recorded) before a change made for it
+  // up front (false: the host stops, reported).
+  virtual Task<bool> OpenIntentsOwedBy(const PlannedStep& step) = 0;
+};
 
+// What the host's run reports: its events, counts, step records and waits.
+class KindReport {
+ public:
+  virtual ~KindReport() = default;
   // True (and the host ends "stopped") once the run was asked to stop.
   virtual bool Stopping(const std::string& next) = 0;
   virtual void Started(const std::string& what) = 0;  // a StepStartedEvent
@@ -91,16 +104,30 @@ class KindHost {
   virtual void FailUnreachable(const std::string& step, const std::string& error) = 0;
   virtual void Record(const PlannedStep& step, StepStatus status, bool changed, int64_t started,
                       const std::string& summary) = 0;
+  virtual void Note(const std::string& message) = 0;  // a note in the run's output
+  // A wait outside a step's work (a node's return from its reboot): its
+  // events go to the run's listeners, its end with its duration to the
+  // state's events (history --run N).
+  virtual WaitReport BeginWait(const std::string& what) = 0;
+};
+
+class KindHost {
+ public:
+  virtual ~KindHost() = default;
+  virtual KindTransport& transport() = 0;
+  virtual KindIntents& intents() = 0;
+  virtual KindReport& report() = 0;
+
+  virtual const ExecutionOptions& options() const = 0;
+  virtual const Clock& clock() const = 0;
+  // What a kind keeps for the rest of this host's run (starts as null).
+  virtual nlohmann::json& KindMemo(const std::string& kind) = 0;
 
   // For work done up front (StepKind::UpFront): whether `step` will be sent
-  // to the node in this run (not skipped, not recorded as done), a note in
-  // the run's output, and the intents the step owes, opened (recorded)
-  // before a change made for it (false: the host stops, reported).
+  // to the node in this run (not skipped, not recorded as done), and a
+  // change made up front for it: when the step runs in its place (and finds
+  // nothing left to do), it is reported changed with `differences`.
   virtual bool WillRun(const PlannedStep& step) const = 0;
-  virtual void Note(const std::string& message) = 0;
-  virtual Task<bool> OpenIntentsOwedBy(const PlannedStep& step) = 0;
-  // A change made up front for `step`: when the step runs in its place (and
-  // finds nothing left to do), it is reported changed with `differences`.
   virtual void CreditUpFront(const PlannedStep& step, std::vector<std::string> differences) = 0;
   // Before the node goes down on purpose (a reboot that may take up to
   // `down_for`): its alerts are silenced (maintenance_silences.h) until
@@ -109,12 +136,6 @@ class KindHost {
   // without an Alertmanager; a silence that cannot be opened is a note,
   // never a failure.
   virtual Task<void> SilenceAlerts(const std::string& why, std::chrono::seconds down_for) = 0;
-  // A wait outside a step's work (a node's return from its reboot): its
-  // events go to the run's listeners, its end with its duration to the
-  // state's events (history --run N).
-  virtual WaitReport BeginWait(const std::string& what) = 0;
-  // What a kind keeps for the rest of this host's run (starts as null).
-  virtual nlohmann::json& KindMemo(const std::string& kind) = 0;
 };
 
 // The report of a step (or a wait or follow-up) that failed with `error`.
