@@ -51,7 +51,7 @@ struct RoleStep {
   std::string loop;  // a list variable: the step runs once per item (as `item`)
   // `maintenance: true`: the step takes the node out of service (a drain).
   // Before it changes anything, the node's alerts are silenced in
-  // Alertmanager until the host's run is over (HostRun::SilenceAlerts), as
+  // Alertmanager until the host's run is over (engine/phases/maintenance_silence.cc), as
   // before a reboot.
   bool maintenance = false;
   SourceLocation where;

@@ -59,6 +59,7 @@ HostRun::HostRun(const HostPlan& plan, DeployContext& context, std::unique_ptr<A
   if (auto it = context.open_intents->find(report_.host); it != context.open_intents->end()) {
     for (const Intent& intent : it->second) intents_[intent.target] = intent;
   }
+  phases_ = MakeHostRunPhases({report_.host, context_});
 }
 
 const Clock& HostRun::clock() const {
@@ -91,25 +92,14 @@ Task<HostReport> HostRun::Run() {
     context_.board->MarkDone(role->name, report_.host);
   }
   if (report_.failed == 0 && report_.outcome == HostOutcome::kOk) co_await RunLeftoverHandlers();
-  co_await EndSilence();  // back and checked, or failed: either way a person should hear of it from now on
+  for (const std::unique_ptr<HostRunPhase>& phase : phases_) co_await phase->HostDone(*this);
   if (agent_ && connection_error_.ok()) co_await agent_->Close(clock().Monotonic() + std::chrono::seconds(5));
   Finish(start);
   co_return report_;
 }
 
-Task<void> HostRun::SilenceAlerts(const std::string& why, std::chrono::seconds down_for) {
-  if (!context_.silences || context_.options.check || silence_id_) co_return;
-  const auto lasts = std::chrono::duration_cast<std::chrono::milliseconds>(down_for + context_.options.silence_margin);
-  const int64_t now = clock().NowMs();
-  Result<std::string> opened = co_await context_.silences->Open(report_.host, "clusterctl: " + why, now + lasts.count());
-  if (!opened.ok()) {
-    Note("alerts of " + report_.host + " are not silenced (" + opened.status().message() + "); the maintenance goes ahead");
-    co_return;
-  }
-  silence_id_ = *opened;
-  silence_opened_ms_ = now;
-  Note("alerts of " + report_.host + " silenced in Alertmanager (silence " + *silence_id_ + ", ending by itself in " +
-       std::to_string(lasts.count() / 60000) + " min at the latest)");
+Task<void> HostRun::NodeGoingDown(const std::string& why, std::chrono::seconds down_for) {
+  for (const std::unique_ptr<HostRunPhase>& phase : phases_) co_await phase->NodeGoingDown(*this, why, down_for);
 }
 
 // How long a maintenance step's silence must last at most: the step (its
@@ -119,17 +109,6 @@ Task<void> HostRun::SilenceAlerts(const std::string& why, std::chrono::seconds d
 std::chrono::seconds HostRun::MaintenanceLasts(const PlannedStep& step) const {
   const auto run_step_timeout = std::chrono::duration_cast<std::chrono::seconds>(context_.options.step_timeout);
   return step.Timeout().value_or(run_step_timeout) + context_.options.reboot_timeout;
-}
-
-Task<void> HostRun::EndSilence() {
-  if (!silence_id_) co_return;
-  WaitReport wait = BeginWait("Prometheus to see " + report_.host + " healthy before its maintenance silence ends");
-  Status ended = co_await context_.silences->Close(report_.host, *silence_id_, silence_opened_ms_, wait);
-  wait.Ended();
-  Note(ended.ok() ? "the maintenance silence of " + report_.host + " ended"
-                  : "the maintenance silence of " + report_.host + " could not be ended (" + ended.message() +
-                        "); it ends by itself");
-  silence_id_.reset();
 }
 
 bool HostRun::WillRun(const PlannedStep& step) const {
@@ -351,7 +330,7 @@ Task<bool> HostRun::RunStep(const PlannedStep& step, bool& role_changed) {
     if (!outcome.failed && outcome.changed) {
       if (maintenance) {
         const std::string why = "maintenance: " + step.Identity();
-        co_await SilenceAlerts(why, MaintenanceLasts(step));
+        co_await NodeGoingDown(why, MaintenanceLasts(step));
       }
       if (!owed.empty() && !co_await OpenIntents(owed, step)) co_return false;
       outcome = co_await Call(step, true);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "controller/engine/executor.h"
+#include "controller/engine/host_run_phase.h"
 #include "controller/engine/kinds/step_kind.h"
 
 namespace clusterctl {
@@ -53,7 +54,7 @@ class HostRun final : public KindHost, public KindTransport, public KindIntents,
     up_front_credits_[step.Identity()] = std::move(differences);
   }
   nlohmann::json& KindMemo(const std::string& kind) override { return kind_memos_[kind]; }
-  Task<void> SilenceAlerts(const std::string& why, std::chrono::seconds down_for) override;
+  Task<void> NodeGoingDown(const std::string& why, std::chrono::seconds down_for) override;
   WaitReport BeginWait(const std::string& what) override;
 
  private:
@@ -92,7 +93,6 @@ class HostRun final : public KindHost, public KindTransport, public KindIntents,
   Task<bool> WaitBeforeHandler(const PlannedStep& handler);
   Task<bool> RunLeftoverHandlers();
   std::chrono::seconds MaintenanceLasts(const PlannedStep& step) const;
-  Task<void> EndSilence();  // the maintenance silence SilenceAlerts opened, if any
 
   const HostPlan& plan_;
   DeployContext& context_;
@@ -102,8 +102,7 @@ class HostRun final : public KindHost, public KindTransport, public KindIntents,
   std::map<std::string, std::string> notified_in_plan_;  // target -> step (check mode)
   Status connection_error_;                              // the session is gone (unreachable, or abandoned)
   std::map<std::string, nlohmann::json> kind_memos_;     // by kind (KindMemo)
-  std::optional<std::string> silence_id_;                // the open maintenance silence (SilenceAlerts)
-  int64_t silence_opened_ms_ = 0;
+  std::vector<std::unique_ptr<HostRunPhase>> phases_;      // the registered host phases (host_run_phase.h)
   // Changes made up front, by step identity, until the step runs (CreditUpFront).
   std::map<std::string, std::vector<std::string>> up_front_credits_;
 };

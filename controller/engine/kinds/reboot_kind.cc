@@ -72,7 +72,7 @@ class RebootKind final : public StepKind {
       host.report().Fail(FailedStep(target, false, "cannot record the reboot's progress: " + saved.message()));
       co_return false;
     }
-    co_await host.SilenceAlerts("rebooting " + step.Identity(), Timeout(host, step));
+    co_await host.NodeGoingDown("rebooting " + step.Identity(), Timeout(host, step));
     Status asked = co_await host.transport().agent().Reboot(1000, host.clock().Monotonic() + std::chrono::seconds(30));
     (void)asked;  // the node may go down before it answers; the boot id decides
     host.transport().Disconnect();

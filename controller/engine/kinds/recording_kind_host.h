@@ -32,7 +32,7 @@ class RecordingHost final : public KindHost, public KindTransport, public KindIn
   std::vector<nlohmann::json> saved_details;
   std::vector<StepReport> failed;
   std::vector<std::string> started, notes, opened_intents;  // Started, Note, OpenIntentsOwedBy's steps
-  std::vector<std::string> silenced;                  // SilenceAlerts's reasons
+  std::vector<std::string> silenced;                  // NodeGoingDown's reasons
   std::vector<std::string> waits;                     // BeginWait's events, in words
   std::map<std::string, nlohmann::json> memos;
   std::map<std::string, std::vector<std::string>> credits;  // CreditUpFront's, by step identity
@@ -81,7 +81,7 @@ class RecordingHost final : public KindHost, public KindTransport, public KindIn
   WaitReport BeginWait(const std::string& what) override {
     return WaitReport([this](const WaitEvent& e) { waits.push_back(WaitText(e)); }, fake_clock, "node", what);
   }
-  Task<void> SilenceAlerts(const std::string& why, std::chrono::seconds /*down_for*/) override {
+  Task<void> NodeGoingDown(const std::string& why, std::chrono::seconds /*down_for*/) override {
     silenced.push_back(why);
     co_return;
   }

@@ -130,12 +130,9 @@ class KindHost {
   virtual bool WillRun(const PlannedStep& step) const = 0;
   virtual void CreditUpFront(const PlannedStep& step, std::vector<std::string> differences) = 0;
   // Before the node goes down on purpose (a reboot that may take up to
-  // `down_for`): its alerts are silenced (maintenance_silences.h) until
-  // this host's run ends, or by themselves after `down_for` and
-  // ExecutionOptions::silence_margin. Once a run; nothing in check mode or
-  // without an Alertmanager; a silence that cannot be opened is a note,
-  // never a failure.
-  virtual Task<void> SilenceAlerts(const std::string& why, std::chrono::seconds down_for) = 0;
+  // `down_for`): every registered host phase hears of it (host_run_phase.h; the
+  // maintenance silence: phases/maintenance_silence.cc). Never fails.
+  virtual Task<void> NodeGoingDown(const std::string& why, std::chrono::seconds down_for) = 0;
 };
 
 // The report of a step (or a wait or follow-up) that failed with `error`.
