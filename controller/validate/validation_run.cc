@@ -75,7 +75,6 @@ ValidationOutcome Validator::Run() {
   NodeVerdicts();
   Jobs();
   ClusterPhases();
-  Pairs();
   Fabric();
   Nfs();
   Monitoring();

@@ -16,8 +16,10 @@
 //      the specs' requirements, prerequisites and verdicts);
 //   3. jobs    on the submit host: srun across the usable compute nodes, a
 //              job with all GPUs per GPU node, nccl-tests when installed;
-//   4. pairs   ib_write_bw between ring neighbours, in rounds in which no
-//              node is in two pairs;
+//   4. checks' the cluster and pair checks' own phases (check_spec.h,
+//      phases  cluster_phases.cc), in report order: ib.write_bw between ring
+//              neighbours in rounds in which no node is in two pairs,
+//              mpi.cluster's job;
 //   5. roles   the role checks' own phases: fabric.ipoib, nfs.*,
 //              monitoring.targets.
 // A check whose prerequisite failed is skipped naming that check; work left

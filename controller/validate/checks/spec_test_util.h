@@ -71,7 +71,11 @@ class FakeClusterRun : public ClusterRun {
   Thresholds thresholds;                          // every host's
   // What a command prints; by default it exits 0 printing nothing.
   std::function<ToolOutput(const HostCommand&)> answer = [](const HostCommand&) { return ToolOutput{}; };
-  bool deadline_passed = false;                   // RunCommands runs nothing
+  bool deadline_passed = false;                   // RunCommands runs nothing; SecondsLeft() is 0
+  int seconds_left = 900;                         // SecondsLeft() (an `answer` may lower it)
+  std::vector<ProbedHost> probed;                 // ProbedHosts(); View needs a Node for each
+  std::map<std::string, std::map<std::string, CheckOutcome>> node_outcomes;  // NodeOutcome(): host -> check -> verdict
+  Inventory inv;                                  // inventory() (testing::InventoryFromText)
 
   std::vector<HostCommand> ran;
   std::vector<CheckResult> results;
@@ -108,7 +112,7 @@ class FakeClusterRun : public ClusterRun {
     std::vector<Result<ToolOutput>> outputs;
     for (const HostCommand& command : commands) {
       if (deadline_passed) {
-        outputs.emplace_back(Status::Unavailable("not run: the validation's deadline (900 s) passed first"));
+        outputs.emplace_back(Status::Unavailable(DeadlineText()));
         continue;
       }
       ran.push_back(command);
@@ -117,6 +121,15 @@ class FakeClusterRun : public ClusterRun {
     return outputs;
   }
   void Add(CheckResult result) override { results.push_back(std::move(result)); }
+  std::vector<ProbedHost> ProbedHosts() const override { return probed; }
+  std::optional<CheckOutcome> NodeOutcome(const std::string& check, const std::string& host) const override {
+    auto on_host = node_outcomes.find(host);
+    if (on_host == node_outcomes.end() || !on_host->second.count(check)) return std::nullopt;
+    return on_host->second.at(check);
+  }
+  const Inventory& inventory() const override { return inv; }
+  int SecondsLeft() const override { return deadline_passed ? 0 : seconds_left; }
+  std::string DeadlineText() const override { return "not run: the validation's deadline (900 s) passed first"; }
 
  private:
   std::map<std::string, NodeReadings> nodes_;
