@@ -1,15 +1,13 @@
-// The validation run's service phases: monitoring.targets asks Prometheus
-// (promtool on the monitoring host) for every target's `up`; nfs.mounts and
-// nfs.export write a file from each NFS client and read it back on the next
-// client of the same export (a ring), through the kernel mount (the first
-// mount) and through each export the client mounts, the cluster's and
-// those of servers outside the inventory (libnfs, user space), respectively.
+// The validation run's NFS phase: nfs.mounts and nfs.export write a file
+// from each NFS client and read it back on the next client of the same
+// export (a ring), through the kernel mount (the first mount) and through
+// each export the client mounts, the cluster's and those of servers outside
+// the inventory (libnfs, user space), respectively.
 #include <random>
 #include <set>
 
 #include "common/strings.h"
 #include "controller/views/nfs_view.h"
-#include "controller/remote/sleep.h"
 #include "controller/validate/remote_exec.h"
 #include "controller/validate/service_checks.h"
 #include "controller/validate/validator.h"
@@ -108,39 +106,6 @@ std::vector<std::string> KernelWriteArgv(const std::string& token, const std::st
 }
 
 }  // namespace
-
-void Validator::Monitoring() {
-  if (!Want("monitoring.targets")) return;
-  const std::vector<std::string> members = in_.inventory->MembersOf(kGroupMonitoring);
-  if (members.empty()) return;
-  const Host* host = in_.inventory->FindHost(members.front());
-  auto probe = probes_.find(host->name);
-  if (probe == probes_.end()) return;  // outside --limit
-  if (!probe->second.reached) {  // no reading, no pass, even when `reachable` is not selected
-    Add(Fail("monitoring.targets", kCluster, host->name, "not checked: the monitoring host " + host->name +
-             " is unreachable (" + probe->second.unreachable + ")", {}, "unknown"));
-    return;
-  }
-  std::map<std::string, nlohmann::json> facts;
-  for (const auto& [name, p] : probes_) facts[name] = p.readings.facts;
-  const std::vector<ExpectedTarget> expected = ExpectedTargets(*in_.inventory, facts);
-  // A target down in one reading is read again one scrape interval later:
-  // an exporter the deploy restarted just before is not down, and one that
-  // stays down is named from the second reading.
-  const int interval = PrometheusScrapeSeconds(*host);
-  CheckResult verdict;
-  in_.run_on({host}, [&, this](AgentSession& agent, HostResult&) -> Task<void> {
-    std::vector<std::string> argv = PrometheusUpArgv(PrometheusUrl(*host));
-    ToolOutput up = co_await ExecOnNode(agent, argv, "", Limit(30));
-    verdict = EvaluatePrometheusTargets(host->name, up, expected);
-    if (verdict.outcome == CheckOutcome::kFail && up.Succeeded() && SecondsLeft() > interval + 30) {
-      co_await SleepFor(std::chrono::seconds(interval + 1));
-      up = co_await ExecOnNode(agent, argv, "", Limit(30));
-      verdict = EvaluatePrometheusTargets(host->name, up, expected);
-    }
-  });
-  Add(verdict);
-}
 
 void Validator::Nfs() {
   if (!Want("nfs.mounts") && !Want("nfs.export")) return;

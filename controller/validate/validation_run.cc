@@ -77,7 +77,6 @@ ValidationOutcome Validator::Run() {
   ClusterPhases();
   Fabric();
   Nfs();
-  Monitoring();
 
   // Report order: the check list's order, then subject.
   const std::vector<std::string>& order = AllCheckNames();

@@ -83,7 +83,6 @@ class Validator : private ClusterRun {
   void CrossCheck();
   void Jobs();
   void Fabric();
-  void Monitoring();  // service_run.cc
   void Nfs();         // service_run.cc
   // The registered cluster phases (check_spec.h), in report order; and ClusterRun for them (cluster_phases.cc).
   void ClusterPhases();

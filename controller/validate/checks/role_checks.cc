@@ -1,6 +1,5 @@
 // The checks a role brings, each judged by its own phase of validation_run:
-// fabric.ipoib (fabric_run.cc), nfs.export and nfs.mounts, monitoring.targets
-// (service_run.cc).
+// fabric.ipoib (fabric_run.cc), nfs.export and nfs.mounts (service_run.cc).
 #include "controller/validate/checks/common.h"
 
 namespace clusterctl::checks {
@@ -22,12 +21,6 @@ const CheckRegistration kNfsMounts(
      .scope = kNode,
      .summary = "every nfs_mounts entry mounted from its server and export, written and read back",
      .rank = 240});
-
-const CheckRegistration kMonitoringTargets(
-    {.name = "monitoring.targets",
-     .scope = kCluster,
-     .summary = "Prometheus has every expected exporter target up (named when not)",
-     .rank = 250});
 
 }  // namespace
 }  // namespace clusterctl::checks
