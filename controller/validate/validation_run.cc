@@ -75,7 +75,6 @@ ValidationOutcome Validator::Run() {
   NodeVerdicts();
   Jobs();
   ClusterPhases();
-  Fabric();
   Nfs();
 
   // Report order: the check list's order, then subject.

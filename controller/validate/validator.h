@@ -82,7 +82,6 @@ class Validator : private ClusterRun {
   void Probe();
   void CrossCheck();
   void Jobs();
-  void Fabric();
   void Nfs();         // service_run.cc
   // The registered cluster phases (check_spec.h), in report order; and ClusterRun for them (cluster_phases.cc).
   void ClusterPhases();

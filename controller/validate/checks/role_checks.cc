@@ -1,14 +1,9 @@
 // The checks a role brings, each judged by its own phase of validation_run:
-// fabric.ipoib (fabric_run.cc), nfs.export and nfs.mounts (service_run.cc).
+// nfs.export and nfs.mounts (service_run.cc).
 #include "controller/validate/checks/common.h"
 
 namespace clusterctl::checks {
 namespace {
-
-const CheckRegistration kFabricIpoib({.name = "fabric.ipoib",
-                                      .scope = kNode,
-                                      .summary = "every other node's IPoIB address reached at the configured MTU, DF set",
-                                      .rank = 220});
 
 const CheckRegistration kNfsExport(
     {.name = "nfs.export",
