@@ -5,6 +5,7 @@
 
 #include "controller/validate/remote_exec.h"
 #include "controller/validate/validator.h"
+#include "controller/views/nfs_view.h"
 
 namespace clusterctl::validation_internal {
 
@@ -42,6 +43,8 @@ std::optional<CheckOutcome> Validator::NodeOutcome(const std::string& check, con
   if (verdict == on_host->second.end()) return std::nullopt;
   return verdict->second;
 }
+
+Result<nlohmann::json> Validator::NfsView() const { return BuildNfsView(*in_.inventory, {}); }
 
 NodeView Validator::View(const std::string& host) const { return ViewOf(*in_.inventory->FindHost(host)); }
 

@@ -80,9 +80,17 @@ class ClusterRun {
   // unreachable, the check not needed, or it has no node verdict).
   virtual std::optional<CheckOutcome> NodeOutcome(const std::string& check, const std::string& host) const = 0;
 
+  // Whether the selection reports `check` (Add keeps its results): of the
+  // checks one run judges together, the first selected one's phase runs it.
+  virtual bool Reports(const std::string& check) const = 0;
+
   // The inventory being validated: hosts' addresses, interfaces and groups,
   // and the variables the roles read (NFS mounts, the monitoring host's).
   virtual const Inventory& inventory() const = 0;
+  // The inventory's NFS settings as the roles read them (views/nfs_view.h:
+  // per host its mounts, their servers' addresses and versions); why not
+  // when they are wrong (deploy and plan say where).
+  virtual Result<nlohmann::json> NfsView() const = 0;
 
   // Whole seconds left before the run's deadline (0: it passed); a phase
   // that runs in rounds starts none that cannot finish.

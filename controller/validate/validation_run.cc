@@ -75,7 +75,6 @@ ValidationOutcome Validator::Run() {
   NodeVerdicts();
   Jobs();
   ClusterPhases();
-  Nfs();
 
   // Report order: the check list's order, then subject.
   const std::vector<std::string>& order = AllCheckNames();

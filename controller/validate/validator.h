@@ -82,7 +82,6 @@ class Validator : private ClusterRun {
   void Probe();
   void CrossCheck();
   void Jobs();
-  void Nfs();         // service_run.cc
   // The registered cluster phases (check_spec.h), in report order; and ClusterRun for them (cluster_phases.cc).
   void ClusterPhases();
   const std::string& cluster() const override { return in_.inventory->cluster_name; }
@@ -92,7 +91,9 @@ class Validator : private ClusterRun {
   std::vector<Result<ToolOutput>> RunCommands(const std::vector<HostCommand>& commands) override;
   std::vector<ProbedHost> ProbedHosts() const override;
   std::optional<CheckOutcome> NodeOutcome(const std::string& check, const std::string& host) const override;
+  bool Reports(const std::string& check) const override { return Want(check); }
   const Inventory& inventory() const override { return *in_.inventory; }
+  Result<nlohmann::json> NfsView() const override;
   void NodeVerdicts();
   void UnreachableVerdicts(const std::string& name, const NodeProbe& probe);
   // One node check on one node: its requirements, its prerequisites' verdicts, then its own.

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "controller/catalog/validate_variables.h"
 #include "controller/validate/check_spec.h"
 #include "controller/validate/cluster_run.h"
+#include "controller/views/nfs_view.h"
 
 namespace clusterctl::testing {
 
@@ -76,6 +78,7 @@ class FakeClusterRun : public ClusterRun {
   std::vector<ProbedHost> probed;                 // ProbedHosts(); View needs a Node for each
   std::map<std::string, std::map<std::string, CheckOutcome>> node_outcomes;  // NodeOutcome(): host -> check -> verdict
   Inventory inv;                                  // inventory() (testing::InventoryFromText)
+  std::set<std::string> unreported;               // checks the selection leaves out: Reports() false, Add drops them
 
   std::vector<HostCommand> ran;
   std::vector<CheckResult> results;
@@ -120,7 +123,11 @@ class FakeClusterRun : public ClusterRun {
     }
     return outputs;
   }
-  void Add(CheckResult result) override { results.push_back(std::move(result)); }
+  void Add(CheckResult result) override {
+    if (!unreported.count(result.check)) results.push_back(std::move(result));
+  }
+  bool Reports(const std::string& check) const override { return !unreported.count(check); }
+  Result<nlohmann::json> NfsView() const override { return BuildNfsView(inv, {}); }
   std::vector<ProbedHost> ProbedHosts() const override { return probed; }
   std::optional<CheckOutcome> NodeOutcome(const std::string& check, const std::string& host) const override {
     auto on_host = node_outcomes.find(host);
