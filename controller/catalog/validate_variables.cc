@@ -64,15 +64,6 @@ validate_ib_rate_gbps:
   type: number
   minimum: 1
   description: rate each expected port must reach, Gb/s; null, the fastest expected port of the node
-validate_ib_write_bw_min_mbps:
-  default: null
-  type: number
-  minimum: 0
-  description: ib_write_bw floor in MB/s; null, 88% of the port's line rate
-validate_ib_write_bw_message_bytes:
-  default: 65536
-  minimum: 1
-  description: message size the ib_write_bw floor applies to
 validate_nccl_busbw_min_gbps:
   default: null
   type: number

@@ -12,10 +12,13 @@
 // its verdict only the NodeView, and nothing here reaches the network or the
 // controller's state. Checks that need the controller's view of the node
 // (`needs_controller`) or several nodes run only in validate. A check of
-// several nodes has no verdict but a cluster phase (`ClusterPhase`): it picks
-// the nodes it can use, runs its job or pair runs through the `ClusterRun`
-// the validation run gives it (cluster_run.h) and judges what they printed;
-// its thresholds are variables it declares, like a node check's. (Older
+// several nodes (or a node check whose verdict needs other nodes: pings
+// between them, a file written on one and read on the next) has no verdict
+// but a cluster phase (`ClusterPhase`): it picks the nodes it can use, runs
+// its job or pair runs through the `ClusterRun` the validation run gives it
+// (cluster_run.h) and judges what they printed; its thresholds are variables
+// it declares, like a node check's. A cluster phase calls only what
+// clusterctl_node_checks links: clusterctl-health links every spec. (Older
 // cross-node checks are still phases of validation_run itself.)
 #pragma once
 
@@ -172,15 +175,15 @@ struct CheckSpec {
   std::vector<Prerequisite> prerequisites;
   std::vector<const ProbeSpec*> probes;
   NodeVerdict verdict = nullptr;  // null: judged by its cluster phase or by a phase of validation_run (reachable, older cross-node checks)
-  ClusterPhase cluster_phase;     // cluster and pair checks: the phase that judges them
+  ClusterPhase cluster_phase;     // the phase that judges a check without a node verdict (cluster, pair, or node checks across nodes)
   bool needs_controller = false;  // the verdict reads NodeView::slurm
   std::string variables;          // YAML declarations of the variables only this check reads (variable_spec.h)
 };
 
 // Registers a spec at start-up (a static object in the check's file).
 // REQUIRES: no other spec of that name or rank, probes of one id are one
-// object, and a cluster phase only on a cluster or pair check without a node
-// verdict (aborts otherwise: a build mistake, caught by any test).
+// object, and a cluster phase only on a check without a node verdict
+// (aborts otherwise: a build mistake, caught by any test).
 class CheckRegistration {
  public:
   explicit CheckRegistration(CheckSpec spec);

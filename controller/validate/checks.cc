@@ -173,10 +173,10 @@ CheckResult EvaluatePeerMemory(const std::string& host, const std::vector<std::s
 }
 
 CheckResult EvaluateIbWriteBw(const std::string& pair, const ToolOutput& client, double line_rate_gbps,
-                              const Thresholds& t) {
+                              const IbWriteBwLimits& limits) {
   const std::string check = "ib.write_bw";
-  double floor = t.ib_write_bw_min_mbps.value_or(DefaultIbWriteBwFloorMbps(line_rate_gbps));
-  std::string threshold = ">= " + FormatNumber(floor) + " MB/s at " + std::to_string(t.ib_write_bw_message_bytes) + " B";
+  double floor = limits.min_mbps.value_or(DefaultIbWriteBwFloorMbps(line_rate_gbps));
+  std::string threshold = ">= " + FormatNumber(floor) + " MB/s at " + std::to_string(limits.message_bytes) + " B";
   if (!client.started || client.timed_out) return ToolFailed(check, CheckScope::kPair, pair, "ib_write_bw", client);
   auto rows = ParseIbWriteBw(client.out);
   if (!rows.ok()) return ToolFailed(check, CheckScope::kPair, pair, "ib_write_bw", client, rows.status().message(), threshold);
@@ -189,11 +189,11 @@ CheckResult EvaluateIbWriteBw(const std::string& pair, const ToolOutput& client,
   }
   const IbBandwidthRow* row = nullptr;
   for (const IbBandwidthRow& r : *rows) {
-    if (r.bytes == t.ib_write_bw_message_bytes) row = &r;
+    if (r.bytes == limits.message_bytes) row = &r;
   }
   if (row == nullptr) row = &rows->back();
   std::string measured = FormatNumber(row->average_mbps) + " MB/s";
-  if (row->bytes != t.ib_write_bw_message_bytes) measured += " at " + std::to_string(row->bytes) + " B";
+  if (row->bytes != limits.message_bytes) measured += " at " + std::to_string(row->bytes) + " B";
   if (row->average_mbps < floor) {
     return Fail(check, CheckScope::kPair, pair, "bandwidth " + measured + " below the floor", TailLines(client.out, 4),
                 measured, threshold);

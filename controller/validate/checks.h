@@ -94,9 +94,16 @@ std::vector<IbPortStatus> ExpectedIbPorts(const std::vector<IbPortStatus>& ports
 CheckResult EvaluatePeerMemory(const std::string& host, const std::vector<std::string>& modules,
                                const nlohmann::json& gpudirect = nullptr);
 
+// ib.write_bw's limits (its variables validate_ib_write_bw_min_mbps and
+// validate_ib_write_bw_message_bytes): a bandwidth floor at a message size.
+struct IbWriteBwLimits {
+  std::optional<double> min_mbps;  // nullopt: 88% of the pair's line rate (DefaultIbWriteBwFloorMbps)
+  long long message_bytes = 65536;
+};
+
 // ib.write_bw between a pair: the client's output, at the message size.
 CheckResult EvaluateIbWriteBw(const std::string& pair, const ToolOutput& client, double line_rate_gbps,
-                              const Thresholds& t);
+                              const IbWriteBwLimits& limits);
 
 // nccl.node (one node, `cross_node` false) or nccl.cluster.
 CheckResult EvaluateNccl(const std::string& check, CheckScope scope, const std::string& subject,

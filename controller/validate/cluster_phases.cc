@@ -5,6 +5,7 @@
 
 #include "controller/validate/remote_exec.h"
 #include "controller/validate/validator.h"
+#include "controller/views/nfs_view.h"
 
 namespace clusterctl::validation_internal {
 
@@ -25,6 +26,25 @@ const std::string& Validator::SubmitHost() const {
   static const std::string kNone;
   return submit_host_ != nullptr ? submit_host_->name : kNone;
 }
+
+std::vector<ClusterRun::ProbedHost> Validator::ProbedHosts() const {
+  std::vector<ProbedHost> hosts;
+  for (const Host* h : participants_) {
+    const NodeProbe& probe = probes_.at(h->name);
+    hosts.push_back({h->name, Selected(h->name), probe.reached, probe.unreachable});
+  }
+  return hosts;
+}
+
+std::optional<CheckOutcome> Validator::NodeOutcome(const std::string& check, const std::string& host) const {
+  auto on_host = node_outcomes_.find(host);
+  if (on_host == node_outcomes_.end()) return std::nullopt;
+  auto verdict = on_host->second.find(check);
+  if (verdict == on_host->second.end()) return std::nullopt;
+  return verdict->second;
+}
+
+Result<nlohmann::json> Validator::NfsView() const { return BuildNfsView(*in_.inventory, {}); }
 
 NodeView Validator::View(const std::string& host) const { return ViewOf(*in_.inventory->FindHost(host)); }
 

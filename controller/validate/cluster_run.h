@@ -5,6 +5,7 @@
 // SSH or state here: a phase reaches hosts only through `RunCommands`.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "controller/validate/check_result.h"
 #include "controller/validate/check_spec.h"
 #include "controller/validate/tool_output.h"
+#include "inventory/model.h"
 
 namespace clusterctl {
 
@@ -55,6 +57,47 @@ class ClusterRun {
 
   // Adds a result to the report (a check the selection left out is dropped).
   virtual void Add(CheckResult result) = 0;
+
+  // ---- The hosts, the inventory and the time left: for the checks between
+  //      selected nodes and of the inventory's services (ib.write_bw,
+  //      fabric.ipoib, nfs.*, monitoring.targets).
+
+  // A host that took part in the probe phase.
+  struct ProbedHost {
+    std::string name;
+    bool selected = false;    // chosen by --limit; else a helper (the Slurm controller, the submit host)
+    bool reached = false;     // the probe phase read it
+    std::string unreachable;  // why not, when not reached
+  };
+  // Every host that took part in the probe phase: the selected ones in the
+  // order --limit chose them, then the helpers. `View` works on each (an
+  // unreachable host's has no facts and no outputs).
+  virtual std::vector<ProbedHost> ProbedHosts() const = 0;
+
+  // The verdict the node check `check` got on `host` in the node phase,
+  // whether or not the selection reports it (a prerequisite that was not
+  // selected is judged too); nullopt where it was not judged (the host was
+  // unreachable, the check not needed, or it has no node verdict).
+  virtual std::optional<CheckOutcome> NodeOutcome(const std::string& check, const std::string& host) const = 0;
+
+  // Whether the selection reports `check` (Add keeps its results): of the
+  // checks one run judges together, the first selected one's phase runs it.
+  virtual bool Reports(const std::string& check) const = 0;
+
+  // The inventory being validated: hosts' addresses, interfaces and groups,
+  // and the variables the roles read (NFS mounts, the monitoring host's).
+  virtual const Inventory& inventory() const = 0;
+  // The inventory's NFS settings as the roles read them (views/nfs_view.h:
+  // per host its mounts, their servers' addresses and versions); why not
+  // when they are wrong (deploy and plan say where).
+  virtual Result<nlohmann::json> NfsView() const = 0;
+
+  // Whole seconds left before the run's deadline (0: it passed); a phase
+  // that runs in rounds starts none that cannot finish.
+  virtual int SecondsLeft() const = 0;
+  // The detail of a failure whose work the deadline left no time for:
+  // "not run: the validation's deadline (900 s) passed first".
+  virtual std::string DeadlineText() const = 0;
 };
 
 }  // namespace clusterctl

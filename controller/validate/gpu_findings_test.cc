@@ -166,8 +166,8 @@ TEST_CASE("ib_write_bw: perftest's CPU-frequency warning between the header and 
   REQUIRE(rows->size() == 2);  // the table used to end at the warning: no rows, "no ib_write_bw result rows"
   CHECK((*rows)[1].bytes == 8388608);
   CHECK((*rows)[1].average_mbps == doctest::Approx(24056.72));
-  Thresholds t;
-  t.ib_write_bw_message_bytes = 8388608;
+  IbWriteBwLimits t;
+  t.message_bytes = 8388608;
   CheckResult r = EvaluateIbWriteBw("a+b", Output(text), 200, t);
   CHECK_MESSAGE(r.outcome == CheckOutcome::kPass, r.detail);
 }

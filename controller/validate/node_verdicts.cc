@@ -27,6 +27,7 @@ void Validator::NodeVerdicts() {
       }
       CheckResult result = JudgeNodeCheck(*spec, view, verdicts);
       Add(result);
+      node_outcomes_[host->name][spec->name] = result.outcome;
       verdicts.emplace(spec->name, std::move(result));
     }
     NoteUsability(*host, verdicts);
@@ -41,7 +42,6 @@ void Validator::NoteUsability(const Host& host, const std::map<std::string, Chec
     return it == verdicts.end() ? std::optional<CheckOutcome>() : it->second.outcome;
   };
   if (outcome("gpu.count") == CheckOutcome::kPass) gpu_ok_.insert(host.name);
-  if (outcome("ib.ports") == CheckOutcome::kPass) ib_ok_.insert(host.name);
   std::optional<CheckOutcome> node = outcome("slurm.node");
   if (!node || *node == CheckOutcome::kSkip) return;
   if (*node != CheckOutcome::kPass) not_usable_[host.name] = "slurm.node failed";

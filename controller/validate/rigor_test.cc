@@ -160,8 +160,8 @@ TEST_CASE("nccl: a complete table from a run that exits non-zero, is killed, or 
 
 TEST_CASE("exit status: ib_write_bw and chronyc results count only when the tool exited 0") {
   std::string bw = Fixture("ib_write_bw--HDR-loopback--1.txt");
-  Thresholds t;
-  t.ib_write_bw_message_bytes = 8388608;
+  IbWriteBwLimits t;
+  t.message_bytes = 8388608;
   REQUIRE(EvaluateIbWriteBw("a+b", Output(bw), 200, t).outcome == CheckOutcome::kPass);
   CheckResult failed = EvaluateIbWriteBw("a+b", Output(bw, 1), 200, t);
   CHECK(failed.outcome == CheckOutcome::kFail);

@@ -27,8 +27,6 @@ struct Thresholds {
   std::optional<double> gpu_nvlink_gbps;     // speed of each link; default: the fastest link of the node
   std::vector<std::string> ib_ports;         // "mlx5_0/1"; empty: every InfiniBand port found
   std::optional<double> ib_rate_gbps;        // default: the fastest rate among the node's expected ports
-  std::optional<double> ib_write_bw_min_mbps;  // default: 88% of the port's line rate (EDR: 11,000 MB/s)
-  long long ib_write_bw_message_bytes = 65536;
   std::optional<int> ipoib_mtu;              // the ipoib role's ipoib_mtu (0 there: the interface's own MTU)
   std::optional<double> nccl_busbw_min_gbps;   // default: by GPU model (node) or IB line rate (cluster)
   double nccl_small_message_max_us = 100;      // across nodes: thousands of us means TCP fallback

@@ -16,10 +16,11 @@
 //      the specs' requirements, prerequisites and verdicts);
 //   3. jobs    on the submit host: srun across the usable compute nodes, a
 //              job with all GPUs per GPU node, nccl-tests when installed;
-//   4. pairs   ib_write_bw between ring neighbours, in rounds in which no
-//              node is in two pairs;
-//   5. roles   the role checks' own phases: fabric.ipoib, nfs.*,
-//              monitoring.targets.
+//   4. checks' the checks' own cluster phases (check_spec.h,
+//      phases  cluster_phases.cc), in report order: ib.write_bw between ring
+//              neighbours in rounds in which no node is in two pairs, the
+//              IPoIB pings of fabric.ipoib, the NFS round trips of nfs.*,
+//              Prometheus's targets for monitoring.targets, mpi.cluster's job.
 // A check whose prerequisite failed is skipped naming that check; work left
 // when the run's deadline passes fails with "deadline".
 #pragma once

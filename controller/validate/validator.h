@@ -1,6 +1,6 @@
 // The validation run's internals, shared by its files: validation_run.cc
 // (the run, probe and cross phases), node_verdicts.cc (the per-node checks),
-// job_checks.cc (Slurm jobs, NCCL and ib_write_bw pairs), cluster_phases.cc
+// job_checks.cc (Slurm jobs and NCCL), cluster_phases.cc
 // (the cluster checks' own phases, through ClusterRun). Not an interface: include validation_run.h instead.
 #pragma once
 
@@ -47,7 +47,7 @@ class Validator : private ClusterRun {
   bool Needed(const std::string& check) const { return needed_.count(check) > 0; }
   const Thresholds& ThresholdsOf(const std::string& host) const { return in_.thresholds.at(host); }
   bool Selected(const std::string& host) const { return selected_names_.count(host) > 0; }
-  int SecondsLeft() const {
+  int SecondsLeft() const override {
     auto left = std::chrono::duration_cast<std::chrono::seconds>(deadline_ - clock_.Monotonic()).count();
     return static_cast<int>(std::max<int64_t>(left, 0));
   }
@@ -72,7 +72,7 @@ class Validator : private ClusterRun {
       return r.check == check && r.outcome == CheckOutcome::kFail && (r.subject == subject || r.scope == kCluster);
     });
   }
-  std::string DeadlineText() const {
+  std::string DeadlineText() const override {
     return "not run: the validation's deadline (" + std::to_string(in_.deadline.count()) + " s) passed first";
   }
   void DeadlinePassed(const std::string& check, CheckScope scope, const std::string& subject) {
@@ -82,10 +82,6 @@ class Validator : private ClusterRun {
   void Probe();
   void CrossCheck();
   void Jobs();
-  void Pairs();
-  void Fabric();
-  void Monitoring();  // service_run.cc
-  void Nfs();         // service_run.cc
   // The registered cluster phases (check_spec.h), in report order; and ClusterRun for them (cluster_phases.cc).
   void ClusterPhases();
   const std::string& cluster() const override { return in_.inventory->cluster_name; }
@@ -93,6 +89,11 @@ class Validator : private ClusterRun {
   const std::string& SubmitHost() const override;
   NodeView View(const std::string& host) const override;
   std::vector<Result<ToolOutput>> RunCommands(const std::vector<HostCommand>& commands) override;
+  std::vector<ProbedHost> ProbedHosts() const override;
+  std::optional<CheckOutcome> NodeOutcome(const std::string& check, const std::string& host) const override;
+  bool Reports(const std::string& check) const override { return Want(check); }
+  const Inventory& inventory() const override { return *in_.inventory; }
+  Result<nlohmann::json> NfsView() const override;
   void NodeVerdicts();
   void UnreachableVerdicts(const std::string& name, const NodeProbe& probe);
   // One node check on one node: its requirements, its prerequisites' verdicts, then its own.
@@ -116,7 +117,6 @@ class Validator : private ClusterRun {
   std::vector<GpuJob> PlanGpuJobs();
   void JudgeSrun(const std::vector<std::string>& usable, const ToolOutput& srun, bool ran, int limit);
   void JudgeGpuJobs(const std::vector<GpuJob>& jobs);
-  std::vector<const Host*> PairCandidates(std::map<std::string, IbPortStatus>& port_of);
   void JudgeNcclCluster(const std::vector<std::string>& nodes, const ToolOutput& output, bool ran);
   // users.job: the first directory user's job (name, UID; no name: none listed).
   struct DirectoryUserJob {
@@ -149,7 +149,7 @@ class Validator : private ClusterRun {
   std::set<std::string> usable_compute_;   // slurm.node passed and munge.decode did not fail
   std::map<std::string, std::string> not_usable_;  // compute node -> the failed check that keeps jobs off it
   std::set<std::string> gpu_ok_;           // gpu.count passed (so gpu.driver did)
-  std::set<std::string> ib_ok_;            // ib.ports passed
+  std::map<std::string, std::map<std::string, CheckOutcome>> node_outcomes_;  // host -> node check -> its verdict
   std::vector<CheckResult> results_;
   ValidationOutcome outcome_;
 };

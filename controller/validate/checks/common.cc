@@ -80,13 +80,6 @@ const ProbeSpec& NcclTestsProbe() {
   return probe;
 }
 
-const ProbeSpec& IbWriteBwProbe() {
-  static const ProbeSpec probe{.id = "ib_write_bw installed",
-                               .commands = {{"test", "-x", "/usr/bin/ib_write_bw"}},
-                               .timeout_s = 10,
-                               .when = [](const NodeReadings& n) { return n.HasIbPorts(); }};
-  return probe;
-}
 
 const Result<NvidiaSmiReport>& GpuReport(const NodeReadings& node) {
   const std::string& id = NvidiaSmiQueryProbe().id;

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "controller/catalog/validate_variables.h"
 #include "controller/validate/check_spec.h"
 #include "controller/validate/cluster_run.h"
+#include "controller/views/nfs_view.h"
 
 namespace clusterctl::testing {
 
@@ -71,7 +73,12 @@ class FakeClusterRun : public ClusterRun {
   Thresholds thresholds;                          // every host's
   // What a command prints; by default it exits 0 printing nothing.
   std::function<ToolOutput(const HostCommand&)> answer = [](const HostCommand&) { return ToolOutput{}; };
-  bool deadline_passed = false;                   // RunCommands runs nothing
+  bool deadline_passed = false;                   // RunCommands runs nothing; SecondsLeft() is 0
+  int seconds_left = 900;                         // SecondsLeft() (an `answer` may lower it)
+  std::vector<ProbedHost> probed;                 // ProbedHosts(); View needs a Node for each
+  std::map<std::string, std::map<std::string, CheckOutcome>> node_outcomes;  // NodeOutcome(): host -> check -> verdict
+  Inventory inv;                                  // inventory() (testing::InventoryFromText)
+  std::set<std::string> unreported;               // checks the selection leaves out: Reports() false, Add drops them
 
   std::vector<HostCommand> ran;
   std::vector<CheckResult> results;
@@ -108,7 +115,7 @@ class FakeClusterRun : public ClusterRun {
     std::vector<Result<ToolOutput>> outputs;
     for (const HostCommand& command : commands) {
       if (deadline_passed) {
-        outputs.emplace_back(Status::Unavailable("not run: the validation's deadline (900 s) passed first"));
+        outputs.emplace_back(Status::Unavailable(DeadlineText()));
         continue;
       }
       ran.push_back(command);
@@ -116,7 +123,20 @@ class FakeClusterRun : public ClusterRun {
     }
     return outputs;
   }
-  void Add(CheckResult result) override { results.push_back(std::move(result)); }
+  void Add(CheckResult result) override {
+    if (!unreported.count(result.check)) results.push_back(std::move(result));
+  }
+  bool Reports(const std::string& check) const override { return !unreported.count(check); }
+  Result<nlohmann::json> NfsView() const override { return BuildNfsView(inv, {}); }
+  std::vector<ProbedHost> ProbedHosts() const override { return probed; }
+  std::optional<CheckOutcome> NodeOutcome(const std::string& check, const std::string& host) const override {
+    auto on_host = node_outcomes.find(host);
+    if (on_host == node_outcomes.end() || !on_host->second.count(check)) return std::nullopt;
+    return on_host->second.at(check);
+  }
+  const Inventory& inventory() const override { return inv; }
+  int SecondsLeft() const override { return deadline_passed ? 0 : seconds_left; }
+  std::string DeadlineText() const override { return "not run: the validation's deadline (900 s) passed first"; }
 
  private:
   std::map<std::string, NodeReadings> nodes_;
