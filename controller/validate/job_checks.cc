@@ -1,5 +1,4 @@
-// The job and pair phases of a validation run (see validator.h): srun
-// across nodes, a directory user's job, a GPU job per node and nccl-tests from the submit host, then ib_write_bw
+// The job and pair phases of a validation run (see validator.h): a directory user's job, a GPU job per node and nccl-tests from the submit host, then ib_write_bw
 // between ring neighbours.
 #include <unistd.h>
 
@@ -19,40 +18,16 @@
 namespace clusterctl::validation_internal {
 namespace {
 
-bool NameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-'; }
-
-// Candidates named as whole words in srun's error lines ("... failed on node
-// node03: ...", "srun: error: node03: task 1: ...").
-std::vector<std::string> NodesNamedIn(const std::string& text, const std::set<std::string>& candidates) {
-  std::vector<std::string> named;
-  for (const std::string& line : Split(text, '\n')) {
-    if (line.find("error") == std::string::npos) continue;
-    for (const std::string& c : candidates) {
-      for (size_t at = line.find(c); at != std::string::npos; at = line.find(c, at + 1)) {
-        bool whole = (at == 0 || !NameChar(line[at - 1])) && (at + c.size() >= line.size() || !NameChar(line[at + c.size()]));
-        if (whole) {
-          if (std::find(named.begin(), named.end(), c) == named.end()) named.push_back(c);
-          break;
-        }
-      }
-    }
-  }
-  return named;
-}
-
 bool HasNcclTests(const NodeReadings& node) { return node.Output(checks::NcclTestsProbe().id).Succeeded(); }
 
-// The job phase's own cluster checks: each gets a result even when no job runs.
-const char* const kClusterJobChecks[] = {"slurm.srun", "nccl.cluster", "users.job"};
+// The job phase's own cluster checks: each gets a result even when no job runs
+// (the registered `slurm_jobs` phases get theirs from cluster_phases.cc).
+const char* const kClusterJobChecks[] = {"nccl.cluster", "users.job"};
 
 }  // namespace
 
 std::vector<std::string> Validator::JobCheckNames() {
-  std::vector<std::string> names(std::begin(kClusterJobChecks), std::end(kClusterJobChecks));
-  for (const CheckSpec* spec : CheckSpecs()) {
-    if (spec->cluster_phase.slurm_jobs) names.push_back(spec->name);
-  }
-  return names;
+  return {std::begin(kClusterJobChecks), std::end(kClusterJobChecks)};
 }
 
 // One compute node's GPU job and all_reduce_perf run, planned before the fan-out.
@@ -137,22 +112,12 @@ void Validator::Jobs() {
     for (const GpuJob& j : gpu_jobs) Add(Fail("slurm.gpu_job", kNode, j.host, why));
     return;
   }
-  jobs_can_run_ = true;
   DirectoryUserJob user_job = PlanDirectoryUserJob(usable);
-  ToolOutput srun, nccl_cluster;
-  bool srun_ran = false, nccl_cluster_ran = false;
-  int srun_limit = 0;
+  ToolOutput nccl_cluster;
+  bool nccl_cluster_ran = false;
   const std::string none;
   std::vector<const Host*> submit_only = {submit_host_};
   in_.run_on(submit_only, [&, this](AgentSession& agent, HostResult&) -> Task<void> {
-    if (Want("slurm.srun") && !usable.empty() && SecondsLeft() > 0) {
-      std::vector<std::string> argv = {"srun", "-N", std::to_string(usable.size()), "-w", Join(usable, ","),
-                                       "--ntasks-per-node=1", "--immediate=60", "--time=5", "-J", "clusterctl-validate",
-                                       "-l", "hostname"};
-      srun_limit = Limit(180);
-      srun = co_await ExecOnNode(agent, argv, none, srun_limit);
-      srun_ran = true;
-    }
     if (!user_job.user.empty() && SecondsLeft() > 0) {
       // As the user (runuser: the agent is root), on one usable node.
       std::vector<std::string> argv = {"runuser", "-u", user_job.user, "--", "srun", "-N", "1", "-w", user_job.node,
@@ -190,7 +155,6 @@ void Validator::Jobs() {
       nccl_cluster_ran = true;
     }
   });
-  JudgeSrun(usable, srun, srun_ran, srun_limit);
   JudgeDirectoryUserJob(user_job);
   JudgeGpuJobs(gpu_jobs);
   JudgeNcclCluster(nccl_nodes, nccl_cluster, nccl_cluster_ran);
@@ -239,51 +203,6 @@ void Validator::JudgeDirectoryUserJob(const DirectoryUserJob& job) {
   } else {
     Add(Pass("users.job", kCluster, cluster, "uid " + printed, "uid " + expected,
              what + ": id -u in the job is the directory's UID"));
-  }
-}
-
-void Validator::JudgeSrun(const std::vector<std::string>& usable, const ToolOutput& srun, bool ran, int limit) {
-  const std::string cluster = in_.inventory->cluster_name;
-  if (usable.empty()) {
-    Add(Fail("slurm.srun", kCluster, cluster, kNoUsableComputeNode));
-    return;
-  }
-  if (!ran) {
-    DeadlinePassed("slurm.srun", kCluster, cluster);
-    return;
-  }
-  std::set<std::string> answered;
-  static const std::regex kTaskLine(R"(^\d+:\s*(\S+)\s*$)");
-  std::smatch m;
-  for (const std::string& line : Split(srun.out, '\n')) {
-    if (std::regex_match(line, m, kTaskLine)) answered.insert(m[1]);
-  }
-  std::vector<std::string> missing;
-  for (const std::string& n : usable) {
-    if (!answered.count(n)) missing.push_back(n);
-  }
-  std::string measured = std::to_string(usable.size() - missing.size()) + "/" + std::to_string(usable.size()) + " nodes";
-  std::string threshold = "all " + std::to_string(usable.size());
-  bool queued = srun.Both().find("queued and waiting for resources") != std::string::npos && answered.empty();
-  if (queued && srun.timed_out) {
-    Add(Fail("slurm.srun", kCluster, cluster,
-             "srun across " + CollapseHostList(usable) + " never started: its job waited for resources until srun " +
-                 "was stopped after " + std::to_string(limit) + " s (the nodes are busy?)",
-             TailLines(srun.Both()), measured, threshold));
-  } else if (srun.exit_code != 0 || !missing.empty()) {
-    std::set<std::string> candidates(usable.begin(), usable.end());
-    std::vector<std::string> named = NodesNamedIn(srun.Both(), candidates);
-    std::string who = !named.empty() ? CollapseHostList(named) : CollapseHostList(missing);
-    Add(Fail("slurm.srun", kCluster, cluster,
-             "srun across " + CollapseHostList(usable) + " failed" + (who.empty() ? "" : " on " + who) +
-                 (srun.timed_out ? " (timed out)" : " (exit " + std::to_string(srun.exit_code) + ")"),
-             TailLines(srun.Both()), measured, threshold));
-  } else {
-    std::vector<std::string> left_out;
-    for (const auto& [node, why] : not_usable_) left_out.push_back(node + " (" + why + ")");
-    Add(Pass("slurm.srun", kCluster, cluster, measured, threshold,
-             "srun -N" + std::to_string(usable.size()) + " hostname on " + CollapseHostList(usable) +
-                 (left_out.empty() ? "" : "; left out: " + Join(left_out, ", "))));
   }
 }
 

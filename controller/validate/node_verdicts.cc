@@ -40,6 +40,9 @@ void Validator::NoteUsability(const Host& host, const std::map<std::string, Chec
     auto it = verdicts.find(check);
     return it == verdicts.end() ? std::optional<CheckOutcome>() : it->second.outcome;
   };
+  for (const auto& [check, verdict] : verdicts) {
+    if (verdict.outcome == CheckOutcome::kPass) node_passed_.insert({check, host.name});
+  }
   if (outcome("gpu.count") == CheckOutcome::kPass) gpu_ok_.insert(host.name);
   if (outcome("ib.ports") == CheckOutcome::kPass) ib_ok_.insert(host.name);
   std::optional<CheckOutcome> node = outcome("slurm.node");

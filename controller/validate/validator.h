@@ -52,22 +52,13 @@ class Validator : private ClusterRun {
     return static_cast<int>(std::max<int64_t>(left, 0));
   }
   // A command's time limit: its own, but never past the run's deadline.
-  int Limit(int seconds) const { return std::max(1, std::min(seconds, SecondsLeft())); }
+  int Limit(int seconds) const override { return std::max(1, std::min(seconds, SecondsLeft())); }
   void Add(CheckResult r) override {
     if (Want(r.check)) results_.push_back(std::move(r));
   }
-  // A check that cannot run because `prerequisite` failed: skipped naming
-  // the cause when that failure is in the report, failed otherwise, so no
-  // --checks or --limit can hide a failure behind a skip (docs/validation.md,
-  // "No reading, no pass"). An empty prerequisite is no failure (Slurm not
-  // installed): a skip.
-  CheckResult Blocked(const std::string& check, CheckScope scope, const std::string& subject,
-                      const std::string& prerequisite, const std::string& why) const {
-    if (prerequisite.empty() || FailureReported(prerequisite, subject)) return Skip(check, scope, subject, why);
-    return Fail(check, scope, subject, "not checked: " + why, {}, "unknown");
-  }
+  using ClusterRun::Blocked;  // a check whose prerequisite failed (cluster_run.h)
   // Whether `check` failed on `subject` (or, for a cluster check, at all) in the report so far.
-  bool FailureReported(const std::string& check, const std::string& subject) const {
+  bool FailureReported(const std::string& check, const std::string& subject) const override {
     return std::any_of(results_.begin(), results_.end(), [&](const CheckResult& r) {
       return r.check == check && r.outcome == CheckOutcome::kFail && (r.subject == subject || r.scope == kCluster);
     });
@@ -88,9 +79,18 @@ class Validator : private ClusterRun {
   void Nfs();         // service_run.cc
   // The registered cluster phases (check_spec.h), in report order; and ClusterRun for them (cluster_phases.cc).
   void ClusterPhases();
+  // A `slurm_jobs` phase's check given the job checks' common result where
+  // Slurm jobs cannot run; false: the phase runs.
+  bool JobsCannotRun(const CheckSpec& spec);
   const std::string& cluster() const override { return in_.inventory->cluster_name; }
   std::vector<std::string> UsableComputeNodes() const override;
+  std::map<std::string, std::string> UnusableComputeNodes() const override { return not_usable_; }
+  std::vector<std::string> ComputeNodes() const override;
   const std::string& SubmitHost() const override;
+  bool Reached(const std::string& host) const override;
+  bool NodeCheckPassed(const std::string& check, const std::string& host) const override {
+    return node_passed_.count({check, host}) > 0;
+  }
   NodeView View(const std::string& host) const override;
   std::vector<Result<ToolOutput>> RunCommands(const std::vector<HostCommand>& commands) override;
   void NodeVerdicts();
@@ -111,10 +111,9 @@ class Validator : private ClusterRun {
   // The job phase (job_checks.cc).
   struct GpuJob;
   bool JobsCannotRun();
-  // The job phase's cluster checks: those it judges itself and the cluster phases with `slurm_jobs`.
+  // The job phase's own cluster checks (the registered `slurm_jobs` phases are gated in cluster_phases.cc).
   static std::vector<std::string> JobCheckNames();
   std::vector<GpuJob> PlanGpuJobs();
-  void JudgeSrun(const std::vector<std::string>& usable, const ToolOutput& srun, bool ran, int limit);
   void JudgeGpuJobs(const std::vector<GpuJob>& jobs);
   std::vector<const Host*> PairCandidates(std::map<std::string, IbPortStatus>& port_of);
   void JudgeNcclCluster(const std::vector<std::string>& nodes, const ToolOutput& output, bool ran);
@@ -145,10 +144,10 @@ class Validator : private ClusterRun {
   ToolOutput controller_ping_;  // scontrol ping on the controller
   // scontrol show node on the controller, before slurm_ takes the states.
   Result<std::vector<SlurmNodeState>> slurm_nodes_read_ = Status::Unavailable("scontrol show node was not run");
-  bool jobs_can_run_ = false;  // the job phase ran: the `slurm_jobs` cluster phases run too
   std::set<std::string> usable_compute_;   // slurm.node passed and munge.decode did not fail
   std::map<std::string, std::string> not_usable_;  // compute node -> the failed check that keeps jobs off it
   std::set<std::string> gpu_ok_;           // gpu.count passed (so gpu.driver did)
+  std::set<std::pair<std::string, std::string>> node_passed_;  // (check, host): the node check passed there
   std::set<std::string> ib_ok_;            // ib.ports passed
   std::vector<CheckResult> results_;
   ValidationOutcome outcome_;

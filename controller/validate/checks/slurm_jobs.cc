@@ -1,16 +1,9 @@
-// slurm.srun, users.job and slurm.gpu_job: judged by validation_run's job phase
+// users.job and slurm.gpu_job: judged by validation_run's job phase
 // (job_checks.cc) on the submit host, over the node checks listed here.
 #include "controller/validate/checks/common.h"
 
 namespace clusterctl::checks {
 namespace {
-
-const CheckRegistration kSlurmSrun({.name = "slurm.srun",
-                                    .scope = kCluster,
-                                    .summary = "srun runs on every usable compute node",
-                                    .rank = 80,
-                                    .prerequisites = {{"slurm.node"}},
-                                    .needs_controller = true});
 
 const CheckRegistration kUsersJob(
     {.name = "users.job",
