@@ -78,11 +78,6 @@ validate_nccl_busbw_min_gbps:
   type: number
   minimum: 0
   description: all_reduce bus bandwidth floor in GB/s; null, by GPU model (node) or IB line rate (cluster)
-validate_nccl_small_message_max_us:
-  default: 100
-  type: number
-  minimum: 1
-  description: cross-node all_reduce latency of the smallest messages, in microseconds
 validate_nccl_tests_dir:
   default: /usr/local/bin
   syntax: path

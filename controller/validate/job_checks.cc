@@ -11,6 +11,7 @@
 #include "controller/validate/pair_schedule.h"
 #include "controller/validate/remote_exec.h"
 #include "controller/validate/checks/common.h"
+#include "controller/validate/checks/gpu_jobs.h"
 #include "controller/validate/checks/users_consistent.h"
 #include "controller/validate/validator.h"
 #include "inventory/hostlist.h"
@@ -18,11 +19,9 @@
 namespace clusterctl::validation_internal {
 namespace {
 
-bool HasNcclTests(const NodeReadings& node) { return node.Output(checks::NcclTestsProbe().id).Succeeded(); }
-
 // The job phase's own cluster checks: each gets a result even when no job runs
 // (the registered `slurm_jobs` phases get theirs from cluster_phases.cc).
-const char* const kClusterJobChecks[] = {"nccl.cluster", "users.job"};
+const char* const kClusterJobChecks[] = {"users.job"};
 
 }  // namespace
 
@@ -82,7 +81,7 @@ std::vector<Validator::GpuJob> Validator::PlanGpuJobs() {
       Add(Blocked("nccl.node", kNode, h->name, cause, why));
       continue;
     }
-    bool nccl_tests = HasNcclTests(node);
+    bool nccl_tests = checks::HasNcclTests(node);
     if (node.pci_gpus < 2) {
       Add(Skip("nccl.node", kNode, h->name, "one GPU on " + h->name + ": there is no all_reduce within the node "
                "(nccl.cluster measures it across nodes)"));
@@ -100,21 +99,13 @@ void Validator::Jobs() {
   const std::string cluster = in_.inventory->cluster_name;
   std::vector<std::string> usable(usable_compute_.begin(), usable_compute_.end());
   std::vector<GpuJob> gpu_jobs = PlanGpuJobs();
-  std::vector<std::string> nccl_nodes;
-  for (const GpuJob& j : gpu_jobs) {
-    if (HasNcclTests(probes_.at(j.host).readings)) nccl_nodes.push_back(j.host);
-  }
   if (!probes_.at(submit_host_->name).reached) {
     std::string why = "the submit host " + submit_host_->name + " is unreachable";
-    for (const std::string& check : JobCheckNames()) {
-      if (check != "nccl.cluster" || nccl_nodes.size() >= 2) Add(Fail(check, kCluster, cluster, why));
-    }
+    for (const std::string& check : JobCheckNames()) Add(Fail(check, kCluster, cluster, why));
     for (const GpuJob& j : gpu_jobs) Add(Fail("slurm.gpu_job", kNode, j.host, why));
     return;
   }
   DirectoryUserJob user_job = PlanDirectoryUserJob(usable);
-  ToolOutput nccl_cluster;
-  bool nccl_cluster_ran = false;
   const std::string none;
   std::vector<const Host*> submit_only = {submit_host_};
   in_.run_on(submit_only, [&, this](AgentSession& agent, HostResult&) -> Task<void> {
@@ -143,21 +134,9 @@ void Validator::Jobs() {
         job.nccl_ran = true;
       }
     }
-    if (Want("nccl.cluster") && nccl_nodes.size() >= 2 && SecondsLeft() > 0) {
-      const Thresholds& t = ThresholdsOf(nccl_nodes.front());
-      int gpus = probes_.at(nccl_nodes.front()).readings.pci_gpus;
-      std::vector<std::string> argv = {"srun", "-N", std::to_string(nccl_nodes.size()), "-w", Join(nccl_nodes, ","),
-                                       "--ntasks-per-node=" + std::to_string(gpus), "--gres=gpu:" + std::to_string(gpus),
-                                       "--mpi=pmix", "--immediate=60", "--time=15", "-J", "clusterctl-validate",
-                                       t.nccl_tests_dir + "/all_reduce_perf", "-b", "8", "-e", t.nccl_max_bytes, "-f",
-                                       "2", "-g", "1"};
-      nccl_cluster = co_await ExecOnNode(agent, argv, none, Limit(900));
-      nccl_cluster_ran = true;
-    }
   });
   JudgeDirectoryUserJob(user_job);
   JudgeGpuJobs(gpu_jobs);
-  JudgeNcclCluster(nccl_nodes, nccl_cluster, nccl_cluster_ran);
 }
 
 // The first of the submit host's directory_users, on the first usable
@@ -219,29 +198,9 @@ void Validator::JudgeGpuJobs(const std::vector<GpuJob>& jobs) {
       const Result<NvidiaSmiReport>& report = checks::GpuReport(probes_.at(job.host).readings);
       std::string model = report.ok() && !report->gpus.empty() ? report->gpus.front().name : "";
       double floor = t.nccl_busbw_min_gbps.value_or(DefaultNodeBusbwFloorGbps(model));
-      Add(EvaluateNccl("nccl.node", kNode, job.host, job.nccl_output, floor, false, t));
+      Add(EvaluateNccl("nccl.node", kNode, job.host, job.nccl_output, floor, std::nullopt));
     }
   }
-}
-
-void Validator::JudgeNcclCluster(const std::vector<std::string>& nodes, const ToolOutput& output, bool ran) {
-  const std::string cluster = in_.inventory->cluster_name;
-  if (nodes.size() < 2) {
-    Add(Skip("nccl.cluster", kCluster, cluster, nodes.empty() ? "nccl-tests not installed on any usable GPU node"
-                                                              : "nccl-tests on only one usable GPU node"));
-    return;
-  }
-  if (!ran) {
-    DeadlinePassed("nccl.cluster", kCluster, cluster);
-    return;
-  }
-  const Thresholds& t = ThresholdsOf(nodes.front());
-  double ib_gbps = 0;
-  for (const IbPortStatus& p : ExpectedIbPorts(SysfsIbPorts(probes_.at(nodes.front()).readings.facts), t)) {
-    if (p.state == "ACTIVE") ib_gbps += p.rate_gbps;
-  }
-  double floor = t.nccl_busbw_min_gbps.value_or(DefaultClusterBusbwFloorGbps(ib_gbps));
-  Add(EvaluateNccl("nccl.cluster", kCluster, cluster, output, floor, true, t));
 }
 
 // The pair phase's nodes: selected nodes whose ib.ports passed and that

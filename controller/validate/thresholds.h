@@ -31,7 +31,6 @@ struct Thresholds {
   long long ib_write_bw_message_bytes = 65536;
   std::optional<int> ipoib_mtu;              // the ipoib role's ipoib_mtu (0 there: the interface's own MTU)
   std::optional<double> nccl_busbw_min_gbps;   // default: by GPU model (node) or IB line rate (cluster)
-  double nccl_small_message_max_us = 100;      // across nodes: thousands of us means TCP fallback
   std::string nccl_tests_dir = "/usr/local/bin";  // where all_reduce_perf is looked for (and PATH)
   std::string nccl_max_bytes = "1G";
 };

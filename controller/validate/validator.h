@@ -116,7 +116,6 @@ class Validator : private ClusterRun {
   std::vector<GpuJob> PlanGpuJobs();
   void JudgeGpuJobs(const std::vector<GpuJob>& jobs);
   std::vector<const Host*> PairCandidates(std::map<std::string, IbPortStatus>& port_of);
-  void JudgeNcclCluster(const std::vector<std::string>& nodes, const ToolOutput& output, bool ran);
   // users.job: the first directory user's job (name, UID; no name: none listed).
   struct DirectoryUserJob {
     std::string user, node;

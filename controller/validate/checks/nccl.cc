@@ -1,7 +1,8 @@
-// nccl.node and nccl.cluster: all_reduce_perf in Slurm jobs, judged by
+// nccl.node: all_reduce_perf in a Slurm job on one node, judged by
 // validation_run's job phase (job_checks.cc) on the nodes where slurm.node
 // and gpu.count passed and nccl-tests is installed.
 #include "controller/validate/checks/common.h"
+#include "controller/validate/checks/gpu_jobs.h"
 
 namespace clusterctl::checks {
 namespace {
@@ -14,14 +15,6 @@ const CheckRegistration kNcclNode({.name = "nccl.node",
                                       .prerequisites = {{"slurm.node"}, {"gpu.count"}},
                                    .probes = {&NcclTestsProbe()},
                                    .needs_controller = true});
-
-const CheckRegistration kNcclCluster({.name = "nccl.cluster",
-                                      .scope = kCluster,
-                                      .summary = "all_reduce_perf across nodes: correct, bandwidth and latency",
-                                      .rank = 270,
-                                      .prerequisites = {{"slurm.node"}, {"gpu.count"}},
-                                      .probes = {&NcclTestsProbe()},
-                                      .needs_controller = true});
 
 }  // namespace
 }  // namespace clusterctl::checks
