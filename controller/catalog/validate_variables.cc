@@ -73,19 +73,6 @@ validate_ib_write_bw_message_bytes:
   default: 65536
   minimum: 1
   description: message size the ib_write_bw floor applies to
-validate_nccl_busbw_min_gbps:
-  default: null
-  type: number
-  minimum: 0
-  description: all_reduce bus bandwidth floor in GB/s; null, by GPU model (node) or IB line rate (cluster)
-validate_nccl_tests_dir:
-  default: /usr/local/bin
-  syntax: path
-  description: where all_reduce_perf is looked for (then PATH)
-validate_nccl_max_bytes:
-  default: 1G
-  syntax: size
-  description: the largest all_reduce size (all_reduce_perf -e)
 )";
 
 std::map<std::string, VariableSpec> Parse() {

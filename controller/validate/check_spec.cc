@@ -77,8 +77,8 @@ CheckRegistration::CheckRegistration(CheckSpec spec) {
   for (const auto& [name, other] : registry.specs) {
     if (other.rank == spec.rank) BuildMistake(spec.name + " and " + name + " have the same rank");
   }
-  if (spec.cluster_phase.run != nullptr && (spec.scope == CheckScope::kNode || spec.verdict != nullptr)) {
-    BuildMistake(spec.name + " has a cluster phase but is a node check or has a node verdict");
+  if (spec.cluster_phase.run != nullptr && spec.verdict != nullptr) {
+    BuildMistake(spec.name + " has both a cluster phase and a node verdict");
   }
   for (const ProbeSpec* probe : spec.probes) {
     auto [it, added] = registry.probes.emplace(probe->id, probe);

@@ -158,6 +158,10 @@ class ClusterRun;  // cluster_run.h
 // Slurm jobs can run at all: otherwise the validation run gives it the job
 // checks' common result (no Slurm cluster or no compute node selected: a
 // skip; slurmctld not read: blocked; the submit host unreachable: a failure).
+// A node check's phase (a job per node: slurm.gpu_job, nccl.node) adds a
+// result per compute node it judges; slurmctld not read blocks it on every
+// compute node, and with the submit host unreachable it runs and fails the
+// nodes it would have run jobs on (ClusterRun::Reached says so).
 struct ClusterPhase {
   void (*run)(ClusterRun&) = nullptr;
   bool slurm_jobs = false;
@@ -172,15 +176,15 @@ struct CheckSpec {
   std::vector<Prerequisite> prerequisites;
   std::vector<const ProbeSpec*> probes;
   NodeVerdict verdict = nullptr;  // null: judged by its cluster phase or by a phase of validation_run (reachable, older cross-node checks)
-  ClusterPhase cluster_phase;     // cluster and pair checks: the phase that judges them
+  ClusterPhase cluster_phase;     // checks of several nodes, and node checks judged by a job: the phase that judges them
   bool needs_controller = false;  // the verdict reads NodeView::slurm
   std::string variables;          // YAML declarations of the variables only this check reads (variable_spec.h)
 };
 
 // Registers a spec at start-up (a static object in the check's file).
 // REQUIRES: no other spec of that name or rank, probes of one id are one
-// object, and a cluster phase only on a cluster or pair check without a node
-// verdict (aborts otherwise: a build mistake, caught by any test).
+// object, and a cluster phase only on a check without a node verdict
+// (aborts otherwise: a build mistake, caught by any test).
 class CheckRegistration {
  public:
   explicit CheckRegistration(CheckSpec spec);

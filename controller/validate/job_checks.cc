@@ -1,5 +1,5 @@
-// The job and pair phases of a validation run (see validator.h): a directory user's job, a GPU job per node and nccl-tests from the submit host, then ib_write_bw
-// between ring neighbours.
+// The job and pair phases of a validation run (see validator.h): a directory
+// user's job from the submit host, then ib_write_bw between ring neighbours.
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,7 +11,6 @@
 #include "controller/validate/pair_schedule.h"
 #include "controller/validate/remote_exec.h"
 #include "controller/validate/checks/common.h"
-#include "controller/validate/checks/gpu_jobs.h"
 #include "controller/validate/checks/users_consistent.h"
 #include "controller/validate/validator.h"
 #include "inventory/hostlist.h"
@@ -29,15 +28,6 @@ std::vector<std::string> Validator::JobCheckNames() {
   return {std::begin(kClusterJobChecks), std::end(kClusterJobChecks)};
 }
 
-// One compute node's GPU job and all_reduce_perf run, planned before the fan-out.
-struct Validator::GpuJob {
-  std::string host;
-  int gpus = 0;
-  bool nccl = false;
-  bool listed = false, nccl_ran = false;  // false: the deadline came first
-  ToolOutput list, nccl_output;
-};
-
 // Whether the job phase cannot run at all; if so its checks are skipped or
 // blocked here, naming why.
 bool Validator::JobsCannotRun() {
@@ -52,57 +42,16 @@ bool Validator::JobsCannotRun() {
   if (slurm_.problem.empty()) return false;
   const std::string& cause = slurm_.problem_check;
   for (const std::string& check : JobCheckNames()) Add(Blocked(check, kCluster, cluster, cause, slurm_.problem));
-  for (const Host* h : in_.selected) {
-    if (!HasGroup(*h, kGroupCompute) || !probes_.at(h->name).reached) continue;
-    Add(Blocked("slurm.gpu_job", kNode, h->name, cause, slurm_.problem));
-    Add(Blocked("nccl.node", kNode, h->name, cause, slurm_.problem));
-  }
   return true;
-}
-
-std::vector<Validator::GpuJob> Validator::PlanGpuJobs() {
-  std::vector<GpuJob> gpu_jobs;
-  for (const Host* h : in_.selected) {
-    if (!HasGroup(*h, kGroupCompute) || !probes_.at(h->name).reached) continue;
-    const NodeReadings& node = probes_.at(h->name).readings;
-    std::string why, cause;  // cause: the failed check that keeps the job off the node ("": nothing failed)
-    if (node.pci_gpus == 0) {
-      why = "no GPUs on " + h->name;
-    } else if (!usable_compute_.count(h->name)) {
-      auto reason = not_usable_.find(h->name);
-      cause = reason != not_usable_.end() ? reason->second.substr(0, reason->second.find(' ')) : "slurm.node";
-      why = h->name + " cannot run jobs (" + (reason != not_usable_.end() ? reason->second : "not usable") + ")";
-    } else if (!gpu_ok_.count(h->name)) {
-      cause = FailureReported("gpu.driver", h->name) ? "gpu.driver" : "gpu.count";
-      why = "the GPUs of " + h->name + " are not usable (gpu.driver or gpu.count failed)";
-    }
-    if (!why.empty()) {
-      Add(Blocked("slurm.gpu_job", kNode, h->name, cause, why));
-      Add(Blocked("nccl.node", kNode, h->name, cause, why));
-      continue;
-    }
-    bool nccl_tests = checks::HasNcclTests(node);
-    if (node.pci_gpus < 2) {
-      Add(Skip("nccl.node", kNode, h->name, "one GPU on " + h->name + ": there is no all_reduce within the node "
-               "(nccl.cluster measures it across nodes)"));
-    } else if (!nccl_tests) {
-      Add(Skip("nccl.node", kNode, h->name, "nccl-tests not installed on " + h->name + " (" +
-               ThresholdsOf(h->name).nccl_tests_dir + "/all_reduce_perf)"));
-    }
-    gpu_jobs.push_back({h->name, node.pci_gpus, nccl_tests && node.pci_gpus >= 2 && Want("nccl.node")});
-  }
-  return gpu_jobs;
 }
 
 void Validator::Jobs() {
   if (JobsCannotRun()) return;
   const std::string cluster = in_.inventory->cluster_name;
   std::vector<std::string> usable(usable_compute_.begin(), usable_compute_.end());
-  std::vector<GpuJob> gpu_jobs = PlanGpuJobs();
   if (!probes_.at(submit_host_->name).reached) {
     std::string why = "the submit host " + submit_host_->name + " is unreachable";
     for (const std::string& check : JobCheckNames()) Add(Fail(check, kCluster, cluster, why));
-    for (const GpuJob& j : gpu_jobs) Add(Fail("slurm.gpu_job", kNode, j.host, why));
     return;
   }
   DirectoryUserJob user_job = PlanDirectoryUserJob(usable);
@@ -116,27 +65,8 @@ void Validator::Jobs() {
       user_job.output = co_await ExecOnNode(agent, argv, none, Limit(180));
       user_job.ran = true;
     }
-    for (GpuJob& job : gpu_jobs) {
-      if (SecondsLeft() <= 0) break;
-      if (Want("slurm.gpu_job")) {
-        std::vector<std::string> argv = {"srun", "-N", "1", "-w", job.host, "--gres=gpu:" + std::to_string(job.gpus),
-                                         "--immediate=60", "--time=5", "-J", "clusterctl-validate", "nvidia-smi", "-L"};
-        job.list = co_await ExecOnNode(agent, argv, none, Limit(180));
-        job.listed = true;
-      }
-      if (job.nccl) {
-        const Thresholds& t = ThresholdsOf(job.host);
-        std::vector<std::string> argv = {"srun", "-N", "1", "-w", job.host, "--gres=gpu:" + std::to_string(job.gpus),
-                                         "--immediate=60", "--time=15", "-J", "clusterctl-validate",
-                                         t.nccl_tests_dir + "/all_reduce_perf", "-b", "8", "-e", t.nccl_max_bytes, "-f",
-                                         "2", "-g", std::to_string(job.gpus)};
-        job.nccl_output = co_await ExecOnNode(agent, argv, none, Limit(900));
-        job.nccl_ran = true;
-      }
-    }
   });
   JudgeDirectoryUserJob(user_job);
-  JudgeGpuJobs(gpu_jobs);
 }
 
 // The first of the submit host's directory_users, on the first usable
@@ -182,24 +112,6 @@ void Validator::JudgeDirectoryUserJob(const DirectoryUserJob& job) {
   } else {
     Add(Pass("users.job", kCluster, cluster, "uid " + printed, "uid " + expected,
              what + ": id -u in the job is the directory's UID"));
-  }
-}
-
-void Validator::JudgeGpuJobs(const std::vector<GpuJob>& jobs) {
-  for (const GpuJob& job : jobs) {
-    if (Want("slurm.gpu_job")) {
-      if (!job.listed) DeadlinePassed("slurm.gpu_job", kNode, job.host);
-      else Add(EvaluateGpuJob(job.host, job.list, job.gpus));
-    }
-    if (job.nccl && !job.nccl_ran) {
-      DeadlinePassed("nccl.node", kNode, job.host);
-    } else if (job.nccl) {
-      const Thresholds& t = ThresholdsOf(job.host);
-      const Result<NvidiaSmiReport>& report = checks::GpuReport(probes_.at(job.host).readings);
-      std::string model = report.ok() && !report->gpus.empty() ? report->gpus.front().name : "";
-      double floor = t.nccl_busbw_min_gbps.value_or(DefaultNodeBusbwFloorGbps(model));
-      Add(EvaluateNccl("nccl.node", kNode, job.host, job.nccl_output, floor, std::nullopt));
-    }
   }
 }
 

@@ -33,8 +33,8 @@ void Validator::NodeVerdicts() {
   }
 }
 
-// The job phase runs jobs on compute nodes whose slurm.node passed and
-// whose munge.decode did not fail, and GPU jobs where gpu.count passed too.
+// Jobs run on compute nodes whose slurm.node passed and whose munge.decode
+// did not fail, GPU jobs where gpu.count passed too (ClusterRun::NodeCheckPassed).
 void Validator::NoteUsability(const Host& host, const std::map<std::string, CheckResult>& verdicts) {
   auto outcome = [&](const char* check) {
     auto it = verdicts.find(check);
@@ -43,7 +43,6 @@ void Validator::NoteUsability(const Host& host, const std::map<std::string, Chec
   for (const auto& [check, verdict] : verdicts) {
     if (verdict.outcome == CheckOutcome::kPass) node_passed_.insert({check, host.name});
   }
-  if (outcome("gpu.count") == CheckOutcome::kPass) gpu_ok_.insert(host.name);
   if (outcome("ib.ports") == CheckOutcome::kPass) ib_ok_.insert(host.name);
   std::optional<CheckOutcome> node = outcome("slurm.node");
   if (!node || *node == CheckOutcome::kSkip) return;

@@ -109,12 +109,9 @@ class Validator : private ClusterRun {
   void JudgeController(const ToolOutput& ping);
   bool ReadsSlurmStates() const { return Needed("slurm.controller") || Needed("slurm.node") || Needed("slurm.gres"); }
   // The job phase (job_checks.cc).
-  struct GpuJob;
   bool JobsCannotRun();
   // The job phase's own cluster checks (the registered `slurm_jobs` phases are gated in cluster_phases.cc).
   static std::vector<std::string> JobCheckNames();
-  std::vector<GpuJob> PlanGpuJobs();
-  void JudgeGpuJobs(const std::vector<GpuJob>& jobs);
   std::vector<const Host*> PairCandidates(std::map<std::string, IbPortStatus>& port_of);
   // users.job: the first directory user's job (name, UID; no name: none listed).
   struct DirectoryUserJob {
@@ -145,7 +142,6 @@ class Validator : private ClusterRun {
   Result<std::vector<SlurmNodeState>> slurm_nodes_read_ = Status::Unavailable("scontrol show node was not run");
   std::set<std::string> usable_compute_;   // slurm.node passed and munge.decode did not fail
   std::map<std::string, std::string> not_usable_;  // compute node -> the failed check that keeps jobs off it
-  std::set<std::string> gpu_ok_;           // gpu.count passed (so gpu.driver did)
   std::set<std::pair<std::string, std::string>> node_passed_;  // (check, host): the node check passed there
   std::set<std::string> ib_ok_;            // ib.ports passed
   std::vector<CheckResult> results_;

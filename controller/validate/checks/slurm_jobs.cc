@@ -1,4 +1,4 @@
-// users.job and slurm.gpu_job: judged by validation_run's job phase
+// users.job: judged by validation_run's job phase
 // (job_checks.cc) on the submit host, over the node checks listed here.
 #include "controller/validate/checks/common.h"
 
@@ -12,14 +12,6 @@ const CheckRegistration kUsersJob(
      .rank = 85,
      .prerequisites = {{"slurm.node"}, {"users.consistent"}},
      .needs_controller = true});
-
-const CheckRegistration kSlurmGpuJob({.name = "slurm.gpu_job",
-                                      .scope = kNode,
-                                      .summary = "a job given all GPUs sees them all",
-                                      .rank = 90,
-                                      .requirements = {ComputeNodeOfSlurm()},
-                                      .prerequisites = {{"slurm.node"}, {"gpu.count"}},
-                                      .needs_controller = true});
 
 }  // namespace
 }  // namespace clusterctl::checks
