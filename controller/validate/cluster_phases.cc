@@ -1,5 +1,5 @@
 // The cluster checks' own phases (check_spec.h, ClusterPhase) and the
-// ClusterRun they run through (cluster_run.h): after the job phase, each
+// ClusterRun they run through (cluster_run.h): after the node verdicts, each
 // selected check with a phase, in report order.
 #include <algorithm>
 #include <map>

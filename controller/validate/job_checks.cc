@@ -1,119 +1,17 @@
-// The job and pair phases of a validation run (see validator.h): a directory
-// user's job from the submit host, then ib_write_bw between ring neighbours.
+// The pair phase of a validation run (see validator.h): ib_write_bw between
+// ring neighbours.
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
-#include <cctype>
-#include <regex>
 
 #include "common/strings.h"
 #include "controller/validate/pair_schedule.h"
 #include "controller/validate/remote_exec.h"
 #include "controller/validate/checks/common.h"
-#include "controller/validate/checks/users_consistent.h"
 #include "controller/validate/validator.h"
-#include "inventory/hostlist.h"
 
 namespace clusterctl::validation_internal {
-namespace {
-
-// The job phase's own cluster checks: each gets a result even when no job runs
-// (the registered `slurm_jobs` phases get theirs from cluster_phases.cc).
-const char* const kClusterJobChecks[] = {"users.job"};
-
-}  // namespace
-
-std::vector<std::string> Validator::JobCheckNames() {
-  return {std::begin(kClusterJobChecks), std::end(kClusterJobChecks)};
-}
-
-// Whether the job phase cannot run at all; if so its checks are skipped or
-// blocked here, naming why.
-bool Validator::JobsCannotRun() {
-  const std::string cluster = in_.inventory->cluster_name;
-  bool any_compute_selected = std::any_of(in_.selected.begin(), in_.selected.end(),
-                                          [](const Host* h) { return HasGroup(*h, kGroupCompute); });
-  if (slurm_hosts_.empty() || !any_compute_selected) {
-    std::string why = slurm_hosts_.empty() ? "no Slurm cluster in the inventory" : "no compute node selected";
-    for (const std::string& check : JobCheckNames()) Add(Skip(check, kCluster, cluster, why));
-    return true;
-  }
-  if (slurm_.problem.empty()) return false;
-  const std::string& cause = slurm_.problem_check;
-  for (const std::string& check : JobCheckNames()) Add(Blocked(check, kCluster, cluster, cause, slurm_.problem));
-  return true;
-}
-
-void Validator::Jobs() {
-  if (JobsCannotRun()) return;
-  const std::string cluster = in_.inventory->cluster_name;
-  std::vector<std::string> usable(usable_compute_.begin(), usable_compute_.end());
-  if (!probes_.at(submit_host_->name).reached) {
-    std::string why = "the submit host " + submit_host_->name + " is unreachable";
-    for (const std::string& check : JobCheckNames()) Add(Fail(check, kCluster, cluster, why));
-    return;
-  }
-  DirectoryUserJob user_job = PlanDirectoryUserJob(usable);
-  const std::string none;
-  std::vector<const Host*> submit_only = {submit_host_};
-  in_.run_on(submit_only, [&, this](AgentSession& agent, HostResult&) -> Task<void> {
-    if (!user_job.user.empty() && SecondsLeft() > 0) {
-      // As the user (runuser: the agent is root), on one usable node.
-      std::vector<std::string> argv = {"runuser", "-u", user_job.user, "--", "srun", "-N", "1", "-w", user_job.node,
-                                       "--immediate=60", "--time=5", "-J", "clusterctl-validate", "id", "-u"};
-      user_job.output = co_await ExecOnNode(agent, argv, none, Limit(180));
-      user_job.ran = true;
-    }
-  });
-  JudgeDirectoryUserJob(user_job);
-}
-
-// The first of the submit host's directory_users, on the first usable
-// node; no user when the check is not wanted or cannot run (its result
-// added here).
-Validator::DirectoryUserJob Validator::PlanDirectoryUserJob(const std::vector<std::string>& usable) {
-  DirectoryUserJob job;
-  if (!Want("users.job")) return job;
-  const std::string cluster = in_.inventory->cluster_name;
-  const std::vector<checks::DirectoryUser> users = checks::DirectoryUsers(check_vars_.at(submit_host_->name));
-  if (users.empty() || users.front().uid < 0) {
-    Add(Skip("users.job", kCluster, cluster, "no directory_users in the inventory"));
-    return job;
-  }
-  if (usable.empty()) {
-    Add(Fail("users.job", kCluster, cluster, kNoUsableComputeNode));
-    return job;
-  }
-  job.user = users.front().name;
-  job.uid = users.front().uid;
-  job.node = usable.front();
-  return job;
-}
-
-// Passes when the job ran and `id -u` in it printed the directory's UID.
-void Validator::JudgeDirectoryUserJob(const DirectoryUserJob& job) {
-  if (job.user.empty()) return;
-  const std::string cluster = in_.inventory->cluster_name;
-  if (!job.ran) {
-    DeadlinePassed("users.job", kCluster, cluster);
-    return;
-  }
-  const std::string printed(Trim(job.output.out));
-  const std::string expected = std::to_string(job.uid);
-  const std::string what = "srun as " + job.user + " on " + job.node;
-  if (job.output.exit_code != 0 || job.output.timed_out) {
-    Add(Fail("users.job", kCluster, cluster,
-             what + " failed" + (job.output.timed_out ? " (timed out)" : " (exit " + std::to_string(job.output.exit_code) + ")"),
-             TailLines(job.output.Both()), "", "uid " + expected));
-  } else if (printed != expected) {
-    Add(Fail("users.job", kCluster, cluster, what + ": the job ran as uid " + Printable(printed, 40) + ", not the directory's " + expected,
-             TailLines(job.output.Both()), Printable(printed, 40), "uid " + expected));
-  } else {
-    Add(Pass("users.job", kCluster, cluster, "uid " + printed, "uid " + expected,
-             what + ": id -u in the job is the directory's UID"));
-  }
-}
 
 // The pair phase's nodes: selected nodes whose ib.ports passed and that
 // have perftest, each with the port it tests; an unreachable one fails.

@@ -1,7 +1,7 @@
 // The validation run's internals, shared by its files: validation_run.cc
 // (the run, probe and cross phases), node_verdicts.cc (the per-node checks),
-// job_checks.cc (Slurm jobs, NCCL and ib_write_bw pairs), cluster_phases.cc
-// (the cluster checks' own phases, through ClusterRun). Not an interface: include validation_run.h instead.
+// job_checks.cc (ib_write_bw pairs), cluster_phases.cc (the cluster checks'
+// own phases, through ClusterRun: the Slurm jobs, NCCL, MPI). Not an interface: include validation_run.h instead.
 #pragma once
 
 #include <algorithm>
@@ -72,7 +72,6 @@ class Validator : private ClusterRun {
 
   void Probe();
   void CrossCheck();
-  void Jobs();
   void Pairs();
   void Fabric();
   void Monitoring();  // service_run.cc
@@ -96,7 +95,7 @@ class Validator : private ClusterRun {
   void NodeVerdicts();
   void UnreachableVerdicts(const std::string& name, const NodeProbe& probe);
   // One node check on one node: its requirements, its prerequisites' verdicts, then its own.
-  // Which compute nodes can run the job phase's jobs, from their node verdicts.
+  // Which compute nodes can run Slurm jobs (ClusterRun::UsableComputeNodes), from their node verdicts.
   void NoteUsability(const Host& host, const std::map<std::string, CheckResult>& verdicts);
   NodeView ViewOf(const Host& host) const;
   NodeRole RoleOf(const Host& host) const;
@@ -108,20 +107,7 @@ class Validator : private ClusterRun {
                          const std::vector<std::pair<std::string, std::string>>& credentials);
   void JudgeController(const ToolOutput& ping);
   bool ReadsSlurmStates() const { return Needed("slurm.controller") || Needed("slurm.node") || Needed("slurm.gres"); }
-  // The job phase (job_checks.cc).
-  bool JobsCannotRun();
-  // The job phase's own cluster checks (the registered `slurm_jobs` phases are gated in cluster_phases.cc).
-  static std::vector<std::string> JobCheckNames();
   std::vector<const Host*> PairCandidates(std::map<std::string, IbPortStatus>& port_of);
-  // users.job: the first directory user's job (name, UID; no name: none listed).
-  struct DirectoryUserJob {
-    std::string user, node;
-    long long uid = -1;
-    ToolOutput output;
-    bool ran = false;
-  };
-  DirectoryUserJob PlanDirectoryUserJob(const std::vector<std::string>& usable);
-  void JudgeDirectoryUserJob(const DirectoryUserJob& job);
 
   const ValidationInputs& in_;
   SystemClock system_clock_;  // before clock_: the clock when the inputs name none
