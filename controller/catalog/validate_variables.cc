@@ -64,24 +64,6 @@ validate_ib_rate_gbps:
   type: number
   minimum: 1
   description: rate each expected port must reach, Gb/s; null, the fastest expected port of the node
-validate_nccl_busbw_min_gbps:
-  default: null
-  type: number
-  minimum: 0
-  description: all_reduce bus bandwidth floor in GB/s; null, by GPU model (node) or IB line rate (cluster)
-validate_nccl_small_message_max_us:
-  default: 100
-  type: number
-  minimum: 1
-  description: cross-node all_reduce latency of the smallest messages, in microseconds
-validate_nccl_tests_dir:
-  default: /usr/local/bin
-  syntax: path
-  description: where all_reduce_perf is looked for (then PATH)
-validate_nccl_max_bytes:
-  default: 1G
-  syntax: size
-  description: the largest all_reduce size (all_reduce_perf -e)
 )";
 
 std::map<std::string, VariableSpec> Parse() {

@@ -161,6 +161,10 @@ class ClusterRun;  // cluster_run.h
 // Slurm jobs can run at all: otherwise the validation run gives it the job
 // checks' common result (no Slurm cluster or no compute node selected: a
 // skip; slurmctld not read: blocked; the submit host unreachable: a failure).
+// A node check's phase (a job per node: slurm.gpu_job, nccl.node) adds a
+// result per compute node it judges; slurmctld not read blocks it on every
+// compute node, and with the submit host unreachable it runs and fails the
+// nodes it would have run jobs on (ClusterRun::Reached says so).
 struct ClusterPhase {
   void (*run)(ClusterRun&) = nullptr;
   bool slurm_jobs = false;

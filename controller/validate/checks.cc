@@ -202,11 +202,12 @@ CheckResult EvaluateIbWriteBw(const std::string& pair, const ToolOutput& client,
 }
 
 CheckResult EvaluateNccl(const std::string& check, CheckScope scope, const std::string& subject, const ToolOutput& output,
-                         double busbw_floor_gbps, bool cross_node, const Thresholds& t) {
+                         double busbw_floor_gbps, std::optional<double> small_message_max_us) {
+  const bool cross_node = small_message_max_us.has_value();
   std::string threshold = "0 wrong, busbw >= " + FormatNumber(busbw_floor_gbps) + " GB/s" +
                           (cross_node ? ", median " + std::to_string(kSmallMessageMin) + " B-" +
                                             std::to_string(kSmallMessageMax / 1024) + " KiB <= " +
-                                            FormatNumber(t.nccl_small_message_max_us) + " us"
+                                            FormatNumber(*small_message_max_us) + " us"
                                       : "") + ", exit 0";
   if (!output.started || output.timed_out) return ToolFailed(check, scope, subject, "all_reduce_perf", output);
   auto result = ParseNcclTests(output.out);
@@ -261,7 +262,7 @@ CheckResult EvaluateNccl(const std::string& check, CheckScope scope, const std::
     } else {
       measured += ", median " + FormatNumber(band->median_us) + " us over " + std::to_string(band->rows.size()) +
                   " sizes " + std::to_string(band->smallest) + "-" + std::to_string(band->largest) + " B";
-      if (band->median_us > t.nccl_small_message_max_us) {
+      if (band->median_us > *small_message_max_us) {
         why.push_back("small-message latency: median " + FormatNumber(band->median_us) + " us over " +
                       std::to_string(band->smallest) + "-" + std::to_string(band->largest) + " B" +
                       (band->median_us >= 1000 ? " (NCCL fell back to TCP sockets?)" : ""));

@@ -105,9 +105,12 @@ struct IbWriteBwLimits {
 CheckResult EvaluateIbWriteBw(const std::string& pair, const ToolOutput& client, double line_rate_gbps,
                               const IbWriteBwLimits& limits);
 
-// nccl.node (one node, `cross_node` false) or nccl.cluster.
+// nccl.node or nccl.cluster: all_reduce_perf's output against the bus
+// bandwidth floor at the largest size and, across nodes
+// (`small_message_max_us` set), the small-message latency ceiling.
 CheckResult EvaluateNccl(const std::string& check, CheckScope scope, const std::string& subject,
-                         const ToolOutput& output, double busbw_floor_gbps, bool cross_node, const Thresholds& t);
+                         const ToolOutput& output, double busbw_floor_gbps,
+                         std::optional<double> small_message_max_us);
 
 // slurm.node: the controller's view of the node (nullptr: not registered)
 // and whether slurmd runs there.

@@ -1,6 +1,7 @@
 // The cluster checks' own phases (check_spec.h, ClusterPhase) and the
-// ClusterRun they run through (cluster_run.h): after the job phase, each
+// ClusterRun they run through (cluster_run.h): after the node verdicts, each
 // selected check with a phase, in report order.
+#include <algorithm>
 #include <map>
 
 #include "controller/validate/remote_exec.h"
@@ -13,9 +14,50 @@ void Validator::ClusterPhases() {
   for (const CheckSpec* spec : CheckSpecs()) {
     const ClusterPhase& phase = spec->cluster_phase;
     if (phase.run == nullptr || !Want(spec->name)) continue;
-    if (phase.slurm_jobs && !jobs_can_run_) continue;  // the job phase gave it its result (job_checks.cc)
+    if (phase.slurm_jobs && JobsCannotRun(*spec)) continue;
     phase.run(*this);
   }
+}
+
+// No Slurm cluster or no compute node selected: a cluster check is skipped
+// (a node check got its skip from its requirements). slurmctld not read:
+// blocked, on the cluster or on every compute node that answered. The submit
+// host unreachable: a cluster check fails; a node check's phase runs and
+// fails the nodes it would have run jobs on (it alone knows which).
+bool Validator::JobsCannotRun(const CheckSpec& spec) {
+  const std::string& cluster = in_.inventory->cluster_name;
+  const bool any_compute_selected = std::any_of(in_.selected.begin(), in_.selected.end(),
+                                                [](const Host* h) { return HasGroup(*h, kGroupCompute); });
+  if (slurm_hosts_.empty() || !any_compute_selected) {
+    std::string why = slurm_hosts_.empty() ? "no Slurm cluster in the inventory" : "no compute node selected";
+    if (spec.scope == kCluster) Add(Skip(spec.name, kCluster, cluster, why));
+    return true;
+  }
+  if (!slurm_.problem.empty()) {
+    if (spec.scope == kCluster) Add(Blocked(spec.name, kCluster, cluster, slurm_.problem_check, slurm_.problem));
+    for (const std::string& node : spec.scope == kNode ? ComputeNodes() : std::vector<std::string>{}) {
+      Add(Blocked(spec.name, kNode, node, slurm_.problem_check, slurm_.problem));
+    }
+    return true;
+  }
+  if (spec.scope == kCluster && !Reached(submit_host_->name)) {
+    Add(Fail(spec.name, kCluster, cluster, "the submit host " + submit_host_->name + " is unreachable"));
+    return true;
+  }
+  return false;
+}
+
+std::vector<std::string> Validator::ComputeNodes() const {
+  std::vector<std::string> nodes;
+  for (const Host* h : in_.selected) {
+    if (HasGroup(*h, kGroupCompute) && probes_.at(h->name).reached) nodes.push_back(h->name);
+  }
+  return nodes;
+}
+
+bool Validator::Reached(const std::string& host) const {
+  auto probe = probes_.find(host);
+  return probe != probes_.end() && probe->second.reached;
 }
 
 std::vector<std::string> Validator::UsableComputeNodes() const {

@@ -5,6 +5,7 @@
 // SSH or state here: a phase reaches hosts only through `RunCommands`.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,8 +42,42 @@ class ClusterRun {
   // munge.decode did not fail there), sorted by name.
   virtual std::vector<std::string> UsableComputeNodes() const = 0;
 
+  // The compute nodes jobs cannot run on, each with why ("slurm.node failed",
+  // "munge.decode failed"); a node whose slurm.node was skipped is in neither list.
+  virtual std::map<std::string, std::string> UnusableComputeNodes() const = 0;
+
+  // The selected compute nodes that answered the probe phase, in the
+  // selection's order (usable for jobs or not).
+  virtual std::vector<std::string> ComputeNodes() const = 0;
+
   // The host jobs are submitted from: the first login node, else the controller.
   virtual const std::string& SubmitHost() const = 0;
+
+  // Whether `host` answered the probe phase (an unreachable submit host runs no job).
+  virtual bool Reached(const std::string& host) const = 0;
+
+  // Whether the node check `check` passed on `host`, judged whether or not
+  // the selection reports it (gpu.count passed: the node's GPUs can take a job).
+  virtual bool NodeCheckPassed(const std::string& check, const std::string& host) const = 0;
+
+  // Whether `check` failed on `subject` (or, a cluster check, at all) in the report so far.
+  virtual bool FailureReported(const std::string& check, const std::string& subject) const = 0;
+
+  // A check that cannot run because `prerequisite` failed: skipped naming
+  // the cause when that failure is in the report, failed otherwise, so no
+  // --checks or --limit can hide a failure behind a skip (docs/validation.md,
+  // "No reading, no pass"). An empty prerequisite is no failure (Slurm not
+  // installed): a skip.
+  CheckResult Blocked(const std::string& check, CheckScope scope, const std::string& subject,
+                      const std::string& prerequisite, const std::string& why) const {
+    if (prerequisite.empty() || FailureReported(prerequisite, subject)) return Skip(check, scope, subject, why);
+    return Fail(check, scope, subject, "not checked: " + why, {}, "unknown");
+  }
+
+  // The time limit a command asking for `seconds` runs under: its own, but
+  // never past the run's deadline (at least 1). RunCommands applies it; a
+  // verdict that names the limit a command was stopped at reads it here.
+  virtual int Limit(int seconds) const = 0;
 
   // What the probe phase read on `host` (facts, probe outputs), with its
   // thresholds and variables (every check variable's default filled in).

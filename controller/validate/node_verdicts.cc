@@ -34,14 +34,13 @@ void Validator::NodeVerdicts() {
   }
 }
 
-// The job phase runs jobs on compute nodes whose slurm.node passed and
-// whose munge.decode did not fail, and GPU jobs where gpu.count passed too.
+// Jobs run on compute nodes whose slurm.node passed and whose munge.decode
+// did not fail, GPU jobs where gpu.count passed too (ClusterRun::NodeCheckPassed).
 void Validator::NoteUsability(const Host& host, const std::map<std::string, CheckResult>& verdicts) {
   auto outcome = [&](const char* check) {
     auto it = verdicts.find(check);
     return it == verdicts.end() ? std::optional<CheckOutcome>() : it->second.outcome;
   };
-  if (outcome("gpu.count") == CheckOutcome::kPass) gpu_ok_.insert(host.name);
   std::optional<CheckOutcome> node = outcome("slurm.node");
   if (!node || *node == CheckOutcome::kSkip) return;
   if (*node != CheckOutcome::kPass) not_usable_[host.name] = "slurm.node failed";

@@ -23,6 +23,9 @@
 namespace clusterctl {
 namespace {
 
+// A GPUDirect-TCPX(O) fabric's small-message latency ceiling (validate_nccl_small_message_max_us: 200).
+constexpr double kTcpxoSmallMessageMaxUs = 200;
+
 std::string Fixture(const std::string& name) { return testing::CapturedFixture(name); }
 
 using testing::EvidenceHas;
@@ -344,8 +347,7 @@ TEST_CASE("all_reduce_perf: 8xA100 in one node (old format, run with -c 0) clear
   CHECK(parsed->ranks == 8);
   CHECK(parsed->out_of_bounds == 0);
   CHECK(parsed->rows.back().busbw_gbps == doctest::Approx(235.26));
-  auto r = EvaluateNccl("nccl.node", CheckScope::kNode, "dgx01", Output(text), DefaultNodeBusbwFloorGbps("A100-SXM4-40GB"),
-                        false, Thresholds{});
+  auto r = EvaluateNccl("nccl.node", CheckScope::kNode, "dgx01", Output(text), DefaultNodeBusbwFloorGbps("A100-SXM4-40GB"), std::nullopt);
   // Its error column reads N/A: nothing checked the results (no reading, no pass).
   CHECK(r.outcome == CheckOutcome::kFail);
   CHECK(r.detail == "results not checked for correctness (wrong-value column N/A: validation off, run with -c 1)");
@@ -354,8 +356,7 @@ TEST_CASE("all_reduce_perf: 8xA100 in one node (old format, run with -c 0) clear
 
 TEST_CASE("all_reduce_perf: 4x DGX A100 across nodes passes the 8x HDR floor") {
   std::string text = Fixture("all_reduce_perf--32xA100-4xDGX-A100--1.txt");
-  auto r = EvaluateNccl("nccl.cluster", CheckScope::kCluster, "c", Output(text), DefaultClusterBusbwFloorGbps(8 * 200),
-                        false, Thresholds{});
+  auto r = EvaluateNccl("nccl.cluster", CheckScope::kCluster, "c", Output(text), DefaultClusterBusbwFloorGbps(8 * 200), std::nullopt);
   CHECK_MESSAGE(r.outcome == CheckOutcome::kPass, r.detail);
   CHECK(r.measured.find("191.05 GB/s") != std::string::npos);
 }
@@ -365,13 +366,11 @@ TEST_CASE("all_reduce_perf: 2 nodes over GPUDirect-TCPXO: 123 us small messages 
   auto parsed = ParseNcclTests(text);
   REQUIRE(parsed.ok());
   CHECK(parsed->ranks == 16);
-  auto strict = EvaluateNccl("nccl.cluster", CheckScope::kCluster, "c", Output(text), 200, true, Thresholds{});
+  auto strict = EvaluateNccl("nccl.cluster", CheckScope::kCluster, "c", Output(text), 200, 100);
   CHECK(strict.outcome == CheckOutcome::kFail);
   // the median of the ten sizes 8 B-4 KiB (each the better of out-of-place and in-place), not the first row
   CHECK(strict.detail.find("small-message latency: median 123 us over 8-4096 B") != std::string::npos);
-  Thresholds tcpxo;
-  tcpxo.nccl_small_message_max_us = 200;
-  auto r = EvaluateNccl("nccl.cluster", CheckScope::kCluster, "c", Output(text), 200, true, tcpxo);
+  auto r = EvaluateNccl("nccl.cluster", CheckScope::kCluster, "c", Output(text), 200, kTcpxoSmallMessageMaxUs);
   CHECK_MESSAGE(r.outcome == CheckOutcome::kPass, r.detail);
 }
 
@@ -381,7 +380,7 @@ TEST_CASE("all_gather_perf: out-of-bounds values FAILED, with the wrong row and 
   REQUIRE(parsed.ok());
   CHECK(parsed->out_of_bounds == 2);
   CHECK_FALSE(parsed->out_of_bounds_ok);
-  auto r = EvaluateNccl("nccl.node", CheckScope::kNode, "v100", Output(text), 100, false, Thresholds{});
+  auto r = EvaluateNccl("nccl.node", CheckScope::kNode, "v100", Output(text), 100, std::nullopt);
   CHECK(r.outcome == CheckOutcome::kFail);
   CHECK(r.detail.find("2 out-of-bounds values") != std::string::npos);
   CHECK(EvidenceHas(r, "Out of bounds values : 2 FAILED"));
@@ -391,7 +390,7 @@ TEST_CASE("all_gather_perf: out-of-bounds values FAILED, with the wrong row and 
 TEST_CASE("all_reduce_perf cut short (no Out of bounds line) fails instead of passing on the rows it has") {
   std::string text = Fixture("all_reduce_perf--8xA100-SXM4-40GB-1node--1.txt");
   text = text.substr(0, text.find("# Out of bounds"));
-  auto r = EvaluateNccl("nccl.node", CheckScope::kNode, "dgx01", Output(text), 10, false, Thresholds{});
+  auto r = EvaluateNccl("nccl.node", CheckScope::kNode, "dgx01", Output(text), 10, std::nullopt);
   CHECK(r.outcome == CheckOutcome::kFail);
   CHECK(r.detail.find("did not finish") != std::string::npos);
 }

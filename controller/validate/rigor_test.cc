@@ -18,6 +18,9 @@
 namespace clusterctl {
 namespace {
 
+// A GPUDirect-TCPX(O) fabric's small-message latency ceiling (validate_nccl_small_message_max_us: 200).
+constexpr double kTcpxoSmallMessageMaxUs = 200;
+
 std::string Fixture(const std::string& name) { return testing::CapturedFixture(name); }
 
 using testing::EvidenceHas;
@@ -106,7 +109,7 @@ TEST_CASE("nccl: a run that fails before its table names the CUDA failure, not t
   bool tail_has_cause = false;
   for (const std::string& line : TailLines(text)) tail_has_cause |= Has(line, "Test CUDA failure");
   CHECK_FALSE(tail_has_cause);
-  CheckResult r = EvaluateNccl("nccl.cluster", CheckScope::kCluster, "c", Output(text, 1), 100, true, Thresholds{});
+  CheckResult r = EvaluateNccl("nccl.cluster", CheckScope::kCluster, "c", Output(text, 1), 100, 100);
   CHECK(r.outcome == CheckOutcome::kFail);
   CHECK(Has(r.detail, "no nccl-tests result rows (exit 1): gpu: Test CUDA failure common.cu:1030 'system not yet initialized'"));
   CHECK(EvidenceHas(r, "Test CUDA failure common.cu:1030"));
@@ -114,7 +117,7 @@ TEST_CASE("nccl: a run that fails before its table names the CUDA failure, not t
   CHECK(EvidenceHas(r, "all_reduce_perf: exit 1"));
 
   std::string single = Fixture("all_reduce_perf--8xH100--cuda-system-not-initialized--1.txt");
-  CheckResult s = EvaluateNccl("nccl.node", CheckScope::kNode, "n", Output(single, 2), 300, false, Thresholds{});
+  CheckResult s = EvaluateNccl("nccl.node", CheckScope::kNode, "n", Output(single, 2), 300, std::nullopt);
   CHECK(s.outcome == CheckOutcome::kFail);
   CHECK(Has(s.detail, "Test CUDA failure common.cu:941 'system not yet initialized'"));
 }
@@ -140,20 +143,18 @@ TEST_CASE("CauseEvidence: many ranks printing one failure keep it once; no cause
 
 TEST_CASE("nccl: a complete table from a run that exits non-zero, is killed, or fails after its table fails") {
   std::string text = Fixture("all_reduce_perf--16xH100-2nodes-GCP-A3Mega--1.txt");
-  Thresholds tcpxo;
-  tcpxo.nccl_small_message_max_us = 200;
-  REQUIRE(EvaluateNccl("nccl.cluster", CheckScope::kCluster, "c", Output(text), 200, true, tcpxo).outcome ==
+  REQUIRE(EvaluateNccl("nccl.cluster", CheckScope::kCluster, "c", Output(text), 200, kTcpxoSmallMessageMaxUs).outcome ==
           CheckOutcome::kPass);
-  CheckResult exit1 = EvaluateNccl("nccl.cluster", CheckScope::kCluster, "c", Output(text, 1), 200, true, tcpxo);
+  CheckResult exit1 = EvaluateNccl("nccl.cluster", CheckScope::kCluster, "c", Output(text, 1), 200, kTcpxoSmallMessageMaxUs);
   CHECK(exit1.outcome == CheckOutcome::kFail);
   CHECK(Has(exit1.detail, "all_reduce_perf exit 1 after printing its results"));
   CHECK(EvidenceHas(exit1, "all_reduce_perf: exit 1"));
-  CheckResult killed = EvaluateNccl("nccl.cluster", CheckScope::kCluster, "c", Output(text, -1, 11), 200, true, tcpxo);
+  CheckResult killed = EvaluateNccl("nccl.cluster", CheckScope::kCluster, "c", Output(text, -1, 11), 200, kTcpxoSmallMessageMaxUs);
   CHECK(killed.outcome == CheckOutcome::kFail);
   CHECK(Has(killed.detail, "killed by signal 11 (SIGSEGV)"));
   // Derived: the capture with a failure printed after its summary.
   std::string trailing = text + "a3mega-a3meganodeset-1: Test NCCL failure common.cu:1279 'unhandled system error'\n";
-  CheckResult after = EvaluateNccl("nccl.cluster", CheckScope::kCluster, "c", Output(trailing), 200, true, tcpxo);
+  CheckResult after = EvaluateNccl("nccl.cluster", CheckScope::kCluster, "c", Output(trailing), 200, kTcpxoSmallMessageMaxUs);
   CHECK(after.outcome == CheckOutcome::kFail);
   CHECK(Has(after.detail, "failure after the results: a3mega-a3meganodeset-1: Test NCCL failure"));
 }
@@ -179,7 +180,7 @@ TEST_CASE("nccl: results from a run with validation off (-c 0, #wrong N/A) are n
   auto parsed = ParseNcclTests(text);
   REQUIRE(parsed.ok());
   CHECK(parsed->rows.front().wrong == "N/A");
-  CheckResult r = EvaluateNccl("nccl.cluster", CheckScope::kCluster, "c", Output(text), 50, false, Thresholds{});
+  CheckResult r = EvaluateNccl("nccl.cluster", CheckScope::kCluster, "c", Output(text), 50, std::nullopt);
   CHECK(r.outcome == CheckOutcome::kFail);
   CHECK(Has(r.detail, "results not checked for correctness"));
 }
@@ -220,9 +221,7 @@ TEST_CASE("nccl.cluster latency: a warm-up outlier in the 8 B row does not decid
   auto band = SmallMessageBand(*parsed);
   REQUIRE(band.has_value());
   CHECK(band->median_us == doctest::Approx(166.7));
-  Thresholds t;
-  t.nccl_small_message_max_us = 200;
-  CheckResult r = EvaluateNccl("nccl.cluster", CheckScope::kCluster, "c", Output(text), 300, true, t);
+  CheckResult r = EvaluateNccl("nccl.cluster", CheckScope::kCluster, "c", Output(text), 300, kTcpxoSmallMessageMaxUs);
   CHECK_MESSAGE(r.outcome == CheckOutcome::kPass, r.detail);
   CHECK(Has(r.measured, "median 166.7 us over 2 sizes 8-16 B"));
   // The same band over a real 2-node p5 table (srun --label, no summary lines published).
@@ -230,10 +229,10 @@ TEST_CASE("nccl.cluster latency: a warm-up outlier in the 8 B row does not decid
   CHECK_FALSE(p5.ok());  // no "Out of bounds values" line: the run's end was not published
   // A table that starts above 4 KiB has no latency reading: not a pass.
   std::string oci = Fixture("all_reduce_perf--16xH200-2nodes-OCI--1.txt");
-  CheckResult no_band = EvaluateNccl("nccl.cluster", CheckScope::kCluster, "c", Output(oci), 300, true, Thresholds{});
+  CheckResult no_band = EvaluateNccl("nccl.cluster", CheckScope::kCluster, "c", Output(oci), 300, 100);
   CHECK(no_band.outcome == CheckOutcome::kFail);
   CHECK(Has(no_band.detail, "no latency reading"));
-  CHECK(EvaluateNccl("nccl.node", CheckScope::kNode, "n", Output(oci), 300, false, Thresholds{}).outcome ==
+  CHECK(EvaluateNccl("nccl.node", CheckScope::kNode, "n", Output(oci), 300, std::nullopt).outcome ==
         CheckOutcome::kPass);
 }
 

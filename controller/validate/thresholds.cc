@@ -41,7 +41,6 @@ Result<Thresholds> ReadThresholds(const nlohmann::json& vars) {
   if (auto v = number("validate_ib_rate_gbps", 1)) t.ib_rate_gbps = *v;
   if (auto v = number("validate_nccl_busbw_min_gbps", 0)) t.nccl_busbw_min_gbps = *v;
   if (auto v = number("ipoib_mtu", 0); v && *v >= 68) t.ipoib_mtu = static_cast<int>(*v);
-  if (auto v = number("validate_nccl_small_message_max_us", 1)) t.nccl_small_message_max_us = *v;
   if (vars.contains("validate_gpu_xid_ignore")) {
     const nlohmann::json& v = vars["validate_gpu_xid_ignore"];
     bool ok = v.is_array();

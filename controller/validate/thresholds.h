@@ -29,7 +29,6 @@ struct Thresholds {
   std::optional<double> ib_rate_gbps;        // default: the fastest rate among the node's expected ports
   std::optional<int> ipoib_mtu;              // the ipoib role's ipoib_mtu (0 there: the interface's own MTU)
   std::optional<double> nccl_busbw_min_gbps;   // default: by GPU model (node) or IB line rate (cluster)
-  double nccl_small_message_max_us = 100;      // across nodes: thousands of us means TCP fallback
   std::string nccl_tests_dir = "/usr/local/bin";  // where all_reduce_perf is looked for (and PATH)
   std::string nccl_max_bytes = "1G";
 };

@@ -73,7 +73,6 @@ ValidationOutcome Validator::Run() {
   Probe();
   CrossCheck();
   NodeVerdicts();
-  Jobs();
   ClusterPhases();
 
   // Report order: the check list's order, then subject.

@@ -1,7 +1,7 @@
 // The validation run's internals, shared by its files: validation_run.cc
 // (the run, probe and cross phases), node_verdicts.cc (the per-node checks),
-// job_checks.cc (Slurm jobs and NCCL), cluster_phases.cc
-// (the cluster checks' own phases, through ClusterRun). Not an interface: include validation_run.h instead.
+// cluster_phases.cc (the cluster checks' own phases, through ClusterRun: the Slurm jobs, NCCL, MPI, the
+// ib_write_bw pairs, IPoIB, NFS and monitoring). Not an interface: include validation_run.h instead.
 #pragma once
 
 #include <algorithm>
@@ -52,22 +52,13 @@ class Validator : private ClusterRun {
     return static_cast<int>(std::max<int64_t>(left, 0));
   }
   // A command's time limit: its own, but never past the run's deadline.
-  int Limit(int seconds) const { return std::max(1, std::min(seconds, SecondsLeft())); }
+  int Limit(int seconds) const override { return std::max(1, std::min(seconds, SecondsLeft())); }
   void Add(CheckResult r) override {
     if (Want(r.check)) results_.push_back(std::move(r));
   }
-  // A check that cannot run because `prerequisite` failed: skipped naming
-  // the cause when that failure is in the report, failed otherwise, so no
-  // --checks or --limit can hide a failure behind a skip (docs/validation.md,
-  // "No reading, no pass"). An empty prerequisite is no failure (Slurm not
-  // installed): a skip.
-  CheckResult Blocked(const std::string& check, CheckScope scope, const std::string& subject,
-                      const std::string& prerequisite, const std::string& why) const {
-    if (prerequisite.empty() || FailureReported(prerequisite, subject)) return Skip(check, scope, subject, why);
-    return Fail(check, scope, subject, "not checked: " + why, {}, "unknown");
-  }
+  using ClusterRun::Blocked;  // a check whose prerequisite failed (cluster_run.h)
   // Whether `check` failed on `subject` (or, for a cluster check, at all) in the report so far.
-  bool FailureReported(const std::string& check, const std::string& subject) const {
+  bool FailureReported(const std::string& check, const std::string& subject) const override {
     return std::any_of(results_.begin(), results_.end(), [&](const CheckResult& r) {
       return r.check == check && r.outcome == CheckOutcome::kFail && (r.subject == subject || r.scope == kCluster);
     });
@@ -81,12 +72,20 @@ class Validator : private ClusterRun {
 
   void Probe();
   void CrossCheck();
-  void Jobs();
   // The registered cluster phases (check_spec.h), in report order; and ClusterRun for them (cluster_phases.cc).
   void ClusterPhases();
+  // A `slurm_jobs` phase's check given the job checks' common result where
+  // Slurm jobs cannot run; false: the phase runs.
+  bool JobsCannotRun(const CheckSpec& spec);
   const std::string& cluster() const override { return in_.inventory->cluster_name; }
   std::vector<std::string> UsableComputeNodes() const override;
+  std::map<std::string, std::string> UnusableComputeNodes() const override { return not_usable_; }
+  std::vector<std::string> ComputeNodes() const override;
   const std::string& SubmitHost() const override;
+  bool Reached(const std::string& host) const override;
+  bool NodeCheckPassed(const std::string& check, const std::string& host) const override {
+    return NodeOutcome(check, host) == CheckOutcome::kPass;
+  }
   NodeView View(const std::string& host) const override;
   std::vector<Result<ToolOutput>> RunCommands(const std::vector<HostCommand>& commands) override;
   std::vector<ProbedHost> ProbedHosts() const override;
@@ -97,7 +96,7 @@ class Validator : private ClusterRun {
   void NodeVerdicts();
   void UnreachableVerdicts(const std::string& name, const NodeProbe& probe);
   // One node check on one node: its requirements, its prerequisites' verdicts, then its own.
-  // Which compute nodes can run the job phase's jobs, from their node verdicts.
+  // Which compute nodes can run Slurm jobs (ClusterRun::UsableComputeNodes), from their node verdicts.
   void NoteUsability(const Host& host, const std::map<std::string, CheckResult>& verdicts);
   NodeView ViewOf(const Host& host) const;
   NodeRole RoleOf(const Host& host) const;
@@ -109,24 +108,6 @@ class Validator : private ClusterRun {
                          const std::vector<std::pair<std::string, std::string>>& credentials);
   void JudgeController(const ToolOutput& ping);
   bool ReadsSlurmStates() const { return Needed("slurm.controller") || Needed("slurm.node") || Needed("slurm.gres"); }
-  // The job phase (job_checks.cc).
-  struct GpuJob;
-  bool JobsCannotRun();
-  // The job phase's cluster checks: those it judges itself and the cluster phases with `slurm_jobs`.
-  static std::vector<std::string> JobCheckNames();
-  std::vector<GpuJob> PlanGpuJobs();
-  void JudgeSrun(const std::vector<std::string>& usable, const ToolOutput& srun, bool ran, int limit);
-  void JudgeGpuJobs(const std::vector<GpuJob>& jobs);
-  void JudgeNcclCluster(const std::vector<std::string>& nodes, const ToolOutput& output, bool ran);
-  // users.job: the first directory user's job (name, UID; no name: none listed).
-  struct DirectoryUserJob {
-    std::string user, node;
-    long long uid = -1;
-    ToolOutput output;
-    bool ran = false;
-  };
-  DirectoryUserJob PlanDirectoryUserJob(const std::vector<std::string>& usable);
-  void JudgeDirectoryUserJob(const DirectoryUserJob& job);
 
   const ValidationInputs& in_;
   SystemClock system_clock_;  // before clock_: the clock when the inputs name none
@@ -145,10 +126,8 @@ class Validator : private ClusterRun {
   ToolOutput controller_ping_;  // scontrol ping on the controller
   // scontrol show node on the controller, before slurm_ takes the states.
   Result<std::vector<SlurmNodeState>> slurm_nodes_read_ = Status::Unavailable("scontrol show node was not run");
-  bool jobs_can_run_ = false;  // the job phase ran: the `slurm_jobs` cluster phases run too
   std::set<std::string> usable_compute_;   // slurm.node passed and munge.decode did not fail
   std::map<std::string, std::string> not_usable_;  // compute node -> the failed check that keeps jobs off it
-  std::set<std::string> gpu_ok_;           // gpu.count passed (so gpu.driver did)
   std::map<std::string, std::map<std::string, CheckOutcome>> node_outcomes_;  // host -> node check -> its verdict
   std::vector<CheckResult> results_;
   ValidationOutcome outcome_;

@@ -9,7 +9,7 @@
 
 #include "controller/catalog/validate_variables.h"
 #include "tests/roles/role_harness.h"
-#include "controller/validate/thresholds.h"
+#include "controller/validate/checks/gpu_jobs.h"
 
 namespace clusterctl {
 namespace {
@@ -93,12 +93,12 @@ TEST_CASE("nccl-tests: the toolkit and GPU checked before NCCL's packages and th
 
 // One place for the path: the builder links into the directory validate's
 // nccl.node and nccl.cluster probe by default, both in the variable's
-// declared default and in the thresholds' built-in one.
+// declared default and in the checks' built-in one (a view without it).
 TEST_CASE("nccl-tests: the programs are linked where validate looks for all_reduce_perf") {
   WithBundle h;
   const std::string builder = PlanHost(h, "gpu01").files.at("/usr/local/sbin/clusterctl-nccl-tests");
   const std::string validate_dir = ValidateVariables().at("validate_nccl_tests_dir").default_value.get<std::string>();
-  CHECK(validate_dir == Thresholds{}.nccl_tests_dir);
+  CHECK(validate_dir == checks::NcclTestsDir(nlohmann::json::object()));
   CHECK(builder.find("\nbin=" + validate_dir + "\n") != std::string::npos);
   CHECK(builder.find("ln -sfn \"$program\" \"$bin/$(basename \"$program\")\"") != std::string::npos);
 }

@@ -71,15 +71,6 @@ const ProbeSpec& SlurmConfDigestProbe() {
   return probe;
 }
 
-const ProbeSpec& NcclTestsProbe() {
-  static const ProbeSpec probe{
-      .id = "nccl-tests installed",
-      .command_for = [](const NodeView& v) -> Argv { return {"test", "-x", v.thresholds.nccl_tests_dir + "/all_reduce_perf"}; },
-      .timeout_s = 10,
-      .when = [](const NodeReadings& n) { return n.HasGpus(); }};
-  return probe;
-}
-
 
 const Result<NvidiaSmiReport>& GpuReport(const NodeReadings& node) {
   const std::string& id = NvidiaSmiQueryProbe().id;

@@ -28,7 +28,6 @@ Prerequisite DriverLoaded();
 const ProbeSpec& NvidiaSmiQueryProbe();    // nvidia-smi -q, on nodes with GPUs and the nvidia module
 const ProbeSpec& MungeCredentialProbe();   // munge -n (munge.decode; the controller's is decoded on the nodes)
 const ProbeSpec& SlurmConfDigestProbe();   // sha256sum /etc/slurm/slurm.conf (slurm.conf; the controller's is the reference)
-const ProbeSpec& NcclTestsProbe();         // test -x <validate_nccl_tests_dir>/all_reduce_perf (nccl.node, nccl.cluster)
 
 // nvidia-smi -q read into a report (once per node); the exit status as the error when it failed.
 const Result<NvidiaSmiReport>& GpuReport(const NodeReadings& node);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -69,6 +70,12 @@ class FakeClusterRun : public ClusterRun {
   std::string cluster_name = "testbed";
   std::string submit_host = "login01";
   std::vector<std::string> usable;                // UsableComputeNodes()
+  std::map<std::string, std::string> unusable;    // UnusableComputeNodes()
+  std::vector<std::string> compute;               // ComputeNodes(); empty: `usable`
+  std::set<std::string> unreachable;              // hosts that did not answer the probe phase
+  std::set<std::pair<std::string, std::string>> passed;  // (check, host): node checks that passed
+  std::vector<CheckResult> earlier;               // the report before the phase (FailureReported reads it too)
+  int seconds_left = 900;                         // until the run's deadline (Limit)
   std::map<std::string, nlohmann::json> vars;     // the inventory's, by host; defaults added by View
   Thresholds thresholds;                          // every host's
   // What a command prints; by default it exits 0 printing nothing.
@@ -102,7 +109,23 @@ class FakeClusterRun : public ClusterRun {
 
   const std::string& cluster() const override { return cluster_name; }
   std::vector<std::string> UsableComputeNodes() const override { return usable; }
+  std::map<std::string, std::string> UnusableComputeNodes() const override { return unusable; }
+  std::vector<std::string> ComputeNodes() const override { return compute.empty() ? usable : compute; }
   const std::string& SubmitHost() const override { return submit_host; }
+  bool Reached(const std::string& host) const override { return unreachable.count(host) == 0; }
+  bool NodeCheckPassed(const std::string& check, const std::string& host) const override {
+    return passed.count({check, host}) > 0;
+  }
+  bool FailureReported(const std::string& check, const std::string& subject) const override {
+    for (const std::vector<CheckResult>* report : {&earlier, &results}) {
+      for (const CheckResult& r : *report) {
+        bool on_subject = r.subject == subject || r.scope == CheckScope::kCluster;
+        if (r.check == check && r.outcome == CheckOutcome::kFail && on_subject) return true;
+      }
+    }
+    return false;
+  }
+  int Limit(int seconds) const override { return std::max(1, std::min(seconds, seconds_left)); }
   NodeView View(const std::string& host) const override {
     auto node = nodes_.find(host);
     REQUIRE_MESSAGE(node != nodes_.end(), "the phase read " << host << ", which has no readings");

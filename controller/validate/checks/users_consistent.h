@@ -1,5 +1,5 @@
 // The inventory's directory users as validate's users checks read them
-// (users.consistent, checks/users_consistent.cc; users.job, job_checks.cc).
+// (users.consistent, checks/users_consistent.cc; users.job, checks/users_job.cc).
 #pragma once
 
 #include <string>
