@@ -14,47 +14,6 @@ namespace {
 // one documentation generator serve both. A null default: validate computes
 // it from the node (docs/validation.md says how).
 constexpr const char* kDeclarations = R"(
-validate_clock_offset_max_ms:
-  default: 100
-  type: number
-  minimum: 0
-  description: largest |offset| from chrony's reference, in ms (clock.offset)
-validate_gpus_expected:
-  default: null
-  type: integer
-  minimum: 0
-  description: GPUs every node must show (gpu.count); null, the PCI count
-validate_gpu_aggregate_uncorrectable_max:
-  default: 0
-  minimum: 0
-  description: lifetime uncorrectable ECC errors a GPU may have had (gpu.ecc)
-validate_gpu_xid_ignore:
-  default: []
-  items: {type: integer, minimum: 0}
-  description: Xid codes not counted by gpu.xid (e.g. [13, 31, 43], application faults)
-validate_gpu_ecc_required:
-  default: true
-  description: ECC must be on (gpu.ecc); false makes ECC off or absent a skip
-validate_gpu_pcie_gen_min:
-  default: null
-  type: integer
-  minimum: 1
-  description: PCIe generation every GPU must reach when not idle; null, each GPU's maximum
-validate_gpu_pcie_width_min:
-  default: null
-  type: integer
-  minimum: 1
-  description: PCIe lanes every GPU must have trained; null, each GPU's maximum width
-validate_gpu_nvlinks:
-  default: null
-  type: integer
-  minimum: 0
-  description: NVLink links every GPU must have up; null, the model's count or the most any GPU has
-validate_gpu_nvlink_gbps:
-  default: null
-  type: number
-  minimum: 0
-  description: speed of each NVLink link in GB/s; null, the fastest link of the node
 validate_ib_ports:
   default: []
   items: {type: string, syntax: ib-port}

@@ -1,7 +1,6 @@
 #include "controller/validate/checks.h"
 
 #include <algorithm>
-#include <cmath>
 
 #include "common/strings.h"
 #include "controller/validate/check_spec.h"
@@ -63,32 +62,6 @@ std::vector<std::string> CheckPrefixes() {
     if (std::find(prefixes.begin(), prefixes.end(), prefix) == prefixes.end()) prefixes.push_back(prefix);
   }
   return prefixes;
-}
-
-CheckResult EvaluateClock(const std::string& host, const ToolOutput& output, const Thresholds& t) {
-  const std::string check = "clock.offset";
-  std::string threshold = "<= " + FormatNumber(t.clock_offset_max_ms) + " ms";
-  if (!output.started) return Fail(check, kNode, host, "chronyc is not installed: time synchronisation is not set up");
-  auto tracking = ParseChronyTracking(output.out);
-  if (tracking.ok() && !output.Succeeded()) tracking = Status::Unavailable("chronyc " + ExitDescription(output));
-  if (!tracking.ok()) {
-    std::string why = output.Both().find("Cannot talk to daemon") != std::string::npos
-                          ? "chronyd is not running (chronyc cannot talk to it)"
-                          : "chronyc tracking: " + tracking.status().message();
-    return Fail(check, kNode, host, why, TailLines(output.Both()), "", threshold);
-  }
-  double offset_ms = std::fabs(tracking->offset_s) * 1000.0;
-  std::string measured = FormatNumber(offset_ms) + " ms";
-  if (offset_ms < 0.01) measured = FormatNumber(offset_ms * 1000.0) + " us";
-  if (tracking->leap_status != "Normal") {
-    return Fail(check, kNode, host, "clock not synchronised (Leap status: " + tracking->leap_status + ")",
-                tracking->lines, measured, threshold);
-  }
-  if (offset_ms > t.clock_offset_max_ms) {
-    return Fail(check, kNode, host, "clock offset " + measured + " above " + FormatNumber(t.clock_offset_max_ms) + " ms",
-                tracking->lines, measured, threshold);
-  }
-  return Pass(check, kNode, host, measured, threshold, "synchronised to " + tracking->reference);
 }
 
 std::vector<IbPortStatus> ExpectedIbPorts(const std::vector<IbPortStatus>& ports, const Thresholds& t) {

@@ -26,33 +26,12 @@ Result<Thresholds> ReadThresholds(const nlohmann::json& vars) {
     }
     return v.get<double>();
   };
-  if (auto v = number("validate_clock_offset_max_ms", 0)) t.clock_offset_max_ms = *v;
-  if (auto v = number("validate_gpus_expected", 0)) t.gpus_expected = static_cast<int>(*v);
-  if (auto v = number("validate_gpu_aggregate_uncorrectable_max", 0)) t.gpu_aggregate_uncorrectable_max = static_cast<long long>(*v);
-  if (auto v = number("validate_gpu_pcie_gen_min", 1)) t.gpu_pcie_gen_min = static_cast<int>(*v);
-  if (auto v = number("validate_gpu_pcie_width_min", 1)) t.gpu_pcie_width_min = static_cast<int>(*v);
-  if (auto v = number("validate_gpu_nvlinks", 0)) t.gpu_nvlinks = static_cast<int>(*v);
-  if (auto v = number("validate_gpu_nvlink_gbps", 0)) t.gpu_nvlink_gbps = *v;
-  if (vars.contains("validate_gpu_ecc_required")) {
-    const nlohmann::json& v = vars["validate_gpu_ecc_required"];
-    if (!v.is_boolean()) problems.push_back("validate_gpu_ecc_required must be true or false (got " + Described(v) + ")");
-    else t.gpu_ecc_required = v.get<bool>();
-  }
   if (auto v = number("validate_ib_rate_gbps", 1)) t.ib_rate_gbps = *v;
   if (auto v = number("validate_ib_write_bw_min_mbps", 0)) t.ib_write_bw_min_mbps = *v;
   if (auto v = number("validate_ib_write_bw_message_bytes", 1)) t.ib_write_bw_message_bytes = static_cast<long long>(*v);
   if (auto v = number("validate_nccl_busbw_min_gbps", 0)) t.nccl_busbw_min_gbps = *v;
   if (auto v = number("ipoib_mtu", 0); v && *v >= 68) t.ipoib_mtu = static_cast<int>(*v);
   if (auto v = number("validate_nccl_small_message_max_us", 1)) t.nccl_small_message_max_us = *v;
-  if (vars.contains("validate_gpu_xid_ignore")) {
-    const nlohmann::json& v = vars["validate_gpu_xid_ignore"];
-    bool ok = v.is_array();
-    for (const auto& x : ok ? v : nlohmann::json::array()) {
-      if (!x.is_number_integer()) ok = false;
-      else t.gpu_xid_ignore.insert(x.get<int>());
-    }
-    if (!ok) problems.push_back("validate_gpu_xid_ignore must be a list of Xid numbers (got " + Described(v) + ")");
-  }
   if (vars.contains("validate_ib_ports")) {
     static const std::regex kPort(R"(^[A-Za-z0-9_]+/\d+$)");
     const nlohmann::json& v = vars["validate_ib_ports"];

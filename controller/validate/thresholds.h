@@ -16,15 +16,6 @@
 namespace clusterctl {
 
 struct Thresholds {
-  double clock_offset_max_ms = 100;          // chrony System time, absolute
-  std::optional<int> gpus_expected;          // default: the GPUs PCI detection found
-  long long gpu_aggregate_uncorrectable_max = 0;
-  std::set<int> gpu_xid_ignore;              // Xids not counted (e.g. 13, 31, 43: application faults)
-  bool gpu_ecc_required = true;              // ECC off or unsupported fails gpu.ecc (false: not judged, a skip)
-  std::optional<int> gpu_pcie_gen_min;       // default: each GPU's own maximum ("PCIe Generation / Max")
-  std::optional<int> gpu_pcie_width_min;     // default: each GPU's own maximum ("Link Width / Max")
-  std::optional<int> gpu_nvlinks;            // links every GPU must have up; default: the model's (SXM), else the most any GPU of the node has
-  std::optional<double> gpu_nvlink_gbps;     // speed of each link; default: the fastest link of the node
   std::vector<std::string> ib_ports;         // "mlx5_0/1"; empty: every InfiniBand port found
   std::optional<double> ib_rate_gbps;        // default: the fastest rate among the node's expected ports
   std::optional<double> ib_write_bw_min_mbps;  // default: 88% of the port's line rate (EDR: 11,000 MB/s)
