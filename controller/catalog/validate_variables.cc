@@ -14,15 +14,6 @@ namespace {
 // one documentation generator serve both. A null default: validate computes
 // it from the node (docs/validation.md says how).
 constexpr const char* kDeclarations = R"(
-validate_ib_ports:
-  default: []
-  items: {type: string, syntax: ib-port}
-  description: the InfiniBand ports every node must have up, DEVICE/PORT; empty, every InfiniBand port found
-validate_ib_rate_gbps:
-  default: null
-  type: number
-  minimum: 1
-  description: rate each expected port must reach, Gb/s; null, the fastest expected port of the node
 validate_ib_write_bw_min_mbps:
   default: null
   type: number

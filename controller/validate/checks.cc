@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/json_fields.h"
 #include "common/strings.h"
 #include "controller/validate/check_spec.h"
 #include "controller/validate/nccl_tests.h"
@@ -64,15 +65,16 @@ std::vector<std::string> CheckPrefixes() {
   return prefixes;
 }
 
-std::vector<IbPortStatus> ExpectedIbPorts(const std::vector<IbPortStatus>& ports, const Thresholds& t) {
+std::vector<IbPortStatus> ExpectedIbPorts(const std::vector<IbPortStatus>& ports, const nlohmann::json& vars) {
   std::vector<IbPortStatus> expected;
-  if (t.ib_ports.empty()) {
+  const std::vector<std::string> configured = StringsAt(vars, "validate_ib_ports");
+  if (configured.empty()) {
     for (const IbPortStatus& p : ports) {
       if (p.link_layer == "InfiniBand") expected.push_back(p);
     }
     return expected;
   }
-  for (const std::string& name : t.ib_ports) {
+  for (const std::string& name : configured) {
     auto it = std::find_if(ports.begin(), ports.end(), [&](const IbPortStatus& p) {
       return p.device + "/" + std::to_string(p.port) == name;
     });
@@ -98,13 +100,15 @@ Result<std::vector<IbPortStatus>> AgainstSysfs(Result<std::vector<IbPortStatus>>
 }
 
 CheckResult EvaluateIbPorts(const std::string& host, const Result<std::vector<IbPortStatus>>& ports,
-                            const std::string& raw_output, const std::string& source, const Thresholds& t) {
+                            const std::string& raw_output, const std::string& source, const nlohmann::json& vars) {
   const std::string check = "ib.ports";
   if (!ports.ok()) return Fail(check, kNode, host, source + ": " + ports.status().message(), TailLines(raw_output));
-  std::vector<IbPortStatus> expected = ExpectedIbPorts(*ports, t);
+  std::vector<IbPortStatus> expected = ExpectedIbPorts(*ports, vars);
   if (expected.empty()) return Skip(check, kNode, host, "no InfiniBand ports on " + host);
-  double rate = t.ib_rate_gbps.value_or(0);
-  if (!t.ib_rate_gbps) {
+  const nlohmann::json* configured_rate = MemberOf(vars, "validate_ib_rate_gbps");
+  const bool rate_set = configured_rate != nullptr && configured_rate->is_number();
+  double rate = rate_set ? configured_rate->get<double>() : 0;
+  if (!rate_set) {
     for (const IbPortStatus& p : expected) rate = std::max(rate, p.rate_gbps);
   }
   std::string threshold = "Active, LinkUp" + (rate > 0 ? ", " + FormatNumber(rate) + " Gb/s" : std::string());

@@ -95,16 +95,22 @@ CheckResult EvaluateGpuNvlink(const std::string& host, const ToolOutput& nvlink_
 CheckResult EvaluateDcgmDiag(const std::string& host, const ToolOutput& diag);
 
 // ib.ports: every expected port Active, LinkUp, at the expected rate. `ports`
-// from ibstat/ibv_devinfo/sysfs; `source` names it in the result.
+// from ibstat/ibv_devinfo/sysfs; `source` names it in the result. `vars`:
+// the host's check variables (NodeView::vars): validate_ib_ports (as
+// ExpectedIbPorts) and validate_ib_rate_gbps (unset or null: the fastest
+// expected port), both declared by ib.ports (checks/ib_ports.cc).
 CheckResult EvaluateIbPorts(const std::string& host, const Result<std::vector<IbPortStatus>>& ports,
-                            const std::string& raw_output, const std::string& source, const Thresholds& t);
+                            const std::string& raw_output, const std::string& source, const nlohmann::json& vars);
 // A tool's port list read against the facts' sysfs ports: a tool that
 // prints no adapter while sysfs shows InfiniBand ports means the RDMA stack
 // does not see them (no driver loaded), which is a failure, not "no ports".
 Result<std::vector<IbPortStatus>> AgainstSysfs(Result<std::vector<IbPortStatus>> ports,
                                                const std::vector<IbPortStatus>& sysfs_ports);
-// The ports ib.ports expects: the configured list, or every InfiniBand port.
-std::vector<IbPortStatus> ExpectedIbPorts(const std::vector<IbPortStatus>& ports, const Thresholds& t);
+// The ports ib.ports expects of a node (ib.write_bw and mpi.cluster use
+// them too): validate_ib_ports of `vars`, the host's check variables
+// (NodeView::vars; a configured port the node lacks is listed "not
+// present"), or, where it is empty or unset, every InfiniBand port of `ports`.
+std::vector<IbPortStatus> ExpectedIbPorts(const std::vector<IbPortStatus>& ports, const nlohmann::json& vars);
 
 // GPUDirect RDMA is possible: a peer-memory module is loaded, or (no module
 // needed) the node's facts show DMA-BUF support (`gpudirect.dmabuf`: open

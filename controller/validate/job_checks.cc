@@ -318,7 +318,7 @@ void Validator::JudgeNcclCluster(const std::vector<std::string>& nodes, const To
   }
   const Thresholds& t = ThresholdsOf(nodes.front());
   double ib_gbps = 0;
-  for (const IbPortStatus& p : ExpectedIbPorts(SysfsIbPorts(probes_.at(nodes.front()).readings.facts), t)) {
+  for (const IbPortStatus& p : ExpectedIbPorts(SysfsIbPorts(probes_.at(nodes.front()).readings.facts), check_vars_.at(nodes.front()))) {
     if (p.state == "ACTIVE") ib_gbps += p.rate_gbps;
   }
   double floor = t.nccl_busbw_min_gbps.value_or(DefaultClusterBusbwFloorGbps(ib_gbps));
@@ -337,7 +337,7 @@ std::vector<const Host*> Validator::PairCandidates(std::map<std::string, IbPortS
     }
     bool has_ib_write_bw = p.readings.Output(checks::IbWriteBwProbe().id).Succeeded();
     if (!p.reached || !has_ib_write_bw || !ib_ok_.count(h->name)) continue;
-    std::vector<IbPortStatus> expected = ExpectedIbPorts(SysfsIbPorts(p.readings.facts), ThresholdsOf(h->name));
+    std::vector<IbPortStatus> expected = ExpectedIbPorts(SysfsIbPorts(p.readings.facts), check_vars_.at(h->name));
     if (expected.empty()) continue;
     port_of[h->name] = expected.front();
     nodes.push_back(h);

@@ -178,7 +178,7 @@ TEST_CASE("ibstat: 2x ConnectX-3 FDR, all ports up at 56 Gb/s") {
   auto ports = ParseIbstat(text);
   REQUIRE(ports.ok());
   REQUIRE_FALSE(ports->empty());
-  auto result = EvaluateIbPorts("n", ports, text, "ibstat", Thresholds{});
+  auto result = EvaluateIbPorts("n", ports, text, "ibstat", nlohmann::json::object());
   CHECK_MESSAGE(result.outcome == CheckOutcome::kPass, result.detail);
 }
 
@@ -186,13 +186,13 @@ TEST_CASE("ibstat: 8x ConnectX-7 NDR with Ethernet ports down: the InfiniBand ra
   std::string text = Fixture("ibstat--8xConnectX-7-NDR-IB--cx6dx-eth-ports-down--1.txt");
   auto ports = ParseIbstat(text);
   REQUIRE(ports.ok());
-  auto result = EvaluateIbPorts("n", ports, text, "ibstat", Thresholds{});
+  auto result = EvaluateIbPorts("n", ports, text, "ibstat", nlohmann::json::object());
   CHECK_MESSAGE(result.outcome == CheckOutcome::kPass, result.detail);
   CHECK(result.measured == "8/8 ports up");
   CHECK(result.threshold.find("400 Gb/s") != std::string::npos);
   // Expecting every port, Ethernet included, finds the down ones.
-  Thresholds all;
-  for (const IbPortStatus& p : *ports) all.ib_ports.push_back(p.device + "/" + std::to_string(p.port));
+  nlohmann::json all = {{"validate_ib_ports", nlohmann::json::array()}};
+  for (const IbPortStatus& p : *ports) all["validate_ib_ports"].push_back(p.device + "/" + std::to_string(p.port));
   auto strict = EvaluateIbPorts("n", ports, text, "ibstat", all);
   CHECK(strict.outcome == CheckOutcome::kFail);
   CHECK(EvidenceHas(strict, "State: Down"));
@@ -204,11 +204,11 @@ TEST_CASE("ibstat: RoCE 400G with 2 of 8 rails down: the rails listed in the inv
   REQUIRE(ports.ok());
   REQUIRE(ports->size() == 12);
   // RoCE ports are Ethernet: by default there is nothing to check.
-  CHECK(EvaluateIbPorts("h100", ports, text, "ibstat", Thresholds{}).outcome == CheckOutcome::kSkip);
+  CHECK(EvaluateIbPorts("h100", ports, text, "ibstat", nlohmann::json::object()).outcome == CheckOutcome::kSkip);
   // validate_ib_ports: the eight ConnectX-7 GPU rails (MT4129); validate_ib_rate_gbps: 400.
-  Thresholds rails;
-  rails.ib_ports = {"mlx5_0/1", "mlx5_3/1", "mlx5_4/1", "mlx5_5/1", "mlx5_6/1", "mlx5_9/1", "mlx5_10/1", "mlx5_11/1"};
-  rails.ib_rate_gbps = 400;
+  nlohmann::json rails = {
+      {"validate_ib_ports", {"mlx5_0/1", "mlx5_3/1", "mlx5_4/1", "mlx5_5/1", "mlx5_6/1", "mlx5_9/1", "mlx5_10/1", "mlx5_11/1"}},
+      {"validate_ib_rate_gbps", 400}};
   auto result = EvaluateIbPorts("h100", ports, text, "ibstat", rails);
   CHECK(result.outcome == CheckOutcome::kFail);
   CHECK(result.measured == "6/8 ports up");
@@ -220,7 +220,7 @@ TEST_CASE("ibstat: ibpanic after partial output fails with the ibpanic line") {
   std::string text = Fixture("ibstat--8xConnectX-6-HDR-VF-Azure--ibpanic--1.txt");
   auto ports = ParseIbstat(text);
   CHECK_FALSE(ports.ok());
-  auto result = EvaluateIbPorts("n", ports, text, "ibstat", Thresholds{});
+  auto result = EvaluateIbPorts("n", ports, text, "ibstat", nlohmann::json::object());
   CHECK(result.outcome == CheckOutcome::kFail);
   CHECK(result.detail.find("ibpanic") != std::string::npos);
   CHECK(EvidenceHas(result, "stat of IB device 'mlx5_8' failed"));
@@ -231,7 +231,7 @@ TEST_CASE("ibv_devinfo: port 2 of each ConnectX-3 down fails naming them") {
   auto ports = ParseIbvDevinfo(text);
   REQUIRE(ports.ok());
   REQUIRE(ports->size() == 4);
-  auto result = EvaluateIbPorts("n", ports, text, "ibv_devinfo", Thresholds{});
+  auto result = EvaluateIbPorts("n", ports, text, "ibv_devinfo", nlohmann::json::object());
   CHECK(result.outcome == CheckOutcome::kFail);
   CHECK(result.detail.find("mlx4_1/2 state DOWN") != std::string::npos);
   CHECK(result.detail.find("mlx4_0/2 state DOWN") != std::string::npos);
@@ -247,7 +247,7 @@ TEST_CASE("ibstat listing no adapter while sysfs shows InfiniBand ports fails: t
   sysfs_port.link_layer = "InfiniBand";
   auto none = AgainstSysfs(ParseIbstat(""), {sysfs_port});
   REQUIRE_FALSE(none.ok());
-  auto result = EvaluateIbPorts("node02", none, "", "ibstat", Thresholds{});
+  auto result = EvaluateIbPorts("node02", none, "", "ibstat", nlohmann::json::object());
   CHECK(result.outcome == CheckOutcome::kFail);
   CHECK(result.detail == "ibstat: no adapter listed, but sysfs shows 1 InfiniBand port (mlx5_0/1): the RDMA stack does not see "
                          "the adapter (its driver is not loaded)");

@@ -26,22 +26,11 @@ Result<Thresholds> ReadThresholds(const nlohmann::json& vars) {
     }
     return v.get<double>();
   };
-  if (auto v = number("validate_ib_rate_gbps", 1)) t.ib_rate_gbps = *v;
   if (auto v = number("validate_ib_write_bw_min_mbps", 0)) t.ib_write_bw_min_mbps = *v;
   if (auto v = number("validate_ib_write_bw_message_bytes", 1)) t.ib_write_bw_message_bytes = static_cast<long long>(*v);
   if (auto v = number("validate_nccl_busbw_min_gbps", 0)) t.nccl_busbw_min_gbps = *v;
   if (auto v = number("ipoib_mtu", 0); v && *v >= 68) t.ipoib_mtu = static_cast<int>(*v);
   if (auto v = number("validate_nccl_small_message_max_us", 1)) t.nccl_small_message_max_us = *v;
-  if (vars.contains("validate_ib_ports")) {
-    static const std::regex kPort(R"(^[A-Za-z0-9_]+/\d+$)");
-    const nlohmann::json& v = vars["validate_ib_ports"];
-    bool ok = v.is_array();
-    for (const auto& p : ok ? v : nlohmann::json::array()) {
-      if (!p.is_string() || !std::regex_match(p.get<std::string>(), kPort)) ok = false;
-      else t.ib_ports.push_back(p.get<std::string>());
-    }
-    if (!ok) problems.push_back("validate_ib_ports must be a list of DEVICE/PORT, e.g. [mlx5_0/1] (got " + Described(v) + ")");
-  }
   for (const char* name : {"validate_nccl_tests_dir", "validate_nccl_max_bytes"}) {
     if (!vars.contains(name)) continue;
     const nlohmann::json& v = vars[name];

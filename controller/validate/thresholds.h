@@ -1,7 +1,11 @@
-// Validation thresholds: defaults from published figures, overridable in the
-// inventory as variables (cluster, group or host), e.g.
+// The cross-node checks' thresholds (ib.write_bw, nccl.node/cluster,
+// fabric.ipoib's ipoib_mtu), overridable in the inventory as variables
+// (cluster, group or host), e.g.
 //   groups: {dgx: {vars: {validate_nccl_busbw_min_gbps: 180}}}
-// Documented in docs/validation.md.
+// Documented in docs/validation.md. Every node check reads its own variables
+// from NodeView::vars (declared in its spec's `.variables`); these fields
+// leave too when those checks become specs (issue 48): then Thresholds,
+// ReadThresholds and PrepareRun's reading of them go.
 #pragma once
 
 #include <optional>
@@ -15,9 +19,7 @@
 
 namespace clusterctl {
 
-struct Thresholds {
-  std::vector<std::string> ib_ports;         // "mlx5_0/1"; empty: every InfiniBand port found
-  std::optional<double> ib_rate_gbps;        // default: the fastest rate among the node's expected ports
+struct Thresholds {  // what is left: the cross-node checks' fields only
   std::optional<double> ib_write_bw_min_mbps;  // default: 88% of the port's line rate (EDR: 11,000 MB/s)
   long long ib_write_bw_message_bytes = 65536;
   std::optional<int> ipoib_mtu;              // the ipoib role's ipoib_mtu (0 there: the interface's own MTU)
