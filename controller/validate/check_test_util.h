@@ -8,7 +8,7 @@
 #include <doctest/doctest.h>
 
 #include "controller/validate/check_result.h"
-#include "controller/validate/checks.h"
+#include "controller/validate/verdicts.h"
 #include "controller/validate/tool_output.h"
 
 namespace clusterctl::testing {

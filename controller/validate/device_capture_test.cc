@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "controller/validate/check_test_util.h"
-#include "controller/validate/checks.h"
+#include "controller/validate/verdicts.h"
 #include "controller/validate/nvidia_smi.h"
 #include "tests/unit/fixture.h"
 

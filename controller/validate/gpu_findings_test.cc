@@ -14,7 +14,7 @@
 #include <string>
 
 #include "controller/validate/check_test_util.h"
-#include "controller/validate/checks.h"
+#include "controller/validate/verdicts.h"
 #include "controller/validate/nvrm_log.h"
 #include "tests/unit/fixture.h"
 

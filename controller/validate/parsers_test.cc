@@ -9,7 +9,7 @@
 #include <map>
 
 #include "common/strings.h"
-#include "controller/validate/checks.h"
+#include "controller/validate/verdicts.h"
 #include "controller/validate/dcgm_diag.h"
 #include "controller/validate/infiniband.h"
 #include "controller/validate/nccl_tests.h"

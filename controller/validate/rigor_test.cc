@@ -8,7 +8,7 @@
 #include <algorithm>
 
 #include "common/strings.h"
-#include "controller/validate/checks.h"
+#include "controller/validate/verdicts.h"
 #include "controller/validate/dcgm_diag.h"
 #include "controller/validate/nccl_tests.h"
 #include "controller/validate/nvidia_smi.h"

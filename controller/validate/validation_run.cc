@@ -4,6 +4,7 @@
 
 #include "common/strings.h"
 #include "controller/catalog/validate_variables.h"
+#include "controller/validate/catalogue.h"
 #include "controller/validate/checks/common.h"
 #include "controller/validate/remote_exec.h"
 #include "controller/validate/scontrol_nodes.h"

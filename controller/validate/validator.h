@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "controller/validate/check_spec.h"
-#include "controller/validate/checks.h"
+#include "controller/validate/verdicts.h"
 #include "controller/validate/cluster_run.h"
 #include "controller/validate/infiniband.h"
 #include "controller/validate/validation_run.h"

@@ -34,7 +34,7 @@
 #include "controller/engine/facts_check.h"
 #include "controller/engine/fake_fleet.h"
 #include "controller/state/test_util.h"
-#include "controller/validate/checks.h"
+#include "controller/validate/verdicts.h"
 #include "controller/validate/validation_run.h"
 #include "inventory/host_selection.h"
 #include "inventory/loader.h"

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "controller/validate/check_spec.h"
-#include "controller/validate/checks.h"
+#include "controller/validate/verdicts.h"
 #include "controller/validate/nvidia_smi.h"
 
 namespace clusterctl::checks {

@@ -1,11 +1,11 @@
-// The GPU checks' verdicts (see checks.h): driver, count, persistence, ECC,
+// The GPU checks' verdicts (see verdicts.h): driver, count, persistence, ECC,
 // Xid, PCIe link, clock slowdowns, NVLink and fabric, DCGM diagnostics.
 #include <algorithm>
 #include <cctype>
 #include <map>
 
 #include "common/strings.h"
-#include "controller/validate/checks.h"
+#include "controller/validate/verdicts.h"
 #include "controller/validate/dcgm_diag.h"
 #include "controller/validate/nvrm_log.h"
 

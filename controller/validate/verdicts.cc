@@ -1,10 +1,9 @@
-#include "controller/validate/checks.h"
+#include "controller/validate/verdicts.h"
 
 #include <algorithm>
 
 #include "common/json_fields.h"
 #include "common/strings.h"
-#include "controller/validate/check_spec.h"
 #include "controller/validate/nccl_tests.h"
 #include "controller/validate/system_tools.h"
 
@@ -33,36 +32,6 @@ CheckResult ToolFailed(const std::string& check, CheckScope scope, const std::st
                                           : std::string(tool) + " failed (" + ExitDescription(output) + ")";
   if (!cause.empty() && problem.find(Trim(cause)) == std::string::npos) detail += ": " + Printable(cause, 160);
   return Fail(check, scope, subject, detail, evidence, "", threshold);
-}
-
-const std::vector<CheckInfo>& CheckCatalogue() {
-  // The registered specs (check_spec.h), one file each under checks/.
-  static const std::vector<CheckInfo> catalogue = [] {
-    std::vector<CheckInfo> out;
-    for (const CheckSpec* spec : CheckSpecs()) out.push_back({spec->name.c_str(), spec->scope, spec->summary.c_str()});
-    return out;
-  }();
-  return catalogue;
-}
-
-const std::vector<std::string>& AllCheckNames() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> out;
-    for (const CheckInfo& c : CheckCatalogue()) out.push_back(c.name);
-    return out;
-  }();
-  return names;
-}
-
-std::vector<std::string> CheckPrefixes() {
-  std::vector<std::string> prefixes;
-  for (const std::string& name : AllCheckNames()) {
-    size_t dot = name.find('.');
-    if (dot == std::string::npos) continue;
-    std::string prefix = name.substr(0, dot);
-    if (std::find(prefixes.begin(), prefixes.end(), prefix) == prefixes.end()) prefixes.push_back(prefix);
-  }
-  return prefixes;
 }
 
 std::vector<IbPortStatus> ExpectedIbPorts(const std::vector<IbPortStatus>& ports, const nlohmann::json& vars) {

@@ -20,18 +20,6 @@
 
 namespace clusterctl {
 
-// The check catalogue: every check, in report order, with its scope and
-// what it asserts (`clusterctl checks` prints it).
-struct CheckInfo {
-  const char* name;
-  CheckScope scope;
-  const char* summary;
-};
-const std::vector<CheckInfo>& CheckCatalogue();
-// The catalogue's names, and their prefixes ("gpu", "ib", ...) that --checks accepts.
-const std::vector<std::string>& AllCheckNames();
-std::vector<std::string> CheckPrefixes();
-
 // "1 GPU", "2 GPUs".
 std::string Plural(long long n, const char* word);
 
