@@ -117,6 +117,22 @@ TEST_CASE("health: a failed check drains the node with a reason naming the check
   CHECK(healed.Updates()[0][3] == "state=resume");
 }
 
+TEST_CASE("health: a check's limit comes from the configuration's vars (the check's own declaration)") {
+  // kSynced is 5.916 us off: within the default 100 ms, beyond a 0.005 ms limit.
+  FakeNode node;
+  node.Answer("chronyc", kSynced);
+  node.SlurmSays("IDLE");
+  std::string printed;
+  CHECK(Run(node, Config(R"(["clock.offset"])", R"({"validate_clock_offset_max_ms": 0.005})"), &printed) == 0);
+  CHECK(printed.find("fail clock.offset") != std::string::npos);
+  CHECK(printed.find("fail clock.offset: clock offset 5.92 us above") != std::string::npos);
+  FakeNode lenient;
+  lenient.Answer("chronyc", kSynced);
+  lenient.SlurmSays("IDLE");
+  CHECK(Run(lenient, Config(R"(["clock.offset"])"), &printed) == 0);
+  CHECK(lenient.Updates().empty());
+}
+
 TEST_CASE("health: a node an admin drained is never touched, failing or passing") {
   for (const bool failing : {true, false}) {
     FakeNode node;

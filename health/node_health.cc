@@ -73,14 +73,12 @@ std::vector<const CheckResult*> NodeHealth::Failures() const {
 NodeHealth JudgeNode(const HealthConfig& config, nlohmann::json facts, NodeCommands& commands, std::chrono::seconds budget) {
   if (config.checks.empty()) return {};  // (an empty selection would be every check)
   // The controller checked both at deploy; a hand-edited file may not be.
-  Result<Thresholds> thresholds = ReadThresholds(config.vars);
-  if (!thresholds.ok()) return NothingChecked(config, thresholds.status().message());
   auto selection = CheckSelection::Parse(config.checks);
   if (!selection.ok()) return NothingChecked(config, selection.status().message());
   const std::set<std::string> needed = NeededChecks(*selection);
 
   NodeReadings readings = NodeReadings::FromFacts(config.node, std::move(facts));
-  NodeView view{readings, *thresholds, config.vars, ComputeNode(), nullptr, nullptr};
+  NodeView view{readings, config.vars, ComputeNode(), nullptr, nullptr};
   // A prerequisite that failed fails the check that needs it (validate
   // reports the prerequisite beside it; here the check is all there is).
   view.blocked = [&config](const std::string& check, const std::string& prerequisite, const std::string& why) {

@@ -5,7 +5,7 @@
 // declaration wins over them.
 #include "common/strings.h"
 #include "controller/catalog/role.h"
-#include "controller/catalog/validate_variables.h"
+#include "controller/catalog/check_variables.h"
 
 namespace clusterctl {
 

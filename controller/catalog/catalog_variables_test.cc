@@ -17,7 +17,7 @@ const std::set<std::string> kContext = {"host", "facts", "cluster", "item", "sec
 
 // Read by C++ rather than by role files: the cluster views
 // (controller/views/slurm_view.cc, nfs_view.cc) and validate
-// (thresholds.cc, service_checks.cc).
+// (the check specs under controller/validate/checks/).
 const std::set<std::string> kReadByTheEngine = {
     "slurm_partitions", "slurm_node_group", "slurm_memory_reserve_mib", "slurm_gpu_autodetect", "nfs_exports", "nfs_network",
     "nfs_versions", "nfs_mounts", "nfs_mount_options", "nfs_rdma", "nfs_automount", "nfs_external_mounts", "nfs_fscache_dir", "ipoib_mtu",
@@ -86,7 +86,7 @@ TEST_CASE("every variable a built-in role reads is declared, and every declared 
     }
   }
   for (const auto& [name, spec] : catalog->variables()) {
-    if (spec.declared_by == "validate") continue;  // read by thresholds.cc, whose unit tests cover each
+    if (spec.declared_by == "validate") continue;  // read by the check that declares it, whose unit tests cover each
     CHECK_MESSAGE(read_anywhere.count(name), "variable '" << name << "' (role " << spec.declared_by << ") is read by nothing");
   }
   CHECK(NamesRead(*catalog->Find("chrony")).anywhere.count("ntp_servers"));  // the walk sees templates

@@ -6,7 +6,8 @@
 #include "common/json_text.h"
 #include "controller/cli/exit_codes.h"
 #include "controller/output/table.h"
-#include "controller/validate/checks.h"
+#include "controller/validate/catalogue.h"
+#include "controller/validate/verdicts.h"
 
 namespace clusterctl {
 

@@ -6,7 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "controller/validate/checks.h"
+#include "controller/validate/catalogue.h"
+#include "controller/validate/verdicts.h"
 
 namespace clusterctl {
 

@@ -40,7 +40,7 @@ int RunDeploy(const DeployOptions& options, const GlobalOptions& global, const S
   CheckedInventory checked =
       LoadCheckedInventory(options.remote.inventory_path, options.roles, options.remote.extra_vars, diagnostics);
   const Catalog* catalog = checked.catalog ? &*checked.catalog : nullptr;
-  ReportRunProblems(CheckRunRequest(request, catalog), options.remote.inventory_path, diagnostics, *services.log);
+  ReportRunProblems(CheckRunRequest(request, catalog), diagnostics, *services.log);
   if (diagnostics.has_errors()) {
     LogDiagnostics(diagnostics, *services.log);
     services.log->Error("nothing was changed");

@@ -32,8 +32,7 @@ std::optional<std::string> ReadPasswordFromTerminal(const std::string& prompt) {
   return password;
 }
 
-void ReportRunProblems(const std::vector<RunProblem>& problems, const std::string& inventory_path,
-                       Diagnostics& diagnostics, Logger& log) {
+void ReportRunProblems(const std::vector<RunProblem>& problems, Diagnostics& diagnostics, Logger& log) {
   using Field = RunProblem::Field;
   static const std::map<Field, const char*> kFlags = {{Field::kRoles, "--roles"},     {Field::kTags, "--tags"},
                                                       {Field::kSkipTags, "--skip-tags"}, {Field::kBatch, "--batch"},
@@ -41,8 +40,6 @@ void ReportRunProblems(const std::vector<RunProblem>& problems, const std::strin
   for (const RunProblem& problem : problems) {
     if (auto flag = kFlags.find(problem.field); flag != kFlags.end()) {
       diagnostics.Error({flag->second, 0, 0}, problem.message);
-    } else if (problem.field == Field::kHostVariables) {
-      log.Error(inventory_path + ": host " + problem.host + ": " + problem.message);
     } else if (problem.field == Field::kChecks) {
       log.Error("clusterctl validate: " + problem.message);
     } else if (problem.field == Field::kCommand) {
@@ -74,7 +71,7 @@ std::unique_ptr<RemoteCommand> RemoteCommand::Prepare(const RunRequest& request,
   auto prepared = PrepareRun(request, command->inventory_, catalog);
   if (auto* problems = std::get_if<std::vector<RunProblem>>(&prepared)) {
     Diagnostics diagnostics;
-    ReportRunProblems(*problems, options.inventory_path, diagnostics, *services.log);
+    ReportRunProblems(*problems, diagnostics, *services.log);
     LogDiagnostics(diagnostics, *services.log);
     exit_code = kExitUsage;
     return nullptr;

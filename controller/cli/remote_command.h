@@ -65,8 +65,7 @@ class RemoteCommand {
 // The command line's words for problems of a request: a flag's problem
 // (--roles, --tags, --skip-tags, --batch, --max-fail) goes to `diagnostics`,
 // to be printed with the inventory's; the others are printed at once.
-void ReportRunProblems(const std::vector<RunProblem>& problems, const std::string& inventory_path,
-                       Diagnostics& diagnostics, Logger& log);
+void ReportRunProblems(const std::vector<RunProblem>& problems, Diagnostics& diagnostics, Logger& log);
 
 // Reads a password from the terminal with echo off (prompt on stderr).
 std::optional<std::string> ReadPasswordFromTerminal(const std::string& prompt);

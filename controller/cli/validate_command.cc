@@ -11,7 +11,8 @@
 #include "controller/cli/option_values.h"
 #include "controller/output/table.h"
 #include "controller/output/terminal_text.h"
-#include "controller/validate/checks.h"
+#include "controller/validate/catalogue.h"
+#include "controller/validate/verdicts.h"
 #include "controller/run/run_pipeline.h"
 #include "controller/validate/validation_run.h"
 #include "inventory/hostlist.h"
@@ -115,10 +116,10 @@ int RunValidate(const ValidateOptions& options, const GlobalOptions& global, con
   request.deadline = std::chrono::seconds(options.deadline_s);
   Diagnostics unused;
   if (auto problems = CheckRunRequest(request, nullptr); !problems.empty()) {
-    ReportRunProblems(problems, options.remote.inventory_path, unused, log);
+    ReportRunProblems(problems, unused, log);
     return kExitUsage;
   }
-  // Thresholds are read (and refused) before anything is contacted or recorded.
+  // The checks' variables are checked with the inventory's, before anything is contacted or recorded.
   std::optional<Inventory> inventory =
       LoadCheckedInventoryOrReport(options.remote.inventory_path, options.remote.extra_vars, services);
   if (!inventory) return kExitUsage;

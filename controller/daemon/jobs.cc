@@ -49,9 +49,9 @@ std::string ProblemText(const RunProblem& problem) {
   static const std::map<Field, const char*> kFields = {
       {Field::kLimit, "limit"},       {Field::kRoles, "roles"},   {Field::kTags, "tags"},
       {Field::kSkipTags, "skip_tags"}, {Field::kBatch, "batch"},   {Field::kMaxFail, "max_fail_percent"},
-      {Field::kChecks, "checks"},     {Field::kCommand, "command"}, {Field::kHostVariables, "host"}};
+      {Field::kChecks, "checks"},     {Field::kCommand, "command"}};
   const std::string field = kFields.at(problem.field);
-  return problem.host.empty() ? field + ": " + problem.message : field + " " + problem.host + ": " + problem.message;
+  return field + ": " + problem.message;
 }
 
 }  // namespace

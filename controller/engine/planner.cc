@@ -6,7 +6,7 @@
 #include "agent/resources/schema.h"
 #include "common/sha256.h"
 #include "common/strings.h"
-#include "controller/catalog/validate_variables.h"
+#include "controller/catalog/check_variables.h"
 #include "controller/engine/kinds/step_kind.h"
 #include "controller/validate/check_selection.h"
 #include "controller/views/cluster_views.h"

@@ -92,7 +92,6 @@ ValidationOutcome Validate(const PreparedRun& run, SessionFactory& sessions, con
   inputs.clock = &clock;
   inputs.inventory = run.inventory;
   inputs.selected = run.hosts;
-  inputs.thresholds = run.thresholds;
   inputs.checks = run.checks;
   inputs.deadline = run.request.deadline;
   inputs.run_on = [&sessions](const std::vector<const Host*>& hosts, const HostBody& body) {

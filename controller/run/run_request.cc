@@ -11,7 +11,7 @@ using Field = RunProblem::Field;
 bool Deploys(RunKind kind) { return kind == RunKind::kDeploy || kind == RunKind::kPlan || kind == RunKind::kDrift; }
 
 void Add(std::vector<RunProblem>& problems, Field field, std::vector<std::string> messages) {
-  for (std::string& message : messages) problems.push_back({field, std::move(message), ""});
+  for (std::string& message : messages) problems.push_back({field, std::move(message)});
 }
 
 void CheckDeployment(const RunRequest& request, const Catalog* catalog, std::vector<RunProblem>& problems) {
@@ -21,22 +21,10 @@ void CheckDeployment(const RunRequest& request, const Catalog* catalog, std::vec
     Add(problems, Field::kSkipTags, UnknownTags(*catalog, request.tags.skip_tags));
   }
   if (!ParseBatchSize(request.batch, 1)) {
-    problems.push_back({Field::kBatch, "'" + request.batch + "' is not N or P% (1-100)", ""});
+    problems.push_back({Field::kBatch, "'" + request.batch + "' is not N or P% (1-100)"});
   }
   if (request.max_fail_percent < 0 || request.max_fail_percent > 100) {
-    problems.push_back({Field::kMaxFail, "a percentage, 0-100", ""});
-  }
-}
-
-// Every host's thresholds (read before anything is contacted or recorded).
-void ReadAllThresholds(const Inventory& inventory, PreparedRun& prepared, std::vector<RunProblem>& problems) {
-  for (const Host& host : inventory.hosts) {
-    auto thresholds = ReadThresholds(host.vars);
-    if (!thresholds.ok()) {
-      problems.push_back({Field::kHostVariables, thresholds.status().message(), host.name});
-      continue;
-    }
-    prepared.thresholds[host.name] = *thresholds;
+    problems.push_back({Field::kMaxFail, "a percentage, 0-100"});
   }
 }
 
@@ -59,10 +47,10 @@ std::vector<RunProblem> CheckRunRequest(const RunRequest& request, const Catalog
   if (Deploys(request.kind)) CheckDeployment(request, catalog, problems);
   if (request.kind == RunKind::kValidate) {
     auto checks = CheckSelection::Parse(request.checks);
-    if (!checks.ok()) problems.push_back({Field::kChecks, checks.status().message(), ""});
+    if (!checks.ok()) problems.push_back({Field::kChecks, checks.status().message()});
   }
   if (request.kind == RunKind::kCommand && request.command.argv.empty()) {
-    problems.push_back({Field::kCommand, "no command to run", ""});
+    problems.push_back({Field::kCommand, "no command to run"});
   }
   return problems;
 }
@@ -78,10 +66,9 @@ std::variant<PreparedRun, std::vector<RunProblem>> PrepareRun(const RunRequest& 
   if (selected.ok()) {
     prepared.hosts = std::move(selected).value();
   } else {
-    problems.push_back({Field::kLimit, selected.status().message(), ""});
+    problems.push_back({Field::kLimit, selected.status().message()});
   }
   if (request.kind == RunKind::kValidate) {
-    ReadAllThresholds(inventory, prepared, problems);
     auto checks = CheckSelection::Parse(request.checks);
     if (checks.ok()) prepared.checks = std::move(checks).value();
   }

@@ -18,7 +18,6 @@
 #include "controller/engine/deploy_run.h"
 #include "controller/engine/tag_selection.h"
 #include "controller/run/run_session.h"
-#include "controller/validate/thresholds.h"
 #include "controller/validate/validation_run.h"
 #include "inventory/model.h"
 
@@ -52,10 +51,9 @@ struct RunRequest {
 // the field its own way (the command line by its flag, the API by the
 // body's field).
 struct RunProblem {
-  enum class Field { kLimit, kRoles, kTags, kSkipTags, kBatch, kMaxFail, kChecks, kCommand, kHostVariables };
+  enum class Field { kLimit, kRoles, kTags, kSkipTags, kBatch, kMaxFail, kChecks, kCommand };
   Field field = Field::kLimit;
   std::string message;  // without the field's name
-  std::string host;     // kHostVariables: the host whose variables
 };
 
 // A request resolved against its inventory. REQUIRES: the inventory and
@@ -67,7 +65,6 @@ struct PreparedRun {
   std::vector<const Host*> hosts;    // the selection, in inventory order
   size_t batch_size = 0;             // deploy, plan and drift: hosts at a time
   CheckSelection checks;                         // validate
-  std::map<std::string, Thresholds> thresholds;  // validate: every host's, by name
 
   RunKind kind() const { return request.kind; }
   DeploymentOptions Deployment() const;  // deploy, plan and drift
@@ -79,7 +76,8 @@ struct PreparedRun {
 std::vector<RunProblem> CheckRunRequest(const RunRequest& request, const Catalog* catalog);
 
 // The request checked (CheckRunRequest) and resolved: its hosts, its batch
-// size, and for a validation every host's thresholds. `catalog`: REQUIRED
+// size, and for a validation its checks (their variables were checked with
+// the inventory's, catalog/variable_check.h). `catalog`: REQUIRED
 // for deploy, plan and drift. Every problem, or the prepared run.
 std::variant<PreparedRun, std::vector<RunProblem>> PrepareRun(const RunRequest& request, const Inventory& inventory,
                                                               const Catalog* catalog);

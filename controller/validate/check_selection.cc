@@ -1,8 +1,9 @@
 #include <algorithm>
 
 #include "common/strings.h"
+#include "controller/validate/catalogue.h"
 #include "controller/validate/check_spec.h"
-#include "controller/validate/checks.h"
+#include "controller/validate/verdicts.h"
 #include "controller/validate/check_selection.h"
 
 namespace clusterctl {

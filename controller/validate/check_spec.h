@@ -33,7 +33,6 @@
 
 #include "controller/validate/check_result.h"
 #include "controller/validate/slurm_output.h"
-#include "controller/validate/thresholds.h"
 #include "controller/validate/tool_output.h"
 
 namespace clusterctl {
@@ -105,7 +104,6 @@ struct SlurmReading {
 // Everything a node verdict reads.
 struct NodeView {
   const NodeReadings& node;
-  const Thresholds& thresholds;
   const nlohmann::json& vars;  // the host's variables, with every check variable's default filled in
   NodeRole role;
   const SlurmReading* slurm = nullptr;  // null where the check runs on the node

@@ -83,9 +83,8 @@ NodeReadings GpuNode() {
 }
 
 std::vector<std::string> ProbeIds(const NodeReadings& node, const std::vector<std::string>& checks) {
-  Thresholds t;
   nlohmann::json vars = nlohmann::json::object();
-  NodeView view{node, t, vars, NodeRole{}, nullptr, nullptr};
+  NodeView view{node, vars, NodeRole{}, nullptr, nullptr};
   std::vector<std::string> ids;
   for (const ProbeSpec* probe : ProbesFor(view, Needed(checks))) ids.push_back(probe->id);
   return ids;

@@ -8,7 +8,7 @@
 #include <doctest/doctest.h>
 
 #include "controller/validate/check_result.h"
-#include "controller/validate/checks.h"
+#include "controller/validate/verdicts.h"
 #include "controller/validate/tool_output.h"
 
 namespace clusterctl::testing {
@@ -22,10 +22,10 @@ inline ToolOutput Output(const std::string& text, int exit_code = 0, int signal 
 }
 
 // gpu.ecc's verdict on an nvidia-smi -q capture (rigor_test.cc, gpu_findings_test.cc).
-inline CheckResult EccResult(const std::string& text, const Thresholds& t) {
+inline CheckResult EccResult(const std::string& text, const EccPolicy& ecc) {
   auto report = ParseNvidiaSmiQuery(text);
   REQUIRE(report.ok());
-  for (const CheckResult& r : EvaluateGpuHealth("n", report, text, report->GpuCount(), t)) {
+  for (const CheckResult& r : EvaluateGpuHealth("n", report, text, report->GpuCount(), ecc)) {
     if (r.check == "gpu.ecc") return r;
   }
   FAIL("no gpu.ecc result");

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "controller/validate/check_test_util.h"
-#include "controller/validate/checks.h"
+#include "controller/validate/verdicts.h"
 #include "controller/validate/nvidia_smi.h"
 #include "tests/unit/fixture.h"
 
@@ -57,16 +57,16 @@ TEST_CASE("real H100: count, persistence, ECC, PCIe and clocks pass on driver 58
   auto report = ParseNvidiaSmiQuery(text);
   REQUIRE(report.ok());
   REQUIRE(report->GpuCount() == 1);
-  std::vector<CheckResult> health = EvaluateGpuHealth("vm", report, text, 1, Thresholds{});
+  std::vector<CheckResult> health = EvaluateGpuHealth("vm", report, text, 1, EccPolicy{});
   CHECK(Named(health, "gpu.count").outcome == CheckOutcome::kPass);
   CHECK(Named(health, "gpu.persistence").outcome == CheckOutcome::kPass);
   CHECK(Named(health, "gpu.ecc").outcome == CheckOutcome::kPass);
-  CheckResult pcie = EvaluateGpuPcie("vm", *report, Thresholds{});
+  CheckResult pcie = EvaluateGpuPcie("vm", *report, PcieFloor{});
   CHECK(pcie.outcome == CheckOutcome::kPass);
   CHECK(pcie.measured.find("16") != std::string::npos);
   CHECK(EvaluateGpuClocks("vm", *report).outcome == CheckOutcome::kPass);
   // The same GPU expected twice: the count fails, naming both numbers.
-  CheckResult two = Named(EvaluateGpuHealth("vm", report, text, 2, Thresholds{}), "gpu.count");
+  CheckResult two = Named(EvaluateGpuHealth("vm", report, text, 2, EccPolicy{}), "gpu.count");
   CHECK(two.outcome == CheckOutcome::kFail);
 }
 
@@ -86,7 +86,7 @@ TEST_CASE("real H100: `nvidia-smi nvlink -s` printing nothing (one GPU in a VM) 
   REQUIRE(report.ok());
   std::string empty = Fixture("nvidia-smi-nvlink-s--H100-80GB-HBM3--1GPU-VM-empty--1.txt");
   REQUIRE(empty.empty());
-  CheckResult nvlink = EvaluateGpuNvlink("vm", testing::Output(empty), *report, 0, Thresholds{});
+  CheckResult nvlink = EvaluateGpuNvlink("vm", testing::Output(empty), *report, 0, NvlinkExpectation{});
   CHECK(nvlink.outcome != CheckOutcome::kPass);
 }
 

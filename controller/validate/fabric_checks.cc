@@ -3,7 +3,7 @@
 #include <regex>
 
 #include "common/strings.h"
-#include "controller/validate/checks.h"
+#include "controller/validate/verdicts.h"
 #include "inventory/address.h"
 
 namespace clusterctl {

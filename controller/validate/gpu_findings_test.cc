@@ -14,7 +14,7 @@
 #include <string>
 
 #include "controller/validate/check_test_util.h"
-#include "controller/validate/checks.h"
+#include "controller/validate/verdicts.h"
 #include "controller/validate/nvrm_log.h"
 #include "tests/unit/fixture.h"
 
@@ -56,7 +56,7 @@ TEST_CASE("gpu.xid: an H100 that fell off the bus at probe time, with no Xid lin
   CHECK(Has(log.fatal[0].first, "The NVIDIA GPU 0000:5d:00.0"));
   CHECK(Has(log.fatal[0].first, "fallen off the bus and is not responding to commands."));
   CHECK(log.fatal[1].what == "the driver's probe failed for a GPU");
-  CheckResult r = EvaluateXid("n", Output(text), kSample, Thresholds{});
+  CheckResult r = EvaluateXid("n", Output(text), kSample, std::set<int>{});
   CHECK(r.outcome == CheckOutcome::kFail);
   CHECK(Has(r.detail, "GPU has fallen off the bus x1"));
   CHECK(EvidenceHas(r, "(PCI ID: 10de:2330)"));
@@ -65,13 +65,12 @@ TEST_CASE("gpu.xid: an H100 that fell off the bus at probe time, with no Xid lin
 
 TEST_CASE("gpu.xid: Xid 79 on an H100 fails, and ignoring Xid 79 does not hide the fallen-off-the-bus line") {
   std::string text = Fixture("dmesg--H100-SXM5--xid79-fallen-off-bus--1.txt");
-  CheckResult r = EvaluateXid("n", Output(text), kSample, Thresholds{});
+  CheckResult r = EvaluateXid("n", Output(text), kSample, std::set<int>{});
   CHECK(r.outcome == CheckOutcome::kFail);
   CHECK(EvidenceHas(r, "Xid 79 x1, first: [ 4254.197860] NVRM: Xid (PCI:0000:5d:00): 79"));
   // The Xid line itself is counted once, as an Xid; the driver's own line beside it as the fatal message.
   CHECK(EvidenceHas(r, "GPU has fallen off the bus x1, first: [ 4254.197871] NVRM: GPU 0000:5d:00.0"));
-  Thresholds ignore;
-  ignore.gpu_xid_ignore = {79};
+  std::set<int> ignore = {79};
   CheckResult ignored = EvaluateXid("n", Output(text), kSample, ignore);
   CHECK(ignored.outcome == CheckOutcome::kFail);
   CHECK(Has(ignored.detail, "ignored (validate_gpu_xid_ignore): Xid 79 x1"));
@@ -80,11 +79,11 @@ TEST_CASE("gpu.xid: Xid 79 on an H100 fails, and ignoring Xid 79 does not hide t
 
 TEST_CASE("gpu.xid: RmInitAdapter failed (a Titan V) and a GPU that needs a reset (GB200) fail without an Xid") {
   CheckResult adapter = EvaluateXid("n", Output(Fixture("dmesg-T-excerpt--TITAN-V--rminitadapter-failed--1.txt")),
-                                    kSample, Thresholds{});
+                                    kSample, std::set<int>{});
   CHECK(adapter.outcome == CheckOutcome::kFail);
   CHECK(Has(adapter.detail, "RmInitAdapter failed (the driver cannot initialise the GPU) x4"));
   CHECK(EvidenceHas(adapter, "NVRM: GPU 0000:81:00.0: RmInitAdapter failed! (0x25:0x40:1470)"));
-  CheckResult reset = EvaluateXid("n", Output(Fixture("dmesg--GB200--reset-required--1.txt")), kSample, Thresholds{});
+  CheckResult reset = EvaluateXid("n", Output(Fixture("dmesg--GB200--reset-required--1.txt")), kSample, std::set<int>{});
   CHECK(reset.outcome == CheckOutcome::kFail);
   CHECK(Has(reset.detail, "the GPU requires a reset x1"));
 }
@@ -95,21 +94,21 @@ TEST_CASE("gpu.xid: a healthy H100's benign NVRM lines (FBHUB interrupt cleared,
   CHECK(log.nvrm_lines == 3);
   CHECK(log.xids.empty());
   CHECK(log.fatal.empty());
-  CheckResult r = EvaluateXid("vm", Output(text), kSample, Thresholds{});
+  CheckResult r = EvaluateXid("vm", Output(text), kSample, std::set<int>{});
   CHECK_MESSAGE(r.outcome == CheckOutcome::kPass, r.detail);
   CHECK(Has(r.detail, "3 NVRM lines read"));
 
   // The same log cut at the agent's output limit: an Xid after the cut cannot be ruled out.
   ToolOutput cut = Output(text);
   cut.truncated = true;
-  CheckResult unread = EvaluateXid("vm", cut, kSample, Thresholds{});
+  CheckResult unread = EvaluateXid("vm", cut, kSample, std::set<int>{});
   CHECK(unread.outcome == CheckOutcome::kFail);
   CHECK(Has(unread.detail, "no reading: the driver's log since boot was cut at the agent's output limit"));
 }
 
 TEST_CASE("gpu.xid: each Xid code with its count and first line, however many lines follow it") {
   std::string text = Fixture("dmesg-T-grep-NVRM--535.183.01--xid-43-31-94--1.txt");
-  CheckResult r = EvaluateXid("n", Output(text), kSample, Thresholds{});
+  CheckResult r = EvaluateXid("n", Output(text), kSample, std::set<int>{});
   CHECK(r.outcome == CheckOutcome::kFail);
   CHECK(Has(r.detail, "Xid 43 x2, Xid 31 x1, Xid 94 x1"));
   CHECK(r.evidence.size() == 3);
@@ -118,15 +117,14 @@ TEST_CASE("gpu.xid: each Xid code with its count and first line, however many li
   std::string last = text.substr(text.rfind('\n', text.size() - 2) + 1);
   std::string flooded = text;
   for (int i = 1; i < 300; ++i) flooded += last;
-  CheckResult many = EvaluateXid("n", Output(flooded), kSample, Thresholds{});
+  CheckResult many = EvaluateXid("n", Output(flooded), kSample, std::set<int>{});
   CHECK(many.outcome == CheckOutcome::kFail);
   CHECK(many.measured == "303");
   CHECK(EvidenceHas(many, "Xid 43 x2, first: [Wed Jul 31 23:14:18 2024] NVRM: Xid (PCI:0000:00:05): 43"));
   CHECK(EvidenceHas(many, "Xid 31 x1, first: [Mon Aug  5 03:54:13 2024]"));
   CHECK(EvidenceHas(many, "Xid 94 x300, first: [Fri Aug  9 13:32:56 2024]"));
   // The application faults a site ignores stay named in the detail, not counted.
-  Thresholds apps;
-  apps.gpu_xid_ignore = {31, 43};
+  std::set<int> apps = {31, 43};
   CheckResult contained = EvaluateXid("n", Output(flooded), kSample, apps);
   CHECK(contained.outcome == CheckOutcome::kFail);
   CHECK(contained.measured == "300");
@@ -143,11 +141,11 @@ TEST_CASE("gpu.xid: the NVRM reader takes any bytes without a crash and reads no
   REQUIRE(log.xids.size() == 1);  // only "(PCI:0): 7"; the 20-digit code is no Xid line
   CHECK(log.xids[0].code == 7);
   CHECK(log.fatal.size() == 1);
-  CHECK(EvaluateXid("n", Output(broken), kSample, Thresholds{}).outcome == CheckOutcome::kFail);
+  CHECK(EvaluateXid("n", Output(broken), kSample, std::set<int>{}).outcome == CheckOutcome::kFail);
   // A thousand distinct codes: 16 named, the rest counted.
   std::string codes;
   for (int code = 1; code <= 1000; ++code) codes += "NVRM: Xid (PCI:0000:3b:00): " + std::to_string(code) + ", x\n";
-  CheckResult flood = EvaluateXid("n", Output(codes), kSample, Thresholds{});
+  CheckResult flood = EvaluateXid("n", Output(codes), kSample, std::set<int>{});
   CHECK(flood.evidence.size() == 16);
   CHECK(Has(flood.detail, "Xid 16 x1, 984 more since boot"));
   CHECK(flood.measured == "1000");
@@ -195,13 +193,13 @@ TEST_CASE("gpu.ecc: ECC disabled does not hide an aggregate uncorrectable error 
   size_t mode = text.find("Enabled", text.find("ECC Mode"));
   REQUIRE(mode != std::string::npos);
   text.replace(mode, 7, "Disabled");
-  CheckResult r = testing::EccResult(text, Thresholds{});
+  CheckResult r = testing::EccResult(text, EccPolicy{});
   CHECK(r.outcome == CheckOutcome::kFail);
   CHECK(Has(r.detail, "ECC is disabled (ECC Mode: Disabled)"));
   CHECK(Has(r.detail, "1 aggregate uncorrectable ECC errors"));
   // A site that does not require ECC still hears of the error: a failure, not a skip.
-  Thresholds optional;
-  optional.gpu_ecc_required = false;
+  EccPolicy optional;
+  optional.required = false;
   CheckResult lenient = testing::EccResult(text, optional);
   CHECK(lenient.outcome == CheckOutcome::kFail);
   CHECK_FALSE(Has(lenient.detail, "ECC is disabled"));
@@ -231,14 +229,14 @@ TEST_CASE("gpu.nvlink: 8 A100 SXM4 that all lost the same link fail against the 
   // Derived by one named edit: Link 11 of every GPU <inactive> (25 GB/s before).
   std::string text = EditedEverywhere(Fixture("nvidia-smi-nvlink-status--8xA100-SXM4-80GB--1.txt"),
                                       "Link 11: 25 GB/s", "Link 11: <inactive>");
-  CheckResult r = EvaluateGpuNvlink("dgx", Output(text), NvidiaSmiReport{}, 0, Thresholds{});
+  CheckResult r = EvaluateGpuNvlink("dgx", Output(text), NvidiaSmiReport{}, 0, NvlinkExpectation{});
   CHECK(r.outcome == CheckOutcome::kFail);
   CHECK(r.measured == "88/96 links up");
   CHECK(Has(r.threshold, "12 links per GPU (NVIDIA A100-SXM4-80GB's NVLink count)"));
   CHECK(Has(r.detail, "GPU 0: 11 of 12 links up (inactive: 11)"));
   // The inventory's count is taken over the model's, and the threshold says so.
-  Thresholds eleven;
-  eleven.gpu_nvlinks = 11;
+  NvlinkExpectation eleven;
+  eleven.links = 11;
   CheckResult declared = EvaluateGpuNvlink("dgx", Output(text), NvidiaSmiReport{}, 0, eleven);
   CHECK_MESSAGE(declared.outcome == CheckOutcome::kPass, declared.detail);
   CHECK(Has(declared.threshold, "11 links per GPU (validate_gpu_nvlinks)"));
@@ -246,14 +244,14 @@ TEST_CASE("gpu.nvlink: 8 A100 SXM4 that all lost the same link fail against the 
 
 TEST_CASE("gpu.nvlink: a PCIe H100 pair with 12 of 18 links bridged passes on the node's own count, and says so") {
   std::string text = Fixture("nvidia-smi-nvlink-s--2xH100-PCIe-NVLink-bridge--6-inactive--1.txt");
-  CheckResult r = EvaluateGpuNvlink("dl380a", Output(text), NvidiaSmiReport{}, 0, Thresholds{});
+  CheckResult r = EvaluateGpuNvlink("dl380a", Output(text), NvidiaSmiReport{}, 0, NvlinkExpectation{});
   CHECK_MESSAGE(r.outcome == CheckOutcome::kPass, r.detail);
   CHECK(Has(r.threshold, "12 links per GPU (the most any GPU of the node has up)"));
   // The one-GPU H100 SXM5 VM whose nvidia-smi nvlink -s printed nothing: still no pass.
   auto vm = ParseNvidiaSmiQuery(Fixture("nvidia-smi-q--H100-80GB-HBM3--driver580-1GPU-VM--1.txt"));
   REQUIRE(vm.ok());
   CheckResult empty = EvaluateGpuNvlink(
-      "vm", Output(Fixture("nvidia-smi-nvlink-s--H100-80GB-HBM3--1GPU-VM-empty--1.txt")), *vm, 0, Thresholds{});
+      "vm", Output(Fixture("nvidia-smi-nvlink-s--H100-80GB-HBM3--1GPU-VM-empty--1.txt")), *vm, 0, NvlinkExpectation{});
   CHECK(empty.outcome == CheckOutcome::kFail);
   CHECK(empty.measured == "unknown");
 }

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "common/status.h"
-#include "controller/validate/checks.h"
+#include "controller/validate/verdicts.h"
 #include "controller/validate/tool_output.h"
 
 namespace clusterctl {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "controller/remote/agent_session.h"
-#include "controller/validate/checks.h"
+#include "controller/validate/verdicts.h"
 
 namespace clusterctl {
 

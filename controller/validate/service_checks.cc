@@ -7,7 +7,7 @@
 #include <set>
 
 #include "common/strings.h"
-#include "controller/validate/checks.h"
+#include "controller/validate/verdicts.h"
 
 namespace clusterctl {
 namespace {

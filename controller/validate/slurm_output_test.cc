@@ -10,7 +10,7 @@
 #include <string>
 
 #include "controller/validate/check_test_util.h"
-#include "controller/validate/checks.h"
+#include "controller/validate/verdicts.h"
 #include "controller/validate/scontrol_nodes.h"
 #include "controller/validate/slurm_output.h"
 #include "tests/unit/fixture.h"

@@ -3,7 +3,8 @@
 #include <algorithm>
 
 #include "common/strings.h"
-#include "controller/catalog/validate_variables.h"
+#include "controller/catalog/check_variables.h"
+#include "controller/validate/catalogue.h"
 #include "controller/validate/checks/common.h"
 #include "controller/validate/remote_exec.h"
 #include "controller/validate/scontrol_nodes.h"
@@ -97,7 +98,7 @@ NodeRole Validator::RoleOf(const Host& host) const {
 }
 
 NodeView Validator::ViewOf(const Host& host) const {
-  NodeView view{probes_.at(host.name).readings, ThresholdsOf(host.name), check_vars_.at(host.name), RoleOf(host),
+  NodeView view{probes_.at(host.name).readings, check_vars_.at(host.name), RoleOf(host),
                 &slurm_, nullptr};
   view.blocked = [this, &host](const std::string& check, const std::string& prerequisite, const std::string& why) {
     return Blocked(check, kNode, host.name, prerequisite, why);

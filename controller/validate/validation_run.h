@@ -36,7 +36,6 @@
 #include "controller/remote/remote_runner.h"
 #include "controller/validate/check_result.h"
 #include "controller/validate/check_selection.h"
-#include "controller/validate/thresholds.h"
 #include "inventory/model.h"
 
 namespace clusterctl {
@@ -44,7 +43,6 @@ namespace clusterctl {
 struct ValidationInputs {
   const Inventory* inventory = nullptr;
   std::vector<const Host*> selected;               // --limit
-  std::map<std::string, Thresholds> thresholds;    // per host name, from its variables
   CheckSelection checks;
   std::chrono::seconds deadline{900};
   const Clock* clock = nullptr;  // the run's time (its deadline, requests' deadlines); null: the system clock

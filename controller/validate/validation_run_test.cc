@@ -13,8 +13,9 @@
 #include "common/strings.h"
 #include "controller/engine/fake_fleet.h"
 #include "controller/state/test_util.h"
+#include "controller/validate/catalogue.h"
 #include "controller/validate/check_test_util.h"
-#include "controller/validate/checks.h"
+#include "controller/validate/verdicts.h"
 #include "controller/validate/scontrol_nodes.h"
 #include "inventory/host_selection.h"
 #include "inventory/loader.h"
@@ -91,7 +92,6 @@ class ValidationHarness {
     ValidationInputs inputs;
     inputs.inventory = &*inventory_;
     inputs.selected = *selected;
-    for (const Host& host : inventory_->hosts) inputs.thresholds[host.name] = Thresholds{};
     inputs.checks = *selection;
     // Fake nodes answer at once; a deadline this short only turns off the
     // waits meant for real nodes (monitoring.targets reads a failed target

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "controller/validate/check_spec.h"
-#include "controller/validate/checks.h"
+#include "controller/validate/verdicts.h"
 #include "controller/validate/cluster_run.h"
 #include "controller/validate/infiniband.h"
 #include "controller/validate/validation_run.h"
@@ -45,7 +45,6 @@ class Validator : private ClusterRun {
  private:
   bool Want(const std::string& check) const { return in_.checks.Has(check); }
   bool Needed(const std::string& check) const { return needed_.count(check) > 0; }
-  const Thresholds& ThresholdsOf(const std::string& host) const { return in_.thresholds.at(host); }
   bool Selected(const std::string& host) const { return selected_names_.count(host) > 0; }
   int SecondsLeft() const override {
     auto left = std::chrono::duration_cast<std::chrono::seconds>(deadline_ - clock_.Monotonic()).count();

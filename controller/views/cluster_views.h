@@ -34,7 +34,7 @@ namespace clusterctl {
 // What a view may read beyond the inventory and the facts, given by its
 // caller (the planner), so views name no other part of the controller.
 struct ViewInputs {
-  // Every validate check variable at its default (catalog/validate_variables).
+  // Every validate check variable at its default (catalog/check_variables).
   nlohmann::json check_defaults = nlohmann::json::object();
   // The checks a selection (--checks' syntax) names that a node judges
   // alone, in report order (validate/check_selection.h); null: none known.

@@ -50,7 +50,7 @@ nlohmann::json CheckVariables(const Host& host, const nlohmann::json& facts, con
     vars["validate_memory_mib_expected"] = fact("memory", "total_mib");
   }
   // null is "unset" (validate reads the inventory's variables, where an
-  // unset threshold is absent): ReadThresholds refuses a null.
+  // unset threshold is absent): a check variable's declaration refuses a null.
   for (auto it = vars.begin(); it != vars.end();) {
     it = it->is_null() ? vars.erase(it) : std::next(it);
   }

@@ -4,8 +4,8 @@
 
 #include <doctest/doctest.h>
 
+#include "controller/catalog/check_variables.h"
 #include "controller/engine/planner.h"
-#include "controller/validate/thresholds.h"
 #include "health/health_config.h"
 #include "tests/unit/inventory_text.h"
 
@@ -60,7 +60,13 @@ TEST_CASE("health view: each compute node's configuration, the selection per gro
   auto parsed = health::ParseHealthConfig((*view)["per_host"]["cpu01"]["config"].get<std::string>());
   REQUIRE_MESSAGE(parsed.ok(), parsed.status().message());
   CHECK(parsed->node == "cpu01");
-  CHECK(ReadThresholds(parsed->vars).ok());  // what the node reads its thresholds from
+  // Every variable the node reads meets the declaration of the check that reads it.
+  for (const auto& [name, value] : parsed->vars.items()) {
+    CAPTURE(name);
+    auto declared = ValidateVariables().find(name);
+    REQUIRE(declared != ValidateVariables().end());
+    CHECK(CheckVariableValue(declared->second, value, name, {}).empty());
+  }
 }
 
 TEST_CASE("health view: an unknown check is an error naming the variable and host; off means no node") {

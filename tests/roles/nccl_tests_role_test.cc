@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <fstream>
 
-#include "controller/catalog/validate_variables.h"
+#include "controller/catalog/check_variables.h"
 #include "tests/roles/role_harness.h"
 #include "controller/validate/checks/gpu_jobs.h"
 

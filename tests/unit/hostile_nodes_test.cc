@@ -34,7 +34,7 @@
 #include "controller/engine/facts_check.h"
 #include "controller/engine/fake_fleet.h"
 #include "controller/state/test_util.h"
-#include "controller/validate/checks.h"
+#include "controller/validate/verdicts.h"
 #include "controller/validate/validation_run.h"
 #include "inventory/host_selection.h"
 #include "inventory/loader.h"
@@ -419,7 +419,6 @@ class Cluster {
     ValidationInputs inputs;
     inputs.inventory = &*inventory_;
     inputs.selected = *selected;
-    for (const Host& host : inventory_->hosts) inputs.thresholds[host.name] = Thresholds{};
     inputs.checks = *selection;
     inputs.deadline = 2s;
     inputs.run_on = [this](const std::vector<const Host*>& hosts, const RemoteRunner::HostBody& body) {

@@ -1,4 +1,8 @@
-// clock.offset: chrony synchronised and its offset within the limit.
+// clock.offset: chrony synchronised and its offset within the limit
+// (validate_clock_offset_max_ms).
+#include <cmath>
+
+#include "common/strings.h"
 #include "controller/validate/checks/common.h"
 #include "controller/validate/system_tools.h"
 
@@ -25,14 +29,48 @@ const ProbeSpec kChronyTracking{.id = "chronyc tracking",
                                            "chronyc -a burst 4/4 >/dev/null 2>&1; exec chronyc -n waitsync 15 0 0 2"},
                                 .settle_timeout_s = 40};
 
-CheckResult Judge(const NodeView& v) { return EvaluateClock(v.host(), v.node.Output(kChronyTracking.id), v.thresholds); }
+CheckResult Judge(const NodeView& v) {
+  const std::string check = "clock.offset";
+  const std::string& host = v.host();
+  const ToolOutput& output = v.node.Output(kChronyTracking.id);
+  const double max_ms = NumberVariable(v.vars, "validate_clock_offset_max_ms").value_or(100);
+  std::string threshold = "<= " + FormatNumber(max_ms) + " ms";
+  if (!output.started) return Fail(check, kNode, host, "chronyc is not installed: time synchronisation is not set up");
+  auto tracking = ParseChronyTracking(output.out);
+  if (tracking.ok() && !output.Succeeded()) tracking = Status::Unavailable("chronyc " + ExitDescription(output));
+  if (!tracking.ok()) {
+    std::string why = output.Both().find("Cannot talk to daemon") != std::string::npos
+                          ? "chronyd is not running (chronyc cannot talk to it)"
+                          : "chronyc tracking: " + tracking.status().message();
+    return Fail(check, kNode, host, why, TailLines(output.Both()), "", threshold);
+  }
+  double offset_ms = std::fabs(tracking->offset_s) * 1000.0;
+  std::string measured = FormatNumber(offset_ms) + " ms";
+  if (offset_ms < 0.01) measured = FormatNumber(offset_ms * 1000.0) + " us";
+  if (tracking->leap_status != "Normal") {
+    return Fail(check, kNode, host, "clock not synchronised (Leap status: " + tracking->leap_status + ")",
+                tracking->lines, measured, threshold);
+  }
+  if (offset_ms > max_ms) {
+    return Fail(check, kNode, host, "clock offset " + measured + " above " + FormatNumber(max_ms) + " ms",
+                tracking->lines, measured, threshold);
+  }
+  return Pass(check, kNode, host, measured, threshold, "synchronised to " + tracking->reference);
+}
 
 const CheckRegistration kClockOffset({.name = "clock.offset",
                                       .scope = kNode,
                                       .summary = "chrony synchronised, offset within the limit",
                                       .rank = 20,
                                       .probes = {&kChronyTracking},
-                                      .verdict = Judge});
+                                      .verdict = Judge,
+                                      .variables = R"(
+validate_clock_offset_max_ms:
+  default: 100
+  type: number
+  minimum: 0
+  description: largest |offset| from chrony's reference, in ms (clock.offset)
+)"});
 
 }  // namespace
 }  // namespace clusterctl::checks

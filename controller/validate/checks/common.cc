@@ -22,6 +22,22 @@ std::optional<std::string> StringVariable(const nlohmann::json& vars, const char
   return value->get<std::string>();
 }
 
+std::optional<bool> BoolVariable(const nlohmann::json& vars, const char* name) {
+  const nlohmann::json* value = MemberOf(vars, name);
+  if (value == nullptr || !value->is_boolean()) return std::nullopt;
+  return value->get<bool>();
+}
+
+std::vector<long long> IntegersVariable(const nlohmann::json& vars, const char* name) {
+  std::vector<long long> numbers;
+  const nlohmann::json* value = MemberOf(vars, name);
+  if (value == nullptr || !value->is_array()) return numbers;
+  for (const nlohmann::json& item : *value) {
+    if (item.is_number_integer()) numbers.push_back(item.get<long long>());
+  }
+  return numbers;
+}
+
 Requirement GpusOnPciBus() {
   return {[](const NodeView& v) { return v.node.HasGpus(); },
           [](const NodeView& v) { return "no NVIDIA GPUs on the PCI bus of " + v.host(); }};
@@ -81,20 +97,23 @@ const Result<NvidiaSmiReport>& GpuReport(const NodeReadings& node) {
   });
 }
 
-int ExpectedGpus(const NodeView& view) { return view.thresholds.gpus_expected.value_or(view.node.pci_gpus); }
+bool GpusExpectedSet(const NodeView& view) { return IntegerVariable(view.vars, "validate_gpus_expected").has_value(); }
+
+int ExpectedGpus(const NodeView& view) {
+  return static_cast<int>(IntegerVariable(view.vars, "validate_gpus_expected").value_or(view.node.pci_gpus));
+}
 
 std::optional<CheckResult> NvidiaSmiMissing(const std::string& check, const NodeView& view) {
   if (view.node.Output(NvidiaSmiQueryProbe().id).started) return std::nullopt;
   return Fail(check, kNode, view.host(), "nvidia-smi is not installed on " + view.host() + " although the driver is loaded");
 }
 
-CheckResult GpuHealth(const std::string& check, const NodeView& view) {
+CheckResult GpuHealth(const std::string& check, const NodeView& view, const EccPolicy& ecc) {
   if (auto missing = NvidiaSmiMissing(check, view)) return *missing;
-  // The three verdicts come from one evaluation, made once per node.
-  const auto& health = view.node.Parsed<std::vector<CheckResult>>("gpu health", [&] {
-    const ToolOutput& smi = view.node.Output(NvidiaSmiQueryProbe().id);
-    return EvaluateGpuHealth(view.host(), GpuReport(view.node), smi.Both(), ExpectedGpus(view), view.thresholds);
-  });
+  // Over the report parsed once per node (GpuReport); the evaluation itself is cheap.
+  const ToolOutput& smi = view.node.Output(NvidiaSmiQueryProbe().id);
+  const std::vector<CheckResult> health =
+      EvaluateGpuHealth(view.host(), GpuReport(view.node), smi.Both(), ExpectedGpus(view), ecc, GpusExpectedSet(view));
   for (const CheckResult& r : health) {
     if (r.check == check) return r;
   }

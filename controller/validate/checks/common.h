@@ -5,9 +5,10 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "controller/validate/check_spec.h"
-#include "controller/validate/checks.h"
+#include "controller/validate/verdicts.h"
 #include "controller/validate/nvidia_smi.h"
 
 namespace clusterctl::checks {
@@ -31,13 +32,16 @@ const ProbeSpec& SlurmConfDigestProbe();   // sha256sum /etc/slurm/slurm.conf (s
 
 // nvidia-smi -q read into a report (once per node); the exit status as the error when it failed.
 const Result<NvidiaSmiReport>& GpuReport(const NodeReadings& node);
-// The GPUs nvidia-smi must see: validate_gpus_expected, else the PCI count.
+// The GPUs nvidia-smi must see: validate_gpus_expected (gpu.count declares
+// it), else the PCI count; whether the inventory sets it.
 int ExpectedGpus(const NodeView& view);
+bool GpusExpectedSet(const NodeView& view);
 // A check that reads nvidia-smi fails when nvidia-smi is missing although the
 // driver is loaded; nullopt when it ran.
 std::optional<CheckResult> NvidiaSmiMissing(const std::string& check, const NodeView& view);
-// gpu.count, gpu.persistence or gpu.ecc: its result of EvaluateGpuHealth over nvidia-smi -q.
-CheckResult GpuHealth(const std::string& check, const NodeView& view);
+// gpu.count, gpu.persistence or gpu.ecc: its result of EvaluateGpuHealth
+// over nvidia-smi -q (`ecc`: gpu.ecc's limits; the others judge no ECC).
+CheckResult GpuHealth(const std::string& check, const NodeView& view, const EccPolicy& ecc = {});
 // A check that needs the report fails with nvidia-smi's problem when there is none.
 CheckResult ReportUnreadable(const std::string& check, const NodeView& view, const Status& problem);
 // A verdict over nvidia-smi -q's report: nvidia-smi missing or unreadable fails `check` first.
@@ -52,6 +56,9 @@ CheckResult JudgeReport(const std::string& check, const NodeView& view, ReportVe
 std::optional<double> NumberVariable(const nlohmann::json& vars, const char* name);
 std::optional<long long> IntegerVariable(const nlohmann::json& vars, const char* name);
 std::optional<std::string> StringVariable(const nlohmann::json& vars, const char* name);
+std::optional<bool> BoolVariable(const nlohmann::json& vars, const char* name);
+// A list of integers (`items: {type: integer}`); empty where null or absent.
+std::vector<long long> IntegersVariable(const nlohmann::json& vars, const char* name);
 
 // The spec of a GPU check that reads nvidia-smi -q (and `more_probes`): on
 // nodes with GPUs on the PCI bus, after gpu.driver.

@@ -1,4 +1,6 @@
 // gpu.xid: no Xid and no fatal NVIDIA driver message in the kernel log since boot.
+#include <set>
+
 #include "controller/validate/checks/common.h"
 
 namespace clusterctl::checks {
@@ -16,7 +18,9 @@ const ProbeSpec kLastKernelLine{
     .timeout_s = 30};
 
 CheckResult Judge(const NodeView& v) {
-  return EvaluateXid(v.host(), v.node.Output(kDriverLines.id), v.node.Output(kLastKernelLine.id), v.thresholds);
+  std::set<int> ignored;
+  for (long long code : IntegersVariable(v.vars, "validate_gpu_xid_ignore")) ignored.insert(static_cast<int>(code));
+  return EvaluateXid(v.host(), v.node.Output(kDriverLines.id), v.node.Output(kLastKernelLine.id), ignored);
 }
 
 const CheckRegistration kGpuXid({.name = "gpu.xid",
@@ -25,7 +29,13 @@ const CheckRegistration kGpuXid({.name = "gpu.xid",
                                  .rank = 140,
                                  .requirements = {GpusOnPciBus()},
                                  .probes = {&kDriverLines, &kLastKernelLine},
-                                 .verdict = Judge});
+                                 .verdict = Judge,
+                                 .variables = R"(
+validate_gpu_xid_ignore:
+  default: []
+  items: {type: integer, minimum: 0}
+  description: Xid codes not counted by gpu.xid (e.g. [13, 31, 43], application faults)
+)"});
 
 }  // namespace
 }  // namespace clusterctl::checks

@@ -63,7 +63,7 @@ std::vector<PairNode> Candidates(ClusterRun& run) {
     }
     const NodeView view = run.View(h.name);
     if (!view.node.Output(kInstalled.id).Succeeded() || run.NodeOutcome("ib.ports", h.name) != CheckOutcome::kPass) continue;
-    std::vector<IbPortStatus> expected = ExpectedIbPorts(SysfsIbPorts(view.node.facts), view.thresholds);
+    std::vector<IbPortStatus> expected = ExpectedIbPorts(SysfsIbPorts(view.node.facts), view.vars);
     if (expected.empty()) continue;
     nodes.push_back({h.name, expected.front(), ServerAddress(run.inventory(), h.name), LimitsOf(view.vars)});
   }

@@ -35,7 +35,7 @@ double SlowerIbRate(const ClusterRun& run, const std::vector<std::string>& nodes
   for (size_t i = 0; i < nodes.size(); ++i) {
     const NodeView view = run.View(nodes[i]);
     double fastest = 0;
-    for (const IbPortStatus& p : ExpectedIbPorts(SysfsIbPorts(view.node.facts), view.thresholds)) {
+    for (const IbPortStatus& p : ExpectedIbPorts(SysfsIbPorts(view.node.facts), view.vars)) {
       if (p.state == "ACTIVE") fastest = std::max(fastest, p.rate_gbps);
     }
     ib_gbps = i == 0 ? fastest : std::min(ib_gbps, fastest);

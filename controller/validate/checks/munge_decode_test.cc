@@ -28,7 +28,7 @@ struct MungeBench {
   }
   CheckResult Judge() const {
     const nlohmann::json vars = nlohmann::json::object();
-    NodeView view{bench.node, bench.thresholds, vars, role, &slurm, nullptr};
+    NodeView view{bench.node, vars, role, &slurm, nullptr};
     return FindCheckSpec("munge.decode")->verdict(view);
   }
 };

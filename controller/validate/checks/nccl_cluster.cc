@@ -33,7 +33,7 @@ Argv JobArgv(const std::vector<std::string>& nodes, const NodeView& first) {
 double BusbwFloor(const NodeView& first) {
   if (std::optional<double> floor = NumberVariable(first.vars, "validate_nccl_busbw_min_gbps")) return *floor;
   double ib_gbps = 0;
-  for (const IbPortStatus& p : ExpectedIbPorts(SysfsIbPorts(first.node.facts), first.thresholds)) {
+  for (const IbPortStatus& p : ExpectedIbPorts(SysfsIbPorts(first.node.facts), first.vars)) {
     if (p.state == "ACTIVE") ib_gbps += p.rate_gbps;
   }
   return DefaultClusterBusbwFloorGbps(ib_gbps);

@@ -1,5 +1,5 @@
 // Judging one check spec the way the node itself would (check_spec.h): a
-// NodeView of the node's facts and probe outputs, the thresholds and the
+// NodeView of the node's facts and probe outputs and the
 // validate variables at their defaults, and no reading of the controller.
 // A cluster check's phase runs against a FakeClusterRun instead.
 #pragma once
@@ -13,7 +13,7 @@
 
 #include <doctest/doctest.h>
 
-#include "controller/catalog/validate_variables.h"
+#include "controller/catalog/check_variables.h"
 #include "controller/validate/check_spec.h"
 #include "controller/validate/cluster_run.h"
 #include "controller/views/nfs_view.h"
@@ -22,7 +22,6 @@ namespace clusterctl::testing {
 
 struct SpecBench {
   NodeReadings node = NodeReadings::FromFacts("node01", nlohmann::json::object());
-  Thresholds thresholds;
   nlohmann::json vars = nlohmann::json::object();  // the inventory's; defaults added by Judge
   NodeRole role;  // the node's place in the cluster (none: no Slurm cluster)
 
@@ -33,7 +32,7 @@ struct SpecBench {
     const bool judged_per_node = spec->verdict != nullptr;
     REQUIRE_MESSAGE(judged_per_node, check << " has no node verdict");
     const nlohmann::json resolved = WithValidateDefaults(vars);
-    NodeView view{node, thresholds, resolved, role, nullptr, nullptr};
+    NodeView view{node, resolved, role, nullptr, nullptr};
     if (std::string unmet = UnmetRequirement(*spec, view); !unmet.empty()) {
       return Skip(check, spec->scope, node.host, unmet);
     }
@@ -43,7 +42,7 @@ struct SpecBench {
   // The argv the probe `id` runs on this node.
   Argv Command(const std::string& check, const std::string& id) const {
     const nlohmann::json resolved = WithValidateDefaults(vars);
-    NodeView view{node, thresholds, resolved, role, nullptr, nullptr};
+    NodeView view{node, resolved, role, nullptr, nullptr};
     for (const ProbeSpec* probe : FindCheckSpec(check)->probes) {
       if (probe->id == id) return probe->CommandsFor(view).front();
     }
@@ -75,13 +74,11 @@ class FakeClusterRun : public ClusterRun {
   std::set<std::string> unreachable;              // hosts that did not answer the probe phase
   std::set<std::pair<std::string, std::string>> passed;  // (check, host): node checks that passed
   std::vector<CheckResult> earlier;               // the report before the phase (FailureReported reads it too)
-  int seconds_left = 900;                         // until the run's deadline (Limit)
+  int seconds_left = 900;                         // until the run's deadline: Limit, SecondsLeft() (an `answer` may lower it)
   std::map<std::string, nlohmann::json> vars;     // the inventory's, by host; defaults added by View
-  Thresholds thresholds;                          // every host's
   // What a command prints; by default it exits 0 printing nothing.
   std::function<ToolOutput(const HostCommand&)> answer = [](const HostCommand&) { return ToolOutput{}; };
   bool deadline_passed = false;                   // RunCommands runs nothing; SecondsLeft() is 0
-  int seconds_left = 900;                         // SecondsLeft() (an `answer` may lower it)
   std::vector<ProbedHost> probed;                 // ProbedHosts(); View needs a Node for each
   std::map<std::string, std::map<std::string, CheckOutcome>> node_outcomes;  // NodeOutcome(): host -> check -> verdict
   Inventory inv;                                  // inventory() (testing::InventoryFromText)
@@ -132,7 +129,7 @@ class FakeClusterRun : public ClusterRun {
     auto given = vars.find(host);
     const nlohmann::json& resolved = resolved_[host] =
         WithValidateDefaults(given != vars.end() ? given->second : nlohmann::json::object());
-    return NodeView{node->second, thresholds, resolved, NodeRole{}, nullptr, nullptr};
+    return NodeView{node->second, resolved, NodeRole{}, nullptr, nullptr};
   }
   std::vector<Result<ToolOutput>> RunCommands(const std::vector<HostCommand>& commands) override {
     std::vector<Result<ToolOutput>> outputs;

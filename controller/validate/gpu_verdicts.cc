@@ -1,11 +1,11 @@
-// The GPU checks' verdicts (see checks.h): driver, count, persistence, ECC,
+// The GPU checks' verdicts (see verdicts.h): driver, count, persistence, ECC,
 // Xid, PCIe link, clock slowdowns, NVLink and fabric, DCGM diagnostics.
 #include <algorithm>
 #include <cctype>
 #include <map>
 
 #include "common/strings.h"
-#include "controller/validate/checks.h"
+#include "controller/validate/verdicts.h"
 #include "controller/validate/dcgm_diag.h"
 #include "controller/validate/nvrm_log.h"
 
@@ -43,11 +43,11 @@ struct EccFindings {
   bool judged = true;  // false: ECC off or absent, not required, and nothing else found
 };
 
-EccFindings JudgeEcc(const GpuStatus& g, const Thresholds& t) {
+EccFindings JudgeEcc(const GpuStatus& g, const EccPolicy& t) {
   EccFindings f;
   bool on = g.ecc_enabled.value_or(false);
   std::string mode = g.ecc_mode.empty() ? "not printed" : g.ecc_mode;
-  if (!on && t.gpu_ecc_required) {
+  if (!on && t.required) {
     if (g.ecc_enabled.has_value()) f.errors.push_back("ECC is disabled (ECC Mode: " + mode + ")");
     else f.unknown.push_back("ECC mode unknown (ECC Mode: " + mode + ")");
   }
@@ -59,20 +59,20 @@ EccFindings JudgeEcc(const GpuStatus& g, const Thresholds& t) {
   if (g.volatile_uncorrectable.value_or(0) > 0) {
     f.errors.push_back(std::to_string(*g.volatile_uncorrectable) + " volatile uncorrectable ECC errors");
   }
-  if (g.aggregate_uncorrectable.value_or(0) > t.gpu_aggregate_uncorrectable_max) {
+  if (g.aggregate_uncorrectable.value_or(0) > t.aggregate_uncorrectable_max) {
     f.errors.push_back(std::to_string(*g.aggregate_uncorrectable) + " aggregate uncorrectable ECC errors");
   }
   if (g.retirement_pending.value_or(false)) f.errors.push_back("a retired page is pending (reset the GPU)");
   if (g.remap_pending.value_or(false)) f.errors.push_back("a row remap is pending (reset the GPU)");
   if (g.remap_failure.value_or(false)) f.errors.push_back("row remapping failed (no spare rows left)");
   for (const std::string& p : g.problems) f.errors.push_back(p);
-  f.judged = on || t.gpu_ecc_required || !f.errors.empty();
+  f.judged = on || t.required || !f.errors.empty();
   return f;
 }
 
-CheckResult EvaluateGpuEcc(const std::string& host, const std::vector<GpuStatus>& gpus, const Thresholds& t) {
-  std::string threshold = std::string(t.gpu_ecc_required ? "ECC on, " : "") + "volatile uncorrectable == 0, aggregate <= " +
-                          std::to_string(t.gpu_aggregate_uncorrectable_max) + ", no pending retirement/remap";
+CheckResult EvaluateGpuEcc(const std::string& host, const std::vector<GpuStatus>& gpus, const EccPolicy& t) {
+  std::string threshold = std::string(t.required ? "ECC on, " : "") + "volatile uncorrectable == 0, aggregate <= " +
+                          std::to_string(t.aggregate_uncorrectable_max) + ", no pending retirement/remap";
   GpuFindings findings;
   int judged = 0;
   for (const GpuStatus& g : gpus) {
@@ -117,7 +117,8 @@ CheckResult EvaluateGpuDriver(const std::string& host, int pci_gpus, const std::
 }
 
 std::vector<CheckResult> EvaluateGpuHealth(const std::string& host, const Result<NvidiaSmiReport>& report,
-                                           const std::string& raw_output, int expected_gpus, const Thresholds& t) {
+                                           const std::string& raw_output, int expected_gpus, const EccPolicy& ecc,
+                                           bool expected_from_inventory) {
   std::vector<CheckResult> results;
   if (!report.ok()) {
     for (const char* check : {"gpu.count", "gpu.persistence", "gpu.ecc"}) {
@@ -127,7 +128,7 @@ std::vector<CheckResult> EvaluateGpuHealth(const std::string& host, const Result
   }
   const std::vector<GpuStatus>& gpus = report->gpus;
   int count = report->GpuCount();
-  std::string expected = "== " + std::to_string(expected_gpus) + (t.gpus_expected ? " (inventory)" : " (PCI)");
+  std::string expected = "== " + std::to_string(expected_gpus) + (expected_from_inventory ? " (inventory)" : " (PCI)");
   if (count != expected_gpus) {
     std::vector<std::string> evidence;
     for (const GpuStatus& g : gpus) evidence.push_back("GPU " + g.bus_id + ": " + g.name);
@@ -156,11 +157,12 @@ std::vector<CheckResult> EvaluateGpuHealth(const std::string& host, const Result
     results.push_back(Pass("gpu.persistence", kNode, host, std::to_string(described) + "/" + std::to_string(described) + " on", "all on"));
   }
 
-  results.push_back(EvaluateGpuEcc(host, gpus, t));
+  results.push_back(EvaluateGpuEcc(host, gpus, ecc));
   return results;
 }
 
-CheckResult EvaluateXid(const std::string& host, const ToolOutput& log, const ToolOutput& sample, const Thresholds& t) {
+CheckResult EvaluateXid(const std::string& host, const ToolOutput& log, const ToolOutput& sample,
+                        const std::set<int>& ignored_codes) {
   const std::string check = "gpu.xid";
   // journalctl --grep exits 1 when nothing matched.
   bool nothing = log.exit_code == 1 && log.signal == 0 && (Trim(log.out).empty() || Trim(log.out) == "-- No entries --");
@@ -184,7 +186,7 @@ CheckResult EvaluateXid(const std::string& host, const ToolOutput& log, const To
   for (const NvrmLog::Fatal& f : nvrm.fatal) add(f.what, f.lines, f.first);
   for (const NvrmLog::Xid& x : nvrm.xids) {
     std::string what = "Xid " + std::to_string(x.code);
-    if (!t.gpu_xid_ignore.count(x.code)) add(what, x.lines, x.first);
+    if (!ignored_codes.count(x.code)) add(what, x.lines, x.first);
     else if (ignored.size() < kShown) ignored.push_back(what + " x" + std::to_string(x.lines));
   }
   if (more > 0) found.push_back(std::to_string(more) + " more");
@@ -224,7 +226,7 @@ int PerformanceLevel(const std::string& state) {
 
 }  // namespace
 
-CheckResult EvaluateGpuPcie(const std::string& host, const NvidiaSmiReport& report, const Thresholds& t) {
+CheckResult EvaluateGpuPcie(const std::string& host, const NvidiaSmiReport& report, const PcieFloor& floor) {
   const std::string check = "gpu.pcie";
   GpuFindings findings;
   std::vector<std::string> idle;
@@ -234,13 +236,13 @@ CheckResult EvaluateGpuPcie(const std::string& host, const NvidiaSmiReport& repo
     if (!g.pcie_width_max || !g.pcie_width_current) unknown.push_back("PCIe link width not readable");
     if (!g.pcie_gen_max || !g.pcie_gen_current) unknown.push_back("PCIe generation not readable");
     if (g.pcie_width_max && g.pcie_width_current) {
-      int want = t.gpu_pcie_width_min.value_or(*g.pcie_width_max);
+      int want = floor.width.value_or(*g.pcie_width_max);
       if (*g.pcie_width_current < want) {
         errors.push_back("link width x" + std::to_string(*g.pcie_width_current) + " of x" + std::to_string(want));
       }
     }
     if (g.pcie_gen_max && g.pcie_gen_current) {
-      int want = t.gpu_pcie_gen_min.value_or(*g.pcie_gen_max);
+      int want = floor.generation.value_or(*g.pcie_gen_max);
       if (*g.pcie_gen_current < want) {
         if (PerformanceLevel(g.performance_state) >= 8) {
           idle.push_back(g.bus_id + " Gen" + std::to_string(*g.pcie_gen_current) + " in " + g.performance_state);
@@ -257,8 +259,8 @@ CheckResult EvaluateGpuPcie(const std::string& host, const NvidiaSmiReport& repo
     if (!g.performance_state.empty()) lines.push_back("Performance State: " + g.performance_state);
     findings.Add(g, errors, unknown, lines);
   }
-  std::string threshold = "width " + (t.gpu_pcie_width_min ? "x" + std::to_string(*t.gpu_pcie_width_min) : std::string("max")) +
-                          ", generation " + (t.gpu_pcie_gen_min ? "Gen" + std::to_string(*t.gpu_pcie_gen_min) : std::string("max"));
+  std::string threshold = "width " + (floor.width ? "x" + std::to_string(*floor.width) : std::string("max")) +
+                          ", generation " + (floor.generation ? "Gen" + std::to_string(*floor.generation) : std::string("max"));
   if (report.gpus.empty()) return Fail(check, kNode, host, "no reading: nvidia-smi -q describes no GPU", {}, "unknown", threshold);
   if (!findings.problems.empty()) {
     return Fail(check, kNode, host, Join(findings.problems, "; "), findings.evidence, findings.Measured(), threshold);
@@ -304,7 +306,7 @@ CheckResult EvaluateGpuClocks(const std::string& host, const NvidiaSmiReport& re
 }
 
 CheckResult EvaluateGpuNvlink(const std::string& host, const ToolOutput& output, const NvidiaSmiReport& report,
-                              int nvswitches, const Thresholds& t) {
+                              int nvswitches, const NvlinkExpectation& t) {
   const std::string check = "gpu.nvlink";
   if (!output.Succeeded()) return ToolFailed(check, kNode, host, "nvidia-smi nvlink -s", output);
   auto gpus = ParseNvlinkStatus(output.out);
@@ -334,16 +336,16 @@ CheckResult EvaluateGpuNvlink(const std::string& host, const ToolOutput& output,
     by_model = fixed;
     model = g.name;
   }
-  if (most == 0 && nvswitches == 0 && !t.gpu_nvlinks && !by_model) {
+  if (most == 0 && nvswitches == 0 && !t.links && !by_model) {
     return Skip(check, kNode, host, "no active NVLink on the GPUs of " + host +
                                         (listed > 0 ? " (" + std::to_string(listed) + " links listed, all inactive; set "
                                                       "validate_gpu_nvlinks if they should be up)" : ""));
   }
-  size_t want_links = t.gpu_nvlinks ? static_cast<size_t>(*t.gpu_nvlinks) : by_model ? static_cast<size_t>(*by_model) : most;
-  std::string source = t.gpu_nvlinks ? "validate_gpu_nvlinks"
+  size_t want_links = t.links ? static_cast<size_t>(*t.links) : by_model ? static_cast<size_t>(*by_model) : most;
+  std::string source = t.links ? "validate_gpu_nvlinks"
                        : by_model    ? model + "'s NVLink count"
                                      : "the most any GPU of the node has up";
-  double want_gbps = t.gpu_nvlink_gbps.value_or(fastest);
+  double want_gbps = t.gbps.value_or(fastest);
   std::string threshold = std::to_string(want_links) + " links per GPU (" + source + ") up at " + FormatNumber(want_gbps) + " GB/s" +
                           (nvswitches > 0 ? ", fabric Completed/Success" : "");
   std::vector<std::string> problems, evidence;

@@ -1,10 +1,9 @@
-#include "controller/validate/checks.h"
+#include "controller/validate/verdicts.h"
 
 #include <algorithm>
-#include <cmath>
 
+#include "common/json_fields.h"
 #include "common/strings.h"
-#include "controller/validate/check_spec.h"
 #include "controller/validate/nccl_tests.h"
 #include "controller/validate/system_tools.h"
 
@@ -35,71 +34,16 @@ CheckResult ToolFailed(const std::string& check, CheckScope scope, const std::st
   return Fail(check, scope, subject, detail, evidence, "", threshold);
 }
 
-const std::vector<CheckInfo>& CheckCatalogue() {
-  // The registered specs (check_spec.h), one file each under checks/.
-  static const std::vector<CheckInfo> catalogue = [] {
-    std::vector<CheckInfo> out;
-    for (const CheckSpec* spec : CheckSpecs()) out.push_back({spec->name.c_str(), spec->scope, spec->summary.c_str()});
-    return out;
-  }();
-  return catalogue;
-}
-
-const std::vector<std::string>& AllCheckNames() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> out;
-    for (const CheckInfo& c : CheckCatalogue()) out.push_back(c.name);
-    return out;
-  }();
-  return names;
-}
-
-std::vector<std::string> CheckPrefixes() {
-  std::vector<std::string> prefixes;
-  for (const std::string& name : AllCheckNames()) {
-    size_t dot = name.find('.');
-    if (dot == std::string::npos) continue;
-    std::string prefix = name.substr(0, dot);
-    if (std::find(prefixes.begin(), prefixes.end(), prefix) == prefixes.end()) prefixes.push_back(prefix);
-  }
-  return prefixes;
-}
-
-CheckResult EvaluateClock(const std::string& host, const ToolOutput& output, const Thresholds& t) {
-  const std::string check = "clock.offset";
-  std::string threshold = "<= " + FormatNumber(t.clock_offset_max_ms) + " ms";
-  if (!output.started) return Fail(check, kNode, host, "chronyc is not installed: time synchronisation is not set up");
-  auto tracking = ParseChronyTracking(output.out);
-  if (tracking.ok() && !output.Succeeded()) tracking = Status::Unavailable("chronyc " + ExitDescription(output));
-  if (!tracking.ok()) {
-    std::string why = output.Both().find("Cannot talk to daemon") != std::string::npos
-                          ? "chronyd is not running (chronyc cannot talk to it)"
-                          : "chronyc tracking: " + tracking.status().message();
-    return Fail(check, kNode, host, why, TailLines(output.Both()), "", threshold);
-  }
-  double offset_ms = std::fabs(tracking->offset_s) * 1000.0;
-  std::string measured = FormatNumber(offset_ms) + " ms";
-  if (offset_ms < 0.01) measured = FormatNumber(offset_ms * 1000.0) + " us";
-  if (tracking->leap_status != "Normal") {
-    return Fail(check, kNode, host, "clock not synchronised (Leap status: " + tracking->leap_status + ")",
-                tracking->lines, measured, threshold);
-  }
-  if (offset_ms > t.clock_offset_max_ms) {
-    return Fail(check, kNode, host, "clock offset " + measured + " above " + FormatNumber(t.clock_offset_max_ms) + " ms",
-                tracking->lines, measured, threshold);
-  }
-  return Pass(check, kNode, host, measured, threshold, "synchronised to " + tracking->reference);
-}
-
-std::vector<IbPortStatus> ExpectedIbPorts(const std::vector<IbPortStatus>& ports, const Thresholds& t) {
+std::vector<IbPortStatus> ExpectedIbPorts(const std::vector<IbPortStatus>& ports, const nlohmann::json& vars) {
   std::vector<IbPortStatus> expected;
-  if (t.ib_ports.empty()) {
+  const std::vector<std::string> configured = StringsAt(vars, "validate_ib_ports");
+  if (configured.empty()) {
     for (const IbPortStatus& p : ports) {
       if (p.link_layer == "InfiniBand") expected.push_back(p);
     }
     return expected;
   }
-  for (const std::string& name : t.ib_ports) {
+  for (const std::string& name : configured) {
     auto it = std::find_if(ports.begin(), ports.end(), [&](const IbPortStatus& p) {
       return p.device + "/" + std::to_string(p.port) == name;
     });
@@ -125,13 +69,15 @@ Result<std::vector<IbPortStatus>> AgainstSysfs(Result<std::vector<IbPortStatus>>
 }
 
 CheckResult EvaluateIbPorts(const std::string& host, const Result<std::vector<IbPortStatus>>& ports,
-                            const std::string& raw_output, const std::string& source, const Thresholds& t) {
+                            const std::string& raw_output, const std::string& source, const nlohmann::json& vars) {
   const std::string check = "ib.ports";
   if (!ports.ok()) return Fail(check, kNode, host, source + ": " + ports.status().message(), TailLines(raw_output));
-  std::vector<IbPortStatus> expected = ExpectedIbPorts(*ports, t);
+  std::vector<IbPortStatus> expected = ExpectedIbPorts(*ports, vars);
   if (expected.empty()) return Skip(check, kNode, host, "no InfiniBand ports on " + host);
-  double rate = t.ib_rate_gbps.value_or(0);
-  if (!t.ib_rate_gbps) {
+  const nlohmann::json* configured_rate = MemberOf(vars, "validate_ib_rate_gbps");
+  const bool rate_set = configured_rate != nullptr && configured_rate->is_number();
+  double rate = rate_set ? configured_rate->get<double>() : 0;
+  if (!rate_set) {
     for (const IbPortStatus& p : expected) rate = std::max(rate, p.rate_gbps);
   }
   std::string threshold = "Active, LinkUp" + (rate > 0 ? ", " + FormatNumber(rate) + " Gb/s" : std::string());

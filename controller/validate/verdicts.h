@@ -1,10 +1,11 @@
 // The validation checks' verdicts as pure functions of what the tools printed
-// and the thresholds, so each is tested on real captured outputs
+// and the limits their specs read from the check variables, so each is tested on real captured outputs
 // (tests/fixtures/captured) without a cluster. A tool output a parser does
 // not understand fails the check with that output as evidence.
 #pragma once
 
 #include <optional>
+#include <set>
 
 #include <nlohmann/json.hpp>
 #include <string>
@@ -14,22 +15,10 @@
 #include "controller/validate/infiniband.h"
 #include "controller/validate/nvidia_smi.h"
 #include "controller/validate/slurm_output.h"
-#include "controller/validate/thresholds.h"
+#include "controller/validate/reference_floors.h"
 #include "controller/validate/tool_output.h"
 
 namespace clusterctl {
-
-// The check catalogue: every check, in report order, with its scope and
-// what it asserts (`clusterctl checks` prints it).
-struct CheckInfo {
-  const char* name;
-  CheckScope scope;
-  const char* summary;
-};
-const std::vector<CheckInfo>& CheckCatalogue();
-// The catalogue's names, and their prefixes ("gpu", "ib", ...) that --checks accepts.
-const std::vector<std::string>& AllCheckNames();
-std::vector<std::string> CheckPrefixes();
 
 // "1 GPU", "2 GPUs".
 std::string Plural(long long n, const char* word);
@@ -40,27 +29,40 @@ std::string Plural(long long n, const char* word);
 CheckResult ToolFailed(const std::string& check, CheckScope scope, const std::string& subject, const char* tool,
                        const ToolOutput& output, const std::string& problem = "", const std::string& threshold = "");
 
-CheckResult EvaluateClock(const std::string& host, const ToolOutput& chronyc_tracking, const Thresholds& t);
-
 // driver loaded: the nvidia module in /proc/modules and a driver version.
 CheckResult EvaluateGpuDriver(const std::string& host, int pci_gpus, const std::vector<std::string>& modules,
                               const std::string& driver_version);
 
-// gpu.count, gpu.persistence, gpu.ecc from nvidia-smi -q (any format's report).
+// gpu.ecc's limits: its variables (checks/gpu_ecc.cc declares them), their defaults here.
+struct EccPolicy {
+  bool required = true;                       // validate_gpu_ecc_required: ECC off or absent fails (false: a skip)
+  long long aggregate_uncorrectable_max = 0;  // validate_gpu_aggregate_uncorrectable_max
+};
+
+// gpu.count, gpu.persistence, gpu.ecc from nvidia-smi -q (any format's
+// report). `expected_from_inventory`: expected_gpus is validate_gpus_expected
+// (the threshold says "inventory"), not the PCI count.
 std::vector<CheckResult> EvaluateGpuHealth(const std::string& host, const Result<NvidiaSmiReport>& report,
-                                           const std::string& raw_output, int expected_gpus, const Thresholds& t);
+                                           const std::string& raw_output, int expected_gpus, const EccPolicy& ecc,
+                                           bool expected_from_inventory = false);
 
 // gpu.xid from the NVIDIA driver's kernel log lines since boot (journalctl
 // -k -b --grep NVRM): Xids and the fatal messages that come without one
 // (nvrm_log.h). `kernel_log_sample` is the last kernel line since boot: when
 // the log is empty there is nothing to read Xids from, which is not a pass.
+// `ignored`: the Xid codes not counted (validate_gpu_xid_ignore).
 CheckResult EvaluateXid(const std::string& host, const ToolOutput& kernel_log, const ToolOutput& kernel_log_sample,
-                        const Thresholds& t);
+                        const std::set<int>& ignored);
 
 // gpu.pcie: every GPU's link at its maximum width and generation (-q "GPU
 // Link Info"). A generation below the maximum while the GPU idles in P8 or
 // lower is power saving, reported and not judged; the width always is.
-CheckResult EvaluateGpuPcie(const std::string& host, const NvidiaSmiReport& report, const Thresholds& t);
+// The floors (validate_gpu_pcie_gen_min, validate_gpu_pcie_width_min); unset: each GPU's own maximum.
+struct PcieFloor {
+  std::optional<int> generation;
+  std::optional<int> width;
+};
+CheckResult EvaluateGpuPcie(const std::string& host, const NvidiaSmiReport& report, const PcieFloor& floor);
 
 // gpu.clocks: no hardware slowdown, thermal or power-brake clock event
 // (throttle) reason active on any GPU.
@@ -70,23 +72,33 @@ CheckResult EvaluateGpuClocks(const std::string& host, const NvidiaSmiReport& re
 // (`nvidia-smi nvlink -s`; the number from validate_gpu_nvlinks, else the
 // GPU model where it fixes it, else the node's most), and on NVSwitch systems (`nvswitches` > 0) each GPU's fabric state
 // Completed/Success where the driver reports it.
+struct NvlinkExpectation {
+  std::optional<int> links;    // validate_gpu_nvlinks: links every GPU must have up
+  std::optional<double> gbps;  // validate_gpu_nvlink_gbps: each link's speed; unset: the node's fastest link
+};
 CheckResult EvaluateGpuNvlink(const std::string& host, const ToolOutput& nvlink_status, const NvidiaSmiReport& report,
-                              int nvswitches, const Thresholds& t);
+                              int nvswitches, const NvlinkExpectation& expected);
 
 // gpu.dcgm: `dcgmi diag -r 1`: every test Pass (or Skip), at least one Pass, exit 0.
 CheckResult EvaluateDcgmDiag(const std::string& host, const ToolOutput& diag);
 
 // ib.ports: every expected port Active, LinkUp, at the expected rate. `ports`
-// from ibstat/ibv_devinfo/sysfs; `source` names it in the result.
+// from ibstat/ibv_devinfo/sysfs; `source` names it in the result. `vars`:
+// the host's check variables (NodeView::vars): validate_ib_ports (as
+// ExpectedIbPorts) and validate_ib_rate_gbps (unset or null: the fastest
+// expected port), both declared by ib.ports (checks/ib_ports.cc).
 CheckResult EvaluateIbPorts(const std::string& host, const Result<std::vector<IbPortStatus>>& ports,
-                            const std::string& raw_output, const std::string& source, const Thresholds& t);
+                            const std::string& raw_output, const std::string& source, const nlohmann::json& vars);
 // A tool's port list read against the facts' sysfs ports: a tool that
 // prints no adapter while sysfs shows InfiniBand ports means the RDMA stack
 // does not see them (no driver loaded), which is a failure, not "no ports".
 Result<std::vector<IbPortStatus>> AgainstSysfs(Result<std::vector<IbPortStatus>> ports,
                                                const std::vector<IbPortStatus>& sysfs_ports);
-// The ports ib.ports expects: the configured list, or every InfiniBand port.
-std::vector<IbPortStatus> ExpectedIbPorts(const std::vector<IbPortStatus>& ports, const Thresholds& t);
+// The ports ib.ports expects of a node (ib.write_bw and mpi.cluster use
+// them too): validate_ib_ports of `vars`, the host's check variables
+// (NodeView::vars; a configured port the node lacks is listed "not
+// present"), or, where it is empty or unset, every InfiniBand port of `ports`.
+std::vector<IbPortStatus> ExpectedIbPorts(const std::vector<IbPortStatus>& ports, const nlohmann::json& vars);
 
 // GPUDirect RDMA is possible: a peer-memory module is loaded, or (no module
 // needed) the node's facts show DMA-BUF support (`gpudirect.dmabuf`: open

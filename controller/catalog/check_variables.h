@@ -1,8 +1,8 @@
-// The variables `clusterctl validate` reads (its thresholds, docs/validation.md),
-// declared like role variables so that `inventory check` knows them. Declared
-// here, below both the catalog that checks them and validate's reader
-// (controller/validate/thresholds.cc), which takes its defaults from them;
-// with them the variables each check spec declares (check_spec.h).
+// The variables `clusterctl validate` reads: the ones each check spec
+// declares in its `.variables` (check_spec.h; thresholds included,
+// docs/validation.md), gathered here in the role files' declaration format
+// (variable_spec.h), so that `inventory check` knows and checks them like
+// role variables and one documentation generator serves both.
 #pragma once
 
 #include <map>
