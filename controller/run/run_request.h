@@ -2,7 +2,7 @@
 // a JSON body) ask for one, and its preparation: everything about it checked
 // against the inventory and the role catalog before the state is locked or
 // any host is contacted. The adapters then open the run (RunSession,
-// engine/run_session.h) and hand the prepared run to run/run_pipeline.h,
+// run/run_session.h) and hand the prepared run to run/run_pipeline.h,
 // which runs it and records how it ended. The adapters only read their
 // input, choose listeners and map the outcome to an exit or HTTP code.
 #pragma once
