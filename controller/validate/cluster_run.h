@@ -58,7 +58,9 @@ class ClusterRun {
 
   // Whether the node check `check` passed on `host`, judged whether or not
   // the selection reports it (gpu.count passed: the node's GPUs can take a job).
-  virtual bool NodeCheckPassed(const std::string& check, const std::string& host) const = 0;
+  bool NodeCheckPassed(const std::string& check, const std::string& host) const {
+    return NodeOutcome(check, host) == CheckOutcome::kPass;
+  }
 
   // Whether `check` failed on `subject` (or, a cluster check, at all) in the report so far.
   virtual bool FailureReported(const std::string& check, const std::string& subject) const = 0;

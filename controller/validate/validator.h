@@ -82,9 +82,6 @@ class Validator : private ClusterRun {
   std::vector<std::string> ComputeNodes() const override;
   const std::string& SubmitHost() const override;
   bool Reached(const std::string& host) const override;
-  bool NodeCheckPassed(const std::string& check, const std::string& host) const override {
-    return NodeOutcome(check, host) == CheckOutcome::kPass;
-  }
   NodeView View(const std::string& host) const override;
   std::vector<Result<ToolOutput>> RunCommands(const std::vector<HostCommand>& commands) override;
   std::vector<ProbedHost> ProbedHosts() const override;

@@ -32,7 +32,7 @@ struct NcclBench : testing::FakeClusterRun {
     unusable = {{"node04", "slurm.node failed"}};
     for (const std::string& node : compute) {
       Node(node, GpuFacts(8, ib_gbps));
-      passed.insert({"gpu.count", node});
+      node_outcomes[node]["gpu.count"] = CheckOutcome::kPass;
     }
     for (const char* node : {"node01", "node03", "node04"}) Node(node).outputs["nccl-tests installed"] = ToolOutput{};
     const std::string text = testing::CapturedFixture(kA3Mega);
@@ -108,7 +108,7 @@ TEST_CASE("nccl.cluster without two usable GPU nodes with nccl-tests runs nothin
     CHECK(r.detail == "nccl-tests on only one usable GPU node");
   }
   SUBCASE("node03's GPUs not usable (gpu.count did not pass)") {
-    run.passed.erase({"gpu.count", "node03"});
+    run.node_outcomes["node03"].erase("gpu.count");
     CHECK(run.Only().detail == "nccl-tests on only one usable GPU node");
   }
   SUBCASE("on none") {

@@ -24,7 +24,7 @@ struct NcclNodeBench : testing::FakeClusterRun {
     Node("node02", Gpus(1)).outputs["nccl-tests installed"] = ToolOutput{};
     Node("node03", Gpus(2));
     Node("node04", Gpus(8));
-    for (const std::string& node : compute) passed.insert({"gpu.count", node});
+    for (const std::string& node : compute) node_outcomes[node]["gpu.count"] = CheckOutcome::kPass;
     const std::string text = testing::CapturedFixture("all_reduce_perf--16xH100-2nodes-GCP-A3Mega--1.txt");
     answer = [text](const HostCommand&) {
       ToolOutput out;

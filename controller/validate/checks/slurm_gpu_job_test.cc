@@ -20,7 +20,7 @@ struct GpuJobBench : testing::FakeClusterRun {
     unusable = {{"node03", "munge.decode failed"}};
     for (const char* node : {"node01", "node03", "node04", "node05"}) Node(node, Gpus(4));
     Node("node02", Gpus(0));
-    passed = {{"gpu.count", "node01"}, {"gpu.count", "node03"}};
+    for (const char* node : {"node01", "node03"}) node_outcomes[node]["gpu.count"] = CheckOutcome::kPass;
     earlier = {Fail("munge.decode", CheckScope::kNode, "node03", "cannot decode"),
                Fail("gpu.driver", CheckScope::kNode, "node04", "not loaded")};
     answer = [](const HostCommand&) {

@@ -72,7 +72,6 @@ class FakeClusterRun : public ClusterRun {
   std::map<std::string, std::string> unusable;    // UnusableComputeNodes()
   std::vector<std::string> compute;               // ComputeNodes(); empty: `usable`
   std::set<std::string> unreachable;              // hosts that did not answer the probe phase
-  std::set<std::pair<std::string, std::string>> passed;  // (check, host): node checks that passed
   std::vector<CheckResult> earlier;               // the report before the phase (FailureReported reads it too)
   int seconds_left = 900;                         // until the run's deadline: Limit, SecondsLeft() (an `answer` may lower it)
   std::map<std::string, nlohmann::json> vars;     // the inventory's, by host; defaults added by View
@@ -110,9 +109,6 @@ class FakeClusterRun : public ClusterRun {
   std::vector<std::string> ComputeNodes() const override { return compute.empty() ? usable : compute; }
   const std::string& SubmitHost() const override { return submit_host; }
   bool Reached(const std::string& host) const override { return unreachable.count(host) == 0; }
-  bool NodeCheckPassed(const std::string& check, const std::string& host) const override {
-    return passed.count({check, host}) > 0;
-  }
   bool FailureReported(const std::string& check, const std::string& subject) const override {
     for (const std::vector<CheckResult>* report : {&earlier, &results}) {
       for (const CheckResult& r : *report) {
