@@ -4,7 +4,7 @@
 # The sourcing script sets NODES.
 export TESTBED_STATE=/var/lib/clusterctl-testbed-bench TESTBED_PREFIX=ctbb TESTBED_SUBNET=10.213.79
 TB=$(realpath tests/testbed/testbed)  # absolute: the scripts cd into $WORK, and the EXIT trap needs it
-CLUSTERCTL=$(realpath build/clusterctl)
+CLUSTERCTL=${BENCH_CLUSTERCTL:-$(realpath build/clusterctl)}  # BENCH_CLUSTERCTL: another build, or a wrapper
 WORK=$(mktemp -d /tmp/clusterctl-compare-XXXXXX)
 trap '$TB down >/dev/null 2>&1; rm -rf "$WORK"' EXIT
 trap 'exit 143' TERM INT  # a timeout's SIGTERM still runs the EXIT trap (the testbed goes down)

@@ -34,6 +34,10 @@ inline constexpr int kRoleFormatVersion = 3;
 struct RoleWait {
   std::string role;   // must be converged ...
   std::string group;  // ... on every host of this group
+  // A role's wait only: the name of the role's step it comes before; the
+  // steps before it run without waiting (a client's packages while its
+  // server comes up). Empty: before the role's first step.
+  std::string before;
   SourceLocation where;
 };
 
@@ -93,6 +97,9 @@ struct Role {
   SourceLocation where;
 
   const RoleStep* FindHandler(const std::string& handler) const;
+  // The waits that come before step `step_name` (its `before`), or before
+  // the role's first step when step_name is empty.
+  std::vector<RoleWait> WaitsBefore(const std::string& step_name) const;
 };
 
 class Catalog {

@@ -2,6 +2,7 @@
 // file:line before anything is touched.
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 #include <filesystem>
@@ -60,6 +61,7 @@ class RoleParser {
     if (const YamlNode* v = root.Find("secrets")) ParseSecrets(*v, role);
     if (const YamlNode* v = root.Find("steps")) ParseSteps(*v, role.steps, "step");
     if (const YamlNode* v = root.Find("handlers")) ParseSteps(*v, role.handlers, "handler");
+    CheckWaitsBefore(role);
     for (const RoleStep& step : role.steps) {
       for (const std::string& handler : step.notify) {
         if (ParseHandlerRef(handler, name).other_role) continue;  // checked once all roles are loaded
@@ -75,6 +77,17 @@ class RoleParser {
   }
 
  private:
+  // Each waits_for `before` names a step of the role.
+  void CheckWaitsBefore(const Role& role) {
+    std::vector<std::string> names;
+    for (const RoleStep& step : role.steps) names.push_back(step.name);
+    for (const RoleWait& wait : role.waits_for) {
+      if (wait.before.empty() || std::find(names.begin(), names.end(), wait.before) != names.end()) continue;
+      fields_.Error(wait.where, "waits_for before: '" + wait.before + "' is not a step of role " + role.name +
+                                    DidYouMean(wait.before, names));
+    }
+  }
+
   // vars: declarations (format 3: variable_spec.h), or defaults alone
   // (formats 1 and 2: the declaration is inferred from the default).
   void ParseVars(const YamlNode& node, Role& role) {
@@ -168,11 +181,12 @@ class RoleParser {
     if (!fields_.ExpectSequence(node, "waits_for")) return waits;
     for (const YamlNode& item : node.items) {
       if (!fields_.ExpectMap(item, "each waits_for entry", false)) continue;
-      fields_.CheckKnownKeys(item, {"role", "group"}, "waits_for entry");
+      fields_.CheckKnownKeys(item, {"role", "group", "before"}, "waits_for entry");
       RoleWait wait;
       wait.where = item.location;
       if (const YamlNode* r = item.Find("role")) wait.role = fields_.String(*r, "waits_for role").value_or("");
       if (const YamlNode* g = item.Find("group")) wait.group = fields_.String(*g, "waits_for group").value_or("");
+      if (const YamlNode* b = item.Find("before")) wait.before = fields_.String(*b, "waits_for before").value_or("");
       if (wait.role.empty() || wait.group.empty()) {
         fields_.Error(item.location, "waits_for entries need 'role' and 'group'");
         continue;
@@ -223,6 +237,9 @@ class RoleParser {
       if (const YamlNode* w = item.Find("waits_for")) {
         if (what == "handler") {
           step.waits_for = ParseWaits(*w);
+          for (const RoleWait& wait : step.waits_for) {
+            if (!wait.before.empty()) fields_.Error(wait.where, "before: is for a role's waits_for (a handler waits before it runs)");
+          }
         } else {
           fields_.Error(w->location, "waits_for on a step: put it on the role, or on a handler");
         }
@@ -522,6 +539,14 @@ const RoleStep* Role::FindHandler(const std::string& handler) const {
     if (h.name == handler) return &h;
   }
   return nullptr;
+}
+
+std::vector<RoleWait> Role::WaitsBefore(const std::string& step_name) const {
+  std::vector<RoleWait> waits;
+  for (const RoleWait& wait : waits_for) {
+    if (wait.before == step_name) waits.push_back(wait);
+  }
+  return waits;
 }
 
 Catalog::Sources Catalog::DefaultSources(const std::string& inventory_dir) {

@@ -20,6 +20,32 @@ TEST_CASE("a file step whose template is not a string is an error, not a crash (
   CHECK(diagnostics.ToString().find("/t/roles/t.yaml:7") != std::string::npos);
 }
 
+TEST_CASE("a wait's before: names a step of the role (did-you-mean otherwise); a handler's wait takes none") {
+  Catalog::Sources sources{{}, {testing::SourceDir() + "/templates"}};
+  const std::string head = "version: 3\ndescription: x\nwaits_for:\n  - {role: server, group: servers, before: ";
+  const std::string steps = "}\nsteps:\n  - name: package\n    command: {argv: ['true']}\n"
+                            "  - name: mounted\n    command: {argv: ['true']}\n";
+  Diagnostics good;
+  auto role = Catalog::ParseRole(head + "mounted" + steps, "/t/roles/t.yaml", "t", sources, good);
+  REQUIRE(role);
+  CHECK_FALSE(good.has_errors());
+  CHECK(role->WaitsBefore("").empty());
+  REQUIRE(role->WaitsBefore("mounted").size() == 1);
+  CHECK(role->WaitsBefore("mounted")[0].role == "server");
+
+  Diagnostics typo;
+  (void)Catalog::ParseRole(head + "mountd" + steps, "/t/roles/t.yaml", "t", sources, typo);
+  CHECK_MESSAGE(typo.ToString().find("/t/roles/t.yaml:4:5: error: waits_for before: 'mountd' is not a step of role t") !=
+                    std::string::npos, typo.ToString());
+  CHECK(typo.ToString().find("did you mean 'mounted'") != std::string::npos);
+
+  Diagnostics handler;
+  (void)Catalog::ParseRole("version: 3\ndescription: x\nhandlers:\n  - name: restart\n    waits_for:\n"
+                           "      - {role: server, group: servers, before: restart}\n    command: {argv: ['true']}\n",
+                           "/t/roles/t.yaml", "t", sources, handler);
+  CHECK_MESSAGE(handler.ToString().find("before: is for a role's waits_for") != std::string::npos, handler.ToString());
+}
+
 TEST_CASE("a role declares value syntaxes for its variables; each is checked when the role loads") {
   Catalog::Sources sources{{}, {testing::SourceDir() + "/templates"}};
   Diagnostics good;

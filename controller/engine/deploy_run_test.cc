@@ -520,6 +520,35 @@ TEST_CASE("a malformed or throwing reply fails that host with a message, and hos
   }
 }
 
+TEST_CASE("a wait with before: runs the role's steps ahead of the named one, and waits there") {
+  const char* waits_before_join = R"(description: prepares, then waits for first on the controller before it joins
+applies_to: [compute]
+waits_for:
+  - {role: first, group: controller, before: join}
+steps:
+  - name: prepare
+    command: {argv: [prepare-node]}
+  - name: join
+    command: {argv: [join-controller]}
+)";
+  DeployHarness h(Roles{{"first", kFirstRole}, {"second", waits_before_join}});
+  h.fleet.node("node01").intercept = [](const IncomingRequest& in) -> Interception {
+    if (!std::holds_alternative<ResourceRequest>(in.request)) return {};
+    agent_protocol::ResourceResult failed;
+    failed.Fail("setup-controller: exit 1");
+    return agent_protocol::EncodeResourceReply(in.id, failed);
+  };
+  DeploymentResult result = h.Deploy();
+  CHECK(ReportOf(result, "node01").outcome == HostOutcome::kFailed);
+  for (const char* node : {"node02", "node03"}) {
+    const HostReport& waiter = ReportOf(result, node);
+    CHECK(waiter.outcome == HostOutcome::kFailed);
+    CHECK_MESSAGE(waiter.error.find("second/(waits for first)") != std::string::npos, waiter.error);
+    CHECK_MESSAGE(waiter.error.find("role first failed on node01") != std::string::npos, waiter.error);
+    CHECK(h.fleet.node(node).applied.size() == 1);  // prepare ran; join never did
+  }
+}
+
 TEST_CASE("a stop before the run starts nothing; a stop mid-run starts no new step and keeps what is owed") {
   DeployHarness h(Roles{{"web", kWebRole}});
   CancelToken before;

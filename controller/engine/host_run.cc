@@ -395,17 +395,28 @@ Task<bool> HostRun::WaitForRoles(const std::vector<RoleWait>& waits, const std::
   co_return true;
 }
 
+Task<bool> HostRun::WaitBeforeStep(const PlannedStep& step, std::set<std::string>& waited) {
+  if (!waited.insert(step.step->name).second) co_return true;
+  const std::vector<RoleWait> waits = step.role->WaitsBefore(step.step->name);
+  if (waits.empty()) co_return true;
+  const std::string failed_prefix = step.role->name + "/";
+  co_return co_await WaitForRoles(waits, step.role->name, failed_prefix);
+}
+
 Task<bool> HostRun::RunRole(const Role& role) {
   const std::string failed_prefix = role.name + "/";  // named: no temporaries inside co_await (g++ 12)
   if (Stopping(role.name)) co_return false;
   if (!co_await RunUpFront(role)) co_return false;
-  if (!co_await WaitForRoles(role.waits_for, role.name, failed_prefix)) co_return false;
+  const std::vector<RoleWait> first_waits = role.WaitsBefore("");
+  if (!co_await WaitForRoles(first_waits, role.name, failed_prefix)) co_return false;
+  std::set<std::string> waited;
   bool role_changed = false;
   // Check mode: a follow-up of this role would run (its name, "" when none);
   // role_changed: an earlier step of this role would change.
   std::string follow_up_in_plan;
   for (const PlannedStep& step : plan_.steps) {
     if (step.role != &role) continue;
+    if (!co_await WaitBeforeStep(step, waited)) co_return false;
     if (step.skipped) {
       ++report_.skipped;
       report_.steps.push_back(Settled(step, StepStatus::kSkipped, true, {"when is false"}));

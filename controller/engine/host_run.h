@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -77,6 +78,9 @@ class HostRun final : public KindHost, public KindTransport, public KindIntents,
   std::string Masked(std::string text) const;
   Task<bool> RunStep(const PlannedStep& step, bool& role_changed);
   Task<bool> WaitForRoles(const std::vector<RoleWait>& waits, const std::string& who, const std::string& failed_prefix);
+  // The role's waits whose `before` is this step, the first time a step of
+  // that name is reached (a loop's items share it); `waited` holds those done.
+  Task<bool> WaitBeforeStep(const PlannedStep& step, std::set<std::string>& waited);
   Task<bool> RunRole(const Role& role);
   // Every kind's work for many steps at once (StepKind::UpFront) before
   // `next`, deploy only.

@@ -123,13 +123,23 @@ TEST_CASE("up front: a file under /etc/apt is a change of sources; a role waitin
   PlanBuilder b;
   b.AddRole("a");
   b.Add("package", {{"name", "one"}});
-  b.AddRole("waits").waits_for.push_back(RoleWait{"slurm-controller", "controller", {}});
+  b.AddRole("waits").waits_for.push_back(RoleWait{"slurm-controller", "controller", "", {}});
   b.Add("package", {{"name", "slurmd"}});
   b.AddRole("pin");
   b.Add("line", {{"path", "/etc/apt/preferences.d/pin"}, {"line", "Pin: release o=site"}});
   b.AddRole("b");
   b.Add("package", {{"name", "two"}});
   CHECK(Identities(UpFrontPackageSteps(b.plan, Always).packages) == std::vector<std::string>{"a/s1"});
+}
+
+TEST_CASE("up front: a role whose wait comes before a later step (before:) leads with the packages ahead of it") {
+  PlanBuilder b;
+  b.AddRole("client").waits_for.push_back(RoleWait{"nfs-server", "nfs_server", "mounted", {}});
+  b.Add("package", {{"name", "nfs-common"}});
+  b.Add("package", {{"name", "at-the-wait"}}, "mounted");  // the wait comes before it: the lead ends
+  b.AddRole("b");
+  b.Add("package", {{"name", "two"}});
+  CHECK(Identities(UpFrontPackageSteps(b.plan, Always).packages) == std::vector<std::string>{"client/s1", "b/s3"});
 }
 
 TEST_CASE("up front: a package another step removes, or a step recorded done, does not join") {

@@ -52,7 +52,9 @@ UpFrontSteps UpFrontPackageSteps(const HostPlan& plan, const std::function<bool(
   for (const PlannedStep& step : plan.steps) {
     reached = reached || step.role == from;
     if (!reached || step.skipped) continue;  // run already, or never runs: changes nothing before the others
-    auto [it, first] = leading.emplace(step.role, step.role->waits_for.empty());
+    // A wait for another host's role ends the role's lead where it comes.
+    auto [it, first] = leading.emplace(step.role, step.role->WaitsBefore("").empty());
+    if (!step.role->WaitsBefore(step.step->name).empty()) it->second = false;
     const StepKind& kind = FindStepKind(step.kind);
     const bool source = it->second && kind.JoinsUpFrontAsSource() && will_run(step);
     bool package = it->second && step.kind == kPackage && Installs(step) && will_run(step);

@@ -7,8 +7,9 @@
 //     moves in its own transaction, and may be a downgrade;
 //   - every step of its role before it is a package step or a package
 //     source (a repository) that joins too (a role that writes a directory,
-//     an account or a preseed before its package keeps that order), and its
-//     role waits for no other host's role;
+//     an account or a preseed before its package keeps that order), and no
+//     wait of its role for another host's role comes before it (a wait with
+//     `before: STEP` lets the steps ahead of STEP lead);
 //   - no step before it in the host's run that does not join changes where
 //     packages come from (a repository after other steps of its role, a file
 //     under /etc/apt).
