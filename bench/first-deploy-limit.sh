@@ -24,6 +24,20 @@ STACK=(--gpus 2 --hcas 1 --services)
 APT_FILES=(/etc/apt/sources.list.d /etc/apt/preferences.d /etc/apt/keyrings /etc/apt/trusted.gpg.d)
 
 nodes() { for i in $(seq "$NODES"); do printf 'node%02d\n' "$i"; done; }
+# CPU each node's cgroup has used (ms; tests/testbed/lib/cgroup.sh), and the
+# difference of two such lists in seconds: the CPU a side spent on each node.
+cpu_ms() {
+  local n f
+  for n in $(nodes); do
+    f=/sys/fs/cgroup/cpuacct/clusterctl-testbed/$TESTBED_PREFIX-$n/cpuacct.usage
+    printf '%s ' "$([ -r "$f" ] && echo $(( $(cat "$f") / 1000000 )) || echo 0)"
+  done
+}
+cpu_spent() {  # cpu_spent "BEFORE" "AFTER"
+  python3 -c 'import sys; b, a = (list(map(int, x.split())) for x in sys.argv[1:3]); names = sys.argv[3:]
+print(" ".join("%s=%.1f" % (n, (y - x) / 1000) for n, x, y in zip(names, b, a)), "total=%.1f" % ((sum(a) - sum(b)) / 1000))' \
+    "$1" "$2" $(nodes)
+}
 seconds() { awk -v ms="$1" 'BEGIN { printf "%.1f", ms / 1000 }'; }
 
 # 0. Warm-up: fills the proxy cache; records what a fresh node has marked
@@ -39,7 +53,9 @@ done
 
 # 1. The deploy.
 fresh_testbed "${STACK[@]}"
+cpu_before=$(cpu_ms)
 read -r deploy_ms rc < <(timed timeout 1800 "$CLUSTERCTL" deploy "$INV" --json)
+deploy_cpu=$(cpu_spent "$cpu_before" "$(cpu_ms)")
 [ "$rc" = 0 ] || { echo "the measured deploy failed"; tail -20 "$WORK/last.out"; exit 1; }
 [ -z "${BENCH_DEPLOY_LOG:-}" ] || cp "$WORK/last.out" "$BENCH_DEPLOY_LOG"
 # Its time outside its recorded steps and up-front installs (issue 55).
@@ -72,7 +88,9 @@ install_all() {
   for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
   return $failed
 }
+cpu_before=$(cpu_ms)
 read -r limit_ms rc < <(timed install_all)
+limit_cpu=$(cpu_spent "$cpu_before" "$(cpu_ms)")
 [ "$rc" = 0 ] || { echo "the one-transaction install failed"; tail -5 "$WORK"/node*.limit.out; exit 1; }
 
 ratio=$(awk -v a="$deploy_ms" -v b="$limit_ms" 'BEGIN { printf "%.2fx", a / b }')
@@ -83,5 +101,7 @@ ratio=$(awk -v a="$deploy_ms" -v b="$limit_ms" 'BEGIN { printf "%.2fx", a / b }'
   printf '%-5s packages per node (explicit): %s\n' "$NODES" "$(for n in $(nodes); do printf '%s=%s ' "$n" "$(wc -l <"$WORK/$n.packages")"; done)"
   printf '%-5s apt transactions of the deploy per node: %s\n' "$NODES" "$transactions"
   printf '%-5s seconds outside recorded steps and up-front installs, then each host'"'"'s recorded work: %s\n' "$NODES" "$outside"
+  printf '%-5s CPU seconds spent on the nodes, deploy: %s\n' "$NODES" "$deploy_cpu"
+  printf '%-5s CPU seconds spent on the nodes, limit:  %s\n' "$NODES" "$limit_cpu"
   printf '%-5s load average at the end: %s\n' "$NODES" "$(cut -d' ' -f1-3 /proc/loadavg)"
 } | tee -a "${BENCH_RESULTS:-/dev/null}"
