@@ -19,8 +19,7 @@ void Reporter::OnEvent(const DeployEvent& event) {
     const std::string line =
         JsonText(EventToJson(event, show_diff_));
     std::lock_guard<std::mutex> lock(mutex_);
-    out_ << line << "\n";
-    if (std::holds_alternative<RecapEvent>(event)) out_ << std::flush;
+    out_ << line << "\n" << std::flush;  // a pipe's reader (jq, a dashboard) sees each event as it happens
     return;
   }
   struct Dispatch {

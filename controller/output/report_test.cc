@@ -178,5 +178,28 @@ TEST_CASE("a wait that lasts is a line per host as it goes, and one that gave up
                                {"elapsed_ms", 15000}, {"detail", "alert NodeDown"}});
 }
 
+// A stream buffer that counts its flushes.
+class CountingBuf : public std::stringbuf {
+ public:
+  int syncs = 0;
+
+ protected:
+  int sync() override {
+    ++syncs;
+    return std::stringbuf::sync();
+  }
+};
+
+TEST_CASE("--json flushes each event: a pipe's reader sees it as it happens, not 4 KB later") {
+  CountingBuf buf;
+  std::ostream out(&buf);
+  Reporter reporter(Reporter::Mode::kJson, out, false);
+  reporter.OnEvent(RunStartedEvent{1, 2, false, false});
+  CHECK(buf.syncs == 1);
+  reporter.OnEvent(WaitEvent{"node02", "the node to come back", WaitPhase::kStarted, 0, ""});
+  CHECK(buf.syncs == 2);
+  CHECK(buf.str().find("\"event\":\"wait\"") != std::string::npos);
+}
+
 }  // namespace
 }  // namespace clusterctl
