@@ -126,18 +126,21 @@ tb ssh node01 scancel "${jobs//,/ }"
 accept_started=$(date +%s)
 "$CLUSTERCTL" deploy "$inventory" --roles acceptance-tools -e acceptance_tools=true >"$WORK/accept-deploy.txt" 2>&1
 check "deploy of the acceptance-tools role (iperf3, fio) exits 0" test $? -eq 0 || tail -20 "$WORK/accept-deploy.txt"
-accept=(--level acceptance --duration 3 -e validate_iperf3_outlier_percent=80 -e validate_fio_outlier_percent=100
-        -e validate_fio_size_mib=64)
+# The compute nodes (the role's), no floors: the outlier rule alone must find node03. The nodes' files sit on the machine's shared
+# disk (fio's readings are real, not comparable): fio's outlier rule is left out here, and its page
+# cache used (an overlay may refuse O_DIRECT).
+accept=(--level acceptance --limit compute --duration 3 -e validate_iperf3_outlier_percent=80 -e validate_iperf3_min_gbps=0
+        -e validate_fio_outlier_percent=100 -e validate_fio_size_mib=64 -e validate_fio_direct=false)
 validate_json accept_fio "$inventory" "${accept[@]}" --checks storage.fio
 check "storage.fio measures every node's real disk and passes (got $rc: $(results accept_fio fail | paste -sd,))" test $rc -eq 0
 check "storage.fio reports each node's write and read" \
-  test "$(python3 -c 'import json,sys; print(sum(1 for r in json.load(open(sys.argv[1]))["results"] if r["check"] == "storage.fio" and r["measured"].startswith("write ") and " MB/s, read " in r["measured"]))' "$WORK/accept_fio.json")" = 4
+  test "$(python3 -c 'import json,sys; print(sum(1 for r in json.load(open(sys.argv[1]))["results"] if r["check"] == "storage.fio" and r["measured"].startswith("write ") and " MB/s, read " in r["measured"]))' "$WORK/accept_fio.json")" = 3
 ip netns exec "${TESTBED_PREFIX:-ctb}-node03" tc qdisc add dev eth0 root tbf rate 100mbit burst 128kb latency 100ms
 validate_json accept_slow "$inventory" "${accept[@]}" --checks net.iperf3 --drain-failed
 check "node03 held to 100 Mbit/s: exit 1 (got $rc)" test $rc -eq 1
 check "only net.iperf3 on node03 fails ($(results accept_slow fail | paste -sd,))" test "$(results accept_slow fail)" = "net.iperf3 node03"
 check "it is named as below the median ($(detail accept_slow net.iperf3 node03))" \
-  grep -qE '^mgmt: to node02 [0-9.]+ Gb/s < median [0-9.]+ Gb/s - 80% of 4 nodes$' <<<"$(detail accept_slow net.iperf3 node03)"
+  grep -qE '^mgmt: to node02 [0-9.]+ Gb/s < median [0-9.]+ Gb/s - 80% of 3 nodes$' <<<"$(detail accept_slow net.iperf3 node03)"
 node_state() { tb ssh node01 "scontrol show node $1" | grep -oE '(State|Reason)=[^ ]*( [^=]*$)?' | paste -sd' '; }
 check "--drain-failed drains node03 naming the check ($(node_state node03))" grep -q 'DRAIN.*Reason=clusterctl-accept: net.iperf3 mgmt: to node02' <<<"$(node_state node03)"
 check "and no other node" test -z "$(for n in node02 node04; do node_state $n; done | grep DRAIN)"

@@ -75,7 +75,7 @@ TEST_CASE("net.iperf3: each node sends once to its ring neighbour on the managem
   for (const HostCommand& c : run.Clients()) sends.push_back(c.host + "->" + c.argv[2]);
   CHECK(sends == std::vector<std::string>{"node02->10.9.0.1", "node03->10.9.0.2", "node01->10.9.0.3",
                                           "node02->10.10.0.1", "node01->10.10.0.2"});
-  const HostCommand& ib = run.Clients()[3];
+  const HostCommand ib = run.Clients()[3];
   CHECK(ib.argv == Argv{"/usr/bin/iperf3", "-c", "10.10.0.1", "-p", "5201", "-t", "30", "-O", "1", "-J", "-B", "10.10.0.2"});
   const auto server = std::find_if(run.ran.begin(), run.ran.end(), [](const HostCommand& c) { return c.argv.front() == "systemd-run"; });
   REQUIRE(server != run.ran.end());
