@@ -20,17 +20,7 @@ void PrintResults(const NodeHealth& health, std::ostream& out) {
 
 // slurmctld's record of the node; an error when it cannot be read.
 Result<SlurmNodeState> ReadNodeState(const std::string& node, NodeCommands& commands) {
-  ToolOutput shown = commands.Run(ShowNodeArgv(node), std::chrono::seconds(15));
-  if (!shown.Succeeded()) {
-    return Status::Unavailable("scontrol show node " + node + ": " + ExitDescription(shown) + ": " +
-                               Printable(FirstCause(shown.Both()), 200));
-  }
-  auto nodes = ParseScontrolShowNode(shown.out);
-  if (!nodes.ok()) return nodes.status();
-  for (SlurmNodeState& state : *nodes) {
-    if (state.name == node) return state;
-  }
-  return Status::NotFound("scontrol show node " + node + " listed no such node");
+  return NodeStateFrom(node, commands.Run(ShowNodeArgv(node), std::chrono::seconds(15)));
 }
 
 void WriteTextfile(const std::string& path, const NodeHealth& health, bool drained, std::ostream& out) {
@@ -68,7 +58,7 @@ int RunHealthCheck(const HealthRunOptions& options, const std::string& config_te
       return 2;
     }
   }
-  WriteTextfile(config->textfile, health, action.drained_by_health && !options.dry_run, out);
+  WriteTextfile(config->textfile, health, action.drained_by_owner && !options.dry_run, out);
   return 0;
 }
 

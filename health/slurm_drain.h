@@ -1,38 +1,27 @@
-// What a health run does to the node in Slurm (docs/health.md): a failed
-// check drains it with a reason that names the check and its reading; a
-// node the health check drained is resumed once every check passes again;
-// a node drained for any other reason (an admin's, slurmctld's) is never
-// touched. The reason's prefix is how the health check knows its own drains.
+// What a health run does to the node in Slurm (docs/health.md): the shared
+// decision of controller/validate/slurm_drain.h as the health check's
+// (kHealthDrains: reasons start "clusterctl: "); a node acceptance or an
+// admin drained is left alone.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "controller/validate/slurm_output.h"
+#include "controller/validate/slurm_drain.h"
 #include "health/node_health.h"
 
 namespace clusterctl::health {
 
-inline constexpr std::string_view kReasonPrefix = kHealthDrainPrefix;  // controller/validate/slurm_output.h
-constexpr size_t kReasonMax = 120;
+inline constexpr std::string_view kReasonPrefix = kHealthDrains.prefix;
+constexpr size_t kReasonMax = kDrainReasonMax;
 
-// "clusterctl: clock.offset chronyd is not running (+1 more)": the first
-// failure's check and detail, printable ASCII only, at most kReasonMax bytes.
-std::string DrainReason(const std::vector<const CheckResult*>& failures);
-
-struct SlurmAction {
-  enum class Kind { kNone, kDrain, kResume };
-  Kind kind = Kind::kNone;
-  std::string reason;  // kDrain: the reason to set
-  std::string why;     // what was decided and why, one line (printed)
-  bool drained_by_health = false;  // once done, the node is drained by the health check
-};
+inline std::string DrainReason(const std::vector<const CheckResult*>& failures) {
+  return clusterctl::DrainReason(kHealthDrains, failures);
+}
 
 // Pure: from the node's state as slurmctld has it and this run's results.
-SlurmAction Decide(const SlurmNodeState& state, const NodeHealth& health);
-
-// The commands that read and change the node's state (argv, never a shell).
-std::vector<std::string> ShowNodeArgv(const std::string& node);
-std::vector<std::string> ActionArgv(const SlurmAction& action, const std::string& node);
+inline SlurmAction Decide(const SlurmNodeState& state, const NodeHealth& health) {
+  return DecideDrain(kHealthDrains, state, health.Failures());
+}
 
 }  // namespace clusterctl::health

@@ -6,6 +6,7 @@
 #include "common/yaml_doc.h"
 #include "common/yaml_fields.h"
 #include "controller/validate/check_spec.h"
+#include "controller/validate/peer_judgement.h"
 
 namespace clusterctl {
 namespace {
@@ -24,6 +25,7 @@ std::map<std::string, VariableSpec> Parse() {
       if (!out.emplace(name, std::move(*spec)).second) diagnostics.Error(SourceLocation{where}, "'" + name + "' is declared twice");
     }
   };
+  declare(kAcceptanceVariables, "the acceptance checks' shared variables");  // validate/peer_judgement.h
   for (const CheckSpec* check : CheckSpecs()) {
     if (!check->variables.empty()) declare(check->variables, "the " + check->name + " check's variables");
   }

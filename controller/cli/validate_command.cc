@@ -1,6 +1,7 @@
 #include "controller/cli/validate_command.h"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <map>
 
@@ -12,6 +13,8 @@
 #include "controller/output/table.h"
 #include "controller/output/terminal_text.h"
 #include "controller/validate/catalogue.h"
+#include "controller/validate/check_spec.h"
+#include "controller/validate/peer_judgement.h"
 #include "controller/validate/verdicts.h"
 #include "controller/run/run_pipeline.h"
 #include "controller/validate/validation_run.h"
@@ -107,21 +110,63 @@ void PrintValidationTable(const std::vector<CheckResult>& results, std::ostream&
   }
 }
 
-int RunValidate(const ValidateOptions& options, const GlobalOptions& global, const Services& services) {
-  Logger& log = *services.log;
+void PrintMeasurementTable(const std::vector<CheckResult>& results, std::ostream& out) {
+  std::vector<const CheckResult*> rows;
+  for (const CheckResult& r : results) {
+    const CheckSpec* spec = FindCheckSpec(r.check);
+    if (spec != nullptr && spec->level == CheckLevel::kAcceptance && r.scope == CheckScope::kNode) rows.push_back(&r);
+  }
+  if (rows.empty()) return;
+  std::stable_sort(rows.begin(), rows.end(), [](const CheckResult* a, const CheckResult* b) { return a->subject < b->subject; });
+  TextTable table({"NODE", "CHECK", "RESULT", "MEASURED", "THRESHOLD"});
+  for (const CheckResult* r : rows) table.AddRow({r->subject, r->check, ToString(r->outcome), r->measured, r->threshold});
+  out << "\nAcceptance measurements per node:\n";
+  table.Print(out);
+}
+
+namespace {
+
+// The request the options make; --duration is the acceptance checks'
+// variable for this run (validate_acceptance_seconds, over the inventory's).
+RunRequest RequestOf(const ValidateOptions& options, std::vector<std::string>& extra_vars) {
   RunRequest request;
   request.kind = RunKind::kValidate;
   request.limit = options.remote.limit;
   request.checks = options.checks;
   request.deadline = std::chrono::seconds(options.deadline_s);
+  request.level = options.level == "acceptance" ? CheckLevel::kAcceptance : CheckLevel::kFunctional;
+  request.drain_failed = options.drain_failed;
+  extra_vars = options.remote.extra_vars;
+  if (options.duration_s > 0) {
+    extra_vars.push_back(std::string(kAcceptanceSecondsVariable) + "=" + std::to_string(options.duration_s));
+  }
+  return request;
+}
+
+void PrintSlurmActions(const std::vector<std::string>& lines, std::ostream& out) {
+  if (lines.empty()) return;
+  out << "\nSlurm (--drain-failed):\n";
+  for (const std::string& line : lines) out << "  " << TerminalText(line, TextShape::kOneLine) << "\n";
+}
+
+}  // namespace
+
+int RunValidate(const ValidateOptions& options, const GlobalOptions& global, const Services& services) {
+  Logger& log = *services.log;
+  std::vector<std::string> extra_vars;
+  RunRequest request = RequestOf(options, extra_vars);
   Diagnostics unused;
   if (auto problems = CheckRunRequest(request, nullptr); !problems.empty()) {
     ReportRunProblems(problems, unused, log);
     return kExitUsage;
   }
+  if (options.duration_s > 0 && request.level != CheckLevel::kAcceptance) {
+    log.Error("clusterctl validate: --duration times the acceptance measurements (--level acceptance)");
+    return kExitUsage;
+  }
   // The checks' variables are checked with the inventory's, before anything is contacted or recorded.
-  std::optional<Inventory> inventory =
-      LoadCheckedInventoryOrReport(options.remote.inventory_path, options.remote.extra_vars, services);
+  // --duration's variable is an extra var like -e's: recorded with the run (history --run).
+  std::optional<Inventory> inventory = LoadCheckedInventoryOrReport(options.remote.inventory_path, extra_vars, services);
   if (!inventory) return kExitUsage;
   int exit_code = 0;
   auto command = RemoteCommand::Prepare(request, std::move(*inventory), nullptr, options.remote, global, services,
@@ -129,7 +174,8 @@ int RunValidate(const ValidateOptions& options, const GlobalOptions& global, con
   if (!command) return exit_code;
   const Clock& clock = *services.clock;
   auto started = clock.Monotonic();
-  ValidationOutcome outcome = Validate(command->run(), command->sessions(), clock);
+  ValidationOutcome outcome =
+      Validate(command->run(), command->sessions(), clock, [&log](const std::string& line) { log.Info(line); });
   double seconds = std::chrono::duration<double>(clock.Monotonic() - started).count();
   CompletedRun completed = CompleteValidation(command->session(), outcome);
 
@@ -141,12 +187,16 @@ int RunValidate(const ValidateOptions& options, const GlobalOptions& global, con
     out << JsonText(nlohmann::json{{"cluster", command->inventory().cluster_name},
                                    {"run", command->run_id()},
                                    {"seconds", seconds},
+                                   {"level", options.level},
                                    {"summary", summary},
-                                   {"results", list}},
+                                   {"results", list},
+                                   {"slurm_actions", outcome.slurm_actions}},
                     2)
         << "\n";
   } else {
     PrintValidationTable(outcome.results, out);
+    PrintMeasurementTable(outcome.results, out);
+    PrintSlurmActions(outcome.slurm_actions, out);
     char took[32];
     std::snprintf(took, sizeof took, "%.1f", seconds);
     out << "\nvalidate (run " << command->run_id() << ", " << took << " s): " << summary["pass"] << " passed, "
@@ -169,6 +219,16 @@ void AddValidateCommand(CLI::App& app, CommandValues& v) {
       ->type_name("DURATION")
       ->transform(DurationSeconds(10, 86400))
       ->default_str(FormatDurationSeconds(o.deadline_s));
+  validate->add_option("--level", o.level, "functional (default): prove the cluster works; acceptance: then measure "
+                                           "every node against floors and its peers (iperf3, fio)")
+      ->check(CLI::IsMember({"functional", "acceptance"}))
+      ->default_str("functional");
+  validate->add_option("--duration", o.duration_s, "acceptance: how long each measurement runs (30s, 10m, 2h; "
+                                                   "default validate_acceptance_seconds, 30 s)")
+      ->type_name("DURATION")
+      ->transform(DurationSeconds(1, 86400));
+  validate->add_flag("--drain-failed", o.drain_failed,
+                     "acceptance: drain in Slurm each compute node a measurement failed; resume the ones it drained that pass");
   validate->callback([&v, &o] { v.exit_code = RunValidate(o, v.options, v.services); });
 }
 

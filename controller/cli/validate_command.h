@@ -1,4 +1,5 @@
-// `clusterctl validate INVENTORY [--limit P] [--checks LIST] [--deadline S] [--json]`:
+// `clusterctl validate INVENTORY [--limit P] [--checks LIST] [--deadline S] [--level L] [--duration S]
+//  [--drain-failed] [--json]`:
 // proves the cluster works (docs/validation.md). Exit 0 when every check
 // passed (skips allowed), 1 when any failed, 2 for usage or inventory errors
 // (nothing contacted). Results go to the state store (history, status).
@@ -19,6 +20,9 @@ struct ValidateOptions {
   RemoteCommandOptions remote;
   std::vector<std::string> checks;  // --checks (names or prefixes)
   int deadline_s = 900;
+  std::string level = "functional";  // --level: functional or acceptance
+  int duration_s = 0;                 // --duration: each acceptance measurement's time (0: the variable's)
+  bool drain_failed = false;          // --drain-failed
 };
 
 // Every check name, in report order (for --help).
@@ -29,6 +33,11 @@ int RunValidate(const ValidateOptions& options, const GlobalOptions& global, con
 // The text report: one table row per check, outcome and detail, with the
 // hosts in range notation; then every failure with its evidence.
 void PrintValidationTable(const std::vector<CheckResult>& results, std::ostream& out);
+
+// The acceptance checks' readings, one row per node and check (the nodes
+// in range notation never hide whose reading is whose); nothing when the
+// results hold none.
+void PrintMeasurementTable(const std::vector<CheckResult>& results, std::ostream& out);
 
 // `validate` (command_values.h).
 void AddValidateCommand(CLI::App& app, CommandValues& values);

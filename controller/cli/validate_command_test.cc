@@ -25,6 +25,30 @@ TEST_CASE("validate report: one row per check and outcome with hosts in range no
         std::string::npos);
 }
 
+TEST_CASE("validate report at the acceptance level: a row per node and measurement check, whose reading is whose") {
+  CheckResult slow = Fail("net.iperf3", CheckScope::kNode, "node02", "mgmt: to node01 31.2 Gb/s < median 97.1 Gb/s - 20% of 3 nodes");
+  slow.measured = "mgmt 31.2 Gb/s";
+  slow.threshold = "mgmt >= 0.5 Gb/s, >= median - 20%";
+  std::vector<CheckResult> results = {
+      Pass("slurm.node", CheckScope::kNode, "node02", "IDLE", "idle/mixed/allocated"),
+      Pass("net.iperf3", CheckScope::kNode, "node03", "mgmt 98 Gb/s", "mgmt >= 0.5 Gb/s, >= median - 20%"),
+      slow,
+      Pass("net.iperf3", CheckScope::kNode, "node01", "mgmt 97.1 Gb/s", "mgmt >= 0.5 Gb/s, >= median - 20%")};
+  std::ostringstream out;
+  PrintMeasurementTable(results, out);
+  const std::string text = out.str();
+  REQUIRE(text.find("Acceptance measurements per node:\n") == 1);
+  const size_t node01 = text.find("node01  net.iperf3  pass    mgmt 97.1 Gb/s");
+  const size_t node02 = text.find("node02  net.iperf3  fail    mgmt 31.2 Gb/s");
+  CHECK(node01 != std::string::npos);
+  CHECK(node02 != std::string::npos);
+  CHECK(node01 < node02);
+  CHECK(text.find("slurm.node") == std::string::npos);  // functional checks stay in the main table
+  std::ostringstream none;
+  PrintMeasurementTable({results[0]}, none);
+  CHECK(none.str().empty());
+}
+
 TEST_CASE("validate report: skips with one cause on the same hosts are one row naming the checks") {
   std::vector<CheckResult> results;
   for (const char* check : {"gpu.count", "gpu.driver", "gpu.xid", "gpu.ecc"}) {

@@ -87,8 +87,11 @@ CompletedRun CompleteDeployment(RunSession& session, const PreparedRun& run, con
   return completed;
 }
 
-ValidationOutcome Validate(const PreparedRun& run, SessionFactory& sessions, const Clock& clock) {
+ValidationOutcome Validate(const PreparedRun& run, SessionFactory& sessions, const Clock& clock,
+                           std::function<void(const std::string&)> progress) {
   ValidationInputs inputs;
+  inputs.progress = std::move(progress);
+  inputs.drain_failed = run.request.drain_failed;
   inputs.clock = &clock;
   inputs.inventory = run.inventory;
   inputs.selected = run.hosts;

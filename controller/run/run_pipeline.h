@@ -53,8 +53,10 @@ DeploymentResult Deploy(const PreparedRun& run, RunSession& session, DeployListe
 CompletedRun CompleteDeployment(RunSession& session, const PreparedRun& run, const DeploymentResult& result,
                                 const nlohmann::json& extra = nlohmann::json::object());
 
-// Validate: RunValidation over `sessions`, its deadline on `clock`.
-ValidationOutcome Validate(const PreparedRun& run, SessionFactory& sessions, const Clock& clock);
+// Validate: RunValidation over `sessions`, its deadline on `clock`;
+// `progress` is told what the measurement checks are doing (may be empty).
+ValidationOutcome Validate(const PreparedRun& run, SessionFactory& sessions, const Clock& clock,
+                           std::function<void(const std::string&)> progress = {});
 // Records the results (and the facts gathered on the way) and the run:
 // summary {pass, fail, skip}; failed when a check failed or a host was not
 // reached.

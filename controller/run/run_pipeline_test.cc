@@ -229,7 +229,9 @@ TEST_CASE("run pipeline: every --limit with every --checks selection: a result f
     for (const auto& checks : selections) {
       CAPTURE(limit);
       CAPTURE(Join(checks, ","));
-      PreparedRun run = h.Prepare(ValidateRequest(limit, checks));
+      RunRequest request = ValidateRequest(limit, checks);
+      request.level = CheckLevel::kAcceptance;  // every check, the measurements too
+      PreparedRun run = h.Prepare(request);
       ValidationOutcome outcome;
       REQUIRE_NOTHROW(outcome = Validate(run, h.fleet(), kSystemClock));
       const std::vector<std::string>& known = AllCheckNames();

@@ -46,8 +46,11 @@ std::vector<RunProblem> CheckRunRequest(const RunRequest& request, const Catalog
   std::vector<RunProblem> problems;
   if (Deploys(request.kind)) CheckDeployment(request, catalog, problems);
   if (request.kind == RunKind::kValidate) {
-    auto checks = CheckSelection::Parse(request.checks);
+    auto checks = CheckSelection::Parse(request.checks, request.level);
     if (!checks.ok()) problems.push_back({Field::kChecks, checks.status().message()});
+    if (request.drain_failed && request.level != CheckLevel::kAcceptance) {
+      problems.push_back({Field::kChecks, "draining failed nodes is for the acceptance level (--level acceptance)"});
+    }
   }
   if (request.kind == RunKind::kCommand && request.command.argv.empty()) {
     problems.push_back({Field::kCommand, "no command to run"});
@@ -69,7 +72,7 @@ std::variant<PreparedRun, std::vector<RunProblem>> PrepareRun(const RunRequest& 
     problems.push_back({Field::kLimit, selected.status().message()});
   }
   if (request.kind == RunKind::kValidate) {
-    auto checks = CheckSelection::Parse(request.checks);
+    auto checks = CheckSelection::Parse(request.checks, request.level);
     if (checks.ok()) prepared.checks = std::move(checks).value();
   }
   if (!problems.empty()) return problems;

@@ -42,6 +42,8 @@ struct RunRequest {
   std::set<std::string> rotate_secrets;
   // validate
   std::vector<std::string> checks;  // names, prefixes, !name (CheckSelection)
+  CheckLevel level = CheckLevel::kFunctional;  // --level: acceptance adds the measurement checks
+  bool drain_failed = false;  // acceptance: drain the nodes it failed, resume the ones it drained that pass
   std::chrono::seconds deadline{900};
   // run
   AdHocCommand command;

@@ -7,9 +7,29 @@
 #include "controller/validate/check_selection.h"
 
 namespace clusterctl {
+namespace {
 
-Result<CheckSelection> CheckSelection::Parse(const std::vector<std::string>& names) {
+bool NameMatches(const std::string& check, const std::string& name) {
+  return check == name || check.rfind(name + ".", 0) == 0;
+}
+
+bool IsAcceptance(const std::string& check) {
+  const CheckSpec* spec = FindCheckSpec(check);
+  return spec != nullptr && spec->level == CheckLevel::kAcceptance;
+}
+
+// Whether `name` selects checks, but only acceptance ones.
+bool OnlyAcceptance(const std::string& name) {
+  const std::vector<std::string>& known = AllCheckNames();
+  return std::none_of(known.begin(), known.end(),
+                      [&](const std::string& k) { return NameMatches(k, name) && !IsAcceptance(k); });
+}
+
+}  // namespace
+
+Result<CheckSelection> CheckSelection::Parse(const std::vector<std::string>& names, CheckLevel level) {
   CheckSelection selection;
+  selection.level_ = level;
   const std::vector<std::string>& known = AllCheckNames();
   for (const std::string& raw : names) {
     std::string name(Trim(raw));
@@ -25,6 +45,9 @@ Result<CheckSelection> CheckSelection::Parse(const std::vector<std::string>& nam
       return Status::InvalidArgument("--checks: unknown check '" + name + "'" + DidYouMean(name, candidates) +
                                      "; known: " + Join(known, ", ") + " (or a prefix: " + Join(CheckPrefixes(), ", ") + ")");
     }
+    if (!exclude && level == CheckLevel::kFunctional && OnlyAcceptance(name)) {
+      return Status::InvalidArgument("--checks: '" + name + "' is an acceptance check: it runs with --level acceptance");
+    }
     (exclude ? selection.excluded_ : selection.chosen_).insert(name);
   }
   return selection;
@@ -32,9 +55,9 @@ Result<CheckSelection> CheckSelection::Parse(const std::vector<std::string>& nam
 
 bool CheckSelection::Has(const std::string& check) const {
   auto matches = [&](const std::set<std::string>& names) {
-    return std::any_of(names.begin(), names.end(),
-                       [&](const std::string& c) { return check == c || check.rfind(c + ".", 0) == 0; });
+    return std::any_of(names.begin(), names.end(), [&](const std::string& c) { return NameMatches(check, c); });
   };
+  if (level_ == CheckLevel::kFunctional && IsAcceptance(check)) return false;
   return (chosen_.empty() || matches(chosen_)) && !matches(excluded_);
 }
 

@@ -152,6 +152,12 @@ using NodeVerdict = CheckResult (*)(const NodeView&);
 
 class ClusterRun;  // cluster_run.h
 
+// Which run a check belongs to: the functional checks prove the cluster
+// works (every `validate`); the acceptance checks measure each node against
+// floors and its peers (`validate --level acceptance`, after the functional
+// ones: docs/validation.md, "Acceptance").
+enum class CheckLevel { kFunctional, kAcceptance };
+
 // A cluster check's own phase: after the node verdicts and the job phase,
 // `run` chooses the usable nodes, runs its commands through the ClusterRun
 // and adds its results, every way it ends (a skip, a failure, a verdict).
@@ -180,6 +186,7 @@ struct CheckSpec {
   ClusterPhase cluster_phase;     // the phase that judges a check without a node verdict (cluster, pair, or node checks across nodes)
   bool needs_controller = false;  // the verdict reads NodeView::slurm
   std::string variables;          // YAML declarations of the variables only this check reads (variable_spec.h)
+  CheckLevel level = CheckLevel::kFunctional;
 };
 
 // Registers a spec at start-up (a static object in the check's file).

@@ -21,7 +21,7 @@ namespace {
 std::vector<std::pair<std::string, std::string>> DocumentedChecks() {
   std::istringstream doc(testing::ReadFixture(testing::SourceDir() + "/docs/validation.md"));
   std::vector<std::pair<std::string, std::string>> rows;
-  static const std::regex kRow(R"(^\| `([a-z_.]+)` \| (node|cluster|pair) \|)");
+  static const std::regex kRow(R"(^\| `([a-z0-9_.]+)` \| (node|cluster|pair) \|)");
   bool in_table = false;
   for (std::string line; std::getline(doc, line);) {
     if (line.rfind("| Check | Scope | Passes when | Skipped when |", 0) == 0) in_table = true;
@@ -70,7 +70,15 @@ TEST_CASE("a selected check brings its prerequisites, transitively, and nothing 
   std::set<std::string> all_but_nccl = Needed({"!nccl"});
   CHECK(all_but_nccl.count("nccl.node") == 0);
   CHECK(all_but_nccl.count("gpu.ecc") == 1);
-  CHECK(Needed({}).size() == CheckSpecs().size());
+  // The functional level needs every check but the acceptance ones; the acceptance level every check.
+  const size_t acceptance = std::count_if(CheckSpecs().begin(), CheckSpecs().end(),
+                                          [](const CheckSpec* s) { return s->level == CheckLevel::kAcceptance; });
+  CHECK(acceptance >= 3);
+  CHECK(Needed({}).size() == CheckSpecs().size() - acceptance);
+  CHECK(Needed({}).count("net.iperf3") == 0);
+  auto every = CheckSelection::Parse({}, CheckLevel::kAcceptance);
+  REQUIRE(every.ok());
+  CHECK(NeededChecks(*every).size() == CheckSpecs().size());
 }
 
 // A GPU node with the driver loaded and an InfiniBand port, as its facts say.

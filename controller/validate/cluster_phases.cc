@@ -15,6 +15,9 @@ void Validator::ClusterPhases() {
     const ClusterPhase& phase = spec->cluster_phase;
     if (phase.run == nullptr || !Want(spec->name)) continue;
     if (phase.slurm_jobs && JobsCannotRun(*spec)) continue;
+    if (spec->level == CheckLevel::kAcceptance) {
+      Progress(spec->name + ": measuring (" + std::to_string(SecondsLeft()) + " s before the deadline)");
+    }
     phase.run(*this);
   }
 }

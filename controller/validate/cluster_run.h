@@ -135,6 +135,10 @@ class ClusterRun {
   // The detail of a failure whose work the deadline left no time for:
   // "not run: the validation's deadline (900 s) passed first".
   virtual std::string DeadlineText() const = 0;
+
+  // One line of progress for whoever watches a long run (validate prints it
+  // on stderr at the info level): what a measurement is doing now.
+  virtual void Progress(const std::string& line) = 0;
 };
 
 }  // namespace clusterctl

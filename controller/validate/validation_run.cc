@@ -8,6 +8,7 @@
 #include "controller/validate/checks/common.h"
 #include "controller/validate/remote_exec.h"
 #include "controller/validate/scontrol_nodes.h"
+#include "controller/validate/acceptance_drain.h"
 #include "controller/validate/validator.h"
 
 namespace clusterctl {
@@ -83,6 +84,10 @@ ValidationOutcome Validator::Run() {
     auto ib = std::find(order.begin(), order.end(), b.check) - order.begin();
     return ia != ib ? ia < ib : a.subject < b.subject;
   });
+  if (in_.drain_failed) {
+    Progress("drain-failed: reading the measured compute nodes' states on the Slurm controller");
+    outcome_.slurm_actions = DrainFailedNodes(*this, controller_ != nullptr ? controller_->name : "", results_);
+  }
   outcome_.results = std::move(results_);
   return std::move(outcome_);
 }

@@ -48,12 +48,18 @@ struct ValidationInputs {
   const Clock* clock = nullptr;  // the run's time (its deadline, requests' deadlines); null: the system clock
   // Runs `body` on `hosts` concurrently (RemoteCommand::RunOn).
   std::function<std::vector<HostResult>(const std::vector<const Host*>&, const RemoteRunner::HostBody&)> run_on;
+  // validate --drain-failed: drain the compute nodes an acceptance check
+  // failed on, resume the ones acceptance drained that pass (acceptance_drain.h).
+  bool drain_failed = false;
+  // Told a line of progress while the cluster phases run (ClusterRun::Progress); may be empty.
+  std::function<void(const std::string&)> progress;
 };
 
 struct ValidationOutcome {
   std::vector<CheckResult> results;
   std::vector<HostResult> probe_results;  // phase 1, for the run record (unreachable hosts)
   std::vector<std::pair<std::string, nlohmann::json>> facts;  // gathered in phase 1, stored as the hosts' facts
+  std::vector<std::string> slurm_actions;  // --drain-failed: per node what was drained or resumed, and why
 };
 
 ValidationOutcome RunValidation(const ValidationInputs& inputs);

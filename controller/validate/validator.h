@@ -65,6 +65,9 @@ class Validator : private ClusterRun {
   std::string DeadlineText() const override {
     return "not run: the validation's deadline (" + std::to_string(in_.deadline.count()) + " s) passed first";
   }
+  void Progress(const std::string& line) override {
+    if (in_.progress) in_.progress(line);
+  }
   void DeadlinePassed(const std::string& check, CheckScope scope, const std::string& subject) {
     Add(Fail(check, scope, subject, DeadlineText()));
   }

@@ -85,6 +85,7 @@ class FakeClusterRun : public ClusterRun {
 
   std::vector<HostCommand> ran;
   std::vector<CheckResult> results;
+  std::vector<std::string> progress;               // the Progress lines, in order
 
   // The readings of `host` (made from empty facts on first use).
   NodeReadings& Node(const std::string& host, const nlohmann::json& facts = nlohmann::json::object()) {
@@ -143,6 +144,7 @@ class FakeClusterRun : public ClusterRun {
     if (!unreported.count(result.check)) results.push_back(std::move(result));
   }
   bool Reports(const std::string& check) const override { return !unreported.count(check); }
+  void Progress(const std::string& line) override { progress.push_back(line); }
   Result<nlohmann::json> NfsView() const override { return BuildNfsView(inv, {}); }
   std::vector<ProbedHost> ProbedHosts() const override { return probed; }
   std::optional<CheckOutcome> NodeOutcome(const std::string& check, const std::string& host) const override {
