@@ -139,6 +139,12 @@ TEST_CASE("completion kinds follow the metavar or the positional's name") {
   CHECK(CompletionKindOf(*app.add_option("--state", value)->type_name("DIR")) == CompletionKind::kDirectory);
   CHECK(CompletionKindOf(*app.add_option("--reason", value)) == CompletionKind::kOther);
   CHECK(CompletionKindOf(*app.add_flag("--json", flag)) == CompletionKind::kFlag);
+  std::vector<std::string> list;
+  CHECK(CompletionKindOf(*app.add_option("--tags", list)) == CompletionKind::kTags);
+  CHECK(CompletionKindOf(*app.add_option("--skip-tags", list)) == CompletionKind::kTags);
+  CHECK(CompletionKindOf(*app.add_option("--roles", list)) == CompletionKind::kRoles);
+  CHECK(CompletionKindOf(*app.add_option("ROLE", value)) == CompletionKind::kRoles);
+  CHECK(CompletionKindOf(*app.add_option("--checks", list)) == CompletionKind::kChecks);
 }
 
 }  // namespace clusterctl
