@@ -56,7 +56,7 @@ n=0
 while IFS= read -r command; do
   n=$((n + 1))
   started=$SECONDS
-  (cd "$(dirname "$inventory")" && PATH="$(dirname "$CLUSTERCTL"):$PATH" bash -c "$command") >"$WORK/quickstart-$n.txt" 2>&1
+  (cd "$(dirname "$inventory")" && PATH="$(dirname "$CLUSTERCTL"):$PATH" bash -c "$command") </dev/null >"$WORK/quickstart-$n.txt" 2>&1
   rc=$?
   check "quickstart: '$command' exits 0 (got $rc)" test $rc -eq 0 || tail -20 "$WORK/quickstart-$n.txt"
   case $command in
