@@ -25,7 +25,7 @@ started=$SECONDS
 report=$(lintian --tag-display-limit 0 --fail-on error,warning "$deb" 2>/dev/null); rc=$?
 echo "# lintian: $((SECONDS - started)) s"
 if [ "$rc" -eq 0 ] && ! grep -qE '^[EW]: ' <<<"$report"; then
-  pass "lintian: no error, no warning ($(grep -c '^O: ' <<<"$report" || true) justified overrides)"
+  pass "lintian: no error, no warning (beyond packaging/debian/lintian-overrides, each justified there)"
 else
   fail "lintian (exit $rc): $report"
 fi
