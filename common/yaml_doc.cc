@@ -101,6 +101,8 @@ class Converter {
   Converter(const std::string& file, const YamlLimits& limits, Diagnostics& diagnostics)
       : file_(file), limits_(limits), diagnostics_(diagnostics) {}
 
+  int duplicate_keys() const { return duplicate_keys_; }
+
   // Returns false once a limit is exceeded (already reported).
   bool Convert(const YAML::Node& in, int depth, YamlNode& out) {
     if (++node_count_ > limits_.max_nodes) {
@@ -174,6 +176,7 @@ class Converter {
       if (!inserted) {
         diagnostics_.Error(key_location, "duplicate key '" + key + "' (first at line " +
                                              std::to_string(previous->second.line) + ")");
+        ++duplicate_keys_;
         continue;
       }
       out.entries.emplace_back(key, YamlNode{});
@@ -188,6 +191,7 @@ class Converter {
   Diagnostics& diagnostics_;
   size_t node_count_ = 0;
   bool budget_reported_ = false;
+  int duplicate_keys_ = 0;
 };
 
 bool IsInteger(std::string_view s, long long& out) {
@@ -383,7 +387,7 @@ DocumentCount CountDocuments(std::string_view text) {
 }  // namespace
 
 std::optional<YamlNode> ParseYaml(std::string_view text, const std::string& file_name,
-                                  const YamlLimits& limits, Diagnostics& diagnostics) {
+                                  const YamlLimits& limits, Diagnostics& diagnostics, bool past_duplicate_keys) {
   if (text.size() > limits.max_bytes) {
     diagnostics.Error({file_name, 0, 0}, "document is larger than the limit of " +
                                              std::to_string(limits.max_bytes) + " bytes");
@@ -431,7 +435,8 @@ std::optional<YamlNode> ParseYaml(std::string_view text, const std::string& file
     diagnostics.Error(LocationOf(file_name, e.mark), "YAML error: " + e.msg);
     return std::nullopt;
   }
-  if (diagnostics.error_count() > errors_before) return std::nullopt;
+  const int recoverable = past_duplicate_keys ? converter.duplicate_keys() : 0;
+  if (diagnostics.error_count() > errors_before + recoverable) return std::nullopt;
   return root;
 }
 

@@ -71,10 +71,12 @@ struct YamlNode {
 std::optional<std::string> ReadUserFile(const std::string& path, const YamlLimits& limits,
                                         Diagnostics& diagnostics);
 
-// Parses one YAML document. Returns nullopt when any error was reported.
-// An empty document yields a kNull node.
+// Parses one YAML document. Returns nullopt when any error was reported,
+// except, with `past_duplicate_keys`, duplicate keys (reported; the first
+// is kept), so that a reader can go on and report the file's other
+// problems in the same pass. An empty document yields a kNull node.
 std::optional<YamlNode> ParseYaml(std::string_view text, const std::string& file_name,
-                                  const YamlLimits& limits, Diagnostics& diagnostics);
+                                  const YamlLimits& limits, Diagnostics& diagnostics, bool past_duplicate_keys = false);
 
 // Converts a node to JSON. Plain scalars are typed the way Ansible users expect
 // (YAML 1.1 booleans yes/no/on/off/true/false, integers, floats, null/~);

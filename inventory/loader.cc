@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <set>
@@ -12,6 +13,7 @@
 #include "common/strings.h"
 #include "common/yaml_fields.h"
 #include "inventory/ansible_groups.h"
+#include "inventory/hostlist.h"
 #include "inventory/loader_internal.h"
 
 namespace clusterctl {
@@ -70,13 +72,33 @@ void CheckDuplicateEndpoints(const InventoryDraft& draft, Diagnostics& diagnosti
   }
 }
 
-void WarnAboutWellKnownGroups(const Inventory& inventory, Diagnostics& diagnostics) {
-  const Group* controller = inventory.FindGroup(kGroupController);
-  const Group* compute = inventory.FindGroup(kGroupCompute);
-  if (compute && !compute->members.empty() && (!controller || controller->members.empty())) {
-    diagnostics.Warning({inventory.source_file, 0, 0},
-                        "group 'compute' has hosts but group 'controller' has none; the Slurm roles need one");
+// A group named within a typo of a well-known group ('controler',
+// 'computes') that is none itself: its hosts get none of that group's roles.
+// And hosts that no group holds: they get only the roles for every host.
+// Warnings (errors with --strict): a site may mean both.
+void WarnAboutGroupNames(const Inventory& inventory, Diagnostics& diagnostics) {
+  const std::vector<std::string>& known = WellKnownGroups();
+  for (const Group& group : inventory.groups) {
+    if (std::find(known.begin(), known.end(), group.name) != known.end() || FindAnsibleGroup(group.name)) continue;
+    std::optional<std::string> close = ClosestMatch(group.name, known);
+    if (!close || inventory.FindGroup(*close)) continue;
+    diagnostics.Warning(group.defined_at, "group '" + group.name + "' is not a group clusterctl's roles know (did you mean '" +
+                                              *close + "'?): its hosts get none of the roles of group '" + *close + "'");
   }
+  std::vector<std::string> alone;
+  const Host* first = nullptr;
+  for (const Host& host : inventory.hosts) {
+    const bool in_a_group = std::any_of(host.groups.begin(), host.groups.end(),
+                                        [](const std::string& g) { return g != kGroupAll; });
+    if (in_a_group) continue;
+    if (!first) first = &host;
+    alone.push_back(host.name);
+  }
+  if (!first) return;
+  diagnostics.Warning(first->defined_at, std::to_string(alone.size()) + " host" + (alone.size() == 1 ? " is" : "s are") +
+                                             " in no group (" + CollapseHostList(alone) +
+                                             "): they get only the roles for every host (chrony, hosts, users, the "
+                                             "GPU driver where there are GPUs); put them in a group");
 }
 
 // Slurm has one primary controller (group controller) and here at most one
@@ -131,14 +153,46 @@ void KeepPartial(InventoryDraft& draft, const InventoryLoadOptions& options) {
   *options.partial = std::move(partial);
 }
 
+// A YAML syntax error ends the parse, and with it every other check of the
+// file. For InventoryLoadOptions::partial, the top-level sections that end
+// before the error are read on their own (their own problems not reported:
+// the sections after them are missing), so that `vars:` above a broken
+// `hosts:` is still checked against the roles in the same pass.
+void ReadBeforeSyntaxError(std::string_view text, const std::string& file_name, const std::string& base_dir,
+                           const Diagnostics& diagnostics, InventoryLoadOptions& options) {
+  if (!options.partial || diagnostics.items().empty()) return;
+  const Diagnostic& error = diagnostics.items().back();
+  if (error.message.rfind("YAML syntax error", 0) != 0 || error.where.line <= 1) return;
+  size_t section_start = 0;  // offset of the last top-level key at or before the error's line
+  size_t offset = 0;
+  for (int line = 1; line <= error.where.line && offset < text.size(); ++line) {
+    const char first = text[offset];
+    if (std::isalpha(static_cast<unsigned char>(first))) section_start = offset;
+    const size_t end = text.find('\n', offset);
+    if (end == std::string_view::npos) break;
+    offset = end + 1;
+  }
+  if (section_start == 0) return;
+  Diagnostics not_reported;
+  Inventory partial;
+  InventoryLoadOptions before = options;
+  before.partial = &partial;
+  std::optional<Inventory> read = ParseInventory(text.substr(0, section_start), file_name, base_dir, not_reported, before);
+  *options.partial = read ? std::move(*read) : std::move(partial);
+}
+
 }  // namespace
 
 std::optional<Inventory> ParseInventory(std::string_view text, const std::string& file_name,
                                         const std::string& base_dir, Diagnostics& diagnostics,
                                         InventoryLoadOptions options) {
   FillDefaults(options);
-  std::optional<YamlNode> root = ParseYaml(text, file_name, options.limits, diagnostics);
-  if (!root) return std::nullopt;
+  const int errors_before = diagnostics.error_count();
+  std::optional<YamlNode> root = ParseYaml(text, file_name, options.limits, diagnostics, /*past_duplicate_keys=*/true);
+  if (!root) {
+    if (diagnostics.error_count() == errors_before + 1) ReadBeforeSyntaxError(text, file_name, base_dir, diagnostics, options);
+    return std::nullopt;
+  }
   YamlFields fields(diagnostics);
   if (root->is_null()) {
     diagnostics.Error({file_name, 1, 1}, "the inventory is empty; it needs at least 'cluster' and 'hosts'");
@@ -218,8 +272,8 @@ std::optional<Inventory> ParseInventory(std::string_view text, const std::string
     inventory.host_index[h.host.name] = inventory.hosts.size();
     inventory.hosts.push_back(std::move(h.host));
   }
-  WarnAboutWellKnownGroups(inventory, diagnostics);
   WarnAboutAnsibleGroupNames(inventory, diagnostics);
+  WarnAboutGroupNames(inventory, diagnostics);
   return inventory;
 }
 

@@ -25,9 +25,10 @@ TESTBED_PACKAGES=(
 
 # The daemon's tests (tests/e2e/serve_test.sh) and benchmark (bench/serve-load.sh):
 # a real browser for the status page, promtool for /metrics, an HTTP client,
-# an HTTP load generator, and dpkg-dev for the package the daemon's unit is
-# tested from (scripts/package.sh: dpkg-shlibdeps).
-DAEMON_PACKAGES=(chromium prometheus curl wrk dpkg-dev)
+# an HTTP load generator, dpkg-dev for the package the daemon's unit is
+# tested from (scripts/package.sh: dpkg-shlibdeps), and lintian, which checks
+# that package (tests/package_test.sh).
+DAEMON_PACKAGES=(chromium prometheus curl wrk dpkg-dev lintian)
 
 # The fuzz targets (fuzz/, scripts/fuzz.sh): clang with libFuzzer and the sanitizers' runtimes.
 FUZZ_PACKAGES=(clang libclang-rt-14-dev)

@@ -79,6 +79,9 @@ struct Role {
   std::vector<std::string> applies_to;
   std::vector<std::string> tags;
   std::vector<std::string> depends_on;
+  // Groups that must hold a host wherever this role runs (its templates name
+  // that host): an inventory error otherwise (Catalog::CheckInventoryRoles).
+  std::vector<std::string> needs;
   std::vector<RoleWait> waits_for;
   // Which of the hosts it applies to get it, decided from their facts and
   // variables (`facts.pci.gpu_count > 0`); a host for which it is false does
@@ -145,10 +148,13 @@ class Catalog {
   std::vector<const Role*> RolesFor(const Host& host, const Inventory& inventory,
                                     const std::vector<std::string>& only) const;
 
-  // Checks that every role the inventory assigns exists (file:line of the group).
+  // Checks that every role the inventory assigns exists (file:line of the
+  // group), and that each group a host's roles `need` holds a host.
   void CheckInventoryRoles(const Inventory& inventory, Diagnostics& diagnostics) const;
 
  private:
+  void CheckNeededGroups(const Inventory& inventory, Diagnostics& diagnostics) const;
+
   // Resolves `from:` declarations and builds variables_ (with validate's),
   // reporting a variable two roles declare differently.
   void CollectVariables(Diagnostics& diagnostics);

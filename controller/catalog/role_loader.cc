@@ -19,7 +19,7 @@ namespace clusterctl {
 namespace {
 
 const std::vector<std::string> kRoleKeys = {"version", "description", "applies_to", "when", "tags", "depends_on",
-                                            "waits_for", "vars", "syntax", "secrets", "steps", "handlers"};
+                                            "needs",     "waits_for", "vars", "syntax", "secrets", "steps", "handlers"};
 const std::vector<std::string> kStepMetaKeys = {"name", "when", "notify", "tags", "loop", "waits_for", "maintenance"};
 
 bool IsRoleName(const std::string& name) {
@@ -54,6 +54,7 @@ class RoleParser {
     if (const YamlNode* v = root.Find("applies_to")) role.applies_to = fields_.StringList(*v, "applies_to").value_or(std::vector<std::string>{});
     if (const YamlNode* v = root.Find("tags")) role.tags = fields_.StringList(*v, "tags").value_or(std::vector<std::string>{});
     if (const YamlNode* v = root.Find("depends_on")) role.depends_on = fields_.StringList(*v, "depends_on").value_or(std::vector<std::string>{});
+    if (const YamlNode* v = root.Find("needs")) role.needs = fields_.StringList(*v, "needs").value_or(std::vector<std::string>{});
     if (const YamlNode* v = root.Find("waits_for")) role.waits_for = ParseWaits(*v);
     if (const YamlNode* v = root.Find("when")) role.when = ParseWhen(*v);
     if (const YamlNode* v = root.Find("vars")) ParseVars(*v, role);
@@ -611,10 +612,38 @@ const Role* Catalog::Find(const std::string& name) const {
 void Catalog::CheckInventoryRoles(const Inventory& inventory, Diagnostics& diagnostics) const {
   std::vector<std::string> names;
   for (const auto& [name, role] : roles_) names.push_back(name);
+  bool unknown = false;
   for (const Group& group : inventory.groups) {
     for (const std::string& role : group.roles) {
       if (!roles_.count(role)) {
+        unknown = true;
         diagnostics.Error(group.defined_at, "group '" + group.name + "' assigns unknown role '" + role + "'" + DidYouMean(role, names));
+      }
+    }
+  }
+  if (!unknown) CheckNeededGroups(inventory, diagnostics);
+}
+
+// A role's `needs`: groups that must hold a host wherever the role runs
+// (slurm.conf names the controller). Reported once per role and group, at
+// the group that brings the role to its first host, before any template
+// could fail on the missing host. Hosts with the same groups get the same
+// roles, so each set of groups is resolved once.
+void Catalog::CheckNeededGroups(const Inventory& inventory, Diagnostics& diagnostics) const {
+  std::set<std::vector<std::string>> group_sets_seen;
+  std::set<std::pair<std::string, std::string>> reported;  // role, needed group
+  for (const Host& host : inventory.hosts) {
+    if (!group_sets_seen.insert(host.groups).second) continue;
+    for (const Role* role : RolesFor(host, inventory, {})) {
+      for (const std::string& needed : role->needs) {
+        const Group* group = inventory.FindGroup(needed);
+        if ((group && !group->members.empty()) || !reported.insert({role->name, needed}).second) continue;
+        const Group* from = host.groups.empty() ? nullptr : inventory.FindGroup(host.groups.front());
+        diagnostics.Error(from ? from->defined_at : host.defined_at,
+                          "host '" + host.name + "'" + (from ? " (group '" + from->name + "')" : "") + " gets role " +
+                              role->name + ", which needs a host in group '" + needed + "', and that group has none" +
+                              (group ? "" : " (it is not defined)") + ": add one, or take the host out of the groups "
+                              "that give it the role");
       }
     }
   }

@@ -151,14 +151,30 @@ std::string SuggestVariable(const std::string& name, const std::vector<std::stri
   return "";
 }
 
+// The role that declares `name` a secret; "" when none does.
+std::string SecretOwner(const Catalog& catalog, const std::string& name) {
+  for (const auto& [role_name, role] : catalog.roles()) {
+    if (role.secrets.count(name) != 0) return role_name;
+  }
+  return "";
+}
+
 // The declaration's own rules: known name, type, allowed values, syntax, bounds, files.
 void CheckDeclared(const Catalog& catalog, const ValueCheckContext& context, const Definition& d,
                    const std::vector<std::string>& known, bool catalog_complete, Diagnostics& diagnostics) {
   const VariableSpec* spec = catalog.FindVariable(d.name);
+  if (!spec) {
+    if (std::string role = SecretOwner(catalog, d.name); !role.empty()) {
+      diagnostics.Error(d.at, "'" + d.name + "' is a secret (role " + role +
+                                  "): secrets are generated and kept in the state, not set; use deploy --rotate-secret " +
+                                  d.name + " to replace it");
+      return;
+    }
+  }
   if (!spec && !catalog_complete) return;
   if (!spec) {
     diagnostics.Error(d.at, "unknown variable '" + Printable(d.name, 60) + "': no role and no check reads it" +
-                                SuggestVariable(d.name, known) + " (clusterctl roles lists the variables)");
+                                SuggestVariable(d.name, known) + " (clusterctl vars lists the variables)");
     return;
   }
   const std::string owner = spec->declared_by == "validate" ? "validate" : "role " + spec->declared_by;

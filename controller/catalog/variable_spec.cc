@@ -71,6 +71,19 @@ std::string Wanted(Type type) {
 std::string TextOf(const json& value) { return value.is_string() ? value.get<std::string>() : JsonText(value); }
 std::string Shown(const json& value) { return Printable(TextOf(value), 40); }
 
+// For a string written without quotes that YAML read as a number or true/false:
+// how to keep it as written. A number has lost how it was written (23.10 reads
+// as 23.1, 08 as 8), so the hint says so rather than guess the original text.
+std::string QuoteHint(Type wanted, const json& value) {
+  if (wanted != Type::kString) return "";
+  if (value.is_number_float()) {
+    return ": YAML reads an unquoted number as a number, dropping trailing zeros (23.10 is 23.1); quote it: \"23.10\"";
+  }
+  if (value.is_number()) return ": YAML reads an unquoted number as a number; quote it: \"" + TextOf(value) + "\"";
+  if (value.is_boolean()) return ": YAML reads unquoted yes/no/true/false as true or false; quote it";
+  return "";
+}
+
 class SpecParser {
  public:
   explicit SpecParser(YamlFields& fields) : fields_(fields) {}
@@ -295,7 +308,8 @@ std::vector<std::string> CheckVariableValue(const VariableSpec& spec, const json
     return problems;
   }
   if (!HasType(spec.type, value)) {
-    problems.push_back(path + " must be " + Wanted(spec.type) + ", not " + KindOf(value) + " (" + Shown(value) + ")");
+    problems.push_back(path + " must be " + Wanted(spec.type) + ", not " + KindOf(value) + " (" + Shown(value) + ")" +
+                      QuoteHint(spec.type, value));
     return problems;
   }
   if (value.is_array()) {

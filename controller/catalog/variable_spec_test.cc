@@ -37,7 +37,14 @@ TEST_CASE("a declaration gives a variable its type, allowed values, default and 
   CHECK(Problems(*spec, "mlnx_ofed").empty());
   CHECK(Problems(*spec, "mlnx-ofed") ==
         "rdma_stack is mlnx-ofed, not one of: inbox, mlnx_ofed, doca_ofed (did you mean 'mlnx_ofed'?)");
-  CHECK(Problems(*spec, 3) == "rdma_stack must be a string, not an integer (3)");
+  CHECK(Problems(*spec, 3) ==
+        "rdma_stack must be a string, not an integer (3): YAML reads an unquoted number as a number; quote it: \"3\"");
+  CHECK(Problems(*spec, 23.1) ==
+        "rdma_stack must be a string, not a number (23.1): YAML reads an unquoted number as a number, dropping trailing "
+        "zeros (23.10 is 23.1); quote it: \"23.10\"");
+  CHECK(Problems(*spec, true) ==
+        "rdma_stack must be a string, not true or false (true): YAML reads unquoted yes/no/true/false as true or false; "
+        "quote it");
   CHECK(Problems(*spec, nullptr) == "rdma_stack must be a string, not nothing (null)");
 }
 
@@ -70,7 +77,8 @@ TEST_CASE("lists of maps: items, fields, unknown and missing keys") {
   CHECK(Problems(*spec, json::parse(R"([{"nam": "gpu"}])")) ==
         "slurm_partitions[0]: unknown key 'nam' (did you mean 'name'?); known: name, group, default | "
         "slurm_partitions[0]: missing 'name'");
-  CHECK(Problems(*spec, json::parse(R"([{"name": 1}])")) == "slurm_partitions[0].name must be a string, not an integer (1)");
+  CHECK(Problems(*spec, json::parse(R"([{"name": 1}])")) == "slurm_partitions[0].name must be a string, not an integer (1): YAML reads an unquoted number as a number; "
+        "quote it: \"1\"");
   CHECK(Problems(*spec, "batch") == "slurm_partitions must be a list, not a string (batch)");
 }
 

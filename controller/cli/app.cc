@@ -21,6 +21,7 @@
 #include "controller/cli/serve_command.h"
 #include "controller/cli/status_command.h"
 #include "controller/cli/validate_command.h"
+#include "controller/cli/vars_command.h"
 #include "controller/cli/version_text.h"
 
 #ifndef CLUSTERCTL_VERSION
@@ -77,13 +78,20 @@ LogLevel ChosenLogLevel(const CommandValues& v) {
   return ParseLogLevel(v.log_level).value_or(LogLevel::kInfo);
 }
 
+// `clusterctl version`: what --version and -V print.
+void AddVersionCommand(CLI::App& app, CommandValues& v) {
+  CLI::App* version = app.add_subcommand("version", "print the version, the commit, the agent protocol and agent builds");
+  version->callback([&v] { *v.services.out << VersionText(); });
+}
+
 // Every subcommand, in the order --help, the man page and the completions
 // show them; each defines itself in its own *_command.cc.
 using AddCommand = void (*)(CLI::App&, CommandValues&);
 constexpr AddCommand kCommands[] = {
     AddInventoryCommand, AddStatusCommand,  AddFactsCommand,   AddRunCommand,   AddDeployCommands,
     AddValidateCommand,  AddChecksCommand,  AddServeCommand,   AddHistoryCommand, AddHostkeyCommand,
-    AddHoldCommand,      AddRolesCommand,   AddGenerateCommand, AddCompleteNamesCommand,
+    AddHoldCommand,      AddRolesCommand,   AddVarsCommand,    AddVersionCommand, AddCompletionCommand,
+    AddGenerateCommand,  AddCompleteNamesCommand,
 };
 
 // Takes the words after the first `--` out of `arguments` and returns them.
@@ -103,7 +111,7 @@ CommandLine::CommandLine(const Services& services)
   CLI::App& app = *app_;
   CommandValues& v = *values_;
   app.require_subcommand(1);
-  app.set_version_flag("--version", CLUSTERCTL_VERSION);
+  app.set_version_flag("-V,--version", CLUSTERCTL_VERSION);
   for (AddCommand add : kCommands) add(app, v);
   AddLogOptionsToEveryCommand(app, v);
   OneWordPerListOption(app);
@@ -146,7 +154,10 @@ int CommandLine::Run(int argc, char** argv) {
     *services.out << VersionText();
     return kExitOk;
   } catch (const CLI::ParseError& e) {
-    services.log->Error(std::string("clusterctl: ") + e.what() + "\nRun '" + CommandName(named) + " --help' for usage.");
+    // CLI11 calls an unknown option "not expected"; name it and suggest the closest.
+    std::string unknown_option = dynamic_cast<const CLI::ExtrasError*>(&e) ? UnknownOptionError(named, words) : "";
+    services.log->Error("clusterctl: " + (unknown_option.empty() ? std::string(e.what()) : unknown_option) + "\nRun '" +
+                        CommandName(named) + " --help' for usage.");
     return kExitUsage;
   }
   return values_->exit_code;

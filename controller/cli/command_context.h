@@ -19,6 +19,7 @@ namespace clusterctl {
 struct GlobalOptions {
   std::string state_dir;  // --state
   bool json = false;      // --json
+  std::string output = "table";  // -o: table (fits the terminal), wide or json (status, validate)
   std::string command_line;  // for the lock holder record and runs table
 };
 

@@ -38,6 +38,22 @@ void ResolveInventories(CommandValues& v) {
   }
 }
 
+void AddStrictFlag(CLI::App* command, bool& strict) {
+  command->add_flag("--strict", strict, "treat the inventory's warnings as errors (exit 2)");
+}
+
+Diagnostics WarningsAsErrors(const Diagnostics& diagnostics) {
+  Diagnostics strict;
+  for (const Diagnostic& d : diagnostics.items()) {
+    if (d.severity == Diagnostic::Severity::kWarning) {
+      strict.Error(d.where, d.message + " (an error with --strict)");
+    } else {
+      strict.Error(d.where, d.message);
+    }
+  }
+  return strict;
+}
+
 // Metavars matter beyond --help: the completions complete a PATTERN or HOST
 // with the inventory's names, a FILE or DIR with paths (generate_docs.h).
 void AddStateOption(CLI::App* command, CommandValues& v) {

@@ -72,6 +72,12 @@ void AddInventoryArgument(CLI::App* command, CommandValues& v, std::string& targ
 // inventory is given twice or not at all.
 void ResolveInventories(CommandValues& v);
 
+// --strict: the inventory's warnings (a group name close to a known one, a
+// host in no group, ...) are errors.
+void AddStrictFlag(CLI::App* command, bool& strict);
+// `diagnostics` with each warning made an error saying "(an error with --strict)".
+Diagnostics WarningsAsErrors(const Diagnostics& diagnostics);
+
 // --state DIR.
 void AddStateOption(CLI::App* command, CommandValues& v);
 

@@ -1,5 +1,7 @@
 #include "controller/cli/command_words.h"
 
+#include <algorithm>
+
 #include "common/strings.h"
 
 namespace clusterctl {
@@ -22,6 +24,24 @@ CLI::App* Subcommand(CLI::App& app, const std::string& name) {
   return nullptr;
 }
 
+// "--tags", "-t": every spelling of the options of `command` and of the
+// commands above it (CLI11 lets a subcommand take its parents' options).
+std::vector<std::string> OptionSpellings(const CLI::App& command) {
+  std::vector<std::string> spellings;
+  for (const CLI::App* app = &command; app != nullptr; app = app->get_parent()) {
+    for (const CLI::Option* option : app->get_options()) {
+      if (option->get_positional()) continue;
+      for (const std::string& name : option->get_lnames()) spellings.push_back("--" + name);
+      for (const std::string& name : option->get_snames()) spellings.push_back("-" + name);
+    }
+  }
+  return spellings;
+}
+
+// "--tag" of "--tag=x"; "-x" of "-xvalue" is left whole (short options may
+// be grouped, so only a lone unknown short option is reported).
+std::string OptionWord(const std::string& word) { return word.substr(0, word.find('=')); }
+
 }  // namespace
 
 NamedCommand FindNamedCommand(CLI::App& app, const std::vector<std::string>& words) {
@@ -43,9 +63,29 @@ std::string UnknownCommandError(const NamedCommand& named, const std::vector<std
   const std::vector<std::string> commands = VisibleSubcommands(*named.command);
   if (commands.empty()) return "";  // a leaf command: the word is a positional
   std::string hint = DidYouMean(word, commands);
+  // A command with subcommands that takes positionals too (`roles INVENTORY`):
+  // a word is its positional unless it is a near miss of a subcommand.
+  if (hint.empty() && !named.command->get_options([](const CLI::Option* o) { return o->get_positional(); }).empty()) {
+    return "";
+  }
   if (hint.empty()) hint = " (commands: " + Join(commands, ", ") + ")";
   return "unknown command '" + Printable(word, 40) + "'" + (named.path.empty() ? "" : " of '" + CommandName(named) + "'") +
          hint;
+}
+
+std::string UnknownOptionError(const NamedCommand& named, const std::vector<std::string>& words) {
+  const std::vector<std::string> spellings = OptionSpellings(*named.command);
+  for (const std::string& word : words) {
+    if (word == "--") break;
+    if (word.size() < 2 || word[0] != '-' || (word[1] != '-' && word.size() > 2)) continue;
+    const std::string option = OptionWord(word);
+    if (std::find(spellings.begin(), spellings.end(), option) != spellings.end()) continue;
+    std::string hint = DidYouMean(option, spellings);
+    if (hint.empty()) hint = " (see '" + CommandName(named) + " --help' for its options)";
+    return "unknown option '" + Printable(option, 40) + "'" + (named.path.empty() ? "" : " of '" + CommandName(named) + "'") +
+           hint;
+  }
+  return "";
 }
 
 std::string CommandName(const NamedCommand& named) {

@@ -25,6 +25,12 @@ NamedCommand FindNamedCommand(CLI::App& app, const std::vector<std::string>& wor
 // no subcommand takes any word (its positionals).
 std::string UnknownCommandError(const NamedCommand& named, const std::vector<std::string>& words);
 
+// "" when every option word in `words` is an option of `named` (or of a
+// command above it); otherwise the error for the first that is not, with
+// the closest option as a suggestion: "unknown option '--tag' (did you
+// mean '--tags'?)". Words after `--` are never options.
+std::string UnknownOptionError(const NamedCommand& named, const std::vector<std::string>& words);
+
 // "clusterctl inventory check": the command line that names `named`.
 std::string CommandName(const NamedCommand& named);
 

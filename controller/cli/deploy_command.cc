@@ -40,6 +40,7 @@ int RunDeploy(const DeployOptions& options, const GlobalOptions& global, const S
   CheckedInventory checked =
       LoadCheckedInventory(options.remote.inventory_path, options.roles, options.remote.extra_vars, diagnostics);
   const Catalog* catalog = checked.catalog ? &*checked.catalog : nullptr;
+  if (options.strict) diagnostics = WarningsAsErrors(diagnostics);
   ReportRunProblems(CheckRunRequest(request, catalog), diagnostics, *services.log);
   if (diagnostics.has_errors()) {
     LogDiagnostics(diagnostics, *services.log);
@@ -85,6 +86,7 @@ void AddDeployOptions(CLI::App* command, CommandValues& v, DeployOptions& o) {
   command->add_option("--skip-tags", o.skip_tags, "leave out steps with any of these tags (comma-separated; default: none)")
       ->delimiter(',');
   command->add_flag("--verify", o.verify, "check every step on the nodes (drift detection)");
+  AddStrictFlag(command, o.strict);
   command->add_option("--batch", o.batch, "roll through hosts N (or P%) at a time (default: all at once)");
   command->add_option("--max-fail", o.max_fail_percent, "stop starting hosts once P% failed")
       ->check(CLI::Range(0, 100))

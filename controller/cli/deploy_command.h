@@ -24,6 +24,7 @@ struct DeployOptions {
   bool check = false;
   bool diff = false;
   bool verify = false;
+  bool strict = false;   // --strict: the inventory's warnings are errors
   std::string batch;     // "N" or "P%"; empty: all at once
   int max_fail_percent = 100;
   std::string colour = "auto";  // --color: auto, always or never

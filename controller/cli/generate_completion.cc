@@ -27,6 +27,9 @@ std::string KindName(CompletionKind kind) {
     case CompletionKind::kDirectory: return "dir";
     case CompletionKind::kNames: return "names";
     case CompletionKind::kCommand: return "command";
+    case CompletionKind::kTags: return "tags";
+    case CompletionKind::kRoles: return "roles";
+    case CompletionKind::kChecks: return "checks";
     case CompletionKind::kFlag:
     case CompletionKind::kOther: break;
   }
@@ -119,6 +122,9 @@ _clusterctl_complete() {
       case $word in *,*) prefix=${word%,*},; word=${word##*,} ;; esac
       case $word in '!'*) prefix+='!'; word=${word#!} ;; esac
       COMPREPLY=($(compgen -P "$prefix" -W "$("${COMP_WORDS[0]}" __complete-names "$3" 2>/dev/null)" -- "$word")) ;;
+    tags | roles | checks)
+      case $word in *,*) prefix=${word%,*},; word=${word##*,} ;; esac
+      COMPREPLY=($(compgen -P "$prefix" -W "$("${COMP_WORDS[0]}" __complete-names --kind "$1" ${3:+"$3"} 2>/dev/null)" -- "$word")) ;;
     command) COMPREPLY=($(compgen -c -- "$word")) ;;
   esac
 }
@@ -193,6 +199,10 @@ _clusterctl_complete() {
       compset -P '*,'
       compset -P '!'
       _wanted names expl 'host or group' compadd -a names ;;
+    tags | roles | checks)
+      names=(${(f)"$(${words[1]} __complete-names --kind $1 $2 2>/dev/null)"})
+      compset -P '*,'
+      _wanted $1 expl $1 compadd -a names ;;
     command) _command_names -e ;;
     *) _message value ;;
   esac

@@ -174,6 +174,9 @@ CompletionKind CompletionKindOf(const CLI::Option& option) {
   if (name == "DIR") return CompletionKind::kDirectory;
   if (name == "PATTERN" || name == "HOST") return CompletionKind::kNames;
   if (name == "COMMAND") return CompletionKind::kCommand;
+  if (name == "ROLE" || option.check_lname("roles")) return CompletionKind::kRoles;
+  if (option.check_lname("tags") || option.check_lname("skip-tags")) return CompletionKind::kTags;
+  if (option.check_lname("checks")) return CompletionKind::kChecks;
   return CompletionKind::kOther;
 }
 
@@ -212,6 +215,14 @@ void AddGenerateCommand(CLI::App& app, CommandValues& v) {
       ->required()
       ->check(CLI::IsMember({"man", "bash", "zsh"}));
   generate->callback([&v, &app, &format] { v.exit_code = PrintGenerated(app, format, *v.services.out); });
+}
+
+void AddCompletionCommand(CLI::App& app, CommandValues& v) {
+  std::string& shell = v.Keep<std::string>();
+  CLI::App* completion = app.add_subcommand(
+      "completion", "print the completion script for bash or zsh: source <(clusterctl completion bash)");
+  completion->add_option("SHELL", shell, "bash or zsh")->required()->check(CLI::IsMember({"bash", "zsh"}));
+  completion->callback([&v, &app, &shell] { v.exit_code = PrintGenerated(app, shell, *v.services.out); });
 }
 
 }  // namespace clusterctl

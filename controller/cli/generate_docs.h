@@ -42,9 +42,12 @@ std::vector<const CLI::Option*> DocumentedOptions(const CLI::App& command);
 // What a completion offers for an option's value or a positional, chosen by
 // its metavar (type_name) or positional name: INVENTORY: *.yaml/*.yml files;
 // FILE: files; DIR: directories; PATTERN or HOST: the host and group names
-// of the inventory on the command line; COMMAND: commands; else nothing.
-// A flag (no value) is kFlag.
-enum class CompletionKind { kFlag, kInventory, kFile, kDirectory, kNames, kCommand, kOther };
+// of the inventory on the command line; COMMAND: commands; --tags and
+// --skip-tags: the roles' tags; --roles and ROLE: role names; --checks:
+// check names and prefixes (these three from `__complete-names --kind`,
+// with the inventory's own roles when one is on the command line); else
+// nothing. A flag (no value) is kFlag.
+enum class CompletionKind { kFlag, kInventory, kFile, kDirectory, kNames, kCommand, kTags, kRoles, kChecks, kOther };
 CompletionKind CompletionKindOf(const CLI::Option& option);
 
 // "inventory check" for that subcommand; "" for the top-level app.
@@ -52,5 +55,9 @@ std::string CommandPath(const CLI::App& command);
 
 // `__generate FORMAT`, hidden: the man page and completions at build time (command_values.h).
 void AddGenerateCommand(CLI::App& app, CommandValues& values);
+
+// `completion bash|zsh`: the same scripts as `__generate`, for a user who
+// installed clusterctl without its packaged completions.
+void AddCompletionCommand(CLI::App& app, CommandValues& values);
 
 }  // namespace clusterctl

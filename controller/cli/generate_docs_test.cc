@@ -121,7 +121,7 @@ TEST_CASE("the bash completion lists every subcommand and nested subcommand") {
   const std::string script = BashCompletion(command_line.app());
 
   CheckEveryPathInBashTable(command_line.app(), script);
-  CHECK(script.find("subcommands='inventory status facts run deploy plan validate checks serve history hostkey hold roles'") !=
+  CHECK(script.find("subcommands='inventory status facts run deploy plan validate checks serve history hostkey hold roles vars version completion'") !=
         std::string::npos);
   CHECK(script.find("subcommands='check show import'") != std::string::npos);
   CHECK(script.find(" --limit:names ") != std::string::npos);  // host and group names from the inventory
@@ -139,6 +139,12 @@ TEST_CASE("completion kinds follow the metavar or the positional's name") {
   CHECK(CompletionKindOf(*app.add_option("--state", value)->type_name("DIR")) == CompletionKind::kDirectory);
   CHECK(CompletionKindOf(*app.add_option("--reason", value)) == CompletionKind::kOther);
   CHECK(CompletionKindOf(*app.add_flag("--json", flag)) == CompletionKind::kFlag);
+  std::vector<std::string> list;
+  CHECK(CompletionKindOf(*app.add_option("--tags", list)) == CompletionKind::kTags);
+  CHECK(CompletionKindOf(*app.add_option("--skip-tags", list)) == CompletionKind::kTags);
+  CHECK(CompletionKindOf(*app.add_option("--roles", list)) == CompletionKind::kRoles);
+  CHECK(CompletionKindOf(*app.add_option("ROLE", value)) == CompletionKind::kRoles);
+  CHECK(CompletionKindOf(*app.add_option("--checks", list)) == CompletionKind::kChecks);
 }
 
 }  // namespace clusterctl

@@ -17,6 +17,7 @@
 #include "controller/engine/planner.h"
 #include "controller/output/table.h"
 #include "controller/run/checked_inventory.h"
+#include "controller/validate/catalogue.h"
 #include "controller/views/cluster_views.h"
 #include "inventory/hostlist.h"
 #include "inventory/ini_import.h"
@@ -114,12 +115,13 @@ nlohmann::json CheckDocument(const std::string& path, const CheckedInventory& ch
 
 }  // namespace
 
-int RunInventoryCheck(const std::string& inventory_path, bool json, const Services& services) {
+int RunInventoryCheck(const std::string& inventory_path, bool json, bool strict, const Services& services) {
   // The file, then against the roles (roles the inventory names, every
   // variable) and the cluster views: every problem in one pass.
   Diagnostics diagnostics;
   CheckedInventory checked = LoadCheckedInventory(inventory_path, {}, {}, diagnostics);
   if (checked.ok()) CheckClusterViews(*checked.inventory, diagnostics, ControllerViewInputs());
+  if (strict) diagnostics = WarningsAsErrors(diagnostics);
   if (json) {
     *services.out << JsonText(CheckDocument(inventory_path, checked, diagnostics), 2) << "\n";
     return diagnostics.has_errors() ? kExitUsage : kExitOk;
@@ -143,7 +145,33 @@ int RunInventoryCheck(const std::string& inventory_path, bool json, const Servic
   return kExitOk;
 }
 
-int RunCompleteNames(const std::string& inventory_path, const Services& services) {
+// The words a completion offers for --tags/--skip-tags, --roles/ROLE or
+// --checks: the built-in roles and those beside the inventory, when one is
+// named (and loads); silent on any problem, as a completion must be.
+int PrintCompletionWords(const std::string& kind, const std::string& inventory_path, std::ostream& out) {
+  if (kind == "checks") {
+    for (const std::string& name : AllCheckNames()) out << name << "\n";
+    for (const std::string& prefix : CheckPrefixes()) out << prefix << "\n";
+    return kExitOk;
+  }
+  Diagnostics ignored;
+  std::optional<Inventory> inventory;
+  if (!inventory_path.empty()) inventory = LoadInventory(inventory_path, ignored);
+  std::optional<Catalog> catalog = Catalog::Load(Catalog::DefaultSources(inventory ? inventory->base_dir : ""), ignored);
+  if (!catalog) return kExitOk;
+  std::set<std::string> words;
+  for (const auto& [name, role] : catalog->roles()) {
+    if (kind == "roles") words.insert(name);
+    if (kind != "tags") continue;
+    words.insert(role.tags.begin(), role.tags.end());
+    for (const RoleStep& step : role.steps) words.insert(step.tags.begin(), step.tags.end());
+  }
+  for (const std::string& word : words) out << word << "\n";
+  return kExitOk;
+}
+
+int RunCompleteNames(const std::string& inventory_path, const std::string& kind, const Services& services) {
+  if (kind != "hosts") return PrintCompletionWords(kind, inventory_path, *services.out);
   if (inventory_path.empty()) return kExitOk;
   Diagnostics diagnostics;
   std::optional<Inventory> inventory = LoadInventory(inventory_path, diagnostics);
@@ -222,8 +250,10 @@ void AddInventoryCommand(CLI::App& app, CommandValues& v) {
   CLI::App* check = inventory->add_subcommand("check", "validate an inventory: exit 0, or 2 with every problem");
   AddInventoryArgument(check, v, inventory_path);
   check->add_flag("--json", v.options.json, "one JSON document: ok, and every problem with file, line, column");
-  check->callback([&v, &inventory_path] {
-    v.exit_code = RunInventoryCheck(inventory_path, v.options.json, v.services);
+  bool& strict = v.Keep<bool>();
+  AddStrictFlag(check, strict);
+  check->callback([&v, &inventory_path, &strict] {
+    v.exit_code = RunInventoryCheck(inventory_path, v.options.json, strict, v.services);
   });
 
   CLI::App* show = inventory->add_subcommand("show", "print resolved hosts, groups and variables");
@@ -250,8 +280,12 @@ void AddCompleteNamesCommand(CLI::App& app, CommandValues& v) {
   std::string& inventory_path = v.Keep<std::string>();
   CLI::App* names = app.add_subcommand("__complete-names", "print the inventory's host and group names");
   names->group("");
+  std::string& kind = v.Keep<std::string>();
+  kind = "hosts";
   names->add_option("INVENTORY", inventory_path, "inventory file");
-  names->callback([&v, &inventory_path] { v.exit_code = RunCompleteNames(inventory_path, v.services); });
+  names->add_option("--kind", kind, "hosts (host and group names), tags, roles or checks")
+      ->check(CLI::IsMember({"hosts", "tags", "roles", "checks"}));
+  names->callback([&v, &inventory_path, &kind] { v.exit_code = RunCompleteNames(inventory_path, kind, v.services); });
 }
 
 }  // namespace clusterctl

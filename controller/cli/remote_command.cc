@@ -85,6 +85,7 @@ std::unique_ptr<RemoteCommand> RemoteCommand::Prepare(const RunRequest& request,
   session.clock = services.clock;
   session.filesystem = services.filesystem;
   session.fanout.forks = options.forks;
+  session.remote.log = services.log;  // retried connections, at -v
   if (const char* env = std::getenv("CLUSTERCTL_SUDO_PASSWORD")) session.remote.sudo_password = env;
   if (options.ask_become_pass && !session.remote.sudo_password) {
     session.remote.sudo_password = ReadPasswordFromTerminal("SUDO password: ");

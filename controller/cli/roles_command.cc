@@ -140,6 +140,9 @@ int RunRolesShow(const RolesOptions& options, const Services& services) {
 void AddRolesCommand(CLI::App& app, CommandValues& v) {
   RolesOptions& o = v.Keep<RolesOptions>();
   CLI::App* roles = app.add_subcommand("roles", "the role catalog: each role, its hosts, its variables (alone: list)");
+  // Plain `roles [INVENTORY] [--json]` is `roles list` (docs/cli.md).
+  AddInventoryArgument(roles, v, o.inventory_path, nullptr, false, true);
+  roles->add_flag("--json", o.json, "JSON output (as roles list --json)");
   roles->callback([&v, &o, roles] {
     if (roles->get_subcommands().empty()) v.exit_code = RunRolesList(o, v.services);
   });

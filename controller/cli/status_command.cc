@@ -76,7 +76,7 @@ int RunStatus(const std::string& inventory_path, const GlobalOptions& options, c
                   row.groups.empty() ? "-" : Join(row.groups, ","), row.validation.empty() ? "-" : row.validation,
                   row.detail});
   }
-  table.Print(out);
+  table.Print(out, "", options.output == "wide" ? 0 : StdoutColumns());
   out << "\n";
   for (const auto& [state, names] : by_state) {
     out << names.size() << " " << state << ": " << CollapseHostList(names) << "\n";
@@ -89,8 +89,16 @@ void AddStatusCommand(CLI::App& app, CommandValues& v) {
   CLI::App* status = app.add_subcommand("status", "per-host state from the state store");
   AddInventoryArgument(status, v, inventory_path);
   status->add_flag("--json", v.options.json, "one JSON document");
+  status->add_option("-o,--output", v.options.output,
+                     "table: fits the terminal, long cells cut with an ellipsis; wide: every cell whole; json: as --json")
+      ->type_name("FORMAT")
+      ->check(CLI::IsMember({"table", "wide", "json"}))
+      ->capture_default_str();
   AddStateOption(status, v);
-  status->callback([&v, &inventory_path] { v.exit_code = RunStatus(inventory_path, v.options, v.services); });
+  status->callback([&v, &inventory_path] {
+    if (v.options.output == "json") v.options.json = true;
+    v.exit_code = RunStatus(inventory_path, v.options, v.services);
+  });
 }
 
 }  // namespace clusterctl

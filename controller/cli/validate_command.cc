@@ -70,19 +70,55 @@ std::vector<Row> CollapseSkipsOfOneCause(std::vector<Row> rows) {
   return out;
 }
 
+// The failures that only say a host could not be reached ("not checked:
+// node03 is unreachable"): a failed check on a host whose `reachable` check
+// failed, with nothing measured. Counted on the host's `reachable` row
+// instead of listed, so five unreachable hosts are five rows, not 130.
+struct Unreachable {
+  std::map<std::string, int> blocked;  // host -> checks not run there
+  bool Blocked(const CheckResult& r) const {
+    return r.check != "reachable" && r.outcome == CheckOutcome::kFail && r.scope != CheckScope::kCluster &&
+           (r.measured.empty() || r.measured == "unknown") && blocked.count(r.subject) != 0;
+  }
+  // The `reachable` failure's detail with the count of the checks it blocked.
+  std::string Detail(const CheckResult& r) const {
+    auto it = blocked.find(r.subject);
+    if (r.check != "reachable" || it == blocked.end() || it->second == 0) return r.detail;
+    return r.detail + " (" + std::to_string(it->second) + " check" + (it->second == 1 ? "" : "s") + " not run)";
+  }
+};
+
+Unreachable FindUnreachable(const std::vector<CheckResult>& results) {
+  Unreachable unreachable;
+  for (const CheckResult& r : results) {
+    if (r.check == "reachable" && r.outcome == CheckOutcome::kFail) unreachable.blocked[r.subject] = 0;
+  }
+  for (const CheckResult& r : results) {
+    if (unreachable.Blocked(r)) ++unreachable.blocked[r.subject];
+  }
+  return unreachable;
+}
 
 }  // namespace
 
 const std::vector<std::string>& AllValidationCheckNames() { return AllCheckNames(); }
 
-void PrintValidationTable(const std::vector<CheckResult>& results, std::ostream& out) {
+size_t CountNotRunOnUnreachable(const std::vector<CheckResult>& results) {
+  size_t count = 0;
+  for (const auto& [host, blocked] : FindUnreachable(results).blocked) count += blocked;
+  return count;
+}
+
+void PrintValidationTable(const std::vector<CheckResult>& results, std::ostream& out, bool wide) {
   // Rows: results of one check with the same outcome, threshold and detail
   // (the subject's own name masked), in the order the checks came.
   std::vector<Row> rows;
   std::map<std::string, size_t> index;
+  const Unreachable unreachable = wide ? Unreachable{} : FindUnreachable(results);
   for (const CheckResult& r : results) {
+    if (unreachable.Blocked(r)) continue;
     bool node = r.scope == CheckScope::kNode;
-    std::string detail = node ? ReplaceAll(r.detail, r.subject, kSubjectMark) : r.detail;
+    std::string detail = node ? ReplaceAll(unreachable.Detail(r), r.subject, kSubjectMark) : unreachable.Detail(r);
     std::string key = r.check + "\n" + ToString(r.outcome) + "\n" + r.threshold + "\n" + detail +
                       (node ? "" : "\n" + r.subject);
     auto [it, added] = index.emplace(key, rows.size());
@@ -102,10 +138,10 @@ void PrintValidationTable(const std::vector<CheckResult>& results, std::ostream&
   table.Print(out);
   bool header = false;
   for (const CheckResult& r : results) {
-    if (r.outcome != CheckOutcome::kFail) continue;
+    if (r.outcome != CheckOutcome::kFail || unreachable.Blocked(r)) continue;
     if (!header) out << "\nFailures:\n";
     header = true;
-    out << "  " << r.check << " on " << r.subject << ": " << TerminalText(r.detail, TextShape::kOneLine) << "\n";
+    out << "  " << r.check << " on " << r.subject << ": " << TerminalText(unreachable.Detail(r), TextShape::kOneLine) << "\n";
     for (const std::string& line : r.evidence) out << "      " << TerminalText(line, TextShape::kOneLine) << "\n";
   }
 }
@@ -194,13 +230,18 @@ int RunValidate(const ValidateOptions& options, const GlobalOptions& global, con
                     2)
         << "\n";
   } else {
-    PrintValidationTable(outcome.results, out);
+    const bool wide = global.output == "wide";
+    PrintValidationTable(outcome.results, out, wide);
     PrintMeasurementTable(outcome.results, out);
     PrintSlurmActions(outcome.slurm_actions, out);
     char took[32];
     std::snprintf(took, sizeof took, "%.1f", seconds);
     out << "\nvalidate (run " << command->run_id() << ", " << took << " s): " << summary["pass"] << " passed, "
-        << summary["fail"] << " failed, " << summary["skip"] << " skipped\n";
+        << summary["fail"] << " failed, " << summary["skip"] << " skipped";
+    if (size_t not_run = CountNotRunOnUnreachable(outcome.results); not_run > 0 && !wide) {
+      out << " (" << not_run << " of the failures: checks not run on unreachable hosts; -o wide lists them)";
+    }
+    out << "\n";
   }
   command->Report(completed, outcome.probe_results, /*print_failures=*/false);
   return summary["fail"].get<int>() > 0 ? kExitFailed : kExitOk;
@@ -229,7 +270,16 @@ void AddValidateCommand(CLI::App& app, CommandValues& v) {
       ->transform(DurationSeconds(1, 86400));
   validate->add_flag("--drain-failed", o.drain_failed,
                      "acceptance: drain in Slurm each compute node a measurement failed; resume the ones it drained that pass");
-  validate->callback([&v, &o] { v.exit_code = RunValidate(o, v.options, v.services); });
+  validate->add_option("-o,--output", v.options.output,
+                       "table: a host that cannot be reached is one row, the checks it blocks counted; wide: every "
+                       "check's row; json: as --json")
+      ->type_name("FORMAT")
+      ->check(CLI::IsMember({"table", "wide", "json"}))
+      ->capture_default_str();
+  validate->callback([&v, &o] {
+    if (v.options.output == "json") v.options.json = true;
+    v.exit_code = RunValidate(o, v.options, v.services);
+  });
 }
 
 }  // namespace clusterctl

@@ -32,7 +32,13 @@ int RunValidate(const ValidateOptions& options, const GlobalOptions& global, con
 
 // The text report: one table row per check, outcome and detail, with the
 // hosts in range notation; then every failure with its evidence.
-void PrintValidationTable(const std::vector<CheckResult>& results, std::ostream& out);
+// Unless `wide`, a failure that only says its host is unreachable is
+// counted on that host's `reachable` row instead of listed.
+void PrintValidationTable(const std::vector<CheckResult>& results, std::ostream& out, bool wide = false);
+
+// The failed checks that were not run because their host is unreachable:
+// the table counts them on the host's `reachable` row instead of listing them.
+size_t CountNotRunOnUnreachable(const std::vector<CheckResult>& results);
 
 // The acceptance checks' readings, one row per node and check (the nodes
 // in range notation never hide whose reading is whose); nothing when the

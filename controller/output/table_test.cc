@@ -30,4 +30,32 @@ TEST_CASE("TextTable shows control characters in cells, so a node's text cannot 
 
 TEST_CASE("DisplayWidth counts code points") { CHECK(DisplayWidth("µs→") == 3); }
 
+
+TEST_CASE("TextTable fits a width: the widest column is narrowed and its cells end in an ellipsis (issue 53)") {
+  TextTable table({"HOST", "STATE", "DETAIL"});
+  table.AddRow({"node01", "unreachable", std::string(400, 'x')});
+  table.AddRow({"node02", "ok", "fine"});
+  std::ostringstream out;
+  table.Print(out, "", 40);
+  std::istringstream lines(out.str());
+  std::string line;
+  int count = 0;
+  while (std::getline(lines, line)) {
+    ++count;
+    CHECK(DisplayWidth(line) <= 40);
+  }
+  CHECK(count == 3);
+  CHECK(out.str().find("node01  unreachable  " + std::string(18, 'x') + "\u2026\n") != std::string::npos);
+  CHECK(out.str().find("node02  ok           fine\n") != std::string::npos);
+  std::ostringstream wide;
+  table.Print(wide);  // no width: every cell whole
+  CHECK(wide.str().find(std::string(400, 'x')) != std::string::npos);
+}
+
+TEST_CASE("CutToWidth counts code points and keeps short text whole") {
+  CHECK(CutToWidth("µs→abc", 4) == "µs→\u2026");
+  CHECK(CutToWidth("abc", 3) == "abc");
+  CHECK(CutToWidth("abc", 0) == "");
+}
+
 }  // namespace clusterctl

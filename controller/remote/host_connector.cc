@@ -198,8 +198,9 @@ Task<HostConnection> ConnectHost(const Host& host, RemoteContext& context, const
       connected = co_await session->Connect(endpoint, kMachineClock.Monotonic() + setup_cap);
     }
     if (connected.ok()) break;
+    const std::chrono::milliseconds pause = Backoff(attempt);
     const bool retry = IsRetryableHandshakeError(connected.message()) && attempt + 1 < context.options.max_connect_attempts &&
-                       kMachineClock.Monotonic() + Backoff(attempt) < connect_deadline;
+                       kMachineClock.Monotonic() + pause < connect_deadline;
     if (!retry) {
       // Without the host's name: every report of it names the host already.
       const std::string where = host.address.find(':') == std::string::npos ? host.address : "[" + host.address + "]";
@@ -207,7 +208,12 @@ Task<HostConnection> ConnectHost(const Host& host, RemoteContext& context, const
       out.unreachable = true;
       co_return out;
     }
-    co_await SleepFor(Backoff(attempt));
+    if (context.options.log) {
+      context.options.log->Debug(host.name + ": connection attempt " + std::to_string(attempt + 1) + " of " +
+                                 std::to_string(context.options.max_connect_attempts) + " failed (" + connected.message() +
+                                 "); retrying in " + std::to_string(pause.count()) + " ms");
+    }
+    co_await SleepFor(pause);
   }
 
   if (Status trusted = TrustHostKey(host, context, *session, out.notes); !trusted.ok()) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "common/log.h"
 #include "controller/remote/agent_binaries.h"
 #include "controller/remote/agent_connection.h"
 #include "controller/ssh/fd_waiter.h"
@@ -29,6 +30,9 @@ struct RemoteOptions {
   // instead of getting it uploaded: for readers that change nothing on a
   // node (the daemon's Slurm watch).
   bool install_agent = true;
+  // Where each retried connection attempt is said, at debug level (-v), with
+  // its reason; null: not said. REQUIRES: outlives the run.
+  Logger* log = nullptr;
 };
 
 // Shared by every host of a run. Thread-safe members only.

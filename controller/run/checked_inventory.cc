@@ -8,23 +8,6 @@
 #include "inventory/loader.h"
 
 namespace clusterctl {
-namespace {
-
-// Secrets are generated and kept in the state, never given: an -e naming one
-// is refused (it would bypass the vault and land in the run's record).
-void RefuseSecretsInExtraVars(const Catalog& catalog, const Inventory& inventory, Diagnostics& diagnostics) {
-  for (const auto& [name, role] : catalog.roles()) {
-    for (const auto& [secret, spec] : role.secrets) {
-      if (!inventory.extra_vars.contains(secret)) continue;
-      diagnostics.Error({"-e", 0, 0}, "'" + secret + "' is a secret (role " + name +
-                                          "): secrets are generated and kept in the state, not passed; "
-                                          "use deploy --rotate-secret " + secret + " to replace it");
-      return;
-    }
-  }
-}
-
-}  // namespace
 
 void WarnWithoutBuiltInRoles(const Catalog::Sources& sources, Diagnostics& diagnostics) {
   if (sources.data_dir_found) return;
@@ -43,7 +26,6 @@ std::optional<Catalog> LoadCatalogFor(const Inventory& inventory, const std::vec
   if (!catalog) return std::nullopt;
   catalog->CheckInventoryRoles(inventory, diagnostics);
   CheckInventoryVariables(*catalog, inventory, diagnostics, sources.data_dir_found);
-  RefuseSecretsInExtraVars(*catalog, inventory, diagnostics);
   for (std::string& problem : UnknownRoles(*catalog, only_roles)) diagnostics.Error({"--roles", 0, 0}, std::move(problem));
   if (diagnostics.has_errors()) return std::nullopt;
   return catalog;

@@ -103,14 +103,14 @@ bad warn 'cluster: c
 hosts:
   a: {}
 groups:
-  compute: {hosts: [a]}
+  computes: {hosts: [a]}
 '
-expect "a warning is shown by default" 0 "warning: group 'compute' has hosts but group 'controller' has none" -- \
+expect "a warning is shown by default" 0 "warning: group 'computes' is not a group clusterctl's roles know (did you mean 'compute'?)" -- \
   "$CLUSTERCTL" inventory check "$WORK/warn.yaml"
 "$CLUSTERCTL" inventory check -q "$WORK/warn.yaml" >"$WORK/quiet.out" 2>"$WORK/quiet.err"; rc=$?
 [ "$rc" -eq 0 ] && [ ! -s "$WORK/quiet.err" ] && grep -q "ok: cluster 'c'" "$WORK/quiet.out" &&
   pass "-q hides the warning, stdout unchanged" || fail "-q: exit $rc, stderr: $(cat "$WORK/quiet.err")"
-expect "--log-level warning keeps the warning" 0 "warning: group 'compute'" -- \
+expect "--log-level warning keeps the warning" 0 "warning: group 'computes'" -- \
   "$CLUSTERCTL" inventory check --log-level warning "$WORK/warn.yaml"
 expect "-q still shows errors" 2 "typo.yaml:4:5: error: unknown key 'adress'" -- "$CLUSTERCTL" inventory check -q "$WORK/typo.yaml"
 expect "--log-level bogus is a usage error" 2 "--log-level" -- "$CLUSTERCTL" inventory check --log-level bogus "$WORK/warn.yaml"
