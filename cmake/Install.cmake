@@ -26,6 +26,7 @@ install(TARGETS clusterctl RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS clusterctl-agent clusterctl-health RUNTIME DESTINATION lib/clusterctl)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/roles ${PROJECT_SOURCE_DIR}/templates
         DESTINATION ${CMAKE_INSTALL_DATADIR}/clusterctl)
+install(FILES ${PROJECT_SOURCE_DIR}/platforms.yaml DESTINATION ${CMAKE_INSTALL_DATADIR}/clusterctl)
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 # What Debian policy asks of every package (lintian checks it: tests/package_test.sh):
 # the copyright file, a changelog (a native package's, compressed), and the

@@ -8,10 +8,18 @@
 # nfs-ganesha, Prometheus with node and Slurm exporters), runs a job across
 # the cluster, validates, and shows Prometheus's targets.
 #
-# NODES=N, GPUS=K and HCAS=M change the testbed's size. The testbed stays up
-# afterwards: tests/testbed/testbed ssh node01, tests/testbed/testbed down.
+# NODES=N, GPUS=K and HCAS=M change the testbed's size; --release trixie
+# boots Debian 13 nodes instead of Debian 12 (docs/platforms.md: planned
+# only). The testbed stays up afterwards: tests/testbed/testbed ssh node01,
+# tests/testbed/testbed down.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+RELEASE=bookworm
+case "${1:-}" in
+  --release) RELEASE=${2:?--release needs bookworm or trixie} ;;
+  "") ;;
+  *) echo "usage: scripts/setup.sh [--release bookworm|trixie]" >&2; exit 2 ;;
+esac
 NODES=${NODES:-3}
 GPUS=${GPUS:-2}
 HCAS=${HCAS:-1}
@@ -22,8 +30,8 @@ step() { printf '\n== %s\n' "$*"; }
 seconds() { printf '%d.%03d s' $(($1 / 1000)) $(($1 % 1000)); }
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
-step "tests/testbed/testbed up $NODES --gpus $GPUS --hcas $HCAS --services"
-inventory=$(tests/testbed/testbed up "$NODES" --gpus "$GPUS" --hcas "$HCAS" --services)
+step "tests/testbed/testbed up $NODES --release $RELEASE --gpus $GPUS --hcas $HCAS --services"
+inventory=$(tests/testbed/testbed up "$NODES" --release "$RELEASE" --gpus "$GPUS" --hcas "$HCAS" --services)
 echo "inventory: $inventory"
 
 step "clusterctl deploy $inventory"

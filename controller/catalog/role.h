@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/diagnostics.h"
+#include "controller/catalog/platforms.h"
 #include "controller/catalog/template.h"
 #include "controller/catalog/value_syntax.h"
 #include "controller/catalog/variable_spec.h"
@@ -114,6 +115,10 @@ class Catalog {
     // directory holding roles/ and templates/), and whether it found one.
     std::vector<std::string> data_dirs_searched;
     bool data_dir_found = false;
+    // The OS releases (platforms.h): the built-in catalog's platforms.yaml.
+    // Empty (a catalog of test roles): no release is refused and none sets
+    // variables.
+    std::string platforms_file;
   };
 
   // Loads every role, its templates, and checks references and cycles.
@@ -132,6 +137,7 @@ class Catalog {
 
   const Role* Find(const std::string& name) const;
   const std::map<std::string, Role>& roles() const { return roles_; }
+  const Platforms& platforms() const { return platforms_; }
 
   // Every variable a role or validate declares, by name: what the inventory
   // may set (catalog_variables.cc).
@@ -159,8 +165,13 @@ class Catalog {
   // reporting a variable two roles declare differently.
   void CollectVariables(Diagnostics& diagnostics);
 
+  // Reads sources.platforms_file (when set) into platforms_, checking its
+  // variables against the roles' declarations.
+  void LoadPlatforms(const Sources& sources, Diagnostics& diagnostics);
+
   std::map<std::string, Role> roles_;
   std::map<std::string, VariableSpec> variables_;
+  Platforms platforms_;
 };
 
 }  // namespace clusterctl

@@ -566,6 +566,7 @@ Catalog::Sources Catalog::DefaultSources(const std::string& inventory_dir) {
     if (std::filesystem::is_directory(candidate + "/roles", ec)) {
       sources.role_dirs.push_back(sources.data_dirs_searched.back() + "/roles");
       sources.template_dirs.push_back(sources.data_dirs_searched.back() + "/templates");
+      sources.platforms_file = sources.data_dirs_searched.back() + "/platforms.yaml";
       sources.data_dir_found = true;
       break;
     }
@@ -591,11 +592,22 @@ std::optional<Catalog> Catalog::Load(const Sources& sources, Diagnostics& diagno
   const int errors_before = diagnostics.error_count();
   ReadRoleFiles(sources, catalog.roles_, diagnostics);
   catalog.CollectVariables(diagnostics);
+  catalog.LoadPlatforms(sources, diagnostics);
   CheckRoleReferences(catalog.roles_, diagnostics);
   CheckSecretDeclarations(catalog.roles_, diagnostics);
   if (diagnostics.error_count() > errors_before) return std::nullopt;
   if (ReportDependencyCycle(catalog.roles_, diagnostics)) return std::nullopt;
   return catalog;
+}
+
+void Catalog::LoadPlatforms(const Sources& sources, Diagnostics& diagnostics) {
+  if (sources.platforms_file.empty()) return;
+  std::optional<std::string> text = ReadUserFile(sources.platforms_file, YamlLimits{}, diagnostics);
+  if (!text) return;
+  std::optional<Platforms> platforms = Platforms::Parse(*text, sources.platforms_file, diagnostics);
+  if (!platforms) return;
+  platforms->CheckVariables(*this, diagnostics);
+  platforms_ = std::move(*platforms);
 }
 
 std::map<std::string, SecretSpec> Catalog::SecretsOf(const std::vector<const Role*>& roles) {

@@ -40,12 +40,20 @@ using Roles = std::map<std::string, std::string>;
 
 class DeployHarness {
  public:
-  explicit DeployHarness(const Roles& roles, const std::string& inventory = kThreeNodeInventory) {
+  // `platforms`: a platforms.yaml's text (platforms.h); empty, none (no
+  // release is refused).
+  explicit DeployHarness(const Roles& roles, const std::string& inventory = kThreeNodeInventory,
+                         const std::string& platforms = "") {
     std::filesystem::create_directories(dir_.path() + "/roles");
     for (const auto& [name, text] : roles) Write("roles/" + name + ".yaml", text);
     SetInventory(inventory);
     Diagnostics diagnostics;
-    catalog_ = Catalog::Load({{dir_.path() + "/roles"}, {dir_.path()}}, diagnostics);
+    Catalog::Sources sources{{dir_.path() + "/roles"}, {dir_.path()}};
+    if (!platforms.empty()) {
+      Write("platforms.yaml", platforms);
+      sources.platforms_file = dir_.path() + "/platforms.yaml";
+    }
+    catalog_ = Catalog::Load(sources, diagnostics);
     REQUIRE_MESSAGE(catalog_, diagnostics.ToString());
     for (const Host& host : inventory_->hosts) fleet.Add(host.name);
   }

@@ -113,7 +113,7 @@ class Deployment {
     std::vector<size_t> need;
     for (size_t i = 0; i < in_.hosts.size(); ++i) {
       auto stored = facts_.find(in_.hosts[i]->name);
-      if (in_.options.verify || stored == facts_.end() || !FactsProblems(stored->second).empty()) need.push_back(i);
+      if (in_.options.verify || stored == facts_.end() || !UnusableFacts(stored->second).empty()) need.push_back(i);
     }
     if (need.empty()) return;
     std::vector<std::optional<nlohmann::json>> gathered(in_.hosts.size());
@@ -165,22 +165,39 @@ class Deployment {
     listener_.OnEvent(HostFinishedEvent{&*reports_[i]});
   }
 
-  // Facts the roles cannot read (facts_check.h) fail their host, with the
-  // facts named, and are kept out of every other host's plan.
+  // Why a host with these facts is not planned: facts the roles cannot read
+  // (facts_check.h), or an OS release clusterctl refuses (platforms.h);
+  // empty when it is planned.
+  std::string UnusableFacts(const nlohmann::json& facts) const {
+    const std::vector<std::string> problems = FactsProblems(facts);
+    if (!problems.empty()) return "the node's facts cannot be used: " + Join(problems, "; ");
+    return in_.catalog->platforms().Refusal(facts.at("os"));
+  }
+
+  // Unusable facts fail their host, with the reason, before anything
+  // changes, and are kept out of every other host's plan; the other hosts
+  // go on. A host of a release planned but never deployed here gets a note.
   void SetAsideBadFacts() {
     std::map<std::string, std::string> bad;
     for (auto it = facts_.begin(); it != facts_.end();) {
-      const std::vector<std::string> problems = FactsProblems(it->second);
-      if (problems.empty()) {
+      std::string why = UnusableFacts(it->second);
+      if (why.empty()) {
         ++it;
         continue;
       }
-      bad[it->first] = "the node's facts cannot be used: " + Join(problems, "; ");
+      bad[it->first] = std::move(why);
       it = facts_.erase(it);
     }
     for (size_t i = 0; i < in_.hosts.size(); ++i) {
-      auto found = bad.find(in_.hosts[i]->name);
+      const std::string& name = in_.hosts[i]->name;
+      auto found = bad.find(name);
       if (found != bad.end() && !reports_[i]) reports_[i] = EndedReport(found->first, HostOutcome::kFailed, found->second);
+      auto facts = facts_.find(name);
+      if (reports_[i] || facts == facts_.end()) continue;
+      const Release* release = in_.catalog->platforms().Find(facts->second.at("os"));
+      if (release && release->support == ReleaseSupport::kPlanned) {
+        listener_.OnEvent(NoteEvent{name, release->Title() + " is planned only: " + release->why + " (docs/platforms.md)"});
+      }
     }
   }
 

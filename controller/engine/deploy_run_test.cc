@@ -692,6 +692,59 @@ TEST_CASE("a node's facts the roles cannot read fail that node alone, naming the
   }
 }
 
+// Issue 49: what a node's os-release says decides before anything changes.
+constexpr const char* kPlatforms = R"(version: 1
+releases:
+  debian-12: {id: debian, version_id: "12", codename: bookworm, support: supported, why: "deployed here"}
+  debian-13: {id: debian, version_id: "13", codename: trixie, support: planned, why: "plans only"}
+  debian-11: {id: debian, version_id: "11", codename: bullseye, support: refused, why: "too old"}
+  rocky: {id: rocky, support: refused, why: "no EL support"}
+)";
+
+TEST_CASE("a node of a release clusterctl refuses fails alone at plan time, naming what it plans; the others go on") {
+  const std::vector<std::pair<nlohmann::json, std::string>> cases = {
+      {{{"id", "debian"}, {"family", "debian"}, {"version_id", "11"}, {"version_codename", "bullseye"}},
+       "debian 11 is refused: too old; clusterctl plans debian 12 (bookworm, supported), debian 13 (trixie, planned only)"},
+      {{{"id", "rocky"}, {"family", "rhel"}, {"version_id", "9.3"}, {"version_codename", ""}},
+       "rocky 9.3 is refused: no EL support; clusterctl plans debian 12"},
+      {{{"id", "gentoo"}, {"family", "gentoo"}, {"version_id", ""}, {"version_codename", ""}},
+       "gentoo is not a release clusterctl knows (platforms.yaml); clusterctl plans debian 12"},
+  };
+  for (const auto& [os, refusal] : cases) {
+    CAPTURE(refusal);
+    // Given node02 of a refused (or unknown) release, node03 of a planned-only one,
+    DeployHarness h(Roles{{"own", kOwnFactsRole}, {"targets", kEveryNodesFactsRole}}, testing::kThreeNodeInventory,
+                    kPlatforms);
+    h.fleet.node("node02").facts = testing::FakeFacts("node02", 1);
+    h.fleet.node("node02").facts["os"] = os;
+    h.fleet.node("node03").facts = testing::FakeFacts("node03", 2);
+    h.fleet.node("node03").facts["os"]["version_id"] = "13";
+    // when the cluster is planned,
+    DeploymentOptions check;
+    check.check = true;
+    DeploymentResult plan = h.Deploy(check);
+    // then node02 fails with its release and the planned ones named, before anything is done on it,
+    REQUIRE(plan.ending == DeploymentResult::Ending::kCompleted);
+    CHECK(ReportOf(plan, "node02").outcome == HostOutcome::kFailed);
+    CHECK_MESSAGE(ReportOf(plan, "node02").error.rfind(refusal, 0) == 0, ReportOf(plan, "node02").error);
+    CHECK(ReportOf(plan, "node01").outcome != HostOutcome::kFailed);
+    // and node03 is planned with a note that its release was never deployed here;
+    bool noted = false;
+    for (const nlohmann::json& note : h.Events("note")) {
+      noted |= note["host"] == "node03" && note["message"] == "debian 13 (trixie) is planned only: plans only (docs/platforms.md)";
+    }
+    CHECK(noted);
+    // when it is deployed, the others converge without node02 in their plans.
+    DeploymentResult result = h.Deploy();
+    CHECK(ReportOf(result, "node02").outcome == HostOutcome::kFailed);
+    CHECK(h.fleet.node("node02").files.empty());
+    CHECK(ReportOf(result, "node01").outcome == HostOutcome::kOk);
+    CHECK(ReportOf(result, "node03").outcome == HostOutcome::kOk);
+    CHECK(h.fleet.node("node01").files.count("/etc/targets/node03") == 1);
+    CHECK(h.fleet.node("node01").files.count("/etc/targets/node02") == 0);
+  }
+}
+
 }  // namespace clusterctl
 
 namespace clusterctl {

@@ -176,10 +176,18 @@ HostPlan Planner::Plan(const Host& host, Diagnostics& diagnostics) {
   for (const auto& [view, parts] : per_host_views_) {
     host_context["host"][view] = parts.contains(host.name) ? parts[host.name] : nlohmann::json(nullptr);
   }
+  const Release* release = facts.is_object() ? inputs_.catalog->platforms().Find(facts.value("os", nlohmann::json())) : nullptr;
   std::vector<const Role*> applicable;
   for (const Role* role : plan.roles) {
-    // Role defaults < inventory variables (cluster < group < host).
+    // Role defaults < the host's OS release's values (platforms.yaml) <
+    // inventory variables (cluster < group < host). A release sets only
+    // what the role declares.
     nlohmann::json vars = role->vars;
+    if (release) {
+      for (const auto& [key, value] : release->vars.items()) {
+        if (vars.contains(key)) vars[key] = value;
+      }
+    }
     for (const auto& [key, value] : host.vars.items()) vars[key] = value;
     const std::vector<const nlohmann::json*> stack = {&cluster_context_, &host_context, &vars};
     if (!RoleApplies(*role, stack, host, diagnostics)) continue;

@@ -25,6 +25,7 @@ struct Planned {
   std::vector<std::string> roles;
   std::vector<std::string> handlers;             // identities
   std::vector<std::string> steps;                // identities of the steps that run
+  std::map<std::string, std::string> kinds;      // identity -> resource kind (steps that run)
   std::map<std::string, nlohmann::json> params;  // identity -> parameters (steps and handlers)
   std::map<std::string, std::vector<std::string>> notify;  // identity -> the handlers it notifies
 };
@@ -47,7 +48,9 @@ class RoleHarness {
     Diagnostics diagnostics;
     inventory_ = LoadInventory(dir_.path() + "/inventory.yaml", diagnostics);
     REQUIRE_MESSAGE(inventory_, diagnostics.ToString());
-    catalog_ = Catalog::Load({{testing::SourceDir() + "/roles"}, {testing::SourceDir() + "/templates"}}, diagnostics);
+    Catalog::Sources sources{{testing::SourceDir() + "/roles"}, {testing::SourceDir() + "/templates"}};
+    sources.platforms_file = testing::SourceDir() + "/platforms.yaml";  // the OS releases' values, as a deploy reads them
+    catalog_ = Catalog::Load(sources, diagnostics);
     REQUIRE_MESSAGE(catalog_, diagnostics.ToString());
   }
 
@@ -93,6 +96,7 @@ class RoleHarness {
         out.files[s.params["path"].get<std::string>()] = s.body;
       }
       out.steps.push_back(s.Identity());
+      out.kinds[s.Identity()] = s.kind;
       out.params[s.Identity()] = s.params;
       out.notify[s.Identity()] = s.step->notify;
     }

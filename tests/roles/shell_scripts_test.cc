@@ -109,6 +109,7 @@ std::map<std::string, std::vector<nlohmann::json>> TemplateContexts() {
         {{"containers_registry", nullptr}, {"registry_mode", false}, {"cluster", controller}, {"registry_port", 5000}}}},
       {"clusterctl-oci-runtime.sh.mustache", {{{"containers_runtime", std::string("/opt/") + kOddWord + "/crun"}}}},
       {"ipoib-ifupdown.sh.mustache", {ipoib_full, ipoib_plain}},
+      {"nvidia-driver-state.sh.mustache", {{{"nvidia_driver_distro", "debian"}}, {{"nvidia_driver_distro", "ubuntu"}}}},
   };
 }
 

@@ -7,7 +7,12 @@ TESTBED_SUBNET=${TESTBED_SUBNET:-10.213.77}
 # (at most 4 characters: link names are limited to 15).
 TESTBED_PREFIX=${TESTBED_PREFIX:-ctb}
 TESTBED_BRIDGE=${TESTBED_BRIDGE:-${TESTBED_PREFIX}0}
+# The Debian release the nodes run (up/prepare --release). One cluster is
+# one release: the one its first `up` chose, recorded until `down`, so every
+# later command (start, a node's reboot) mounts that release's base image.
+TESTBED_RELEASES="bookworm trixie"
 TESTBED_SUITE=bookworm
+if [ -f "$TESTBED_STATE/release" ]; then TESTBED_SUITE=$(cat "$TESTBED_STATE/release"); fi
 TESTBED_MIRROR=${TESTBED_MIRROR:-http://deb.debian.org/debian}
 TESTBED_SECURITY_MIRROR=${TESTBED_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
 PROXY_PORT=3142
@@ -107,3 +112,11 @@ ssh_options() {
 }
 
 now_ms() { date +%s%3N; }
+
+# --release NAME: a release the testbed can boot, or a usage error.
+check_release() {
+  case " $TESTBED_RELEASES " in
+    *" $1 "*) ;;
+    *) die "--release must be one of: $TESTBED_RELEASES (got '$1')" ;;
+  esac
+}

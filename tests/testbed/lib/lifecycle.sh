@@ -17,9 +17,10 @@ crashed_nodes() {
 }
 
 cmd_up() {
-  local count="" gpus=0 hcas=0 services=0 nvswitches=0 gpu_model=h100 backup=0 outside=0
+  local count="" gpus=0 hcas=0 services=0 nvswitches=0 gpu_model=h100 backup=0 outside=0 release=""
   while [ $# -gt 0 ]; do
     case "$1" in
+      --release) release=${2:?--release needs bookworm or trixie}; shift 2 ;;
       --gpus) gpus=${2:?--gpus needs a number}; shift 2 ;;
       --gpu-model) gpu_model=${2:?--gpu-model needs a model}; shift 2 ;;
       --hcas) hcas=${2:?--hcas needs a number}; shift 2 ;;
@@ -32,7 +33,7 @@ cmd_up() {
     esac
   done
   [[ $count =~ ^[0-9]+$ ]] && [ "$count" -ge 1 ] && [ "$count" -le $MAX_NODES ] ||
-    die "usage: testbed up N [--gpus K [--gpu-model MODEL]] [--hcas M] [--nvswitches S] [--services] [--backup-controller] [--outside] (1 <= N <= $MAX_NODES)"
+    die "usage: testbed up N [--release bookworm|trixie] [--gpus K [--gpu-model MODEL]] [--hcas M] [--nvswitches S] [--services] [--backup-controller] [--outside] (1 <= N <= $MAX_NODES)"
   [[ $gpus =~ ^[0-9]+$ ]] && [ "$gpus" -le 16 ] || die "--gpus must be 0-16"
   [[ $hcas =~ ^[0-9]+$ ]] && [ "$hcas" -le 8 ] || die "--hcas must be 0-8"
   [[ $nvswitches =~ ^[0-9]+$ ]] && [ "$nvswitches" -le 4 ] || die "--nvswitches must be 0-4"
@@ -46,10 +47,12 @@ cmd_up() {
     log "clearing what a previous run left (nodes without a running container: $(echo $crashed))"
     teardown
   fi
+  use_release "$release"
   ensure_bridge
   ensure_proxy
   ensure_base
   ensure_ssh_key
+  echo "$TESTBED_SUITE" >"$TESTBED_STATE/release"
   if [ "$services" -eq 1 ]; then touch "$TESTBED_STATE/services"; fi
   if [ "$backup" -eq 1 ]; then ensure_shared_dir; fi
   if [ "$gpus" -gt 0 ]; then touch "$TESTBED_STATE/gpus"; fi
@@ -118,10 +121,31 @@ teardown() {
   find "$TESTBED_STATE" -mindepth 1 -maxdepth 1 ! -name .lock -exec rm -rf {} +
 }
 
-# Builds what every `up` needs and the testbed keeps (the base image),
-# booting nothing: scripts/test.sh runs it while it compiles. The bridge and
-# the apt proxy it starts for that are stopped again when no node runs.
+# --release for `up`: empty keeps the testbed's release (bookworm for a new
+# one); another release than the running nodes' is refused (one cluster is
+# one release).
+use_release() {
+  local wanted=$1
+  [ -n "$wanted" ] || return 0
+  check_release "$wanted"
+  if [ -n "$(existing_nodes)" ] && [ "$wanted" != "$TESTBED_SUITE" ]; then
+    die "the testbed's nodes run $TESTBED_SUITE, not $wanted: one cluster is one release (testbed down first)"
+  fi
+  TESTBED_SUITE=$wanted
+}
+
+# Builds what every `up` needs and the testbed keeps (the base image of the
+# release, bookworm unless --release), booting nothing: scripts/test.sh runs
+# it while it compiles. The bridge and the apt proxy it starts for that are
+# stopped again when no node runs.
 cmd_prepare() {
+  # Another release's image than the running nodes' may be built: nodes
+  # mount their own release's image, which this leaves alone.
+  case "${1:-}" in
+    --release) check_release "${2:-}"; TESTBED_SUITE=$2 ;;
+    "") ;;
+    *) die "usage: testbed prepare [--release bookworm|trixie]" ;;
+  esac
   ensure_bridge
   ensure_proxy
   ensure_base

@@ -1,0 +1,175 @@
+#include "controller/catalog/platforms.h"
+
+#include <set>
+#include <utility>
+
+#include "common/strings.h"
+#include "common/yaml_doc.h"
+#include "common/yaml_fields.h"
+#include "controller/catalog/role.h"
+
+namespace clusterctl {
+namespace {
+
+// os-release(5): ID and VERSION_ID are lower-case letters, digits, '.', '_' and '-'.
+bool IsOsWord(const std::string& text) {
+  if (text.empty() || text.size() > 64) return false;
+  for (char c : text) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+std::string FactText(const nlohmann::json& os, const char* key) {
+  if (!os.is_object()) return "";
+  auto it = os.find(key);
+  return it != os.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+// One release entry; nullopt (with diagnostics) when it is not one.
+std::optional<Release> ParseRelease(const std::string& name, const YamlNode& node, YamlFields& fields) {
+  const std::string context = "release '" + name + "'";
+  if (!fields.ExpectMap(node, context, /*null_ok=*/false)) return std::nullopt;
+  fields.CheckKnownKeys(node, {"id", "version_id", "codename", "support", "why", "vars"}, context);
+  Release release;
+  release.name = name;
+  release.where = node.location;
+  const YamlNode* id = node.Find("id");
+  const YamlNode* support = node.Find("support");
+  const YamlNode* why = node.Find("why");
+  if (!id || !support || !why) {
+    fields.Error(node.location, context + " needs id, support and why");
+    return std::nullopt;
+  }
+  const auto id_text = fields.String(*id, context + " id");
+  const auto support_word = fields.Choice(*support, context + " support", {"supported", "planned", "refused"});
+  const auto why_text = fields.String(*why, context + " why");
+  if (!id_text || !support_word || !why_text) return std::nullopt;
+  release.id = *id_text;
+  release.why = *why_text;
+  release.support = *support_word == "supported" ? ReleaseSupport::kSupported
+                    : *support_word == "planned" ? ReleaseSupport::kPlanned
+                                                 : ReleaseSupport::kRefused;
+  for (auto [key, out] : {std::pair{"version_id", &release.version_id}, std::pair{"codename", &release.codename}}) {
+    const YamlNode* value = node.Find(key);
+    if (!value) continue;
+    auto text = fields.String(*value, context + " " + key);
+    if (!text) return std::nullopt;
+    *out = *text;
+  }
+  for (const std::string* word : {&release.id, &release.version_id, &release.codename}) {
+    if (!word->empty() && !IsOsWord(*word)) {
+      fields.Error(node.location, context + ": '" + *word + "' is not an os-release word (lower-case letters, digits, '.', '_', '-')");
+      return std::nullopt;
+    }
+  }
+  if (const YamlNode* vars = node.Find("vars")) {
+    if (!fields.ExpectMap(*vars, context + " vars")) return std::nullopt;
+    if (vars->is_map()) release.vars = YamlToJson(*vars);
+  }
+  return release;
+}
+
+}  // namespace
+
+const char* ReleaseSupportWord(ReleaseSupport support) {
+  switch (support) {
+    case ReleaseSupport::kSupported: return "supported";
+    case ReleaseSupport::kPlanned: return "planned";
+    case ReleaseSupport::kRefused: return "refused";
+  }
+  return "?";
+}
+
+std::string Release::Title() const {
+  if (version_id.empty()) return id + " (every version)";
+  return id + " " + version_id + (codename.empty() ? "" : " (" + codename + ")");
+}
+
+std::optional<Platforms> Platforms::Parse(std::string_view text, const std::string& path, Diagnostics& diagnostics) {
+  const int errors_before = diagnostics.error_count();
+  std::optional<YamlNode> root = ParseYaml(text, path, YamlLimits{}, diagnostics);
+  if (!root) return std::nullopt;
+  YamlFields fields(diagnostics);
+  if (!fields.ExpectMap(*root, path, /*null_ok=*/false)) return std::nullopt;
+  fields.CheckKnownKeys(*root, {"version", "releases"}, path);
+  if (const YamlNode* version = root->Find("version")) {
+    fields.Integer(*version, "version", kPlatformsFormatVersion, kPlatformsFormatVersion);
+  }
+  const YamlNode* releases = root->Find("releases");
+  if (!releases || !fields.ExpectMap(*releases, "releases", /*null_ok=*/false)) {
+    if (!releases) diagnostics.Error(root->location, path + " has no releases");
+    return std::nullopt;
+  }
+  Platforms platforms;
+  std::set<std::pair<std::string, std::string>> seen;
+  for (const auto& [name, node] : releases->entries) {
+    std::optional<Release> release = ParseRelease(name, node, fields);
+    if (!release) continue;
+    if (!seen.emplace(release->id, release->version_id).second) {
+      diagnostics.Error(release->where, "release '" + name + "': a second entry for " + release->Title());
+      continue;
+    }
+    platforms.releases_.push_back(std::move(*release));
+  }
+  if (diagnostics.error_count() > errors_before) return std::nullopt;
+  return platforms;
+}
+
+void Platforms::CheckVariables(const Catalog& catalog, Diagnostics& diagnostics) const {
+  std::vector<std::string> declared;
+  for (const auto& [name, spec] : catalog.variables()) declared.push_back(name);
+  for (const Release& release : releases_) {
+    for (const auto& [name, value] : release.vars.items()) {
+      const VariableSpec* spec = catalog.FindVariable(name);
+      if (!spec) {
+        diagnostics.Error(release.where, "release '" + release.name + "' sets variable '" + name +
+                                             "', which no role declares" + DidYouMean(name, declared));
+        continue;
+      }
+      for (const std::string& problem : CheckVariableValue(*spec, value, name, {})) {
+        diagnostics.Error(release.where, "release '" + release.name + "': " + problem);
+      }
+    }
+  }
+}
+
+const Release* Platforms::Find(const nlohmann::json& os_facts) const {
+  const std::string id = FactText(os_facts, "id");
+  const std::string version = FactText(os_facts, "version_id");
+  const Release* any_version = nullptr;
+  for (const Release& release : releases_) {
+    if (release.id != id) continue;
+    if (release.version_id == version && !version.empty()) return &release;
+    if (release.version_id.empty()) any_version = &release;
+  }
+  return any_version;
+}
+
+std::string Platforms::Refusal(const nlohmann::json& os_facts) const {
+  if (releases_.empty()) return "";
+  const Release* release = Find(os_facts);
+  if (release && release->support != ReleaseSupport::kRefused) return "";
+  const std::string id = FactText(os_facts, "id");
+  const std::string version = FactText(os_facts, "version_id");
+  const std::string shown = (id.empty() ? "an OS without an os-release ID" : id) + (version.empty() ? "" : " " + version);
+  const std::string why = release ? shown + " is refused: " + release->why
+                                  : shown + " is not a release clusterctl knows (platforms.yaml)";
+  return why + "; clusterctl plans " + PlannedList() + " (docs/platforms.md)";
+}
+
+std::string Platforms::PlannedList() const {
+  std::vector<std::string> listed;
+  for (ReleaseSupport wanted : {ReleaseSupport::kSupported, ReleaseSupport::kPlanned}) {
+    for (const Release& release : releases_) {
+      if (release.support != wanted) continue;
+      const std::string word = wanted == ReleaseSupport::kSupported ? "supported" : "planned only";
+      listed.push_back(release.id + " " + release.version_id + " (" +
+                       (release.codename.empty() ? "" : release.codename + ", ") + word + ")");
+    }
+  }
+  return listed.empty() ? "no release" : Join(listed, ", ");
+}
+
+}  // namespace clusterctl

@@ -1,0 +1,87 @@
+// Platforms: the OS releases clusterctl knows, as data (platforms.yaml,
+// docs/platforms.md). One entry per release says whether clusterctl plans and
+// deploys onto it, why, and the role variables whose values differ there
+// from the roles' defaults (which are Debian 12's, the reference release):
+// package names, versions, repository paths, configuration switches. The
+// planner layers a host's release values between the role defaults and the
+// inventory's variables, so a role reads `{{mpi_packages}}` and never
+// `facts.os.version_id`; a release added is an entry here, not a condition
+// in every role.
+//
+// What a node's facts say decides before anything changes: a host whose
+// os-release matches no entry, or an entry marked refused, is refused at
+// plan time (its own host alone) with the supported releases listed.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/diagnostics.h"
+
+namespace clusterctl {
+
+class Catalog;
+
+inline constexpr int kPlatformsFormatVersion = 1;
+
+enum class ReleaseSupport {
+  kSupported,  // deployed and validated here (the e2e suite on the testbed)
+  kPlanned,    // plans checked on captured facts (golden plan tests); never deployed here
+  kRefused,    // never planned: the host is refused with the entry's reason
+};
+
+const char* ReleaseSupportWord(ReleaseSupport support);  // "supported", "planned", "refused"
+
+struct Release {
+  std::string name;        // "debian-12": the entry's key
+  std::string id;          // os-release ID ("debian")
+  std::string version_id;  // os-release VERSION_ID ("12"); empty: every version of `id`
+  std::string codename;    // VERSION_CODENAME, for messages and docs ("bookworm")
+  ReleaseSupport support = ReleaseSupport::kRefused;
+  std::string why;  // one sentence: what was proven, or why it is refused
+  // Role variables set for hosts of this release (an object): each one a
+  // variable some role declares, with a value its declaration accepts.
+  nlohmann::json vars = nlohmann::json::object();
+  SourceLocation where;
+
+  // "debian 12 (bookworm)", "rocky (every version)".
+  std::string Title() const;
+};
+
+class Platforms {
+ public:
+  // Parses platforms.yaml; nothing is returned when any problem was found
+  // (all reported with file:line). Variables are checked against the
+  // catalog's declarations separately (CheckVariables), once roles are loaded.
+  static std::optional<Platforms> Parse(std::string_view text, const std::string& path, Diagnostics& diagnostics);
+
+  // Every release variable is declared by a role of `catalog` and has a
+  // value its declaration accepts (file:line of the value otherwise).
+  void CheckVariables(const Catalog& catalog, Diagnostics& diagnostics) const;
+
+  // The entry for a node's `os` facts (id, version_id): an exact version's
+  // entry first, else an entry for every version of the id; nullptr when none.
+  const Release* Find(const nlohmann::json& os_facts) const;
+
+  // Why a host with these `os` facts is not planned, naming its release and
+  // the releases that are ("debian 11 (bullseye) is refused: ...; clusterctl
+  // plans debian 12 (bookworm), ..."); empty when it is planned, and for
+  // a catalog without platforms.yaml (test roles: nothing is refused).
+  std::string Refusal(const nlohmann::json& os_facts) const;
+
+  // The releases that are planned, supported ones first: "debian 12
+  // (bookworm, supported), ubuntu 22.04 (jammy, planned only)".
+  std::string PlannedList() const;
+
+  const std::vector<Release>& releases() const { return releases_; }
+  bool empty() const { return releases_.empty(); }
+
+ private:
+  std::vector<Release> releases_;
+};
+
+}  // namespace clusterctl
