@@ -44,25 +44,27 @@ std::string CutToWidth(const std::string& text, size_t width) {
 
 namespace {
 
+// The narrowest a column is cut to, its header included ("VALID…"): with
+// 7 columns a 60-column terminal leaves under 7 for each.
+constexpr size_t kNarrowest = 6;
+
 // Narrows the last column (the free text: a detail, a description) first,
 // then the widest of the others, one column at a time, until a line of the
 // table fits `max_width` or no column can give more.
-void NarrowToFit(std::vector<size_t>& widths, const std::vector<std::string>& headers, size_t fixed, size_t max_width) {
+void NarrowToFit(std::vector<size_t>& widths, size_t fixed, size_t max_width) {
   auto total = [&] {
     size_t sum = fixed;
     for (size_t w : widths) sum += w;
     return sum + 2 * (widths.size() - 1);
   };
   const size_t last = widths.size() - 1;
-  const size_t last_floor = std::max<size_t>(8, DisplayWidth(headers[last]));
-  if (total() > max_width && widths[last] > last_floor) {
-    widths[last] = std::max(last_floor, widths[last] - std::min(widths[last], total() - max_width));
+  if (total() > max_width && widths[last] > kNarrowest) {
+    widths[last] = std::max(kNarrowest, widths[last] - std::min(widths[last], total() - max_width));
   }
   while (total() > max_width) {
     size_t widest = widths.size();
     for (size_t i = 0; i < widths.size(); ++i) {
-      const size_t floor = std::max<size_t>(8, DisplayWidth(headers[i]));
-      if (widths[i] > floor && (widest == widths.size() || widths[i] > widths[widest])) widest = i;
+      if (widths[i] > kNarrowest && (widest == widths.size() || widths[i] > widths[widest])) widest = i;
     }
     if (widest == widths.size()) return;
     --widths[widest];
@@ -84,7 +86,7 @@ void TextTable::Print(std::ostream& out, const std::string& indent, size_t max_w
   };
   measure(headers_);
   for (const auto& row : rows_) measure(row);
-  if (max_width > 0 && !widths.empty()) NarrowToFit(widths, headers_, DisplayWidth(indent), max_width);
+  if (max_width > 0 && !widths.empty()) NarrowToFit(widths, DisplayWidth(indent), max_width);
   auto print = [&](const std::vector<std::string>& row) {
     std::string line = indent;
     for (size_t i = 0; i < row.size(); ++i) {

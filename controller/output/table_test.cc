@@ -52,6 +52,17 @@ TEST_CASE("TextTable fits a width: the widest column is narrowed and its cells e
   CHECK(wide.str().find(std::string(400, 'x')) != std::string::npos);
 }
 
+TEST_CASE("a status-like table of seven columns fits 60 columns (each column may be cut to 6, its header too)") {
+  TextTable table({"HOST", "ADDRESS", "STATE", "SINCE", "GROUPS", "VALIDATION", "DETAIL"});
+  table.AddRow({"node01", "127.0.0.2", "unreachable", "2026-11-29 14:30", "controller", "-", "127.0.0.2:1: refused"});
+  std::ostringstream out;
+  table.Print(out, "", 60);
+  std::istringstream lines(out.str());
+  std::string line;
+  while (std::getline(lines, line)) CHECK_MESSAGE(DisplayWidth(line) <= 60, line);
+  CHECK(out.str().find("\u2026") != std::string::npos);
+}
+
 TEST_CASE("CutToWidth counts code points and keeps short text whole") {
   CHECK(CutToWidth("µs→abc", 4) == "µs→\u2026");
   CHECK(CutToWidth("abc", 3) == "abc");
