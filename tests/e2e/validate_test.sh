@@ -217,4 +217,19 @@ check "history --run shows that validation's failure and evidence" grep -q "gpu.
 "$CLUSTERCTL" status "$inventory" >"$WORK/status.txt" 2>&1
 check "status shows each node's last validation" \
   test "$(grep -cE '^node0[1-4] .* pass \(run' "$WORK/status.txt")-$(grep -cE '^node05 .* fail: gpu.driver, gpu.xid \(run' "$WORK/status.txt")" = "4-1"
+
+# 8. docs/quickstart.md's node block (an admin user with the controller's
+# key and passwordless sudo) as written, on node04, the testbed's key as the
+# controller's (issue 53, item 1): that user then reaches the node over SSH
+# with the key, and sudo makes it root. Last, so the account is no part of
+# the checks above.
+key="$TESTBED_STATE/ssh/id_ed25519"
+ssh-keygen -y -f "$key" | tb exec node04 sh -c 'cat >/root/id_ed25519.pub'
+tb exec node04 bash -euc "$("$E2E_ROOT/tests/quickstart_blocks.sh" node)" >"$WORK/quickstart-node.txt" 2>&1
+rc=$?
+check "quickstart: the node block runs as written on node04 (exit $rc)" test $rc -eq 0 || cat "$WORK/quickstart-node.txt"
+root_id=$(ssh -i "$key" -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
+  "admin@$TESTBED_SUBNET.14" sudo -n id -u 2>>"$WORK/quickstart-node.txt")
+check "quickstart: admin reaches node04 with the key, sudo makes it root (id -u: $root_id)" test "$root_id" = 0 ||
+  cat "$WORK/quickstart-node.txt"
 finish
