@@ -3,7 +3,7 @@
 # `<!-- quickstart: KIND -->` (controller, scratch or node), in order, each
 # headed by a line "# --- block N". The tests run them as written:
 # tests/e2e/validate_test.sh the controller blocks on the testbed and the
-# node block on node04,
+# node block on node01,
 # tests/cli/cases/quickstart.sh the scratch ones (and `bash -n` the node ones).
 set -euo pipefail
 kind=${1:?usage: quickstart_blocks.sh controller|scratch|node}
