@@ -49,13 +49,6 @@ struct PeersBench : testing::FakeClusterRun {
       return out;
     };
   }
-  const CheckResult& Of(const std::string& subject) {
-    for (const CheckResult& r : results) {
-      if (r.subject == subject) return r;
-    }
-    FAIL("no result for " << subject);
-    return results.front();
-  }
   std::vector<HostCommand> Clients() const {
     std::vector<HostCommand> clients;
     for (const HostCommand& c : ran) {

@@ -47,13 +47,6 @@ struct PairBench : testing::FakeClusterRun {
     }
     answer = [](const HostCommand& c) { return c.argv.front() == "/usr/bin/ib_write_bw" ? Measured() : ToolOutput{}; };
   }
-  const CheckResult& Of(const std::string& subject) {
-    for (const CheckResult& r : results) {
-      if (r.subject == subject) return r;
-    }
-    FAIL("no result for " << subject);
-    return results.front();
-  }
   // The commands that ran, as "host: program" lines, in order.
   std::vector<std::string> Ran() const {
     std::vector<std::string> lines;

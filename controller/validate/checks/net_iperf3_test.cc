@@ -44,13 +44,6 @@ struct IperfBench : testing::FakeClusterRun {
       return out;
     };
   }
-  const CheckResult& Of(const std::string& subject) {
-    for (const CheckResult& r : results) {
-      if (r.subject == subject) return r;
-    }
-    FAIL("no result for " << subject);
-    return results.front();
-  }
   std::vector<HostCommand> Clients() const {
     std::vector<HostCommand> out;
     for (const HostCommand& c : ran) {

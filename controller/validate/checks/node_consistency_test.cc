@@ -22,13 +22,6 @@ struct Bench : testing::FakeClusterRun {
     Node(node, facts).outputs["dmi bios_version"].out = bios + "\n";
     probed.push_back({node, true, true, ""});
   }
-  const CheckResult& Of(const std::string& subject) {
-    for (const CheckResult& r : results) {
-      if (r.subject == subject) return r;
-    }
-    FAIL("no result for " << subject);
-    return results.front();
-  }
 };
 
 TEST_CASE("node.consistency: the node with another kernel and HCA firmware is named with both values") {

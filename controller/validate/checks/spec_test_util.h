@@ -94,6 +94,15 @@ class FakeClusterRun : public ClusterRun {
     return it->second;
   }
 
+  // The result the phase added for `subject` (fails the test when none).
+  const CheckResult& Of(const std::string& subject) {
+    for (const CheckResult& r : results) {
+      if (r.subject == subject) return r;
+    }
+    FAIL("no result for " << subject);
+    return results.front();
+  }
+
   // Runs `check`'s cluster phase; the results it added.
   const std::vector<CheckResult>& Phase(const std::string& check) {
     const CheckSpec* spec = FindCheckSpec(check);

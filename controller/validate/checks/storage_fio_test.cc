@@ -52,13 +52,6 @@ struct FioBench : testing::FakeClusterRun {
       return out;
     };
   }
-  const CheckResult& Of(const std::string& subject) {
-    for (const CheckResult& r : results) {
-      if (r.subject == subject) return r;
-    }
-    FAIL("no result for " << subject);
-    return results.front();
-  }
 };
 
 TEST_CASE("storage.fio: every node writes, reads and removes its file; alike nodes pass") {
