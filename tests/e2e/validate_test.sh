@@ -134,9 +134,9 @@ check "deploy --verify restores the key; validate passes again ($(results repair
 jobs=$(for n in node02 node03 node04; do tb ssh node01 "sbatch --parsable --exclusive -w $n --wrap 'sleep 300'"; done | paste -sd,)
 for i in $(seq 30); do [ "$(tb ssh node01 "squeue -h -t R -j $jobs" | wc -l)" = 3 ] && break; sleep 1; done
 started=$(date +%s)
-validate_json deadline "$inventory" --checks slurm --deadline 15
+validate_json deadline "$inventory" --checks slurm --deadline 10
 took=$(seconds_since "$started")
-check "with every node busy, validate --deadline 15 ends in ${took}s with exit 1" test "$rc" = 1 -a "$took" -le 30
+check "with every node busy, validate --deadline 10 ends in ${took}s with exit 1" test "$rc" = 1 -a "$took" -le 25
 check "slurm.srun fails: its job never started ($(detail deadline slurm.srun testbed))" grep -q "never started: its job waited for resources" <<<"$(detail deadline slurm.srun testbed)"
 check "the busy nodes themselves pass slurm.node (allocated)" test "$(results deadline pass | grep -c '^slurm.node ')" = 3
 tb ssh node01 scancel "${jobs//,/ }"
