@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "common/status.h"
+#include "controller/validate/check_result.h"
+#include "controller/validate/tool_output.h"
 
 namespace clusterctl {
 
@@ -26,5 +28,26 @@ struct DcgmTest {
 };
 
 Result<std::vector<DcgmTest>> ParseDcgmDiag(std::string_view text);
+
+// The same results from `dcgmi diag -r N -j` (its JSON), one DcgmTest per
+// test: DCGM 3.x's {"DCGM GPU Diagnostic": {"test_categories": [{"category",
+// "tests": [{"name", "results": [{"gpu_id", "status", "warnings":
+// [{"warning"}], "info"}]}]}]}} and DCGM 4.x's {"DCGM Diagnostic": ...} whose
+// results name "entity_id" and whose tests add a "test_summary" {"status"}.
+// A test's result is its worst: Fail, else Warn, else Pass, else Skip
+// (statuses read in any case: nvvs writes "PASS", dcgmi "Pass"); its
+// result_text names the GPUs of a Fail or Warn ("Fail - GPU: 0, 3"); its
+// lines are the warnings and info, each prefixed with its GPU. Null entries
+// in the arrays (nvvs writes them) and text before the first '{' (a
+// warning dcgmi printed first) are passed over. An error for no JSON, for
+// neither root, for the diagnostic's own "runtime_error", and for no test.
+Result<std::vector<DcgmTest>> ParseDcgmDiagJson(std::string_view text);
+
+// The judgement of a dcgmi diag run (gpu.dcgm's table, gpu.dcgm_diag's
+// JSON; `command` as the evidence names it): every test Pass or Skip, at
+// least one Pass, exit 0. A parse error fails with the tool's output as
+// evidence. (gpu_verdicts.cc.)
+CheckResult JudgeDcgmTests(const std::string& check, const std::string& command, const std::string& host,
+                           const ToolOutput& diag, const Result<std::vector<DcgmTest>>& tests);
 
 }  // namespace clusterctl

@@ -256,4 +256,21 @@ TEST_CASE("gpu.nvlink: a PCIe H100 pair with 12 of 18 links bridged passes on th
   CHECK(empty.measured == "unknown");
 }
 
+TEST_CASE("gpu.nvlink: a capture elided before its first GPU is read; the V100 with 2 of 6 links inactive fails (issue 51)") {
+  // Azure/azhpc-diagnostics#73 as posted: "...." where the other GPUs were left out.
+  std::string text = Fixture("nvidia-smi-nvlink-s--V100-SXM2-32GB--elided-2-inactive--1.txt");
+  auto gpus = ParseNvlinkStatus(text);
+  REQUIRE_MESSAGE(gpus.ok(), gpus.status().message());  // main read the elision as "not nvidia-smi nvlink -s output"
+  REQUIRE(gpus->size() == 1);
+  CHECK((*gpus)[0].index == 3);
+  REQUIRE((*gpus)[0].links.size() == 6);
+  CHECK((*gpus)[0].links[3].inactive);
+  CHECK((*gpus)[0].links[5].inactive);
+  CheckResult r = EvaluateGpuNvlink("v100", Output(text), NvidiaSmiReport{}, 0, NvlinkExpectation{});
+  CHECK(r.outcome == CheckOutcome::kFail);
+  CHECK(Has(r.detail, "GPU 3: 4 of 6 links up (inactive: 3, 5)"));
+  // Text before the first GPU that is not an elision is still no nvlink output.
+  CHECK_FALSE(ParseNvlinkStatus("NVML: Unknown Error\n" + text.substr(text.find("GPU 3"))).ok());
+}
+
 }  // namespace clusterctl

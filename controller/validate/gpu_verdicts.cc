@@ -399,12 +399,15 @@ CheckResult EvaluateGpuNvlink(const std::string& host, const ToolOutput& output,
 }
 
 CheckResult EvaluateDcgmDiag(const std::string& host, const ToolOutput& diag) {
-  const std::string check = "gpu.dcgm";
+  if (!diag.started || diag.timed_out) return ToolFailed("gpu.dcgm", kNode, host, "dcgmi diag -r 1", diag);
+  return JudgeDcgmTests("gpu.dcgm", "dcgmi diag -r 1", host, diag, ParseDcgmDiag(diag.out));
+}
+
+CheckResult JudgeDcgmTests(const std::string& check, const std::string& command, const std::string& host,
+                           const ToolOutput& diag, const Result<std::vector<DcgmTest>>& tests) {
   std::string threshold = "every test Pass or Skip, exit 0";
-  if (!diag.started || diag.timed_out) return ToolFailed(check, kNode, host, "dcgmi diag -r 1", diag);
-  auto tests = ParseDcgmDiag(diag.out);
   if (!tests.ok()) {
-    CheckResult failed = ToolFailed(check, kNode, host, "dcgmi diag -r 1", diag, tests.status().message(), threshold);
+    CheckResult failed = ToolFailed(check, kNode, host, command.c_str(), diag, tests.status().message(), threshold);
     failed.measured = "unknown";
     return failed;
   }
@@ -413,14 +416,14 @@ CheckResult EvaluateDcgmDiag(const std::string& host, const ToolOutput& diag) {
   for (const DcgmTest& test : *tests) {
     if (test.result == "Pass") ++passed;
     if (test.result == "Pass" || test.result == "Skip") continue;
-    failing.push_back(test.name + ": " + test.result);
+    failing.push_back(test.name + ": " + test.result_text);
     for (const std::string& line : test.lines) {
       if (evidence.size() < 12) evidence.push_back(line);
     }
   }
   if (!diag.Succeeded()) {
     failing.push_back("dcgmi " + ExitDescription(diag));
-    evidence.push_back("dcgmi diag -r 1: " + ExitDescription(diag));
+    evidence.push_back(command + ": " + ExitDescription(diag));
   }
   if (passed == 0 && failing.empty()) failing.push_back("no test passed (every test skipped)");
   std::string measured = std::to_string(passed) + "/" + std::to_string(tests->size()) + " pass";

@@ -498,6 +498,8 @@ Result<std::vector<NvlinkGpu>> ParseNvlinkStatus(std::string_view text) {
       gpus.push_back(std::move(gpu));
       continue;
     }
+    // An elision before the first GPU ("...." where a capture left GPUs out) is no GPU's.
+    if (gpus.empty() && line.find_first_not_of(".\u2026") == std::string::npos) continue;
     if (gpus.empty() || !std::regex_match(line, m, kLink)) {
       return Status::InvalidArgument("not nvidia-smi nvlink -s output: " + Printable(line, 200));
     }

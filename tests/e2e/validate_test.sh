@@ -141,22 +141,30 @@ check "slurm.srun fails: its job never started ($(detail deadline slurm.srun tes
 check "the busy nodes themselves pass slurm.node (allocated)" test "$(results deadline pass | grep -c '^slurm.node ')" = 3
 tb ssh node01 scancel "${jobs//,/ }"
 
-# 4c. Acceptance (issue 51): iperf3 and fio for real, a node slowed on purpose named as the
+# 4c. Acceptance (issue 51): iperf3, fio and hpcc for real, a node slowed on purpose named as the
 # outlier and drained, resumed once it is fast again. Short measurements (3 s; a site's default is
 # 30 s), and a wide outlier margin: the testbed's veth links share two busy cores, while node03's
 # link is held to 100 Mbit/s, far below its peers.
 accept_started=$(date +%s)
 "$CLUSTERCTL" deploy "$inventory" --roles acceptance-tools -e acceptance_tools=true >"$WORK/accept-deploy.txt" 2>&1
-check "deploy of the acceptance-tools role (iperf3, fio) exits 0" test $? -eq 0 || tail -20 "$WORK/accept-deploy.txt"
+check "deploy of the acceptance-tools role (iperf3, fio, hpcc) exits 0" test $? -eq 0 || tail -20 "$WORK/accept-deploy.txt"
 # The compute nodes (the role's), no floors: the outlier rule alone must find node03. The nodes' files sit on the machine's shared
 # disk (fio's readings are real, not comparable): fio's outlier rule is left out here, and its page
 # cache used (an overlay may refuse O_DIRECT).
+# hpcc likewise: HPL at order 400 and STREAM on each node, real, on the same two cores (no outlier rule).
 accept=(--level acceptance --limit compute --duration 3 -e validate_iperf3_outlier_percent=80 -e validate_iperf3_min_gbps=0
-        -e validate_fio_outlier_percent=100 -e validate_fio_size_mib=64 -e validate_fio_direct=false)
-validate_json accept_fio "$inventory" "${accept[@]}" --checks storage.fio
-check "storage.fio measures every node's real disk and passes (got $rc: $(results accept_fio fail | paste -sd,))" test $rc -eq 0
+        -e validate_fio_outlier_percent=100 -e validate_fio_size_mib=64 -e validate_fio_direct=false
+        -e validate_hpcc_n=400 -e validate_hpcc_outlier_percent=100)
+validate_json accept_fio "$inventory" "${accept[@]}" --checks storage.fio,node.hpcc
+check "storage.fio and node.hpcc measure every node for real and pass (got $rc: $(results accept_fio fail | paste -sd,))" test $rc -eq 0
+measured_count() {  # measured_count CHECK PYTHON-CONDITION-ON-m
+  python3 -c 'import json,sys; print(sum(1 for r in json.load(open(sys.argv[1]))["results"] if r["check"] == sys.argv[2] and eval(sys.argv[3], {"m": r["measured"]})))' \
+    "$WORK/accept_fio.json" "$1" "$2"
+}
 check "storage.fio reports each node's write and read" \
-  test "$(python3 -c 'import json,sys; print(sum(1 for r in json.load(open(sys.argv[1]))["results"] if r["check"] == "storage.fio" and r["measured"].startswith("write ") and " MB/s, read " in r["measured"]))' "$WORK/accept_fio.json")" = 3
+  test "$(measured_count storage.fio 'm.startswith("write ") and " MB/s, read " in m')" = 3
+check "node.hpcc reports each node's HPL and STREAM ($(detail accept_fio node.hpcc node02))" \
+  test "$(measured_count node.hpcc 'm.startswith("hpl ") and " GFlop/s, stream " in m')" = 3
 ip netns exec "${TESTBED_PREFIX:-ctb}-node03" tc qdisc add dev eth0 root tbf rate 100mbit burst 128kb latency 100ms
 validate_json accept_slow "$inventory" "${accept[@]}" --checks net.iperf3 --drain-failed
 check "node03 held to 100 Mbit/s: exit 1 (got $rc)" test $rc -eq 1

@@ -1,13 +1,15 @@
 // node.consistency (acceptance): every node of a peer group
 // (validate_peer_group; default: every node measured) runs the same
-// kernel, NVIDIA driver, HCA firmware, Slurm and BIOS version, read from the
-// facts (kernel.release, nvidia_driver, ib_devices[].firmware, the slurmd
-// package) and DMI (/sys/class/dmi/id/bios_version). A node whose version
+// kernel, NVIDIA driver, GPU VBIOS, CUDA toolkit, HCA firmware, Slurm and
+// BIOS version, read from the facts (kernel.release, nvidia_driver,
+// ib_devices[].firmware, the cuda-toolkit-* and slurmd packages), nvidia-smi
+// (vbios_version of each GPU) and DMI (/sys/class/dmi/id/bios_version). A node whose version
 // differs from the one most of its group runs fails, naming both values;
 // where no single version is the most common, every node of the group fails,
 // listing who runs what. A version a node does not have (no
-// GPU, no HCA) is not compared. GPU VBIOS, CUDA and the agent's version are
-// not read yet (docs/validation.md, "Acceptance").
+// GPU, no HCA, nvidia-smi failing) is not compared. The agent's version is
+// not compared: every node runs the build this controller ships (by content
+// hash), so it could never differ (docs/validation.md, "Acceptance").
 #include <map>
 #include <set>
 
@@ -22,6 +24,11 @@ namespace {
 constexpr const char* kCheck = "node.consistency";
 
 const ProbeSpec kBios{.id = "dmi bios_version", .commands = {{"cat", "/sys/class/dmi/id/bios_version"}}, .timeout_s = 10};
+const ProbeSpec kVbios{.id = "nvidia-smi vbios_version",
+                       .commands = {{"nvidia-smi", "--query-gpu=vbios_version", "--format=csv,noheader"}},
+                       .timeout_s = 30,
+                       .when = [](const NodeReadings& n) { return n.HasGpus() && n.DriverModuleLoaded(); },
+                       .executable = "/usr/bin/nvidia-smi"};
 
 // The versions of one node, by what they are ("kernel"), absent where it has none.
 using Versions = std::map<std::string, std::string>;
@@ -45,12 +52,36 @@ std::string HcaFirmware(const nlohmann::json& facts) {
   return Join({versions.begin(), versions.end()}, ",");
 }
 
+// The CUDA toolkits installed side by side (cuda-toolkit-12-4 12.4.1-1, ...): their versions, sorted.
+std::string CudaToolkits(const nlohmann::json& facts) {
+  std::set<std::string> versions;
+  const nlohmann::json* packages = MemberOf(facts, "packages");
+  if (packages != nullptr && packages->is_object()) {
+    for (const auto& [name, version] : packages->items()) {
+      if (name.rfind("cuda-toolkit-", 0) == 0 && version.is_string()) versions.insert(version.get<std::string>());
+    }
+  }
+  return Join({versions.begin(), versions.end()}, ",");
+}
+
+// Every GPU's VBIOS, distinct and sorted: "96.00.89.00.01" (two versions on one node: "a,b").
+std::string Vbios(const ToolOutput& out) {
+  if (!out.Succeeded()) return "";
+  std::set<std::string> versions;
+  for (const std::string& line : Split(out.out, '\n')) {
+    if (!Trim(line).empty()) versions.insert(std::string(Trim(line)));
+  }
+  return Join({versions.begin(), versions.end()}, ",");
+}
+
 Versions VersionsOf(const NodeReadings& node) {
   Versions v;
   const nlohmann::json* kernel = MemberOf(node.facts, "kernel");
   if (kernel != nullptr) v["kernel"] = TextAt(*kernel, "release");
   v["NVIDIA driver"] = TextAt(node.facts, "nvidia_driver");
   v["HCA firmware"] = HcaFirmware(node.facts);
+  v["CUDA"] = CudaToolkits(node.facts);
+  v["GPU VBIOS"] = Vbios(node.Output(kVbios.id));
   v["Slurm"] = SlurmVersion(node.facts);
   const ToolOutput& bios = node.Output(kBios.id);
   if (bios.Succeeded()) v["BIOS"] = std::string(Trim(bios.out));
@@ -133,9 +164,9 @@ void RunPhase(ClusterRun& run) {
 
 const CheckRegistration kNodeConsistency({.name = kCheck,
                                           .scope = kNode,
-                                          .summary = "the same kernel, NVIDIA driver, HCA firmware, Slurm and BIOS version as the rest of its peer group",
+                                          .summary = "the same kernel, NVIDIA driver, GPU VBIOS, CUDA, HCA firmware, Slurm and BIOS version as the rest of its peer group",
                                           .rank = 290,
-                                          .probes = {&kBios},
+                                          .probes = {&kBios, &kVbios},
                                           .cluster_phase = {.run = RunPhase},
                                           .level = CheckLevel::kAcceptance});
 

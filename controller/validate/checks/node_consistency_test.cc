@@ -38,6 +38,29 @@ TEST_CASE("node.consistency: the node with another kernel and HCA firmware is na
   CHECK(odd.detail == "HCA firmware 28.37.1014, 2 of 3 nodes run 28.39.1002; kernel 6.1.0-18-amd64, 2 of 3 nodes run 6.1.0-21-amd64");
 }
 
+TEST_CASE("node.consistency: GPU VBIOS (nvidia-smi, every GPU) and the CUDA toolkits (packages) are compared") {
+  Bench run;
+  for (const char* node : {"gpu01", "gpu02", "gpu03"}) {
+    nlohmann::json facts = Facts("6.1.0-21-amd64", "550.54.15", "", "22.05.8-4");
+    facts["pci"] = {{"gpu_count", 2}};
+    facts["modules"] = {"nvidia"};
+    facts["packages"]["cuda-toolkit-12-4"] = "12.4.1-1";
+    if (std::string(node) == "gpu03") facts["packages"]["cuda-toolkit-12-6"] = "12.6.3-1";
+    run.Add(node, facts, "1.5.2");
+    run.Node(node).outputs["nvidia-smi vbios_version"].out =
+        std::string(node) == "gpu02" ? "96.00.89.00.01\n96.00.61.00.01\n" : "96.00.89.00.01\n96.00.89.00.01\n";
+  }
+  run.Phase("node.consistency");
+  CHECK(run.Of("gpu01").outcome == CheckOutcome::kPass);
+  CHECK(run.Of("gpu01").measured ==
+        "BIOS 1.5.2, CUDA 12.4.1-1, GPU VBIOS 96.00.89.00.01, NVIDIA driver 550.54.15, Slurm 22.05.8-4, kernel 6.1.0-21-amd64");
+  CHECK(run.Of("gpu02").detail == "GPU VBIOS 96.00.61.00.01,96.00.89.00.01, 2 of 3 nodes run 96.00.89.00.01");
+  CHECK(run.Of("gpu03").detail == "CUDA 12.4.1-1,12.6.3-1, 2 of 3 nodes run 12.4.1-1");
+  const CheckSpec* spec = FindCheckSpec("node.consistency");
+  REQUIRE(spec->probes.size() == 2);
+  CHECK(spec->probes[1]->commands.front() == Argv{"nvidia-smi", "--query-gpu=vbios_version", "--format=csv,noheader"});
+}
+
 TEST_CASE("node.consistency: groups are compared apart; a tie names who runs what; what a node lacks is not compared") {
   Bench run;
   run.Add("a01", Facts("6.1.0-21-amd64", "", "", "22.05.8-4"), "2.0");
