@@ -3,7 +3,8 @@
 #
 #   bin/clusterctl                               the controller
 #   lib/clusterctl/clusterctl-agent*             the node agents (shipped to nodes, never run here)
-#   lib/clusterctl/clusterctl-health             the Slurm health check (copied to compute nodes by slurm-health)
+#   lib/clusterctl/clusterctl-health*            the Slurm health check (copied to compute nodes by slurm-health),
+#                                                x86_64 and (clusterctl-health-aarch64) aarch64
 #   share/clusterctl/{roles,templates}           the built-in catalog (found as <exe>/../share/clusterctl)
 #   share/doc/clusterctl/                        README, docs/*.md, example inventories
 #   share/man/man1/clusterctl.1                  generated from the command definitions
@@ -24,6 +25,12 @@ set(CLUSTERCTL_PACKAGE_CONTACT "clusterctl maintainers <clusterctl@localhost>"
 
 install(TARGETS clusterctl RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS clusterctl-agent clusterctl-health RUNTIME DESTINATION lib/clusterctl)
+# The aarch64 builds beside them (cmake/Aarch64NodePrograms.cmake), when the
+# cross compiler made them.
+if(CLUSTERCTL_AARCH64_BUILT)
+  install(PROGRAMS ${PROJECT_BINARY_DIR}/clusterctl-agent-aarch64 ${PROJECT_BINARY_DIR}/clusterctl-health-aarch64
+          DESTINATION lib/clusterctl)
+endif()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/roles ${PROJECT_SOURCE_DIR}/templates
         DESTINATION ${CMAKE_INSTALL_DATADIR}/clusterctl)
 install(FILES ${PROJECT_SOURCE_DIR}/platforms.yaml DESTINATION ${CMAKE_INSTALL_DATADIR}/clusterctl)

@@ -14,6 +14,12 @@ BUILD_PACKAGES=(
   python3  # tests/exporters: the Slurm exporter is a Python script
   man-db zsh  # tests/cli: the generated man page renders without warnings, the zsh completion parses
   shellcheck  # tests/roles/shell_scripts_test.cc: every script the roles put on a node is linted
+  # The aarch64 node programs (cmake/Aarch64NodePrograms.cmake): the cross
+  # compiler (it brings the arm64 libc and libstdc++ to link statically; the
+  # two programs need no other arm64 library: nlohmann/json and doctest are
+  # headers, the same for every architecture), and qemu-user to run their
+  # tests (tests/aarch64_node_test.sh runs it explicitly: no binfmt_misc).
+  g++-aarch64-linux-gnu qemu-user-static
 )
 # The testbed (tests/testbed): nspawn containers on a bridge, an apt proxy;
 # spank.h (libslurm-dev) and a C compiler for the SIMULATED pyxis plugin of

@@ -15,6 +15,7 @@
 #include <map>
 
 #include "agent/exec/run_command.h"
+#include "agent/facts/cpu_topology.h"
 #include "agent/facts/fabric.h"
 #include "agent/facts/kernels.h"
 #include "agent/facts/nvidia.h"
@@ -143,7 +144,10 @@ nlohmann::json GatherFacts(const GatherOptions& options) {
   };
 
   if (file("/etc/os-release", "os")) facts["os"] = ParseOsRelease(text);
-  if (file("/proc/cpuinfo", "cpu")) facts["cpu"] = ParseCpuinfo(text);
+  if (file("/proc/cpuinfo", "cpu")) {
+    facts["cpu"] = ParseCpuinfo(text);
+    AddSysfsTopology(facts["cpu"], root, text.find("physical id") != std::string::npos);
+  }
   if (file("/proc/meminfo", "memory")) facts["memory"] = ParseMeminfo(text);
   if (file("/proc/sys/kernel/random/boot_id", "boot_id")) facts["boot_id"] = std::string(Trim(text));
   if (file("/proc/uptime", "uptime")) facts["uptime_s"] = ParseUptime(text);

@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "agent/facts/arm_cpu.h"
 #include "common/strings.h"
 
 namespace clusterctl::facts {
@@ -36,6 +37,18 @@ std::string Unquote(std::string_view value) {
 
 bool MatchesAny(const std::string& name, const std::vector<std::string>& patterns) {
   return std::any_of(patterns.begin(), patterns.end(), [&](const std::string& p) { return GlobMatch(p, name); });
+}
+
+// One /proc/cpuinfo record's CPU name: x86's "model name" (or another
+// architecture's own line), else an Arm core's, from its MIDR fields.
+std::string CpuModelOf(const std::map<std::string, std::string>& record) {
+  for (const char* key : {"model name", "Model", "cpu model"}) {
+    if (auto it = record.find(key); it != record.end()) return it->second;
+  }
+  auto implementer = record.find("CPU implementer");
+  auto part = record.find("CPU part");
+  if (implementer == record.end() || part == record.end()) return "";
+  return ArmCpuName(implementer->second, part->second);
 }
 
 }  // namespace
@@ -74,14 +87,7 @@ nlohmann::json ParseCpuinfo(std::string_view text) {
   for (auto& r : records) {
     if (!r.count("processor")) continue;
     ++cpus;
-    if (model.empty()) {
-      for (const char* key : {"model name", "Model", "cpu model", "CPU part"}) {
-        if (r.count(key)) {
-          model = r[key];
-          break;
-        }
-      }
-    }
+    if (model.empty()) model = CpuModelOf(r);
     if (r.count("physical id") && r.count("core id")) {
       sockets.insert(r["physical id"]);
       cores.insert({r["physical id"], r["core id"]});

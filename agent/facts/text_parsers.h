@@ -16,8 +16,10 @@ namespace clusterctl::facts {
 nlohmann::json ParseOsRelease(std::string_view text);
 
 // /proc/cpuinfo -> {model, cpus, sockets, cores_per_socket, threads_per_core}
-// x86 lists "physical id"/"core id"; where those are missing (many ARM and
-// some VMs) every CPU counts as a core of one socket.
+// x86 lists "physical id"/"core id"; where those are missing (Arm, some VMs)
+// every CPU counts as a core of one socket (GatherFacts then takes the
+// topology from sysfs: cpu_topology.h). An Arm node's model is named from
+// its "CPU implementer"/"CPU part" (arm_cpu.h): Grace is "Neoverse-V2".
 nlohmann::json ParseCpuinfo(std::string_view text);
 
 // /proc/meminfo -> {total_mib, available_mib}

@@ -9,6 +9,7 @@
 
 #include "common/sha256.h"
 #include "common/strings.h"
+#include "controller/remote/node_programs.h"
 
 namespace clusterctl {
 
@@ -39,37 +40,19 @@ std::string NodeProgramsDirectory() {
   return std::filesystem::is_directory(installed, ec) ? installed.string() : exe_dir.string();
 }
 
-Result<std::string> ShippedNodeProgram(const std::string& name) {
-  if (name != "clusterctl-health") {
-    return Status::InvalidArgument("node-program:" + Printable(name) + " is no program clusterctl ships (clusterctl-health)");
-  }
-  const std::string directory = NodeProgramsDirectory();
-  const std::string path = directory + "/" + name;
-  if (directory.empty() || ::access(path.c_str(), R_OK) != 0) {
-    return Status::NotFound("node-program:" + name + ": no " + path + " (build it with scripts/build.sh " + name + ")");
-  }
-  return path;
-}
+// The build beside clusterctl: ShippedNodeProgramFor (node_programs.h) picks
+// one by the node's architecture.
+Result<std::string> ShippedNodeProgram(const std::string& name) { return ShippedNodeProgramFor(name, ""); }
 
 Result<AgentBinaries> AgentBinaries::Discover(std::string directory) {
   if (directory.empty()) directory = NodeProgramsDirectory();
   if (directory.empty()) return Status::NotFound("cannot find the clusterctl executable's directory");
   AgentBinaries binaries;
   std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(directory, ec)) {
-    std::string name = entry.path().filename().string();
-    if (name != "clusterctl-agent" && name.rfind("clusterctl-agent-", 0) != 0) continue;
-    if (!entry.is_regular_file()) continue;
-    std::ifstream in(entry.path(), std::ios::binary);
-    std::string header(64, '\0');
-    in.read(header.data(), 64);
-    header.resize(static_cast<size_t>(in.gcount()));
-    std::string arch = ElfArchitecture(header);
-    if (arch.empty()) continue;
-    auto digest = Sha256File(entry.path().string());
+  for (const auto& [arch, path] : BuildsByArch(directory, "clusterctl-agent")) {
+    auto digest = Sha256File(path);
     if (!digest.ok()) return digest.status();
-    binaries.by_arch_[arch] = AgentBinary{arch, entry.path().string(), *digest,
-                                          static_cast<size_t>(std::filesystem::file_size(entry.path(), ec))};
+    binaries.by_arch_[arch] = AgentBinary{arch, path, *digest, static_cast<size_t>(std::filesystem::file_size(path, ec))};
   }
   if (binaries.by_arch_.empty()) {
     return Status::NotFound("no clusterctl-agent build found in " + directory + " (build it with scripts/build.sh)");

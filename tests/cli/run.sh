@@ -178,7 +178,11 @@ expect "help of an unknown command is a usage error listing the commands" 2 "unk
   "$CLUSTERCTL" help bogus
 expect "a usage error points to the subcommand's --help" 2 "Run 'clusterctl deploy --help' for usage." -- "$CLUSTERCTL" deploy
 
-expect "--version names the commit, the agent protocol and the agent builds" 0 "agent builds: x86_64 " -- "$CLUSTERCTL" --version
+# Both architectures where the build made the aarch64 agent (cmake/Aarch64NodePrograms.cmake).
+builds="x86_64 "
+aarch64_agent="$(dirname "$CLUSTERCTL")/clusterctl-agent-aarch64"
+[ -f "$aarch64_agent" ] && builds="aarch64 $aarch64_agent, x86_64 "
+expect "--version names the commit, the agent protocol and the agent builds" 0 "agent builds: $builds" -- "$CLUSTERCTL" --version
 "$CLUSTERCTL" --version | head -1 | grep -qE '^clusterctl [0-9.]+ \(commit ([0-9a-f]{7,}(-dirty)?|unknown)\)$' &&
   pass "--version's first line: clusterctl VERSION (commit ID)" || fail "--version's first line: $("$CLUSTERCTL" --version | head -1)"
 

@@ -8,22 +8,33 @@
 
 #include "common/sha256.h"
 #include "controller/engine/kinds/step_kind.h"
-#include "controller/remote/agent_binaries.h"
+#include "controller/remote/node_programs.h"
 
 namespace clusterctl {
 namespace {
 
 // A source "node-program:<name>" is one of the programs clusterctl ships for
-// nodes (clusterctl-health), from where the controller's node programs are;
-// any other source is a file inside the inventory's directory.
+// nodes (clusterctl-health), the build for the host's architecture (its
+// facts' kernel.arch), from where the controller's node programs are; any
+// other source is a file inside the inventory's directory.
 constexpr std::string_view kNodeProgram = "node-program:";
+
+// The host's architecture (its facts' kernel.arch, as `uname -m` prints it);
+// "" when its facts were never gathered.
+std::string HostArchitecture(const KindPlanning& planning) {
+  if (planning.inputs.facts == nullptr) return "";
+  auto it = planning.inputs.facts->find(planning.host.name);
+  if (it == planning.inputs.facts->end() || !it->second.is_object()) return "";
+  const nlohmann::json kernel = it->second.value("kernel", nlohmann::json::object());
+  return kernel.is_object() && kernel.contains("arch") && kernel["arch"].is_string() ? kernel["arch"].get<std::string>() : "";
+}
 
 std::optional<std::string> SourceOf(KindPlanning& planning, const nlohmann::json& params) {
   const nlohmann::json& value = params["source"];
   if (!value.is_string() || value.get<std::string>().rfind(kNodeProgram, 0) != 0) {
     return planning.InventoryFile("source", params);
   }
-  auto program = ShippedNodeProgram(value.get<std::string>().substr(kNodeProgram.size()));
+  auto program = ShippedNodeProgramFor(value.get<std::string>().substr(kNodeProgram.size()), HostArchitecture(planning));
   if (!program.ok()) {
     planning.diagnostics.Error(planning.step.where, "'" + planning.step.name + "' for " + planning.host.name +
                                                         ": copy source " + program.status().message());
