@@ -130,6 +130,9 @@ TEST_CASE("accounting objects: the inventory's QoS, accounts and users reach the
   CHECK(params["prune"] == false);
   CHECK(Lines(primary.files.at("/etc/slurm/slurm.conf"), "AccountingStorageEnforce") ==
         std::vector<std::string>{"AccountingStorageEnforce=associations,limits,qos"});
+  // GPU TRES recorded and enforced (issue 50): gres/gpu even before a node has GPUs.
+  CHECK(Lines(primary.files.at("/etc/slurm/slurm.conf"), "AccountingStorageTRES") ==
+        std::vector<std::string>{"AccountingStorageTRES=gres/gpu"});
   CHECK_FALSE(Has(h.PlanAll("head02").steps, "slurm-accounting/accounting objects"));
 
   // What the values' syntax cannot see (an account no one names) stops the plan.
@@ -142,6 +145,7 @@ TEST_CASE("accounting objects: the inventory's QoS, accounts and users reach the
 TEST_CASE("without accounting, or with slurm_accounting_enforce empty, slurm.conf enforces nothing") {
   SlurmRoles off(false, "slurm_accounting: false");
   CHECK(Lines(off.PlanAll("head01").files.at("/etc/slurm/slurm.conf"), "AccountingStorageEnforce").empty());
+  CHECK(Lines(off.PlanAll("head01").files.at("/etc/slurm/slurm.conf"), "AccountingStorageTRES").empty());
   SlurmRoles unenforced(false, R"(slurm_accounting_enforce: "")");
   const std::string conf = unenforced.PlanAll("head01").files.at("/etc/slurm/slurm.conf");
   CHECK(Lines(conf, "AccountingStorageEnforce").empty());
