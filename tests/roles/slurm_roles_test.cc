@@ -133,6 +133,11 @@ TEST_CASE("accounting objects: the inventory's QoS, accounts and users reach the
   // GPU TRES recorded and enforced (issue 50): gres/gpu even before a node has GPUs.
   CHECK(Lines(primary.files.at("/etc/slurm/slurm.conf"), "AccountingStorageTRES") ==
         std::vector<std::string>{"AccountingStorageTRES=gres/gpu"});
+  // Usage recorded per association and QoS: GrpTRESMins budgets are spent.
+  CHECK(Lines(primary.files.at("/etc/slurm/slurm.conf"), "PriorityType") ==
+        std::vector<std::string>{"PriorityType=priority/multifactor"});
+  CHECK(Lines(SlurmRoles(false, "slurm_priority_type: priority/basic").PlanAll("head01").files.at("/etc/slurm/slurm.conf"),
+              "PriorityType") == std::vector<std::string>{"PriorityType=priority/basic"});
   CHECK_FALSE(Has(h.PlanAll("head02").steps, "slurm-accounting/accounting objects"));
 
   // What the values' syntax cannot see (an account no one names) stops the plan.
@@ -146,6 +151,7 @@ TEST_CASE("without accounting, or with slurm_accounting_enforce empty, slurm.con
   SlurmRoles off(false, "slurm_accounting: false");
   CHECK(Lines(off.PlanAll("head01").files.at("/etc/slurm/slurm.conf"), "AccountingStorageEnforce").empty());
   CHECK(Lines(off.PlanAll("head01").files.at("/etc/slurm/slurm.conf"), "AccountingStorageTRES").empty());
+  CHECK(Lines(off.PlanAll("head01").files.at("/etc/slurm/slurm.conf"), "PriorityType").empty());
   SlurmRoles unenforced(false, R"(slurm_accounting_enforce: "")");
   const std::string conf = unenforced.PlanAll("head01").files.at("/etc/slurm/slurm.conf");
   CHECK(Lines(conf, "AccountingStorageEnforce").empty());
