@@ -308,7 +308,7 @@ sed -i -e 's/max_wall: "00:10:00"/max_wall: "00:20:00"/' -e 's|max_tres_per_user
 "$CLUSTERCTL" deploy --json "$inventory" >"$outputs/qos-change.json" 2>&1
 rc=$?
 check "the deploy after max_wall 00:10:00 -> 00:20:00 and gpu's gres/gpu=2 -> 4 changed one step, those two QoS fields (exit $rc: $(changes "$outputs/qos-change.json"))" \
-  test "$rc: $(changes "$outputs/qos-change.json")" = "0: node01 slurm-controller/accounting objects: qos standard: MaxWall 00:10:00 -> 00:20:00,qos gpu: MaxTRESPerUser gres/gpu=2 -> gres/gpu=4"
+  test "$rc: $(changes "$outputs/qos-change.json")" = "0: node01 slurm-accounts/accounting objects: qos standard: MaxWall 00:10:00 -> 00:20:00,qos gpu: MaxTRESPerUser gres/gpu=2 -> gres/gpu=4"
 qos=$(on01 "sacctmgr -n -P show qos where name=standard,gpu format=Name,Priority,MaxWall,MaxTRESPU,Flags" | sort | paste -sd';')
 check "sacctmgr shows the new limits and the others as they were ($qos)" \
   test "$qos" = "gpu|0||gres/gpu=4|DenyOnLimit;standard|10|00:20:00|cpu=64|DenyOnLimit"
@@ -322,7 +322,7 @@ sed -i 's/^vars:$/vars:\n  slurm_accounting_prune: true/' "$inventory"
 "$CLUSTERCTL" deploy --json "$inventory" >"$outputs/prune.json" 2>&1
 rc=$?
 check "with slurm_accounting_prune the deploy deletes scratch, and only it (exit $rc: $(changes "$outputs/prune.json"))" \
-  test "$rc: $(changes "$outputs/prune.json")" = "0: node01 slurm-controller/accounting objects: qos scratch: delete (not in the inventory)"
+  test "$rc: $(changes "$outputs/prune.json")" = "0: node01 slurm-accounts/accounting objects: qos scratch: delete (not in the inventory)"
 check "sacctmgr shows the QoS normal and standard, root's association still there" \
   test "$(on01 "sacctmgr -n -P show qos format=Name" | sort | paste -sd,) $(on01 "sacctmgr -n -P show assoc where user=root format=Account")" = "budget,gpu,normal,standard root"
 state=$(on01 "sacct -n -X -j '$job' -o State" | tr -d ' ')
