@@ -10,7 +10,8 @@
 tres_has() { grep -qE "(^|,)$1(,|$)" <<<"$2"; }  # tres_has NAME=COUNT TRES-LIST
 no_error() { ! grep -qiE 'error|invalid|unknown' <<<"$1"; }
 tres=$(on01 "scontrol show config" | sed -n 's/^AccountingStorageTRES *= *//p')
-check "slurmctld records GPU TRES, total and per type ($tres)" tres_has 'gres/gpu,gres/gpu:h100' "$tres"
+check "slurmctld records GPU TRES, total and per type ($tres)" tres_has gres/gpu "$tres"
+check "... gres/gpu:h100" tres_has gres/gpu:h100 "$tres"
 gpu_job=$(on01 "cd /tmp && runuser -u alice -- srun --gres=gpu:2 sh -c 'echo \$SLURM_JOB_ID'")
 alloc() { on01 "sacct -n -X -P -j '$gpu_job' -o AllocTRES"; }
 for _ in $(seq 20); do [ -n "$(alloc)" ] && break; sleep 0.5; done
