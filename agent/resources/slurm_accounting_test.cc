@@ -13,13 +13,15 @@ namespace {
 // sacctmgr --parsable2 --noheader show ... for the queries of CurrentQueries,
 // as Debian 12's Slurm 22.05 printed them on the testbed (e2e_slurm prints
 // them): a user's association shows the QoS it inherits.
-const char* kQosShown = "normal|0||||||\nstandard|10|00:10:00||cpu=64|||DenyOnLimit\n";
+// The last columns (GrpTRESMins, MaxTRESPA; GrpTRES, GrpTRESMins, MaxTRES of
+// an association) came with issue 50, empty as sacctmgr shows no limit.
+const char* kQosShown = "normal|0||||||||\nstandard|10|00:10:00||cpu=64|||DenyOnLimit||\n";
 const char* kAccountsShown = "physics|physics group\nroot|default root account\n";
 const char* kAssociationsShown =
-    "root||||1|normal|\n"
-    "root|root|||1|normal|\n"
-    "physics|||root|10|standard|standard\n"
-    "physics|alice|||1|standard|standard\n";
+    "root||||1|normal||||\n"
+    "root|root|||1|normal||||\n"
+    "physics|||root|10|standard|standard|||\n"
+    "physics|alice|||1|standard|standard|||\n";
 const char* kUsersShown = "alice|physics\nroot|root\n";
 
 nlohmann::json Inventory() {
@@ -157,6 +159,55 @@ TEST_CASE("one limit changed in the inventory changes exactly that limit") {
   CHECK(Join(changes[0].argv, " ") == "sacctmgr -i modify qos where Name=standard set MaxTRESPerUser=gres/gpu=2,cpu=-1");
 }
 
+TEST_CASE("GPU limits (issue 50): QoS budgets and per-account caps, association limits; one changed is one field") {
+  // Given an inventory with GPU limits on the QoS, the account and the user,
+  nlohmann::json inventory = Inventory();
+  inventory["qos"][0]["grp_tres_mins"] = "gres/gpu=600";
+  inventory["qos"][0]["max_tres_per_account"] = "gres/gpu=8";
+  inventory["accounts"][0]["grp_tres"] = "gres/gpu=16";
+  inventory["accounts"][0]["grp_tres_mins"] = "gres/gpu=60000";
+  inventory["users"][0]["grp_tres"] = "gres/gpu=4";
+  inventory["users"][0]["max_tres_per_job"] = "gres/gpu:h100=2";
+  // on a fresh database they are made with their objects,
+  std::vector<std::string> argvs;
+  for (const Change& c : Diff(inventory, Current{})) argvs.push_back(Join(c.argv, " "));
+  CHECK(argvs[0] == "sacctmgr -i add qos Name=standard Priority=10 MaxWall=10 MaxTRESPerUser=cpu=64 Flags=DenyOnLimit "
+                    "GrpTRESMins=gres/gpu=600 MaxTRESPerAccount=gres/gpu=8");
+  CHECK(argvs[1] == "sacctmgr -i add account Name=physics Cluster=testbed Parent=root Fairshare=10 QOS=standard "
+                    "DefaultQOS=standard GrpTRES=gres/gpu=16 GrpTRESMins=gres/gpu=60000 Description=physics group");
+  CHECK(argvs[2] == "sacctmgr -i add user Name=alice Account=physics Cluster=testbed DefaultAccount=physics "
+                    "GrpTRES=gres/gpu=4 MaxTRESPerJob=gres/gpu:h100=2");
+  // as sacctmgr then shows them they are no difference,
+  const std::string qos = "normal|0||||||||\nstandard|10|00:10:00||cpu=64|||DenyOnLimit|gres/gpu=600|gres/gpu=8\n";
+  const std::string associations =
+      "root||||1|normal||||\n"
+      "root|root|||1|normal||||\n"
+      "physics|||root|10|standard|standard|gres/gpu=16|gres/gpu=60000|\n"
+      "physics|alice|||1|standard|standard|gres/gpu=4||gres/gpu:h100=2\n";
+  CHECK(Diff(inventory, Shown(qos, associations)).empty());
+  // and each one changed in the inventory changes exactly that field.
+  inventory["users"][0]["grp_tres"] = "gres/gpu=2";
+  std::vector<Change> changes = Diff(inventory, Shown(qos, associations));
+  REQUIRE(changes.size() == 1);
+  CHECK(changes[0].what == "user alice in account physics: GrpTRES gres/gpu=4 -> gres/gpu=2");
+  CHECK(Join(changes[0].argv, " ") ==
+        "sacctmgr -i modify user where Name=alice Account=physics Cluster=testbed set GrpTRES=gres/gpu=2");
+  inventory["users"][0]["grp_tres"] = "gres/gpu=4";
+  inventory["qos"][0]["grp_tres_mins"] = "gres/gpu=1200";
+  changes = Diff(inventory, Shown(qos, associations));
+  REQUIRE(changes.size() == 1);
+  CHECK(Join(changes[0].argv, " ") == "sacctmgr -i modify qos where Name=standard set GrpTRESMins=gres/gpu=1200");
+  inventory["qos"][0]["grp_tres_mins"] = "gres/gpu=600";
+  inventory["accounts"][0]["grp_tres_mins"] = "gres/gpu=30000";
+  changes = Diff(inventory, Shown(qos, associations));
+  REQUIRE(changes.size() == 1);
+  CHECK(changes[0].what == "account physics: GrpTRESMins gres/gpu=60000 -> gres/gpu=30000");
+  // A GPU limit a bad value would break is refused at its item.
+  inventory["users"][0]["grp_tres_mins"] = "gres/gpu=1h";
+  CHECK(Problems(inventory).find("users[0] (alice): grp_tres_mins: 'gres/gpu=1h' is not a TRES list") !=
+        std::string::npos);
+}
+
 TEST_CASE("an account's association, description and a user's default account change in place") {
   nlohmann::json inventory = Inventory();
   inventory["accounts"][0]["fairshare"] = 20;
@@ -177,12 +228,12 @@ TEST_CASE("an account's association, description and a user's default account ch
 
 TEST_CASE("what the inventory does not name is left alone, unless prune; never root or normal") {
   const std::string associations = std::string(kAssociationsShown) +
-                                   "old|||root|1|normal|\n"
-                                   "older|||old|1|normal|\n"
-                                   "older|dave|||1|normal|\n"
-                                   "physics|erin|||1|standard|\n"
-                                   "physics|alice|gpu||1|standard|\n";  // a partition's: not managed
-  const Current current = Shown(std::string(kQosShown) + "scavenger|0||||||\n", associations);
+                                   "old|||root|1|normal||||\n"
+                                   "older|||old|1|normal||||\n"
+                                   "older|dave|||1|normal||||\n"
+                                   "physics|erin|||1|standard||||\n"
+                                   "physics|alice|gpu||1|standard||||\n";  // a partition's: not managed
+  const Current current = Shown(std::string(kQosShown) + "scavenger|0||||||||\n", associations);
   CHECK(Diff(Inventory(), current).empty());
   nlohmann::json prune = Inventory();
   prune["prune"] = true;
@@ -199,7 +250,7 @@ TEST_CASE("what the inventory does not name is left alone, unless prune; never r
 
 TEST_CASE("sacctmgr output of another shape is an error, not a guess") {
   CHECK_FALSE(ParseCurrent({"normal|0\n", "", "", ""}).ok());
-  CHECK(ParseCurrent({"normal|0|||||||\n", "", "", ""}).status().message().find("QoS line has 9 columns, not 8") !=
+  CHECK(ParseCurrent({"normal|0|||||||||\n", "", "", ""}).status().message().find("QoS line has 11 columns, not 10") !=
         std::string::npos);
   Result<Current> described = ParseCurrent({"", "lab|a|b\n", "", ""});  // a description may hold '|'
   REQUIRE(described.ok());

@@ -22,6 +22,10 @@ const std::vector<Field> kQosFields = {
     {"max_tres_per_job", "MaxTRESPerJob", "MaxTRES", K::kTres},
     {"max_jobs_per_user", "MaxJobsPerUser", "MaxJobsPU", K::kCount},
     {"flags", "Flags", "Flags", K::kFlags},
+    // GPU budgets and shares (issue 50): TRES-minutes all its jobs together
+    // may use (gres/gpu=6000: 100 GPU-hours), what one account's may hold.
+    {"grp_tres_mins", "GrpTRESMins", "GrpTRESMins", K::kTres},
+    {"max_tres_per_account", "MaxTRESPerAccount", "MaxTRESPA", K::kTres},
 };
 // sacctmgr(1), "SPECIFICATIONS FOR QOS", Flags (Slurm 22.05 to 24.x).
 const std::set<std::string> kQosFlags = {"DenyOnLimit",       "EnforceUsageThreshold", "NoDecay",
@@ -32,6 +36,11 @@ const std::vector<Field> kAssociationFields = {
     {"fairshare", "Fairshare", "Fairshare", K::kShare},
     {"qos", "QOS", "QOS", K::kNames},
     {"default_qos", "DefaultQOS", "DefaultQOS", K::kName},
+    // An association's own limits: an account's cover all its jobs (and its
+    // children's), a user's that user's in that account.
+    {"grp_tres", "GrpTRES", "GrpTRES", K::kTres},
+    {"grp_tres_mins", "GrpTRESMins", "GrpTRESMins", K::kTres},
+    {"max_tres_per_job", "MaxTRESPerJob", "MaxTRES", K::kTres},
 };
 
 bool Digits(std::string_view text, size_t most = 15) {

@@ -57,6 +57,21 @@ nlohmann::json Gres(const NodeShape& shape) {
   return "gpu:" + (shape.gpu_type.empty() ? "" : shape.gpu_type + ":") + std::to_string(shape.gpus);
 }
 
+// slurm.conf's AccountingStorageTRES: the GPU TRES Slurm records and
+// enforces beside its defaults (cpu, mem, node, ...): gres/gpu, and
+// gres/gpu:TYPE for each GPU type of the nodes (sorted, so a new type from a
+// grown cluster adds one word and reorders nothing). Without them sacct and
+// sreport show no GPU time and a gres/gpu limit is never applied.
+std::string AccountingTres(const std::map<NodeShape, std::vector<std::string>>& classes) {
+  std::set<std::string> types;
+  for (const auto& entry : classes) {
+    if (entry.first.gpus > 0 && !entry.first.gpu_type.empty()) types.insert(entry.first.gpu_type);
+  }
+  std::string tres = "gres/gpu";
+  for (const std::string& type : types) tres += ",gres/gpu:" + type;
+  return tres;
+}
+
 }  // namespace
 
 namespace {
@@ -187,6 +202,7 @@ Result<nlohmann::json> BuildSlurmView(const Inventory& inventory, const std::map
   }
   return nlohmann::json{{"nodes", nodes},
                         {"partitions", partitions},
+                        {"accounting_tres", AccountingTres(classes)},
                         {"node_names", known.empty() ? nlohmann::json(nullptr) : nlohmann::json(CollapseHostList(known))},
                         {"unknown", unknown.empty() ? nlohmann::json(nullptr) : nlohmann::json(CollapseHostList(unknown))},
                         {kViewHostProblems, host_problems}};

@@ -14,6 +14,9 @@
 //               are different classes.
 //   partitions: from the cluster variable slurm_partitions (name, group,
 //               default, max_time, options), with their nodes collapsed.
+//   accounting_tres: slurm.conf's AccountingStorageTRES, "gres/gpu" and
+//               "gres/gpu:TYPE" per GPU type of the nodes with facts
+//               (gres/gpu,gres/gpu:h100,gres/gpu:l40s), sorted by type.
 //   node_names: every Slurm node with facts, collapsed.
 //   host_problems: a node whose facts leave it no memory for jobs after
 //               its reserve, with why; it is in `unknown` (the planner

@@ -134,6 +134,30 @@ TEST_CASE("slurm view: GPUs of different models get separate typed classes") {
   CHECK((*untyped)["nodes"][0]["gpu_type"].is_null());
 }
 
+TEST_CASE("slurm view: AccountingStorageTRES lists gres/gpu and one gres/gpu:TYPE per GPU type (issue 50)") {
+  // Given H100 and L40S nodes,
+  std::map<std::string, nlohmann::json> facts = MixedFacts();
+  auto view = BuildSlurmView(InventoryFromText(kMixedInventory), facts);
+  REQUIRE(view.ok());
+  // then Slurm records GPU time in total and per model, types sorted;
+  CHECK((*view)["accounting_tres"] == "gres/gpu,gres/gpu:h100,gres/gpu:l40s");
+  // a new model that arrives by growing the cluster adds its one word;
+  std::string grown = kMixedInventory;
+  grown.replace(grown.find("gpu[01-04]\", cpu01"), 10, "gpu[01-05]");
+  grown.replace(grown.find("gpu[01-04]: "), 10, "gpu[01-05]");
+  grown.replace(grown.find("10.0.0.[11-14]"), 14, "10.0.0.[11-15]");
+  Inventory bigger = InventoryFromText(grown);
+  facts["gpu05"] = GpuFacts(4, "A100-SXM4-80GB");
+  auto more = BuildSlurmView(bigger, facts);
+  REQUIRE(more.ok());
+  CHECK((*more)["accounting_tres"] == "gres/gpu,gres/gpu:a100,gres/gpu:h100,gres/gpu:l40s");
+  // untyped GPUs and nodes without GPUs add no type: gres/gpu alone.
+  auto untyped = BuildSlurmView(InventoryFromText(kMixedInventory),
+                                {{"gpu01", Facts(64, 1031891, 2)}, {"cpu01", Facts(64, 1031891, 0)}});
+  REQUIRE(untyped.ok());
+  CHECK((*untyped)["accounting_tres"] == "gres/gpu");
+}
+
 TEST_CASE("slurm view: AutoDetect=nvml only where the facts show the plugin, NVML and a loaded driver") {
   std::map<std::string, nlohmann::json> facts = MixedFacts();
   facts["gpu03"] = WithNvml(facts["gpu03"]);

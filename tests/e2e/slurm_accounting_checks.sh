@@ -8,7 +8,7 @@ qos=$(shown qos where name=standard format=Name,Priority,MaxWall,MaxTRESPU,Flags
 check "sacctmgr shows QoS standard as the inventory names it ($qos)" test "$qos" = "standard|10|00:10:00|cpu=64|DenyOnLimit"
 physics=$(shown assoc where account=physics format=User,ParentName,Fairshare,QOS,DefaultQOS | paste -sd';')
 check "... account physics under root with its share and QoS, alice and carol (the directory's) in it ($physics)" \
-  test "$physics" = "|root|10|standard|standard;alice||1|standard|standard;carol||1|standard|standard"
+  test "$physics" = "|root|10|budget,gpu,standard|standard;alice||1|budget,gpu,standard|standard;carol||1|budget,gpu,standard|standard"
 check "... alice's default account physics ($(shown user where name=alice format=User,DefaultAccount))" \
   test "$(shown user where name=alice format=User,DefaultAccount)" = "alice|physics"
 check "... and root keeps its own association ($(shown assoc where user=root format=Account,User))" \
@@ -25,7 +25,7 @@ check "bob, without an association, is refused (${refused//$'\n'/ })" grep -q 'I
 over=$(on01 "cd /tmp && timeout 30 runuser -u alice -- srun -N1 --time=00:20:00 true" 2>&1)
 check "alice's job asking 20 minutes, over standard's MaxWall, is refused (${over//$'\n'/ })" grep -q 'Job violates accounting/QOS policy' <<<"$over"
 # The four queries the slurm_accounting kind reads, as this Slurm prints them.
-for q in "qos format=Name,Priority,MaxWall,GrpTRES,MaxTRESPU,MaxTRES,MaxJobsPU,Flags" "account format=Account,Description" \
-  "association where Cluster=testbed format=Account,User,Partition,ParentName,Fairshare,QOS,DefaultQOS" "user format=User,DefaultAccount"; do
+for q in "qos format=Name,Priority,MaxWall,GrpTRES,MaxTRESPU,MaxTRES,MaxJobsPU,Flags,GrpTRESMins,MaxTRESPA" "account format=Account,Description" \
+  "association where Cluster=testbed format=Account,User,Partition,ParentName,Fairshare,QOS,DefaultQOS,GrpTRES,GrpTRESMins,MaxTRES" "user format=User,DefaultAccount"; do
   on01 "sacctmgr --parsable2 --noheader show $q" | sed "s/^/# sacctmgr show ${q%% *}: /"
 done

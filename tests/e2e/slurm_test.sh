@@ -90,8 +90,11 @@ site_vars() {
   registry_tls_key_file: directory-tls/server.key
   slurm_qos:
     - {name: standard, priority: 10, max_wall: "00:10:00", max_tres_per_user: "cpu=64", flags: [DenyOnLimit]}
+    - {name: gpu, max_tres_per_user: "gres/gpu=2", flags: [DenyOnLimit]}
+    - {name: budget, grp_tres_mins: "gres/gpu=1"}
   slurm_accounts:
-    - {name: physics, description: physics group, fairshare: 10, qos: [standard], default_qos: standard}
+    - {name: physics, description: physics group, fairshare: 10, qos: [standard, gpu, budget], default_qos: standard}
+  slurm_extra_config: "PriorityCalcPeriod=1"
   slurm_users:
     - {name: alice, account: physics}
     - {name: carol, account: physics}
@@ -185,6 +188,7 @@ check "slurmdbd runs only on the primary" no_slurmdbd_on02
 
 source "$(dirname "$0")/slurm_site_checks.sh"
 source "$(dirname "$0")/slurm_accounting_checks.sh"
+source "$(dirname "$0")/slurm_gpu_accounting_checks.sh"
 source "$(dirname "$0")/slurm_user_software_checks.sh"
 source "$(dirname "$0")/slurm_container_checks.sh"
 
@@ -277,6 +281,9 @@ check "the new nodes got slurmd" tb ssh node05 systemctl is-active slurmd
 check "all four compute nodes end up idle (after the running job)" all_idle 4
 gres=$(on01 "sinfo -h -o '%G %N'" | sort | paste -sd,)
 check "sinfo shows both GPU types (got $gres)" test "$gres" = "gpu:h100:2 node[02-03],gpu:l40s:2 node[04-05]"
+tres=$(on01 "sacctmgr -n -P show tres format=Type,Name" | grep '^gres|' | sort | paste -sd,)
+check "the new GPU type is a TRES Slurm records (issue 50: AccountingStorageTRES kept in step; got $tres)" \
+  test "$tres" = "gres|gpu,gres|gpu:h100,gres|gpu:l40s"
 check "slurm.conf has one NodeName line per GPU type" \
   on01 "grep -q '^NodeName=node\[02-03\] .*Gres=gpu:h100:2 ' /etc/slurm/slurm.conf && grep -q '^NodeName=node\[04-05\] .*Gres=gpu:l40s:2 ' /etc/slurm/slurm.conf"
 l40s=$(on01 "srun --gres=gpu:l40s:2 hostname")
@@ -297,13 +304,14 @@ changes() {  # changes FILE: "HOST STEP: DIFFERENCES" of each changed step in a 
   python3 -c 'import json,sys
 print("; ".join(e["host"] + " " + e["step"] + ": " + ",".join(e["differences"]) for e in map(json.loads, (l for l in open(sys.argv[1]) if "\"event\":\"step\"" in l)) if e["status"] == "changed"))' "$1"
 }
-sed -i 's/max_wall: "00:10:00"/max_wall: "00:20:00"/' "$inventory"
+sed -i -e 's/max_wall: "00:10:00"/max_wall: "00:20:00"/' -e 's|max_tres_per_user: "gres/gpu=2"|max_tres_per_user: "gres/gpu=4"|' "$inventory"
 "$CLUSTERCTL" deploy --json "$inventory" >"$outputs/qos-change.json" 2>&1
 rc=$?
-check "the deploy after max_wall 00:10:00 -> 00:20:00 changed one step, one QoS field (exit $rc: $(changes "$outputs/qos-change.json"))" \
-  test "$rc: $(changes "$outputs/qos-change.json")" = "0: node01 slurm-accounting/accounting objects: qos standard: MaxWall 00:10:00 -> 00:20:00"
-qos=$(on01 "sacctmgr -n -P show qos where name=standard format=Name,Priority,MaxWall,MaxTRESPU,Flags")
-check "sacctmgr shows the new MaxWall and the other limits as they were ($qos)" test "$qos" = "standard|10|00:20:00|cpu=64|DenyOnLimit"
+check "the deploy after max_wall 00:10:00 -> 00:20:00 and gpu's gres/gpu=2 -> 4 changed one step, those two QoS fields (exit $rc: $(changes "$outputs/qos-change.json"))" \
+  test "$rc: $(changes "$outputs/qos-change.json")" = "0: node01 slurm-accounts/accounting objects: qos standard: MaxWall 00:10:00 -> 00:20:00,qos gpu: MaxTRESPerUser gres/gpu=2 -> gres/gpu=4"
+qos=$(on01 "sacctmgr -n -P show qos where name=standard,gpu format=Name,Priority,MaxWall,MaxTRESPU,Flags" | sort | paste -sd';')
+check "sacctmgr shows the new limits and the others as they were ($qos)" \
+  test "$qos" = "gpu|0||gres/gpu=4|DenyOnLimit;standard|10|00:20:00|cpu=64|DenyOnLimit"
 # A QoS made by hand is left alone (a --verify run checks the step on the
 # node), until slurm_accounting_prune asks; root and normal stay.
 on01 "sacctmgr -i add qos scratch >/dev/null"
@@ -314,9 +322,9 @@ sed -i 's/^vars:$/vars:\n  slurm_accounting_prune: true/' "$inventory"
 "$CLUSTERCTL" deploy --json "$inventory" >"$outputs/prune.json" 2>&1
 rc=$?
 check "with slurm_accounting_prune the deploy deletes scratch, and only it (exit $rc: $(changes "$outputs/prune.json"))" \
-  test "$rc: $(changes "$outputs/prune.json")" = "0: node01 slurm-accounting/accounting objects: qos scratch: delete (not in the inventory)"
+  test "$rc: $(changes "$outputs/prune.json")" = "0: node01 slurm-accounts/accounting objects: qos scratch: delete (not in the inventory)"
 check "sacctmgr shows the QoS normal and standard, root's association still there" \
-  test "$(on01 "sacctmgr -n -P show qos format=Name" | sort | paste -sd,) $(on01 "sacctmgr -n -P show assoc where user=root format=Account")" = "normal,standard root"
+  test "$(on01 "sacctmgr -n -P show qos format=Name" | sort | paste -sd,) $(on01 "sacctmgr -n -P show assoc where user=root format=Account")" = "budget,gpu,normal,standard root"
 state=$(on01 "sacct -n -X -j '$job' -o State" | tr -d ' ')
 check "the job that ran during the deploy completed (sacct: $state)" test "$state" = COMPLETED
 listed=$(on01 sacct -a -n -X -S 2020-01-01 -o JobID | wc -l)

@@ -38,7 +38,7 @@ class SlurmRoles : public testing::RoleHarness {
  public:
   explicit SlurmRoles(bool backup, const std::string& vars = "")
       : testing::RoleHarness(SlurmInventory(backup, vars),
-                             {"munge", "slurm-common", "slurm-accounting", "slurm-controller", "slurm-node"}) {
+                             {"munge", "slurm-common", "slurm-accounting", "slurm-controller", "slurm-accounts", "slurm-node"}) {
     UseSecrets();
   }
   Planned PlanAll(const std::string& host) {
@@ -123,25 +123,41 @@ TEST_CASE("accounting objects: the inventory's QoS, accounts and users reach the
          slurm_accounts: [{name: physics, qos: [short]}], slurm_users: [{name: alice, account: physics}])";
   SlurmRoles h(true, vars);
   Planned primary = h.PlanAll("head01");
-  const nlohmann::json& params = primary.params.at("slurm-accounting/accounting objects");
+  const nlohmann::json& params = primary.params.at("slurm-accounts/accounting objects");
   CHECK(params["cluster"] == "lab");
   CHECK(params["qos"][0]["max_wall"] == "00:10:00");
   CHECK(params["users"][0]["account"] == "physics");
   CHECK(params["prune"] == false);
   CHECK(Lines(primary.files.at("/etc/slurm/slurm.conf"), "AccountingStorageEnforce") ==
         std::vector<std::string>{"AccountingStorageEnforce=associations,limits,qos"});
-  CHECK_FALSE(Has(h.PlanAll("head02").steps, "slurm-accounting/accounting objects"));
+  // GPU TRES recorded and enforced (issue 50): gres/gpu even before a node has GPUs.
+  CHECK(Lines(primary.files.at("/etc/slurm/slurm.conf"), "AccountingStorageTRES") ==
+        std::vector<std::string>{"AccountingStorageTRES=gres/gpu"});
+  // Usage recorded per association and QoS: GrpTRESMins budgets are spent.
+  CHECK(Lines(primary.files.at("/etc/slurm/slurm.conf"), "PriorityType") ==
+        std::vector<std::string>{"PriorityType=priority/multifactor"});
+  CHECK(Lines(SlurmRoles(false, "slurm_priority_type: priority/basic").PlanAll("head01").files.at("/etc/slurm/slurm.conf"),
+              "PriorityType") == std::vector<std::string>{"PriorityType=priority/basic"});
+  CHECK_FALSE(Has(h.PlanAll("head02").steps, "slurm-accounts/accounting objects"));
+  // Made once slurmctld runs: a limit on gres/gpu needs the TRES it registers.
+  const std::vector<std::string>& steps = primary.steps;
+  auto at = [&](const std::string& s) { return std::find(steps.begin(), steps.end(), s) - steps.begin(); };
+  CHECK(at("slurm-controller/service") < at("slurm-accounts/gpu tres registered"));
+  CHECK(at("slurm-accounts/gpu tres registered") < at("slurm-accounts/accounting objects"));
+  CHECK(primary.params.at("slurm-accounts/gpu tres registered")["argv"].back() == "gres/gpu");
 
   // What the values' syntax cannot see (an account no one names) stops the plan.
   SlurmRoles unknown(false, R"(slurm_users: [{name: bob, account: chem}])");
   const std::string errors = unknown.PlanErrors("head01", Facts());
-  CHECK(errors.find("slurm-accounting.yaml") != std::string::npos);
+  CHECK(errors.find("slurm-accounts.yaml") != std::string::npos);
   CHECK(errors.find("users[0] (bob): account 'chem' is neither root nor in accounts") != std::string::npos);
 }
 
 TEST_CASE("without accounting, or with slurm_accounting_enforce empty, slurm.conf enforces nothing") {
   SlurmRoles off(false, "slurm_accounting: false");
   CHECK(Lines(off.PlanAll("head01").files.at("/etc/slurm/slurm.conf"), "AccountingStorageEnforce").empty());
+  CHECK(Lines(off.PlanAll("head01").files.at("/etc/slurm/slurm.conf"), "AccountingStorageTRES").empty());
+  CHECK(Lines(off.PlanAll("head01").files.at("/etc/slurm/slurm.conf"), "PriorityType").empty());
   SlurmRoles unenforced(false, R"(slurm_accounting_enforce: "")");
   const std::string conf = unenforced.PlanAll("head01").files.at("/etc/slurm/slurm.conf");
   CHECK(Lines(conf, "AccountingStorageEnforce").empty());

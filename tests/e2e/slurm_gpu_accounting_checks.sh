@@ -1,0 +1,39 @@
+# Sourced by slurm_test.sh after slurm_accounting_checks.sh (functions on01,
+# check, now_ms; alice in physics, which may use the QoS gpu and budget):
+# GPUs as the site accounts for them (issue 50). slurm.conf's
+# AccountingStorageTRES lists gres/gpu and gres/gpu:h100, so a GPU job's
+# sacct line shows its GPUs; QoS gpu (MaxTRESPerUser=gres/gpu=2,
+# DenyOnLimit) refuses a 3-GPU job; QoS budget (GrpTRESMins=gres/gpu=1: one
+# GPU-minute) holds a job once spent. About 30-80 s: the spending job
+# (16 s), then slurmctld (priority/multifactor) applies a finished job's
+# usage at its next PriorityCalcPeriod (1 minute here).
+tres_has() { grep -qE "(^|,)$1(,|$)" <<<"$2"; }  # tres_has NAME=COUNT TRES-LIST
+no_error() { ! grep -qiE 'error|invalid|unknown' <<<"$1"; }
+tres=$(on01 "scontrol show config" | sed -n 's/^AccountingStorageTRES *= *//p')
+check "slurmctld records GPU TRES, total and per type ($tres)" tres_has gres/gpu "$tres"
+check "... gres/gpu:h100" tres_has gres/gpu:h100 "$tres"
+gpu_job=$(on01 "cd /tmp && runuser -u alice -- srun --gres=gpu:2 sh -c 'echo \$SLURM_JOB_ID'")
+alloc() { on01 "sacct -n -X -P -j '$gpu_job' -o AllocTRES"; }
+for _ in $(seq 20); do [ -n "$(alloc)" ] && break; sleep 0.5; done
+check "sacct shows alice's --gres=gpu:2 job holding gres/gpu=2 ($(alloc))" tres_has gres/gpu=2 "$(alloc)"
+check "... and gres/gpu:h100=2" tres_has gres/gpu:h100=2 "$(alloc)"
+# GPU time per account: sreport reads slurmdbd's hourly rollups, so a job of
+# this test shows there only after the hour; checked here is that the
+# database knows the TRES sreport is asked for (it refuses an unknown one).
+report=$(on01 "sreport -n -P cluster AccountUtilizationByUser -T gres/gpu start=now-1hours end=now" 2>&1)
+check "sreport answers GPU time per account (-T gres/gpu) without an error (${report//$'\n'/ })" no_error "$report"
+over=$(on01 "cd /tmp && timeout 30 runuser -u alice -- srun --qos=gpu -N2 --gpus=3 true" 2>&1)
+check "QoS gpu (MaxTRESPerUser=gres/gpu=2, DenyOnLimit) refuses alice's 3-GPU job (${over//$'\n'/ })" \
+  grep -q 'Job violates accounting/QOS policy' <<<"$over"
+start=$(now_ms)
+on01 "cd /tmp && runuser -u alice -- srun --qos=budget -N2 --gres=gpu:2 sleep 16"  # 64 GPU-seconds
+# slurmctld's view of the QoS: GrpTRESMins=...,gres/gpu=1(USED MINUTES),...
+spent() { on01 "scontrol show assoc_mgr flags=qos qos=budget" | grep -oE 'GrpTRESMins=.*' | grep -oE 'gres/gpu=1\([0-9]+\)'; }
+for _ in $(seq 90); do [ "$(spent)" != "gres/gpu=1(0)" ] && [ -n "$(spent)" ] && break; sleep 1; done
+held=$(on01 "cd /tmp && runuser -u alice -- sbatch --parsable --qos=budget --gres=gpu:1 --wrap true")
+reason() { on01 "squeue -h -j '$held' -o %r"; }
+for _ in $(seq 20); do [ "$(reason)" = QOSGrpGRESMinutes ] && break; sleep 0.5; done
+check "QoS budget (GrpTRESMins=gres/gpu=1) holds her next GPU job once spent ($(spent); reason $(reason))" \
+  test "$(reason)" = QOSGrpGRESMinutes
+on01 "scancel '$held'"
+echo "# GPU budget checks: $(( $(now_ms) - start )) ms"
