@@ -23,7 +23,7 @@ using inventory_internal::GroupDraft;
 using inventory_internal::HostDraft;
 using inventory_internal::InventoryDraft;
 
-const std::vector<std::string> kTopLevelKeys = {"version", "cluster", "connection", "vars", "hosts", "groups"};
+const std::vector<std::string> kTopLevelKeys = {"version", "cluster", "connection", "bmc", "vars", "hosts", "groups"};
 
 bool IsClusterName(const std::string& name) {
   if (name.empty() || name.size() > 40 || !(name[0] >= 'a' && name[0] <= 'z')) return false;
@@ -230,6 +230,11 @@ std::optional<Inventory> ParseInventory(std::string_view text, const std::string
       draft.cluster_connection = *c;
     }
   }
+  if (const YamlNode* bmc = root->Find("bmc")) {
+    if (auto b = inventory_internal::ParseBmc(*bmc, "the inventory", base_dir, options, fields, false)) {
+      draft.cluster_bmc = *b;
+    }
+  }
   if (const YamlNode* vars = root->Find("vars")) {
     if (auto v = inventory_internal::ParseVars(*vars, "the inventory", fields, inventory.cluster_var_locations)) {
       inventory.cluster_vars = *v;
@@ -258,6 +263,7 @@ std::optional<Inventory> ParseInventory(std::string_view text, const std::string
     inventory.group_index[draft.groups[i].group.name] = i;
   }
   ResolveConnections(draft);
+  inventory_internal::ResolveBmcs(draft, diagnostics);
   inventory_internal::ResolveVariables(draft, options.size.max_variable_bytes, diagnostics);
   CheckDuplicateEndpoints(draft, diagnostics);
   CheckControllers(inventory, diagnostics);
