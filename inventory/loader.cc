@@ -59,6 +59,27 @@ void ResolveConnections(InventoryDraft& draft) {
   }
 }
 
+// The cluster level: `connection`, `bmc` and `vars` for every host.
+void ParseClusterDefaults(const YamlNode& root, InventoryDraft& draft, const std::string& base_dir,
+                          const InventoryLoadOptions& options, YamlFields& fields) {
+  if (const YamlNode* connection = root.Find("connection")) {
+    if (auto c = inventory_internal::ParseConnection(*connection, "the inventory", base_dir, options, fields)) {
+      draft.cluster_connection = *c;
+    }
+  }
+  if (const YamlNode* bmc = root.Find("bmc")) {
+    if (auto b = inventory_internal::ParseBmc(*bmc, "the inventory", base_dir, options, fields, false)) {
+      draft.cluster_bmc = *b;
+    }
+  }
+  if (const YamlNode* vars = root.Find("vars")) {
+    Inventory& inventory = draft.inventory;
+    if (auto v = inventory_internal::ParseVars(*vars, "the inventory", fields, inventory.cluster_var_locations)) {
+      inventory.cluster_vars = *v;
+    }
+  }
+}
+
 void CheckDuplicateEndpoints(const InventoryDraft& draft, Diagnostics& diagnostics) {
   std::map<std::pair<std::string, int>, const Host*> endpoints;
   for (const HostDraft& h : draft.hosts) {
@@ -225,21 +246,7 @@ std::optional<Inventory> ParseInventory(std::string_view text, const std::string
   } else {
     fields.Error({file_name, 1, 1}, "missing required key 'cluster' (the cluster's name)");
   }
-  if (const YamlNode* connection = root->Find("connection")) {
-    if (auto c = inventory_internal::ParseConnection(*connection, "the inventory", base_dir, options, fields)) {
-      draft.cluster_connection = *c;
-    }
-  }
-  if (const YamlNode* bmc = root->Find("bmc")) {
-    if (auto b = inventory_internal::ParseBmc(*bmc, "the inventory", base_dir, options, fields, false)) {
-      draft.cluster_bmc = *b;
-    }
-  }
-  if (const YamlNode* vars = root->Find("vars")) {
-    if (auto v = inventory_internal::ParseVars(*vars, "the inventory", fields, inventory.cluster_var_locations)) {
-      inventory.cluster_vars = *v;
-    }
-  }
+  ParseClusterDefaults(*root, draft, base_dir, options, fields);
   if (const YamlNode* hosts = root->Find("hosts")) {
     inventory_internal::ParseHosts(*hosts, draft, options, fields);
     if (hosts->is_map() && hosts->entries.empty()) fields.Error(hosts->location, "'hosts' is empty");

@@ -14,6 +14,8 @@ BUILD_PACKAGES=(
   python3  # tests/exporters: the Slurm exporter is a Python script
   man-db zsh  # tests/cli: the generated man page renders without warnings, the zsh completion parses
   shellcheck  # tests/roles/shell_scripts_test.cc: every script the roles put on a node is linted
+  ipmitool  # clusterctl power runs it on the controller to reach the nodes' BMCs
+  openipmi  # tests/cli/cases/power.sh: ipmi_sim, real IPMI-over-LAN BMCs on loopback
 )
 # The testbed (tests/testbed): nspawn containers on a bridge, an apt proxy;
 # spank.h (libslurm-dev) and a C compiler for the SIMULATED pyxis plugin of
