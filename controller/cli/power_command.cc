@@ -97,7 +97,9 @@ int RunPowerCommand(PowerAction action, const PowerOptions& options, ProcessRunn
   if (!inventory) return kExitUsage;
   Result<std::vector<const Host*>> hosts = SelectHosts(*inventory, Join(options.nodes, ","));
   if (!hosts.ok()) {
-    services.log->Error("clusterctl power: " + hosts.status().message());
+    std::string message = hosts.status().message();  // host_selection speaks of --limit; here it is NODES
+    if (message.rfind("--limit", 0) == 0) message = "NODES" + message.substr(7);
+    services.log->Error("clusterctl power: " + message);
     return kExitUsage;
   }
   std::map<std::string, std::string> refused;

@@ -50,15 +50,20 @@ hosts:
     address: 127.0.0.4
     bmc: {address: 127.0.0.1, port: $((power_base + 2)), password_file: wrong.pw}
   node03: {address: 127.0.0.5}
+  node04:  # a BMC that does not answer: nothing listens there
+    address: 127.0.0.6
+    bmc: {address: 127.0.0.1, port: $((power_base + 3))}
 groups:
   controller: {hosts: head01}
-  compute: {hosts: "node[01-03]"}
+  compute: {hosts: "node[01-04]"}
 YAML
   inv="$power_dir/inventory.yaml"
   for _ in $(seq 50); do
     "$CLUSTERCTL" power status "$inv" node01 >/dev/null 2>&1 && break
     sleep 0.1
   done
+  expect "power of a host not in the inventory is a usage error" 2 "NODES: 'node09' matches no host or group" -- \
+    "$CLUSTERCTL" power status "$inv" node09
   expect "power status asks the BMC" 0 "node01: power is on" -- "$CLUSTERCTL" power status "$inv" node01
   out=$("$CLUSTERCTL" power status "$inv" 'node[01-03]' 2>&1); rc=$?
   if [ "$rc" -eq 1 ] && grep -qx 'node01: power is on' <<<"$out" &&
@@ -83,8 +88,9 @@ YAML
   expect "power on powers it on again" 0 "node01: power on requested" -- "$CLUSTERCTL" power on "$inv" node01
   expect "and its process runs again" 0 "" -- pgrep -f "$power_dir/node01.power"
   expect "power sel --json lists an empty SEL" 0 '"sel": []' -- "$CLUSTERCTL" power sel "$inv" node01 --json
-  # Command lines sampled while power runs: ipmitool's is seen, never the password.
-  "$CLUSTERCTL" power status "$inv" 'node[01-02]' >/dev/null 2>&1 &
+  # Command lines sampled while power runs (ipmitool retries the silent
+  # BMC for seconds): ipmitool's is seen, never the password.
+  "$CLUSTERCTL" power status "$inv" 'node[01-02],node04' >"$power_dir/sampled.out" 2>&1 &
   power_cli=$!
   seen_ipmitool=0 seen_password=0
   while kill -0 "$power_cli" 2>/dev/null; do
@@ -93,6 +99,11 @@ YAML
     grep -q "power-pw-[1]" <<<"$lines" && seen_password=1
   done
   wait "$power_cli"
+  if grep -qx "node04: failed: the BMC at 127.0.0.1:$((power_base + 3)) does not answer" "$power_dir/sampled.out"; then
+    pass "a BMC that does not answer fails that host, saying so"
+  else
+    fail "the silent BMC: $(cat "$power_dir/sampled.out")"
+  fi
   if [ "$seen_ipmitool" = 1 ] && [ "$seen_password" = 0 ]; then
     pass "ipmitool's command line never holds the BMC password"
   else
