@@ -12,13 +12,13 @@ namespace {
 const std::vector<std::string> kConnectionKeys = {"user", "port", "key_file", "become",
                                                   "jump_host", "host_key_policy", "connect_timeout"};
 
-std::string ResolvePath(const std::string& path, const std::string& base_dir, const std::string& home) {
+}  // namespace
+
+std::string ResolveUserPath(const std::string& path, const std::string& base_dir, const std::string& home) {
   if (path == "~" || path.rfind("~/", 0) == 0) return home + path.substr(1);
   if (!path.empty() && path[0] == '/') return path;
   return base_dir + "/" + path;
 }
-
-}  // namespace
 
 std::optional<ConnectionOverrides> ParseConnection(const YamlNode& node, const std::string& context,
                                                    const std::string& base_dir,
@@ -42,7 +42,7 @@ std::optional<ConnectionOverrides> ParseConnection(const YamlNode& node, const s
   }
   if (const YamlNode* n = node.Find("key_file")) {
     if (auto key = fields.String(*n, "connection key_file")) {
-      std::string resolved = ResolvePath(*key, base_dir, options.home_dir);
+      std::string resolved = ResolveUserPath(*key, base_dir, options.home_dir);
       if (!options.file_exists(resolved)) {
         fields.Error(n->location, "key file '" + *key + "' not found (looked for " + resolved + ")");
       } else {

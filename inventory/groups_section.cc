@@ -13,7 +13,7 @@
 namespace clusterctl::inventory_internal {
 namespace {
 
-const std::vector<std::string> kGroupKeys = {"hosts", "children", "vars", "connection", "roles"};
+const std::vector<std::string> kGroupKeys = {"hosts", "children", "vars", "connection", "bmc", "roles"};
 
 bool IsGroupName(const std::string& name) {
   if (name.empty() || name.size() > 64 || !std::isalpha(static_cast<unsigned char>(name[0]))) return false;
@@ -303,6 +303,11 @@ void ParseGroups(const YamlNode& node, InventoryDraft& draft, const InventoryLoa
     if (const YamlNode* connection = body.Find("connection")) {
       if (auto c = ParseConnection(*connection, context, draft.inventory.base_dir, options, fields)) {
         draft_group.group.connection = *c;
+      }
+    }
+    if (const YamlNode* bmc = body.Find("bmc")) {
+      if (auto b = ParseBmc(*bmc, context, draft.inventory.base_dir, options, fields, false)) {
+        draft_group.group.bmc = *b;
       }
     }
     draft.groups.push_back(std::move(draft_group));

@@ -8,7 +8,7 @@
 namespace clusterctl::inventory_internal {
 namespace {
 
-const std::vector<std::string> kHostKeys = {"address", "interfaces", "connection", "vars"};
+const std::vector<std::string> kHostKeys = {"address", "interfaces", "connection", "bmc", "vars"};
 
 // Expands an address pattern to exactly `count` values, or reports why not.
 std::optional<std::vector<std::string>> ExpandAddresses(const YamlNode& node, const std::string& what,
@@ -35,6 +35,31 @@ std::optional<std::vector<std::string>> ExpandAddresses(const YamlNode& node, co
     return std::nullopt;
   }
   return std::move(expanded).value();
+}
+
+// A host pattern's `bmc`: the settings every host it names shares, and
+// each host's own address from the (expanded) `address`.
+void ParseHostBmc(const YamlNode& node, const std::string& context, const std::string& base_dir,
+                  const InventoryLoadOptions& options, std::vector<HostDraft>& hosts, YamlFields& fields) {
+  std::optional<BmcOverrides> shared = ParseBmc(node, context, base_dir, options, fields, true);
+  if (!shared) return;
+  std::optional<std::vector<std::string>> addresses;
+  if (const YamlNode* address = node.Find("address")) {
+    addresses = ExpandAddresses(*address, "bmc address", hosts.front().pattern, hosts.size(), fields);
+    if (!addresses) return;
+    for (size_t h = 0; h < hosts.size(); ++h) {
+      if (std::optional<std::string> problem = CheckHostAddress((*addresses)[h])) {
+        fields.Error(address->location, "bmc address '" + (*addresses)[h] + "' of host " + hosts[h].host.name +
+                                            " is invalid: " + *problem);
+        return;
+      }
+    }
+  }
+  for (size_t h = 0; h < hosts.size(); ++h) {
+    hosts[h].bmc = *shared;
+    if (addresses) hosts[h].bmc.address = (*addresses)[h];
+    hosts[h].bmc_at = node.location;
+  }
 }
 
 bool IsInterfaceName(const std::string& name) {
@@ -156,6 +181,9 @@ void ParseHosts(const YamlNode& node, InventoryDraft& draft, const InventoryLoad
       if (auto c = ParseConnection(*connection, context, draft.inventory.base_dir, options, fields)) {
         for (HostDraft& h : hosts) h.connection = *c;
       }
+    }
+    if (const YamlNode* bmc = body.Find("bmc")) {
+      ParseHostBmc(*bmc, context, draft.inventory.base_dir, options, hosts, fields);
     }
     if (const YamlNode* vars = body.Find("vars")) {
       auto own = std::make_shared<PatternVars>();

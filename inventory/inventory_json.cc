@@ -11,6 +11,7 @@ nlohmann::json HostToJson(const Host& host) {
   }
   return {{"name", host.name},         {"address", host.address}, {"interfaces", interfaces},
           {"groups", host.groups},     {"connection", host.connection.ToJson()},
+          {"bmc", host.bmc ? host.bmc->ToJson() : nlohmann::json(nullptr)},
           {"vars", host.vars}};
 }
 

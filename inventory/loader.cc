@@ -23,7 +23,7 @@ using inventory_internal::GroupDraft;
 using inventory_internal::HostDraft;
 using inventory_internal::InventoryDraft;
 
-const std::vector<std::string> kTopLevelKeys = {"version", "cluster", "connection", "vars", "hosts", "groups"};
+const std::vector<std::string> kTopLevelKeys = {"version", "cluster", "connection", "bmc", "vars", "hosts", "groups"};
 
 bool IsClusterName(const std::string& name) {
   if (name.empty() || name.size() > 40 || !(name[0] >= 'a' && name[0] <= 'z')) return false;
@@ -56,6 +56,27 @@ void ResolveConnections(InventoryDraft& draft) {
     }
     h.connection.ApplyTo(settings);
     h.host.connection = settings;
+  }
+}
+
+// The cluster level: `connection`, `bmc` and `vars` for every host.
+void ParseClusterDefaults(const YamlNode& root, InventoryDraft& draft, const std::string& base_dir,
+                          const InventoryLoadOptions& options, YamlFields& fields) {
+  if (const YamlNode* connection = root.Find("connection")) {
+    if (auto c = inventory_internal::ParseConnection(*connection, "the inventory", base_dir, options, fields)) {
+      draft.cluster_connection = *c;
+    }
+  }
+  if (const YamlNode* bmc = root.Find("bmc")) {
+    if (auto b = inventory_internal::ParseBmc(*bmc, "the inventory", base_dir, options, fields, false)) {
+      draft.cluster_bmc = *b;
+    }
+  }
+  if (const YamlNode* vars = root.Find("vars")) {
+    Inventory& inventory = draft.inventory;
+    if (auto v = inventory_internal::ParseVars(*vars, "the inventory", fields, inventory.cluster_var_locations)) {
+      inventory.cluster_vars = *v;
+    }
   }
 }
 
@@ -225,16 +246,7 @@ std::optional<Inventory> ParseInventory(std::string_view text, const std::string
   } else {
     fields.Error({file_name, 1, 1}, "missing required key 'cluster' (the cluster's name)");
   }
-  if (const YamlNode* connection = root->Find("connection")) {
-    if (auto c = inventory_internal::ParseConnection(*connection, "the inventory", base_dir, options, fields)) {
-      draft.cluster_connection = *c;
-    }
-  }
-  if (const YamlNode* vars = root->Find("vars")) {
-    if (auto v = inventory_internal::ParseVars(*vars, "the inventory", fields, inventory.cluster_var_locations)) {
-      inventory.cluster_vars = *v;
-    }
-  }
+  ParseClusterDefaults(*root, draft, base_dir, options, fields);
   if (const YamlNode* hosts = root->Find("hosts")) {
     inventory_internal::ParseHosts(*hosts, draft, options, fields);
     if (hosts->is_map() && hosts->entries.empty()) fields.Error(hosts->location, "'hosts' is empty");
@@ -258,6 +270,7 @@ std::optional<Inventory> ParseInventory(std::string_view text, const std::string
     inventory.group_index[draft.groups[i].group.name] = i;
   }
   ResolveConnections(draft);
+  inventory_internal::ResolveBmcs(draft, diagnostics);
   inventory_internal::ResolveVariables(draft, options.size.max_variable_bytes, diagnostics);
   CheckDuplicateEndpoints(draft, diagnostics);
   CheckControllers(inventory, diagnostics);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/yaml_fields.h"
+#include "inventory/bmc.h"
 #include "inventory/loader.h"
 #include "inventory/model.h"
 
@@ -28,6 +29,8 @@ struct HostDraft {
   std::shared_ptr<const PatternVars> own_vars;  // null when the pattern has none
   ConnectionOverrides connection;
   std::string pattern;  // the hosts key it was expanded from
+  BmcOverrides bmc;     // the host's own `bmc`, its address expanded
+  SourceLocation bmc_at;  // where the host's `bmc` is written; unset when none
 };
 
 struct GroupDraft {
@@ -39,6 +42,7 @@ struct GroupDraft {
 struct InventoryDraft {
   Inventory inventory;
   ConnectionOverrides cluster_connection;
+  BmcOverrides cluster_bmc;
   std::vector<HostDraft> hosts;
   std::vector<GroupDraft> groups;
   // A host or group definition was skipped for an error: resolving the
@@ -52,6 +56,19 @@ struct InventoryDraft {
 std::optional<ConnectionOverrides> ParseConnection(const YamlNode& node, const std::string& context,
                                                    const std::string& base_dir,
                                                    const InventoryLoadOptions& options, YamlFields& fields);
+
+// A path the controller itself reads (a key, a password file): `~` is
+// `home`, a relative path is relative to the inventory's directory.
+std::string ResolveUserPath(const std::string& path, const std::string& base_dir, const std::string& home);
+
+// bmc_section.cc: a `bmc` map; `host_level`: it may set `address`, which the
+// caller expands (the result has none). nullopt on error.
+std::optional<BmcOverrides> ParseBmc(const YamlNode& node, const std::string& context, const std::string& base_dir,
+                                     const InventoryLoadOptions& options, YamlFields& fields, bool host_level);
+// Resolves every host's BMC (cluster < groups < host): a host with an
+// address gets its settings, and must then have a user and a password file;
+// two hosts may not share a BMC address and port.
+void ResolveBmcs(InventoryDraft& draft, Diagnostics& diagnostics);
 
 // variables_section.cc: a `vars` map, names checked; JSON object on success.
 // `locations` gets where each variable's value is written.

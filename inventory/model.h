@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/diagnostics.h"
+#include "inventory/bmc.h"
 #include "inventory/connection.h"
 
 namespace clusterctl {
@@ -48,6 +49,7 @@ struct Host {
   std::vector<Interface> interfaces;  // sorted by name
   std::vector<std::string> groups;    // every group containing the host (directly or via children), sorted
   ConnectionSettings connection;      // resolved: cluster < group < host
+  std::optional<BmcSettings> bmc;     // resolved: cluster < group < host; none without an address
   nlohmann::json vars = nlohmann::json::object();  // resolved: cluster < groups by depth < host
   std::map<std::string, SourceLocation> var_origins;  // where each resolved variable's value was written
   SourceLocation defined_at;          // the hosts entry (pattern) it came from
@@ -61,6 +63,7 @@ struct Group {
   nlohmann::json vars = nlohmann::json::object();
   std::map<std::string, SourceLocation> var_locations;
   ConnectionOverrides connection;
+  BmcOverrides bmc;                   // defaults for its members' BMCs (never an address)
   int depth = 0;                      // 0 for groups no other group contains
   std::vector<std::string> members;   // every host, through children too, in inventory order
   SourceLocation defined_at;

@@ -20,6 +20,8 @@ BUILD_PACKAGES=(
   # headers, the same for every architecture), and qemu-user to run their
   # tests (tests/aarch64_node_test.sh runs it explicitly: no binfmt_misc).
   g++-aarch64-linux-gnu qemu-user-static
+  ipmitool  # clusterctl power runs it on the controller to reach the nodes' BMCs
+  openipmi  # tests/cli/cases/power.sh: ipmi_sim, real IPMI-over-LAN BMCs on loopback
 )
 # The testbed (tests/testbed): nspawn containers on a bridge, an apt proxy;
 # spank.h (libslurm-dev) and a C compiler for the SIMULATED pyxis plugin of

@@ -16,6 +16,7 @@
 #include "controller/cli/hold_command.h"
 #include "controller/cli/hostkey_command.h"
 #include "controller/cli/inventory_command.h"
+#include "controller/cli/power_command.h"
 #include "controller/cli/roles_command.h"
 #include "controller/cli/run_command.h"
 #include "controller/cli/serve_command.h"
@@ -88,10 +89,10 @@ void AddVersionCommand(CLI::App& app, CommandValues& v) {
 // show them; each defines itself in its own *_command.cc.
 using AddCommand = void (*)(CLI::App&, CommandValues&);
 constexpr AddCommand kCommands[] = {
-    AddInventoryCommand, AddStatusCommand,  AddFactsCommand,   AddRunCommand,   AddDeployCommands,
+    AddInventoryCommand, AddStatusCommand,  AddFactsCommand,   AddRunCommand,     AddDeployCommands,
     AddValidateCommand,  AddChecksCommand,  AddServeCommand,   AddHistoryCommand, AddHostkeyCommand,
-    AddHoldCommand,      AddRolesCommand,   AddVarsCommand,    AddVersionCommand, AddCompletionCommand,
-    AddGenerateCommand,  AddCompleteNamesCommand,
+    AddPowerCommand,     AddHoldCommand,    AddRolesCommand,   AddVarsCommand,    AddVersionCommand,
+    AddCompletionCommand, AddGenerateCommand, AddCompleteNamesCommand,
 };
 
 // Takes the words after the first `--` out of `arguments` and returns them.

@@ -121,7 +121,7 @@ TEST_CASE("the bash completion lists every subcommand and nested subcommand") {
   const std::string script = BashCompletion(command_line.app());
 
   CheckEveryPathInBashTable(command_line.app(), script);
-  CHECK(script.find("subcommands='inventory status facts run deploy plan validate checks serve history hostkey hold roles vars version completion'") !=
+  CHECK(script.find("subcommands='inventory status facts run deploy plan validate checks serve history hostkey power hold roles vars version completion'") !=
         std::string::npos);
   CHECK(script.find("subcommands='check show import'") != std::string::npos);
   CHECK(script.find(" --limit:names ") != std::string::npos);  // host and group names from the inventory

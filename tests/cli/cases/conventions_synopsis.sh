@@ -11,7 +11,7 @@ documented_options() {  # COMMAND...: the option names on its synopsis lines in 
     on && /^                    / { print; next } { on = 0 }' "$SRC/docs/cli.md" |
     grep -oE -- '(^|[[ ])--?[A-Za-z][a-z-]*' | grep -oE -- '--?[A-Za-z][a-z-]*' | sort -u
 }
-for cmd in "inventory check" "inventory show" "inventory import" status hold facts run "hostkey forget" deploy plan validate checks history serve "roles list" "roles show" vars; do
+for cmd in "inventory check" "inventory show" "inventory import" status hold facts run "hostkey forget" "power status" "power on" "power off" "power cycle" "power reset" "power sel" deploy plan validate checks history serve "roles list" "roles show" vars; do
   documented=$(documented_options $cmd)
   problems=""
   names=""
