@@ -83,6 +83,8 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION admin)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)  # Depends: from the libraries linked (dpkg-shlibdeps)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "passwd")
+# clusterctl power runs ipmitool on the controller to reach the nodes' BMCs.
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "ipmitool")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "man-db, bash-completion")
 # The generator moves each binary's debug information into the .ddeb and
 # strips it in the .deb (with CPACK_STRIP_FILES it would find nothing to move).
