@@ -9,8 +9,8 @@
 # the cluster, validates, and shows Prometheus's targets.
 #
 # NODES=N, GPUS=K and HCAS=M change the testbed's size; --release trixie
-# boots Debian 13 nodes instead of Debian 12 (docs/platforms.md: planned
-# only). The testbed stays up afterwards: tests/testbed/testbed ssh node01,
+# boots Debian 13 nodes instead of Debian 12 (docs/platforms.md; e2e_trixie
+# runs this job there). The testbed stays up afterwards: tests/testbed/testbed ssh node01,
 # tests/testbed/testbed down.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -20,7 +20,8 @@ root=$([ "$(id -u)" -eq 0 ] && echo yes || echo no)
 status=0
 
 phase dependencies scripts/install-deps.sh --testbed --fuzz --daemon
-prepare_testbed() { source tests/e2e/env.sh && tests/testbed/testbed prepare; }
+# Both releases: e2e_trixie boots Debian 13 (issue 49).
+prepare_testbed() { source tests/e2e/env.sh && tests/testbed/testbed prepare && tests/testbed/testbed prepare --release trixie; }
 [ "$root" = yes ] && phase_start_background "testbed: base image" prepare_testbed
 phase "build: build/" scripts/build.sh
 if [ "$root" = yes ]; then phase_wait_background "testbed: base image" || status=1; fi

@@ -7,11 +7,53 @@
 #include <unistd.h>
 
 #include "agent/resources/apt.h"
+#include "agent/resources/apt_source.h"
 #include "agent/resources/registry.h"
 #include "agent/resources/node_files.h"
 #include "common/strings.h"
 
 namespace clusterctl::agent {
+
+namespace {
+
+// The apt side: the key, the source in the format the step names (the
+// other format's file removed, so a node never lists the source twice),
+// and that source read alone when it changed.
+ResourceOutcome AptRepository(const ResourceRequest& request, ResourceHost& host, const std::string& name,
+                              bool absent) {
+  ResourceOutcome outcome;
+  const nlohmann::json& p = request.params;
+  const std::optional<AptSourceFormat> format = ParseAptSourceFormat(p.value("format", std::string("one-line")));
+  if (!format) return outcome.Fail("repository " + name + ": format must be one-line or deb822");
+  const std::string& key = request.body;  // ASCII-armored key, may be empty
+  const std::string key_path = "/etc/apt/keyrings/clusterctl-" + name + ".asc";
+  AptSource source;
+  source.uri = p["uri"].get<std::string>();
+  source.suite = p.value("suite", std::string("./"));
+  if (p.contains("components")) source.components = p["components"].get<std::vector<std::string>>();
+  // A key from the controller, else a keyring the node already has (the
+  // distribution's archive keyring, for its own extra components).
+  source.keyring = !key.empty() ? key_path : p.value("keyring", std::string());
+  source.trusted = p.value("trusted", false);
+  const AptSourceFormat other = *format == AptSourceFormat::kDeb822 ? AptSourceFormat::kOneLine : AptSourceFormat::kDeb822;
+  const std::string source_path = AptSourcePath(name, *format);
+  if (request.apply && !absent) ::mkdir("/etc/apt/keyrings", 0755);
+  EnsureFileContent(key_path, absent || key.empty() ? std::nullopt : std::optional<std::string>(key), 0644,
+                    request.apply, outcome);
+  EnsureFileContent(source_path, absent ? std::nullopt : std::optional<std::string>(AptSourceText(source, *format)),
+                    0644, request.apply, outcome);
+  EnsureFileContent(AptSourcePath(name, other), std::nullopt, 0644, request.apply, outcome);
+  if (outcome.changed && request.apply && !absent && !outcome.failed) {
+    // apt reads a sourcelist named *.sources as deb822 (sources.list(5)).
+    RunApt(host, outcome,
+           {"apt-get", "-o", "Dir::Etc::sourcelist=" + source_path, "-o", "Dir::Etc::sourceparts=-", "-o",
+            "APT::Get::List-Cleanup=0", "-o", "Acquire::http::Timeout=60", "update", "-q"},
+           std::chrono::minutes(5));
+  }
+  return outcome;
+}
+
+}  // namespace
 
 ResourceOutcome RepositoryResource(const ResourceRequest& request, ResourceHost& host) {
   ResourceOutcome outcome;
@@ -39,37 +81,7 @@ ResourceOutcome RepositoryResource(const ResourceRequest& request, ResourceHost&
   }
   const bool apt = StatPath("/var/lib/dpkg/status").exists;
   const std::string& key = request.body;  // ASCII-armored key, may be empty
-  if (apt) {
-    const std::string key_path = "/etc/apt/keyrings/clusterctl-" + name + ".asc";
-    const std::string list_path = "/etc/apt/sources.list.d/clusterctl-" + name + ".list";
-    std::string components;
-    if (p.contains("components")) {
-      for (const auto& c : p["components"]) components += " " + c.get<std::string>();
-    } else {
-      components = " main";
-    }
-    // A key from the controller, else a keyring the node already has (the
-    // distribution's archive keyring, for its own extra components).
-    const std::string keyring = !key.empty() ? key_path : p.value("keyring", std::string());
-    std::string options = !keyring.empty()                ? "[signed-by=" + keyring + "] "
-                          : p.value("trusted", false) ? "[trusted=yes] "
-                                                      : "";
-    std::string line = "deb " + options +
-                       p["uri"].get<std::string>() + " " + p.value("suite", std::string("./")) +
-                       (p.value("suite", std::string("./")).back() == '/' ? "" : components) + "\n";
-    if (request.apply && !absent) ::mkdir("/etc/apt/keyrings", 0755);
-    EnsureFileContent(key_path, absent || key.empty() ? std::nullopt : std::optional<std::string>(key), 0644,
-                      request.apply, outcome);
-    EnsureFileContent(list_path, absent ? std::nullopt : std::optional<std::string>(line), 0644, request.apply,
-                      outcome);
-    if (outcome.changed && request.apply && !absent && !outcome.failed) {
-      RunApt(host, outcome,
-             {"apt-get", "-o", "Dir::Etc::sourcelist=" + list_path, "-o", "Dir::Etc::sourceparts=-", "-o",
-              "APT::Get::List-Cleanup=0", "-o", "Acquire::http::Timeout=60", "update", "-q"},
-             std::chrono::minutes(5));
-    }
-    return outcome;
-  }
+  if (apt) return AptRepository(request, host, name, absent);
   const std::string key_path = "/etc/pki/rpm-gpg/RPM-GPG-KEY-clusterctl-" + name;
   std::string repo = "[clusterctl-" + name + "]\nname=" + name + "\nbaseurl=" + p["uri"].get<std::string>() +
                      "\nenabled=1\ngpgcheck=" + (key.empty() ? "0" : "1") + "\n" +
@@ -94,7 +106,7 @@ const ResourceKindRegistration kRepositoryKind(
      {P("name", T::kString, true), P("uri", T::kString, true), P("suite", T::kString),
       P("components", T::kStringList), ControllerSide("key", T::kString), InventoryFile("key_file"),
       P("trusted", T::kBool), P("keyring", T::kString),
-      P("state", T::kString, false, {"present", "absent"})},
+      P("state", T::kString, false, {"present", "absent"}), P("format", T::kString, false, {"one-line", "deb822"})},
      {}},
     RepositoryResource);
 

@@ -6,6 +6,8 @@
 #include "agent/resources/resource.h"
 #include "agent/resources/slurm_accounting_model.h"
 #include "common/strings.h"
+#include "tests/unit/fixture.h"
+#include "tests/unit/test_paths.h"
 
 namespace clusterctl::agent::slurm_accounting {
 namespace {
@@ -330,6 +332,34 @@ TEST_CASE("slurm_accounting: before slurmdbd answers, plan counts everything mis
   FakeSacctmgr empty;  // nothing named, nothing to prune: not even a query
   CHECK_FALSE(Run({{"cluster", "testbed"}}, false, empty).changed);
   CHECK(empty.log().empty());
+}
+
+}  // namespace clusterctl::agent::slurm_accounting
+
+namespace clusterctl::agent::slurm_accounting {
+
+TEST_CASE("sacctmgr of Slurm 24.11.5 (Debian 13 testbed, a fresh database) reads as 22.05's: root and normal only") {
+  std::vector<std::string> outputs;
+  for (const char* query : {"qos", "account", "association", "user"}) {
+    outputs.push_back(testing::ReadFixture(testing::FixturesDir() + "/slurm-24.11/sacctmgr-show-" + query +
+                                           "--24.11.5-testbed-trixie--1.txt"));
+  }
+  Result<Current> current = ParseCurrent(outputs);
+  REQUIRE_MESSAGE(current.ok(), current.status().message());
+  CHECK(current->qos.size() == 1);
+  CHECK(current->qos.at("normal").at("Priority") == "0");
+  CHECK(current->account_descriptions.at("root") == "default root account");
+  CHECK(current->associations.count({"root", "root"}) == 1);
+  CHECK(current->default_accounts.at("root") == "root");
+  // The inventory's objects are all still to be made on it, and nothing of Slurm's own is touched.
+  Result<Desired> desired = ParseDesired(Inventory());
+  REQUIRE(desired.ok());
+  const std::vector<Change> changes = Difference(*desired, *current);
+  CHECK_FALSE(changes.empty());
+  for (const Change& change : changes) {
+    CAPTURE(change.what);
+    CHECK(std::find(change.argv.begin(), change.argv.end(), "delete") == change.argv.end());
+  }
 }
 
 }  // namespace clusterctl::agent::slurm_accounting

@@ -27,11 +27,31 @@ std::string FactText(const nlohmann::json& os, const char* key) {
   return it != os.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
+// `versions:` of a release: each known component's series, digits and dots.
+bool ParseVersions(const YamlNode& node, const std::string& context, YamlFields& fields,
+                   std::map<std::string, std::string>& out) {
+  if (!fields.ExpectMap(node, context + " versions", /*null_ok=*/false)) return false;
+  fields.CheckKnownKeys(node, {"slurm", "openmpi", "pmix", "munge"}, context + " versions");
+  for (const auto& [component, value] : node.entries) {
+    auto series = fields.String(value, context + " versions " + component);
+    if (!series) return false;
+    const bool ok = !series->empty() && series->find_first_not_of("0123456789.") == std::string::npos &&
+                    series->front() != '.' && series->back() != '.';
+    if (!ok) {
+      fields.Error(value.location, context + " versions " + component + ": '" + *series +
+                                       "' is not a release series (digits and dots: \"24.11\")");
+      return false;
+    }
+    out[component] = *series;
+  }
+  return true;
+}
+
 // One release entry; nullopt (with diagnostics) when it is not one.
 std::optional<Release> ParseRelease(const std::string& name, const YamlNode& node, YamlFields& fields) {
   const std::string context = "release '" + name + "'";
   if (!fields.ExpectMap(node, context, /*null_ok=*/false)) return std::nullopt;
-  fields.CheckKnownKeys(node, {"id", "version_id", "codename", "support", "why", "vars"}, context);
+  fields.CheckKnownKeys(node, {"id", "version_id", "codename", "support", "why", "apt_sources", "versions", "vars"}, context);
   Release release;
   release.name = name;
   release.where = node.location;
@@ -57,6 +77,14 @@ std::optional<Release> ParseRelease(const std::string& name, const YamlNode& nod
     auto text = fields.String(*value, context + " " + key);
     if (!text) return std::nullopt;
     *out = *text;
+  }
+  if (const YamlNode* versions = node.Find("versions")) {
+    if (!ParseVersions(*versions, context, fields, release.versions)) return std::nullopt;
+  }
+  if (const YamlNode* format = node.Find("apt_sources")) {
+    auto word = fields.Choice(*format, context + " apt_sources", {"one-line", "deb822"});
+    if (!word) return std::nullopt;
+    release.apt_sources = *word;
   }
   for (const std::string* word : {&release.id, &release.version_id, &release.codename}) {
     if (!word->empty() && !IsOsWord(*word)) {

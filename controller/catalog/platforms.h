@@ -13,6 +13,7 @@
 // plan time (its own host alone) with the supported releases listed.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -43,6 +44,14 @@ struct Release {
   std::string codename;    // VERSION_CODENAME, for messages and docs ("bookworm")
   ReleaseSupport support = ReleaseSupport::kRefused;
   std::string why;  // one sentence: what was proven, or why it is refused
+  // How the repository resource writes an apt source on this release:
+  // "one-line" (a .list file, the default) or "deb822" (a .sources stanza,
+  // apt 3's format). The step's own `format` parameter wins.
+  std::string apt_sources = "one-line";
+  // The release's own series of the components whose versions must agree
+  // across a cluster (release_mix.h): "slurm" "24.11", "openmpi" "5.0",
+  // "pmix" "5.0", "munge" "0.5". Absent: not compared.
+  std::map<std::string, std::string> versions;
   // Role variables set for hosts of this release (an object): each one a
   // variable some role declares, with a value its declaration accepts.
   nlohmann::json vars = nlohmann::json::object();

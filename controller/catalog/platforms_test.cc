@@ -30,6 +30,27 @@ TEST_CASE("platforms.yaml: the built-in file loads, every release variable decla
   CHECK(platforms.Find(Os("debian", "13"))->vars.at("mpi_packages") ==
         nlohmann::json({"openmpi-bin", "libopenmpi40", "libpmix2t64"}));
   CHECK(platforms.Find(Os("rocky", "9.3"))->name == "rocky");  // an entry for every version of its ID
+  // Release data beside the variables: the apt source format and the component series.
+  CHECK(platforms.Find(Os("debian", "12"))->apt_sources == "one-line");
+  CHECK(platforms.Find(Os("debian", "13"))->apt_sources == "deb822");
+  CHECK(platforms.Find(Os("debian", "12"))->versions.at("slurm") == "22.05");
+  CHECK(platforms.Find(Os("debian", "13"))->versions.at("slurm") == "24.11");
+  CHECK(platforms.Find(Os("debian", "13"))->versions.at("openmpi") == "5.0");
+}
+
+TEST_CASE("platforms.yaml: apt_sources is one-line or deb822; versions are known components' series") {
+  Diagnostics diagnostics;
+  auto parsed = Platforms::Parse("releases:\n"
+                                 "  a: {id: debian, version_id: '13', support: planned, why: x, apt_sources: rpm}\n"
+                                 "  b: {id: debian, version_id: '12', support: planned, why: x, versions: {slurm: 24.11.x}}\n"
+                                 "  c: {id: debian, version_id: '11', support: planned, why: x, versions: {lustre: '2.15'}}\n",
+                                 "/t/platforms.yaml", diagnostics);
+  CHECK_FALSE(parsed);
+  const std::string errors = diagnostics.ToString();
+  CAPTURE(errors);
+  CHECK(errors.find("apt_sources") != std::string::npos);
+  CHECK(errors.find("'24.11.x' is not a release series") != std::string::npos);
+  CHECK(errors.find("lustre") != std::string::npos);
 }
 
 TEST_CASE("platforms.yaml: every release it does not plan is refused, naming the ones it plans") {
@@ -37,7 +58,7 @@ TEST_CASE("platforms.yaml: every release it does not plan is refused, naming the
   auto catalog = BuiltIn(diagnostics);
   REQUIRE_MESSAGE(catalog, diagnostics.ToString());
   const Platforms& platforms = catalog->platforms();
-  const std::string planned = "clusterctl plans debian 12 (bookworm, supported), debian 13 (trixie, planned only), "
+  const std::string planned = "clusterctl plans debian 12 (bookworm, supported), debian 13 (trixie, supported), "
                               "ubuntu 22.04 (jammy, planned only), ubuntu 24.04 (noble, planned only) (docs/platforms.md)";
   const std::vector<std::pair<nlohmann::json, std::string>> refused = {
       {Os("debian", "11"), "debian 11 is refused: Debian 11 is past its regular security support"},

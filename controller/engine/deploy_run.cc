@@ -5,6 +5,7 @@
 #include <set>
 
 #include "common/strings.h"
+#include "controller/catalog/release_mix.h"
 #include "controller/catalog/variable_check.h"
 #include "controller/engine/declared_secrets.h"
 #include "controller/engine/facts_check.h"
@@ -107,13 +108,18 @@ class Deployment {
     return true;
   }
 
-  // Phase 2: the hosts without stored facts the roles can read (all with
-  // verify). Their sessions stay open for their steps.
+  // Phase 2: the hosts without stored facts the roles can read, or whose
+  // stored release cannot join the cluster (reinstalled since?), and all
+  // with verify. Their sessions stay open for their steps.
   void GatherFacts() {
     std::vector<size_t> need;
+    const std::map<std::string, std::string> mixed = MixedReleaseRefusalsOfRun();
     for (size_t i = 0; i < in_.hosts.size(); ++i) {
       auto stored = facts_.find(in_.hosts[i]->name);
-      if (in_.options.verify || stored == facts_.end() || !UnusableFacts(stored->second).empty()) need.push_back(i);
+      if (in_.options.verify || stored == facts_.end() || !UnusableFacts(stored->second).empty() ||
+          mixed.count(in_.hosts[i]->name)) {
+        need.push_back(i);
+      }
     }
     if (need.empty()) return;
     std::vector<std::optional<nlohmann::json>> gathered(in_.hosts.size());
@@ -174,6 +180,26 @@ class Deployment {
     return in_.catalog->platforms().Refusal(facts.at("os"));
   }
 
+  // The hosts of the run whose release cannot work with the cluster's
+  // (release_mix.h), judged against every inventory host whose facts are
+  // known (a controller outside --limit too, from its stored facts).
+  std::map<std::string, std::string> MixedReleaseRefusalsOfRun() const {
+    std::vector<MixHost> hosts;
+    for (const Host& host : in_.inventory->hosts) {
+      auto facts = facts_.find(host.name);
+      if (facts == facts_.end() || !facts->second.is_object()) continue;
+      std::vector<std::string> roles;
+      for (const Role* role : in_.catalog->RolesFor(host, *in_.inventory, {})) roles.push_back(role->name);
+      const Release* release = in_.catalog->platforms().Find(facts->second.value("os", nlohmann::json()));
+      hosts.push_back(MixHostOf(host.name, release, roles));
+    }
+    std::map<std::string, std::string> refusals = MixedReleaseRefusals(hosts);
+    std::set<std::string> in_run;
+    for (const Host* host : in_.hosts) in_run.insert(host->name);
+    std::erase_if(refusals, [&](const auto& entry) { return !in_run.count(entry.first); });
+    return refusals;
+  }
+
   // Unusable facts fail their host, with the reason, before anything
   // changes, and are kept out of every other host's plan; the other hosts
   // go on. A host of a release planned but never deployed here gets a note.
@@ -187,6 +213,10 @@ class Deployment {
       }
       bad[it->first] = std::move(why);
       it = facts_.erase(it);
+    }
+    for (auto& [name, why] : MixedReleaseRefusalsOfRun()) {
+      facts_.erase(name);
+      bad[name] = std::move(why);
     }
     for (size_t i = 0; i < in_.hosts.size(); ++i) {
       const std::string& name = in_.hosts[i]->name;

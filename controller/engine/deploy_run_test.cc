@@ -745,6 +745,55 @@ TEST_CASE("a node of a release clusterctl refuses fails alone at plan time, nami
   }
 }
 
+// Issue 49, mixed releases: roles named as the built-in ones whose daemons
+// must agree across releases (release_mix.h), each writing one file.
+constexpr const char* kMixPlatforms = R"(version: 1
+releases:
+  debian-12: {id: debian, version_id: "12", codename: bookworm, support: supported, why: "deployed here",
+              versions: {slurm: "22.05", openmpi: "4.1"}}
+  debian-13: {id: debian, version_id: "13", codename: trixie, support: planned, why: "plans only",
+              versions: {slurm: "24.11", openmpi: "5.0"}}
+)";
+const char* kSlurmControllerRole = R"(description: slurmctld
+applies_to: [controller]
+steps:
+  - name: conf
+    file: {path: /etc/slurmctld, content: "x\n"}
+)";
+const char* kSlurmNodeRole = R"(description: slurmd
+applies_to: [compute]
+steps:
+  - name: conf
+    file: {path: /etc/slurmd, content: "x\n"}
+)";
+
+TEST_CASE("a node whose release cannot join the controller's is refused before anything changes; the others go on") {
+  // Given a Debian 12 controller and node03 on Debian 13 (Slurm 24.11, newer than slurmctld 22.05),
+  DeployHarness h(Roles{{"slurm-controller", kSlurmControllerRole}, {"slurm-node", kSlurmNodeRole}},
+                  testing::kThreeNodeInventory, kMixPlatforms);
+  h.fleet.node("node03").facts["os"]["version_id"] = "13";
+  // when the cluster is deployed,
+  DeploymentResult result = h.Deploy();
+  // then node03 fails naming both hosts and Slurm versions, with nothing done on it,
+  REQUIRE(result.ending == DeploymentResult::Ending::kCompleted);
+  const HostReport& refused = ReportOf(result, "node03");
+  CHECK(refused.outcome == HostOutcome::kFailed);
+  CHECK_MESSAGE(refused.error.find("node03 (debian 13 (trixie), Slurm 24.11) and slurmctld on node01 (debian 12 "
+                                   "(bookworm), Slurm 22.05): slurmctld refuses a newer slurmd or command") !=
+                    std::string::npos,
+                refused.error);
+  CHECK(h.fleet.node("node03").files.empty());
+  // and the controller and the Debian 12 node converge.
+  CHECK(ReportOf(result, "node01").outcome == HostOutcome::kOk);
+  CHECK(ReportOf(result, "node02").outcome == HostOutcome::kOk);
+  CHECK(h.fleet.node("node02").files.count("/etc/slurmd") == 1);
+
+  // With node03 on Debian 12 again (reinstalled), the next deploy takes it.
+  h.fleet.node("node03").facts["os"]["version_id"] = "12";
+  DeploymentResult reinstalled = h.Deploy();
+  CHECK(ReportOf(reinstalled, "node03").outcome == HostOutcome::kOk);
+}
+
 }  // namespace clusterctl
 
 namespace clusterctl {

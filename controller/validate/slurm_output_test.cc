@@ -270,3 +270,35 @@ TEST_CASE("slurm reading: neither form understood is an error that names both (s
 }
 
 }  // namespace clusterctl
+
+namespace clusterctl {
+
+// ---- Slurm 24.11.5 on Debian 13, captured on the testbed (issue 49) ----
+// The README stack deployed by tests/e2e/trixie_test.sh (E2E_CAPTURE_DIR):
+// node02 and node03 idle, each with two simulated H100s in Gres.
+
+TEST_CASE("slurm 24.11.5 (Debian 13 testbed): JSON, text and sinfo agree: two idle nodes with gpu:h100:2") {
+  auto json = ParseSlurmNodesJson(Fixture("scontrol-show-node-json--24.11.5-testbed-trixie-IDLE--1.json"));
+  REQUIRE_MESSAGE(json.ok(), json.status().message());
+  CHECK(json->release == "24.11.5");
+  auto text = ParseScontrolShowNode(Fixture("scontrol-show-node--24.11.5-testbed-trixie-IDLE--1.txt"));
+  REQUIRE_MESSAGE(text.ok(), text.status().message());
+  auto sinfo = ParseSinfoNodes(Fixture("sinfo-N-O-gres--24.11.5-testbed-trixie--1.txt"));
+  REQUIRE_MESSAGE(sinfo.ok(), sinfo.status().message());
+  for (const auto* nodes : {&json->nodes, &*text, &*sinfo}) {
+    REQUIRE(nodes->size() == 2);
+    for (const SlurmNodeState& n : *nodes) {
+      CAPTURE(n.name);
+      CHECK((n.name == "node02" || n.name == "node03"));
+      CHECK(n.usable);
+      CHECK(n.gpus == 2);
+      CHECK(n.gpu_types == std::vector<std::string>{"h100"});
+      CHECK(EvaluateSlurmNode(n.name, &n, Output("active\n")).outcome == CheckOutcome::kPass);
+    }
+  }
+  CHECK(ParseScontrolPing(testing::ReadFixture(testing::FixturesDir() +
+                                               "/slurm-24.11/scontrol-ping--24.11.5-testbed-trixie--1.txt"))
+            .ok());
+}
+
+}  // namespace clusterctl

@@ -95,7 +95,8 @@ std::string HostLines(const std::string& host, const Planned& plan) {
     } else if (kind == "repository") {
       out += host + " " + step + ": repository " + Words(p.value("uri", nlohmann::json())) + " " +
              Words(p.value("suite", nlohmann::json())) + " " + Words(p.value("components", nlohmann::json())) +
-             (p.value("state", "present") == "absent" ? " absent" : "") + "\n";
+             (p.value("state", "present") == "absent" ? " absent" : "") +
+             (p.contains("format") ? " format " + Words(p["format"]) : "") + "\n";
     }
   }
   // What the driver's state probe takes for the distribution's archive.
@@ -153,6 +154,7 @@ TEST_CASE("golden plan: Debian 12 (the reference release) gets the roles' defaul
         std::string::npos);
   CHECK(Params(plans["gpu02"], "nvidia-driver/nvidia repository")["uri"] ==
         "https://developer.download.nvidia.com/compute/cuda/repos/debian12/x86_64/");
+  CHECK_FALSE(Params(plans["gpu01"], "nvidia-driver/debian non-free").contains("format"));  // one-line .list
 }
 
 TEST_CASE("golden plan: Debian 13 gets trixie's library names and NVIDIA's debian13 repository") {
@@ -174,6 +176,9 @@ TEST_CASE("golden plan: Debian 13 gets trixie's library names and NVIDIA's debia
   CHECK(Params(plans["gpu01"], "nvidia-driver/debian non-free security")["suite"] == "trixie-security");
   CHECK(Params(plans["gpu02"], "nvidia-driver/nvidia repository")["uri"] ==
         "https://developer.download.nvidia.com/compute/cuda/repos/debian13/x86_64/");
+  // apt 3's own source format (platforms.yaml apt_sources: deb822), on every repository step.
+  CHECK(Params(plans["gpu01"], "nvidia-driver/debian non-free")["format"] == "deb822");
+  CHECK(Params(plans["gpu02"], "nvidia-driver/nvidia repository")["format"] == "deb822");
 }
 
 TEST_CASE("golden plan: Ubuntu 22.04 takes the driver from Ubuntu's archive, not Debian's components") {

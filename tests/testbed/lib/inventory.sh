@@ -56,6 +56,11 @@ inventory_service_vars() {
   nfs_mounts:
     - {export: /export/home, path: /home}
 VARS
+  # ganesha 6.5 (trixie) stops at start without CAP_SYS_RESOURCE, which the
+  # nodes lack (README, Limits); bookworm's ganesha has no such option.
+  if [ "$TESTBED_SUITE" = trixie ]; then
+    printf '%s\n' "  nfs_ganesha_allow_io_flusher_fail: true"
+  fi
   printf '%s' "  # Grafana from the testbed's local repository (SIMULATED packages: a
   # site's mirror of Grafana's repository stands in for apt.grafana.com).
   grafana_repository: $(local_repo_url)

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# End-to-end test of the README's main job on Debian 13 (issue 49): a 3-node
+# trixie testbed with 2 simulated GPUs and one simulated HCA per compute
+# node and node01's services (scripts/setup.sh --release trixie's cluster);
+# one deploy of the full stack converges, Slurm 24.11 runs a job across the
+# compute nodes, validate gives Debian 12's result (every check passes but
+# those of simulated hardware, which fail for the same reasons as there),
+# and a second deploy changes nothing. The rest of the suite stays on
+# Debian 12.
+#
+# E2E_CAPTURE_DIR=DIR keeps Slurm 24.11's real output (scontrol, sinfo,
+# sacctmgr as the parsers read it) in DIR, for tests/fixtures/captured.
+source "$(dirname "$0")/lib.sh"
+require_root_or_skip
+CLUSTERCTL=${E2E_CLUSTERCTL:-$E2E_ROOT/build/clusterctl}
+WORK=$(mktemp -d /tmp/clusterctl-e2e-trixie-XXXXXX)
+trap 'tb down >/dev/null 2>&1; [ -n "${E2E_KEEP:-}" ] && echo "kept $WORK" || rm -rf "$WORK"' EXIT
+
+# Debian 12's result on the same cluster (scripts/setup.sh): the checks of
+# simulated hardware fail, nothing else.
+EXPECTED_FAILURES="gpu.driver gpu.xid ib.peermem ib.ports nfs.mounts"
+
+deploy() {  # deploy NAME: deploy --json into $WORK/NAME.json, returns its exit status
+  "$CLUSTERCTL" deploy "$inventory" --json >"$WORK/$1.json" 2>"$WORK/$1.err"
+}
+failed_checks() {  # failed_checks FILE: the names of the checks that failed, sorted, on one line
+  python3 -c 'import json,sys
+print(" ".join(sorted({r["check"] for r in json.load(open(sys.argv[1]))["results"] if r["result"] == "fail"})))' "$1"
+}
+failures_detail() {  # failures_detail FILE: "check subject: detail" of every failure
+  python3 -c 'import json,sys
+for r in json.load(open(sys.argv[1]))["results"]:
+    if r["result"] == "fail": print("  %s %s: %s" % (r["check"], r["subject"], r.get("detail", "")))' "$1"
+}
+failed_steps() {  # failed_steps FILE: every failed step's host, name and message from a deploy's events
+  python3 -c 'import json,sys
+for line in open(sys.argv[1]):
+    try: e = json.loads(line)
+    except ValueError: continue
+    if e.get("event") == "step" and e.get("status") == "failed":
+        print("  %s %s: %s" % (e.get("host"), e.get("step"), str(e.get("message", e.get("error", "")))[-600:]))' "$1"
+}
+# capture_slurm DIR: Slurm 24.11's own output, as the parsers and the
+# slurm_accounting resource read it, from node01 (the controller).
+capture_slurm() {
+  local dir=$1 version
+  mkdir -p "$dir"
+  version=$(tb ssh node01 "sinfo --version" | awk '{print $2}')
+  tb ssh node01 "scontrol show node --json" >"$dir/scontrol-show-node-json--$version-testbed-trixie--1.json"
+  tb ssh node01 "scontrol show node" >"$dir/scontrol-show-node--$version-testbed-trixie--1.txt"
+  tb ssh node01 "sinfo -ahNO nodehost:100,gres:512,gresused:512,statelong" >"$dir/sinfo-N-O-gres--$version-testbed-trixie--1.txt"
+  tb ssh node01 "scontrol ping" >"$dir/scontrol-ping--$version-testbed-trixie--1.txt"
+  tb ssh node01 "sacctmgr --parsable2 --noheader show qos format=Name,Priority,MaxWall,GrpTRES,MaxTRESPU,MaxTRES,MaxJobsPU,Flags" \
+    >"$dir/sacctmgr-show-qos--$version-testbed-trixie--1.txt"
+  tb ssh node01 "sacctmgr --parsable2 --noheader show account format=Account,Description" \
+    >"$dir/sacctmgr-show-account--$version-testbed-trixie--1.txt"
+  tb ssh node01 "sacctmgr --parsable2 --noheader show association where Cluster=\$(scontrol show config | awk '/^ClusterName/ {print \$3}') format=Account,User,Partition,ParentName,Fairshare,QOS,DefaultQOS" \
+    >"$dir/sacctmgr-show-association--$version-testbed-trixie--1.txt"
+  tb ssh node01 "sacctmgr --parsable2 --noheader show user format=User,DefaultAccount" \
+    >"$dir/sacctmgr-show-user--$version-testbed-trixie--1.txt"
+  echo "# Slurm $version's output kept in $dir"
+}
+
+tb down >/dev/null 2>&1
+started=$(date +%s)
+inventory=$(tb up 3 --release trixie --gpus 2 --hcas 1 --services 2>"$WORK/up.err") ||
+  { tail -20 "$WORK/up.err"; echo "testbed up failed"; exit 1; }
+echo "# testbed up (trixie): $(seconds_since "$started") s"
+version_id=$(tb exec node02 sed -n 's/^VERSION_ID="\(.*\)"$/\1/p' /etc/os-release)
+check "the nodes run Debian 13 (node02's VERSION_ID: $version_id)" test "$version_id" = 13
+
+# --- 1. the full stack, once ---------------------------------------------------
+started=$(date +%s)
+deploy first
+rc=$?
+echo "# first deploy: exit $rc in $(seconds_since "$started") s"
+check "the first deploy converges (exit $rc)" test "$rc" -eq 0 || { failed_steps "$WORK/first.json"; tail -30 "$WORK/first.err"; }
+slurm_version=$(tb ssh node01 sinfo --version)  # Debian's build says "slurm-wlm 24.11.5"
+check "Slurm 24.11 answers on node01 ($slurm_version)" grep -qE '^slurm(-wlm)? 24\.11\.' <<<"$slurm_version"
+check "slurmctld answers (scontrol ping)" sh -c "$TESTBED ssh node01 scontrol ping | grep -q 'is UP'"
+hosts=$(tb ssh node01 "srun -N2 hostname" 2>&1 | sort | paste -sd' ')
+check "srun -N2 hostname runs on both compute nodes (got '$hosts')" test "$hosts" = "node02 node03"
+
+# --- 2. validate: Debian 12's result ---------------------------------------------
+started=$(date +%s)
+"$CLUSTERCTL" validate --json "$inventory" >"$WORK/validate.json" 2>"$WORK/validate.err"
+echo "# validate: exit $? in $(seconds_since "$started") s"
+failed=$(failed_checks "$WORK/validate.json")
+check "only the simulated hardware's checks fail (got: $failed)" test "$failed" = "$EXPECTED_FAILURES" ||
+  failures_detail "$WORK/validate.json"
+[ -n "${E2E_CAPTURE_DIR:-}" ] && capture_slurm "$E2E_CAPTURE_DIR"
+
+# --- 3. the second deploy changes nothing ------------------------------------------
+started=$(date +%s)
+deploy second
+rc=$?
+echo "# second deploy: exit $rc in $(seconds_since "$started") s"
+check "the second deploy converges (exit $rc)" test "$rc" -eq 0 || failed_steps "$WORK/second.json"
+for node in node01 node02 node03; do
+  check "$node: the second deploy changes nothing ($(changed_steps "$WORK/second.json" "$node"))" \
+    test -z "$(changed_steps "$WORK/second.json" "$node")"
+done
+finish
