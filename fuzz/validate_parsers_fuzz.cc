@@ -20,7 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace clusterctl;
   if (size == 0) return 0;
   const std::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
-  switch (data[0] % 20) {
+  switch (data[0] % 21) {
     case 0: (void)ParseNvidiaSmiQuery(text); break;
     case 1: (void)ParseNvidiaSmiXml(text); break;
     case 2: (void)ParseNvidiaSmiCsv(text); break;
@@ -47,6 +47,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 16: (void)ParseNvlinkStatus(text); break;
     case 17: (void)ParseDcgmDiag(text); break;
     case 18: (void)ParseMpiRing(text); break;
+    case 19: (void)ParseNvlinkErrors(text); break;
     default: {
       std::string output(text);
       (void)CauseEvidence(output);

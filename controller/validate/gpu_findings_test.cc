@@ -151,6 +151,35 @@ TEST_CASE("gpu.xid: the NVRM reader takes any bytes without a crash and reads no
   CHECK(flood.measured == "1000");
 }
 
+TEST_CASE("gpu.xid: an ignored Xid 45 that the driver says NVLink Xid 149 and 145 caused is judged by its cause") {
+  // Real: seven lines of a GB-class node's kernel log, driver 590.48.01 (SOURCES.md).
+  std::string text = Fixture("kernel-log-NVRM--590.48.01--xid45-caused-by-previous-xid-149-145--1.txt");
+  NvrmLog log = ReadNvrmLog(text);
+  REQUIRE(log.xids.size() == 1);
+  CHECK(log.xids[0].code == 45);
+  CHECK(log.xids[0].lines == 7);
+  REQUIRE(log.xids[0].causes.size() == 2);
+  CHECK(log.xids[0].causes[0].code == 149);
+  CHECK(log.xids[0].causes[0].lines == 2);
+  CHECK(Has(log.xids[0].causes[0].first, "PCI:0000:dc:00"));
+  CHECK(log.xids[0].causes[1].code == 145);
+  CHECK(log.xids[0].causes[1].lines == 5);
+  // Ignoring 45 (application teardown) used to pass this log: the NVLink Xids behind it now fail it.
+  CheckResult r = EvaluateXid("n", Output(text), kSample, std::set<int>{45});
+  CHECK(r.outcome == CheckOutcome::kFail);
+  CHECK_MESSAGE(Has(r.detail, "Xid 149 (named as the cause of Xid 45) x2"), r.detail);
+  CHECK(Has(r.detail, "Xid 145 (named as the cause of Xid 45) x5"));
+  CHECK(Has(r.detail, "ignored (validate_gpu_xid_ignore): Xid 45 x7"));
+  CHECK(EvidenceHas(r, "caused by previous Xid 149"));
+  CHECK(r.measured == "7");
+  // A site that ignores the causes too is told nothing; one that ignores nothing sees Xid 45 itself.
+  CHECK(EvaluateXid("n", Output(text), kSample, std::set<int>{45, 145, 149}).outcome == CheckOutcome::kPass);
+  CheckResult plain = EvaluateXid("n", Output(text), kSample, std::set<int>{});
+  CHECK(plain.outcome == CheckOutcome::kFail);
+  CHECK(Has(plain.detail, "Xid 45 x7"));
+  CHECK_FALSE(Has(plain.detail, "named as the cause"));
+}
+
 // ---- 5. ib_write_bw: rows by their shape ----
 
 TEST_CASE("ib_write_bw: perftest's CPU-frequency warning between the header and the rows does not hide them") {
@@ -183,6 +212,44 @@ TEST_CASE("ib_write_bw: MiB/sec tables are converted to MB/s; lines of other sha
     CHECK_FALSE(ParseIbWriteBw(header + line).ok());
   }
   CHECK_FALSE(ParseIbWriteBw(" 65536      5000   9000.0   9000.0   0.1\n").ok());  // a row before any header: no unit
+}
+
+TEST_CASE("ib_write_bw: a --cpu_util row (six columns, -D --report_gbits) is read by its header's columns") {
+  // Real: ib_write_bw -D 10 --cpu_util --report_gbits between two GB10s' ConnectX-7 (100GbE RoCE).
+  std::string text = Fixture("ib_write_bw--GB10-CX7-RoCE--cpu_util-report_gbits-D10--1.txt");
+  auto rows = ParseIbWriteBw(text);
+  REQUIRE_MESSAGE(rows.ok(), rows.status().message());  // was: "no ib_write_bw result rows"
+  REQUIRE(rows->size() == 1);
+  CHECK((*rows)[0].bytes == 65536);
+  CHECK((*rows)[0].iterations == 1059332);
+  CHECK((*rows)[0].average_mbps == doctest::Approx(92.57 * 125));  // Gb/s -> MB/s; not the CPU_Util 5.07
+  CHECK((*rows)[0].peak_mbps == doctest::Approx(0.0));             // -D prints no peak
+  CheckResult pass = EvaluateIbWriteBw("a+b", Output(text), 100, IbWriteBwLimits{});
+  CHECK_MESSAGE(pass.outcome == CheckOutcome::kPass, pass.detail);
+  IbWriteBwLimits high;
+  high.min_mbps = 12000;
+  CHECK(EvaluateIbWriteBw("a+b", Output(text), 100, high).outcome == CheckOutcome::kFail);
+}
+
+TEST_CASE("ib_write_bw: an HDR run with CPU utilisation has result rows") {
+  // Derived by one named edit: the HDR loopback capture's tables given --cpu_util's column
+  // (header and rows), worded and spaced as in the GB10 capture above.
+  std::string text = EditedEverywhere(
+      EditedEverywhere(Fixture("ib_write_bw--HDR-loopback--1.txt"), "MsgRate[Mpps]\n", "MsgRate[Mpps]    CPU_Util[%]\n"),
+      "0.003007\n", "0.003007         5.07\n");
+  auto rows = ParseIbWriteBw(text);
+  REQUIRE_MESSAGE(rows.ok(), rows.status().message());
+  REQUIRE(rows->size() == 2);
+  CHECK((*rows)[0].average_mbps == doctest::Approx(24056.72));
+  IbWriteBwLimits t;
+  t.message_bytes = 8388608;
+  CheckResult r = EvaluateIbWriteBw("a+b", Output(text), 200, t);
+  CHECK_MESSAGE(r.outcome == CheckOutcome::kPass, r.detail);
+  // A row with a column fewer or more than its header is no row.
+  std::string header = " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]    CPU_Util[%]\n";
+  CHECK_FALSE(ParseIbWriteBw(header + " 65536      1059332          0.00               92.57              0.176557\n").ok());
+  CHECK_FALSE(ParseIbWriteBw(header + " 65536 1059332 0.00 92.57 0.176557 5.07 1.0\n").ok());
+  CHECK_FALSE(ParseIbWriteBw(header + " 65536 1059332 0.00 92.57 0.176557 N/A\n").ok());
 }
 
 // ---- 6. gpu.ecc: every finding ----

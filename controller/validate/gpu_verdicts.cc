@@ -186,8 +186,18 @@ CheckResult EvaluateXid(const std::string& host, const ToolOutput& log, const To
   for (const NvrmLog::Fatal& f : nvrm.fatal) add(f.what, f.lines, f.first);
   for (const NvrmLog::Xid& x : nvrm.xids) {
     std::string what = "Xid " + std::to_string(x.code);
-    if (!ignored_codes.count(x.code)) add(what, x.lines, x.first);
-    else if (ignored.size() < kShown) ignored.push_back(what + " x" + std::to_string(x.lines));
+    if (!ignored_codes.count(x.code)) {
+      add(what, x.lines, x.first);
+      continue;
+    }
+    if (ignored.size() < kShown) ignored.push_back(what + " x" + std::to_string(x.lines));
+    // An ignored Xid the driver says a counted one caused is judged by its
+    // cause: ignoring 45 (a channel torn down) must not hide the NVLink Xid
+    // (144-150) behind it, whose own line may be gone from the log.
+    for (const NvrmLog::Cause& c : x.causes) {
+      if (ignored_codes.count(c.code)) continue;
+      add("Xid " + std::to_string(c.code) + " (named as the cause of " + what + ")", c.lines, c.first);
+    }
   }
   if (more > 0) found.push_back(std::to_string(more) + " more");
   std::string ignored_note = ignored.empty() ? "" : "; ignored (validate_gpu_xid_ignore): " + Join(ignored, ", ");
@@ -213,6 +223,55 @@ CheckResult EvaluateXid(const std::string& host, const ToolOutput& log, const To
   }
   return Pass(check, kNode, host, "0", "0",
               "no Xid and no fatal driver message since boot (" + Plural(nvrm.nvrm_lines, "NVRM line") + " read)" + ignored_note);
+}
+
+namespace {
+
+// The limit of a judged counter by its name; nullopt for a counter not judged.
+std::optional<long long> NvlinkCounterLimit(const std::string& name, const NvlinkErrorLimits& limits) {
+  if (StartsWith(name, "CRC")) return limits.crc_max;
+  if (StartsWith(name, "Replay")) return limits.replay_max;
+  if (StartsWith(name, "Recovery")) return limits.recovery_max;
+  return std::nullopt;
+}
+
+}  // namespace
+
+CheckResult EvaluateNvlinkErrors(const std::string& host, const ToolOutput& output, const NvlinkErrorLimits& limits) {
+  const std::string check = "gpu.nvlink_errors";
+  if (!output.Succeeded()) return ToolFailed(check, kNode, host, "nvidia-smi nvlink -e", output);
+  auto gpus = ParseNvlinkErrors(output.out);
+  if (!gpus.ok()) return Fail(check, kNode, host, gpus.status().message(), CauseEvidence(output.Both()), "unknown");
+  const std::string threshold = "CRC <= " + std::to_string(limits.crc_max) + ", replay <= " +
+                                std::to_string(limits.replay_max) + ", recovery <= " + std::to_string(limits.recovery_max);
+  constexpr size_t kShown = 16;  // evidence lines; a node has up to 8 GPUs x 18 links x 3 counters
+  std::vector<std::string> over;
+  long long judged = 0, listed = 0, worst = 0, over_count = 0;
+  for (const NvlinkErrorGpu& g : *gpus) {
+    for (const NvlinkErrorCounter& c : g.counters) {
+      ++listed;
+      std::optional<long long> limit = NvlinkCounterLimit(c.name, limits);
+      if (!limit || !c.value) continue;
+      ++judged;
+      worst = std::max(worst, *c.value);
+      if (*c.value <= *limit) continue;
+      if (++over_count <= static_cast<long long>(kShown)) over.push_back(c.line + " (limit " + std::to_string(*limit) + ")");
+    }
+  }
+  if (listed == 0) return Skip(check, kNode, host, "no NVLink on the GPUs of " + host + " (nvidia-smi nvlink -e lists no link)");
+  if (judged == 0) {
+    return Fail(check, kNode, host,
+                "no reading: nvidia-smi nvlink -e printed no CRC, replay or recovery counter with a value on " + host,
+                CauseEvidence(output.out), "unknown", threshold);
+  }
+  if (!over.empty()) {
+    return Fail(check, kNode, host, "NVLink error counters over their limits: " + over.front() +
+                                        (over_count > 1 ? " and " + std::to_string(over_count - 1) + " more" : ""),
+                over, std::to_string(worst), threshold);
+  }
+  return Pass(check, kNode, host, std::to_string(worst), threshold,
+              std::to_string(judged) + " CRC, replay and recovery counters on " + Plural(static_cast<long long>(gpus->size()), "GPU") +
+                  ", none over its limit");
 }
 
 namespace {

@@ -132,14 +132,12 @@ bool IsNumber(std::string_view field, bool integer) {
   return integer ? dots == 0 : dots <= 1 && field != ".";
 }
 
-// A result row by its shape: #bytes and #iterations (integers), BW peak and
-// BW average, and MsgRate where the version prints it (decimals). perftest
-// prints warnings ("Conflicting CPU frequency values detected: ...") between
-// the header and its rows, so every line after a header is tried.
-std::optional<IbBandwidthRow> ResultRow(std::string_view line, double scale) {
+// A line's whitespace-separated fields, at most `limit` (one more than a
+// table has columns, so a longer line is seen as longer).
+std::vector<std::string_view> Fields(std::string_view line, size_t limit) {
   std::vector<std::string_view> fields;
   size_t at = 0;
-  while (fields.size() <= 5) {
+  while (fields.size() < limit) {
     while (at < line.size() && (line[at] == ' ' || line[at] == '\t')) ++at;
     if (at == line.size()) break;
     size_t end = line.find_first_of(" \t", at);
@@ -147,36 +145,86 @@ std::optional<IbBandwidthRow> ResultRow(std::string_view line, double scale) {
     fields.push_back(line.substr(at, end - at));
     at = end;
   }
-  if (fields.size() < 4 || fields.size() > 5) return std::nullopt;
+  return fields;
+}
+
+// Where a bandwidth table's numbers are, read from its header line
+// ("#bytes #iterations BW peak[Gb/sec] BW average[Gb/sec] MsgRate[Mpps]
+// CPU_Util[%]"): perftest adds columns with options (--cpu_util, and
+// versions differ), so a row is read by the header's columns, not by a
+// fixed count. "BW peak" and "BW average" are one column each.
+struct BandwidthColumns {
+  size_t count = 0;                      // the columns of every row
+  size_t bytes = 0, iterations = 0, average = 0;
+  std::optional<size_t> peak;            // absent in a table without it
+  double scale = 1.0;                    // to MB/s, from the average column's unit
+};
+
+constexpr size_t kColumnsMax = 16;
+
+std::optional<BandwidthColumns> HeaderColumns(std::string_view line) {
+  std::vector<std::string_view> words = Fields(line, kColumnsMax * 2 + 1);
+  if (words.size() > kColumnsMax * 2) return std::nullopt;
+  std::vector<std::string> columns;
+  for (size_t i = 0; i < words.size(); ++i) {
+    if (words[i] == "BW" && i + 1 < words.size()) columns.push_back("BW " + std::string(words[++i]));
+    else columns.emplace_back(words[i]);
+  }
+  if (columns.size() > kColumnsMax) return std::nullopt;
+  BandwidthColumns c;
+  c.count = columns.size();
+  std::optional<size_t> bytes, iterations, average;
+  for (size_t i = 0; i < columns.size(); ++i) {
+    const std::string& name = columns[i];
+    if (name == "#bytes") bytes = i;
+    else if (name == "#iterations") iterations = i;
+    else if (StartsWith(name, "BW peak")) c.peak = i;
+    else if (StartsWith(name, "BW average")) average = i;
+  }
+  if (!bytes || !iterations || !average) return std::nullopt;
+  c.bytes = *bytes;
+  c.iterations = *iterations;
+  c.average = *average;
+  // MB/sec (10^6 bytes), MiB/sec (2^20 bytes, newer perftest), Gb/sec (--report_gbits).
+  const std::string& unit = columns[c.average];
+  c.scale = unit.find("Gb/sec") != std::string::npos ? 125.0 : unit.find("MiB/sec") != std::string::npos ? 1.048576 : 1.0;
+  return c;
+}
+
+// A result row: as many fields as its header has columns, every one a
+// number (#bytes and #iterations integers). perftest prints warnings
+// ("Conflicting CPU frequency values detected: ...") between the header and
+// its rows, so every line after a header is tried.
+std::optional<IbBandwidthRow> ResultRow(std::string_view line, const BandwidthColumns& columns) {
+  std::vector<std::string_view> fields = Fields(line, columns.count + 1);
+  if (fields.size() != columns.count) return std::nullopt;
   for (size_t i = 0; i < fields.size(); ++i) {
-    if (!IsNumber(fields[i], i < 2)) return std::nullopt;
+    if (!IsNumber(fields[i], i == columns.bytes || i == columns.iterations)) return std::nullopt;
   }
   auto number = [&](size_t i) { return std::strtod(std::string(fields[i]).c_str(), nullptr); };
-  return IbBandwidthRow{std::atoll(std::string(fields[0]).c_str()), std::atoll(std::string(fields[1]).c_str()),
-                        number(2) * scale, number(3) * scale};
+  return IbBandwidthRow{std::atoll(std::string(fields[columns.bytes]).c_str()),
+                        std::atoll(std::string(fields[columns.iterations]).c_str()),
+                        columns.peak ? number(*columns.peak) * columns.scale : 0.0, number(columns.average) * columns.scale};
 }
 
 }  // namespace
 
 Result<std::vector<IbBandwidthRow>> ParseIbWriteBw(std::string_view text) {
   std::vector<IbBandwidthRow> rows;
-  std::optional<double> scale;  // to MB/s, from the last header's unit; nullopt before a header
+  std::optional<BandwidthColumns> columns;  // the last header's; nullopt before a header
   std::string failure;
   for (const std::string& raw : Split(text, '\n')) {
     std::string_view line = Trim(raw);
     if (line.find("#bytes") != std::string_view::npos && line.find("BW average") != std::string_view::npos) {
-      // MB/sec (10^6 bytes), MiB/sec (2^20 bytes, newer perftest), Gb/sec (--report_gbits).
-      scale = line.find("Gb/sec") != std::string_view::npos    ? 125.0
-              : line.find("MiB/sec") != std::string_view::npos ? 1.048576
-                                                                : 1.0;
+      columns = HeaderColumns(line);
       continue;
     }
     if (line.find("Couldn't") != std::string_view::npos || line.find("Unable") != std::string_view::npos ||
         line.find("ERROR") != std::string_view::npos || line.find("Failed") != std::string_view::npos) {
       if (failure.empty()) failure = Printable(line, 200);
     }
-    if (!scale) continue;
-    if (std::optional<IbBandwidthRow> row = ResultRow(line, *scale)) rows.push_back(*row);
+    if (!columns) continue;
+    if (std::optional<IbBandwidthRow> row = ResultRow(line, *columns)) rows.push_back(*row);
   }
   if (rows.empty()) {
     return Status::InvalidArgument("no ib_write_bw result rows" + (failure.empty() ? std::string() : ": " + failure));

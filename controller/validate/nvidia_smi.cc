@@ -516,4 +516,31 @@ Result<std::vector<NvlinkGpu>> ParseNvlinkStatus(std::string_view text) {
   return gpus;
 }
 
+Result<std::vector<NvlinkErrorGpu>> ParseNvlinkErrors(std::string_view text) {
+  // "GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-...)", then "\t Link 0: Replay Errors: 0", a blank line between links.
+  static const std::regex kGpu(R"(^GPU (\d+): (.*?)\s*(\(UUID: [^)]*\))?$)");
+  static const std::regex kCounter(R"(^Link (\d+): ([A-Za-z][A-Za-z ]*[A-Za-z]): (\d{1,18}|N/A)$)");
+  std::vector<NvlinkErrorGpu> gpus;
+  std::smatch m;
+  for (const std::string& raw : Split(text, '\n')) {
+    std::string line(Trim(raw));
+    if (line.empty()) continue;
+    if (std::regex_match(line, m, kGpu)) {
+      gpus.push_back({std::atoi(m[1].str().c_str()), m[2], {}, line});
+      continue;
+    }
+    if (gpus.empty() || !std::regex_match(line, m, kCounter)) {
+      return Status::InvalidArgument("not nvidia-smi nvlink -e output: " + Printable(line, 200));
+    }
+    NvlinkErrorCounter counter;
+    counter.link = std::atoi(m[1].str().c_str());
+    counter.name = m[2];
+    if (m[3] != "N/A") counter.value = std::atoll(m[3].str().c_str());
+    counter.line = gpus.back().line.substr(0, gpus.back().line.find(" (UUID")) + ": " + line;
+    gpus.back().counters.push_back(std::move(counter));
+  }
+  if (gpus.empty()) return NotUnderstood("nvidia-smi nvlink -e", text);
+  return gpus;
+}
+
 }  // namespace clusterctl

@@ -94,4 +94,23 @@ struct NvlinkGpu {
 // GPUs without NVLink are listed with no links. An error for any other text.
 Result<std::vector<NvlinkGpu>> ParseNvlinkStatus(std::string_view text);
 
+// nvidia-smi nvlink -e: each GPU's error counters, one line per link and
+// counter ("Link 0: Replay Errors: 0", "Link 0: Recovery Errors: 0",
+// "Link 0: CRC Errors: 0"; drivers differ in which they print, so every
+// counter is kept by its name). A counter printed "N/A" has no value.
+struct NvlinkErrorCounter {
+  int link = -1;
+  std::string name;                // "CRC Errors"
+  std::optional<long long> value;  // nullopt: N/A
+  std::string line;                // "GPU 0: NVIDIA A100-SXM4-40GB: Link 0: CRC Errors: 0"
+};
+struct NvlinkErrorGpu {
+  int index = -1;
+  std::string name;
+  std::vector<NvlinkErrorCounter> counters;
+  std::string line;
+};
+// GPUs without NVLink are listed with no counters. An error for any other text.
+Result<std::vector<NvlinkErrorGpu>> ParseNvlinkErrors(std::string_view text);
+
 }  // namespace clusterctl

@@ -32,20 +32,38 @@ constexpr FatalPattern kFatal[] = {
 constexpr size_t kLineMax = 300;     // evidence bytes kept of one line
 constexpr size_t kMessageMax = 600;  // of a message the driver printed over several lines
 
+// The code at `at` after any spaces ("  79, pid=..." -> 79); -1 when no
+// digits are there or more than six.
+int CodeAt(std::string_view line, size_t at) {
+  while (at < line.size() && line[at] == ' ') ++at;
+  int code = 0, digits = 0;
+  for (; at < line.size() && std::isdigit(static_cast<unsigned char>(line[at])); ++at) {
+    if (++digits > 6) return -1;
+    code = code * 10 + (line[at] - '0');
+  }
+  return digits == 0 ? -1 : code;
+}
+
 // "NVRM: Xid (PCI:0000:3b:00): 79, pid=..." -> 79; -1 for any other line.
 int XidCode(std::string_view line) {
   size_t at = line.find("NVRM: Xid");
   if (at == std::string_view::npos) return -1;
   size_t close = line.find("):", at);
-  if (close == std::string_view::npos) return -1;
-  size_t i = close + 2;
-  while (i < line.size() && line[i] == ' ') ++i;
-  int code = 0, digits = 0;
-  for (; i < line.size() && std::isdigit(static_cast<unsigned char>(line[i])); ++i) {
-    if (++digits > 6) return -1;
-    code = code * 10 + (line[i] - '0');
-  }
-  return digits == 0 ? -1 : code;
+  return close == std::string_view::npos ? -1 : CodeAt(line, close + 2);
+}
+
+// "... caused by previous Xid 149" -> 149; -1 for a line without it.
+int CauseCode(std::string_view line) {
+  constexpr std::string_view kCause = "caused by previous Xid";
+  size_t at = line.find(kCause);
+  return at == std::string_view::npos ? -1 : CodeAt(line, at + kCause.size());
+}
+
+void CountCause(NvrmLog::Xid& xid, int cause, std::string_view line) {
+  auto it = xid.causes.begin();
+  while (it != xid.causes.end() && it->code != cause) ++it;
+  if (it == xid.causes.end()) it = xid.causes.insert(it, {cause, 0, Printable(line, kLineMax)});
+  ++it->lines;
 }
 
 }  // namespace
@@ -63,8 +81,9 @@ NvrmLog ReadNvrmLog(std::string_view text) {
     ++log.nvrm_lines;
     if (int code = XidCode(line); code >= 0) {
       auto [at, added] = xid_index.try_emplace(code, log.xids.size());
-      if (added) log.xids.push_back({code, 0, Printable(line, kLineMax)});
+      if (added) log.xids.push_back({code, 0, Printable(line, kLineMax), {}});
       ++log.xids[at->second].lines;
+      if (int cause = CauseCode(line); cause >= 0) CountCause(log.xids[at->second], cause, line);
       continue;
     }
     for (const FatalPattern& p : kFatal) {

@@ -14,10 +14,19 @@ namespace clusterctl {
 struct NvrmLog {
   // One Xid code: how many lines carry it and the first of them, so an Xid
   // 79 stays visible behind hundreds of later Xid 13 lines.
+  // An Xid the driver names as the cause of another ("Xid ...: 45, ...
+  // caused by previous Xid 149", driver 550 and later): how many of the
+  // code's lines name it, and the first of them.
+  struct Cause {
+    int code = 0;
+    long long lines = 0;
+    std::string first;
+  };
   struct Xid {
     int code = 0;
     long long lines = 0;
     std::string first;
+    std::vector<Cause> causes;  // in order of first appearance
   };
   // One known fatal driver message: what it means, how many lines, the
   // first (a message the driver printed over several lines, joined).

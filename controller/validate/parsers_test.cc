@@ -553,6 +553,7 @@ TEST_CASE("every parser refuses every captured output that is not its own") {
       {"chronyc", [](const std::string& t) { return ParseChronyTracking(t).ok(); }},
       {"nvidia-smi -L", [](const std::string& t) { return ParseNvidiaSmiList(t).ok(); }},
       {"nvidia-smi-nvlink-", [](const std::string& t) { return ParseNvlinkStatus(t).ok(); }},
+      {"nvidia-smi-nvlink-e--", [](const std::string& t) { return ParseNvlinkErrors(t).ok(); }},
       {"dcgmi-diag-", [](const std::string& t) { return ParseDcgmDiag(t).ok(); }},
       {"dcgmi-diag-r-json-", [](const std::string& t) { return ParseDcgmDiagJson(t).ok(); }}};
   int files = 0;

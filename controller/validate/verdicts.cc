@@ -102,20 +102,41 @@ CheckResult EvaluateIbPorts(const std::string& host, const Result<std::vector<Ib
   return Pass(check, kNode, host, measured, threshold, "from " + source);
 }
 
+std::vector<std::string> PeerMemoryErrors(std::string_view log) {
+  constexpr size_t kKept = 8;  // lines; a module that fails at every load attempt repeats itself
+  std::vector<std::string> errors;
+  for (const std::string& raw : Split(log, '\n')) {
+    std::string line = AsciiLower(Trim(raw));
+    if (line.find("peermem") == std::string::npos && line.find("peer_mem") == std::string::npos) continue;
+    bool error = line.find("error") != std::string::npos || line.find("unknown symbol") != std::string::npos ||
+                 line.find("disagrees about version") != std::string::npos || line.find("fail") != std::string::npos;
+    if (error && errors.size() < kKept) errors.push_back(Printable(Trim(raw), 300));
+  }
+  return errors;
+}
+
 CheckResult EvaluatePeerMemory(const std::string& host, const std::vector<std::string>& modules,
-                               const nlohmann::json& gpudirect) {
+                               const nlohmann::json& gpudirect, const std::vector<std::string>& log_errors) {
+  const std::string threshold = "nvidia_peermem or nv_peer_mem loaded, or DMA-BUF";
+  // The kernel log's peer-memory errors: why a module is not loaded, or a note beside a pass.
+  std::string logged = log_errors.empty() ? ""
+                                          : "; the kernel log since boot has " + Plural(static_cast<long long>(log_errors.size()),
+                                                                                         "peer-memory error line") +
+                                                ", first: " + log_errors.front();
   for (const char* name : {"nvidia_peermem", "nv_peer_mem"}) {
     if (std::find(modules.begin(), modules.end(), name) != modules.end()) {
-      return Pass("ib.peermem", kNode, host, name, "nvidia_peermem or nv_peer_mem loaded, or DMA-BUF");
+      return Pass("ib.peermem", kNode, host, name, threshold, logged.empty() ? "" : logged.substr(2));
     }
   }
   if (gpudirect.is_object() && gpudirect.value("dmabuf", false) == true) {
     return Pass("ib.peermem", kNode, host, "DMA-BUF (" + gpudirect.value("kernel_modules", std::string("open")) +
                                                " kernel modules; no peer-memory module needed)",
-                "nvidia_peermem or nv_peer_mem loaded, or DMA-BUF");
+                threshold, logged.empty() ? "" : logged.substr(2));
   }
-  return Fail("ib.peermem", kNode, host, "GPUDirect RDMA peer memory module not loaded (nvidia_peermem / nv_peer_mem)",
-              {"/proc/modules: no line for nvidia_peermem or nv_peer_mem"}, "not loaded", "loaded");
+  std::vector<std::string> evidence = {"/proc/modules: no line for nvidia_peermem or nv_peer_mem"};
+  evidence.insert(evidence.end(), log_errors.begin(), log_errors.end());
+  return Fail("ib.peermem", kNode, host, "GPUDirect RDMA peer memory module not loaded (nvidia_peermem / nv_peer_mem)" + logged,
+              evidence, "not loaded", "loaded");
 }
 
 CheckResult EvaluateIbWriteBw(const std::string& pair, const ToolOutput& client, double line_rate_gbps,

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "controller/validate/check_result.h"
@@ -79,6 +80,18 @@ struct NvlinkExpectation {
 CheckResult EvaluateGpuNvlink(const std::string& host, const ToolOutput& nvlink_status, const NvidiaSmiReport& report,
                               int nvswitches, const NvlinkExpectation& expected);
 
+// gpu.nvlink_errors: `nvidia-smi nvlink -e`: each link's CRC, replay and
+// recovery counters (since the driver loaded or `nvidia-smi nvlink -re`) at
+// most their limits (checks/gpu_nvlink_errors.cc declares the variables).
+// Other counters a driver prints are not judged; links none of whose three
+// counters were printed are no reading (a failure).
+struct NvlinkErrorLimits {
+  long long crc_max = 0;       // validate_gpu_nvlink_crc_errors_max
+  long long replay_max = 0;    // validate_gpu_nvlink_replay_errors_max
+  long long recovery_max = 0;  // validate_gpu_nvlink_recovery_errors_max
+};
+CheckResult EvaluateNvlinkErrors(const std::string& host, const ToolOutput& nvlink_errors, const NvlinkErrorLimits& limits);
+
 // gpu.dcgm: `dcgmi diag -r 1`: every test Pass (or Skip), at least one Pass, exit 0.
 CheckResult EvaluateDcgmDiag(const std::string& host, const ToolOutput& diag);
 
@@ -103,8 +116,16 @@ std::vector<IbPortStatus> ExpectedIbPorts(const std::vector<IbPortStatus>& ports
 // GPUDirect RDMA is possible: a peer-memory module is loaded, or (no module
 // needed) the node's facts show DMA-BUF support (`gpudirect.dmabuf`: open
 // kernel modules R515+, kernel 5.12+, an RDMA stack that registers DMA-BUF).
+// `log_errors` (PeerMemoryErrors): the kernel log's peer-memory error lines,
+// the evidence of why the module is not loaded (an nvidia_peermem built
+// against another ib_core: "Unknown symbol ib_register_peer_memory_client"),
+// or a note beside a pass (a loaded module's runtime errors are not judged).
 CheckResult EvaluatePeerMemory(const std::string& host, const std::vector<std::string>& modules,
-                               const nlohmann::json& gpudirect = nullptr);
+                               const nlohmann::json& gpudirect = nullptr, const std::vector<std::string>& log_errors = {});
+// The lines of a kernel log (journalctl -k --grep 'peermem|peer_mem') where
+// nvidia-peermem / nv_peer_mem reports an error: an error, an unknown or
+// mismatched symbol, a failure. At most 8, printable.
+std::vector<std::string> PeerMemoryErrors(std::string_view kernel_log);
 
 // ib.write_bw's limits (its variables validate_ib_write_bw_min_mbps and
 // validate_ib_write_bw_message_bytes): a bandwidth floor at a message size.
