@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 
+#include "agent/facts/nvidia_mig.h"
 #include "common/strings.h"
 #include "controller/validate/verdicts.h"
 #include "controller/validate/dcgm_diag.h"
@@ -551,7 +552,11 @@ TEST_CASE("every parser refuses every captured output that is not its own") {
       // One format, two commands: the "nodes" array of Slurm's JSON.
       {"sinfo-json--|scontrol-show-node-json--", [](const std::string& t) { return ParseSlurmNodesJson(t).ok(); }},
       {"chronyc", [](const std::string& t) { return ParseChronyTracking(t).ok(); }},
-      {"nvidia-smi -L", [](const std::string& t) { return ParseNvidiaSmiList(t).ok(); }},
+      {"nvidia-smi-L--", [](const std::string& t) { return ParseNvidiaSmiList(t).ok(); }},
+      {"nvidia-smi-L--|nvidia-smi-L--", [](const std::string& t) { return facts::ParseNvidiaSmiList(t).ok(); }},
+      {"nvidia-smi-mig-lgip--", [](const std::string& t) { return facts::ParseMigProfiles(t).ok(); }},
+      {"nvidia-smi-mig-lgi--", [](const std::string& t) { return facts::ParseMigGpuInstances(t).ok(); }},
+      {"nvidia-smi-mig-lci--", [](const std::string& t) { return facts::ParseMigComputeInstances(t).ok(); }},
       {"nvidia-smi-nvlink-", [](const std::string& t) { return ParseNvlinkStatus(t).ok(); }},
       {"nvidia-smi-nvlink-e--", [](const std::string& t) { return ParseNvlinkErrors(t).ok(); }},
       {"dcgmi-diag-", [](const std::string& t) { return ParseDcgmDiag(t).ok(); }},
