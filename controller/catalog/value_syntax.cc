@@ -1,5 +1,6 @@
 #include "controller/catalog/value_syntax.h"
 
+#include "agent/resources/nvidia_mig_layout.h"
 #include "agent/resources/slurm_accounting_model.h"
 #include "common/strings.h"
 #include "inventory/connection.h"
@@ -213,6 +214,9 @@ std::string SlurmName(std::string_view text) { return agent::slurm_accounting::N
 std::string SlurmTres(std::string_view text) { return agent::slurm_accounting::TresRefusal(text); }
 std::string SlurmTime(std::string_view text) { return agent::slurm_accounting::TimeRefusal(text); }
 
+// A MIG layout (a list: its items joined by ','), as the nvidia_mig resource kind takes it.
+std::string MigLayout(std::string_view text) { return agent::nvidia_mig::LayoutRefusal(text); }
+
 const ValueSyntax kSyntaxes[] = {
     {"word", Word},       {"address", Address}, {"port", Port}, {"address:port", AddressPort},
     {"duration", Duration}, {"path", Path},     {"ib-port", IbPort}, {"size", Size},
@@ -220,7 +224,7 @@ const ValueSyntax kSyntaxes[] = {
     {"url", Url},         {"email", Email},
     {"slurm-name", SlurmName}, {"slurm-tres", SlurmTres}, {"slurm-time", SlurmTime},
     {"gecos", Gecos}, {"login-shell", LoginShell}, {"slurm-description", SlurmDescription},
-    {"root-directory", RootDirectory},
+    {"root-directory", RootDirectory}, {"mig-layout", MigLayout},
 };
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "controller/catalog/variable_spec.h"
 
+#include <algorithm>
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -313,6 +315,14 @@ std::vector<std::string> CheckVariableValue(const VariableSpec& spec, const json
     return problems;
   }
   if (value.is_array()) {
+    // A list's own syntax judges the whole list: its items joined by ','.
+    if (spec.syntax && std::all_of(value.begin(), value.end(), [](const json& item) { return item.is_string(); })) {
+      std::vector<std::string> items;
+      for (const json& item : value) items.push_back(item.get<std::string>());
+      if (std::string refused = spec.syntax->refuses(Join(items, ",")); !refused.empty()) {
+        problems.push_back(path + " " + refused);
+      }
+    }
     if (spec.items) {
       for (size_t i = 0; i < value.size(); ++i) {
         auto more = CheckVariableValue(*spec.items, value[i], path + "[" + std::to_string(i) + "]", context);
