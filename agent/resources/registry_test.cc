@@ -11,7 +11,7 @@ namespace clusterctl::agent {
 TEST_CASE("every resource kind registered itself with its parameters; only reboot has no agent side") {
   const std::vector<std::string> kinds = resources::ResourceKinds();
   CHECK(kinds == std::vector<std::string>{"assert", "block", "command", "copy", "directory", "file", "group",
-                                          "kernel_module", "line", "mount", "package", "reboot", "repository",
+                                          "kernel_module", "line", "mount", "nvidia_mig", "package", "reboot", "repository",
                                           "service", "slurm_accounting", "symlink", "sysctl", "user"});
   for (const std::string& name : kinds) {
     CAPTURE(name);

@@ -10,6 +10,7 @@
 #include "common/strings.h"
 #include "controller/views/cluster_views.h"
 #include "controller/views/gpu_type.h"
+#include "controller/views/mig_gres.h"
 #include "inventory/hostlist.h"
 
 namespace clusterctl {
@@ -27,9 +28,10 @@ struct NodeShape {
   int64_t cpus, sockets, cores, threads, real_memory, gpus;
   std::string gpu_type;  // "" untyped
   bool nvml;             // gres.conf: AutoDetect=nvml instead of File=
+  std::map<std::string, int64_t> mig = {};  // MIG profile -> devices, for a node with a MIG layout
   bool operator<(const NodeShape& o) const {
-    return std::tie(cpus, sockets, cores, threads, real_memory, gpus, gpu_type, nvml) <
-           std::tie(o.cpus, o.sockets, o.cores, o.threads, o.real_memory, o.gpus, o.gpu_type, o.nvml);
+    return std::tie(cpus, sockets, cores, threads, real_memory, gpus, gpu_type, nvml, mig) <
+           std::tie(o.cpus, o.sockets, o.cores, o.threads, o.real_memory, o.gpus, o.gpu_type, o.nvml, o.mig);
   }
 };
 
@@ -51,9 +53,15 @@ bool NvmlUsable(const nlohmann::json& facts) {
 }
 
 // Slurm's word for the node's GPUs in slurm.conf: "gpu:h100:8", or "gpu:8"
-// untyped; null without GPUs.
+// untyped, or its MIG devices by profile ("gpu:1g.10gb:8,gpu:3g.40gb:8");
+// null without GPUs.
 nlohmann::json Gres(const NodeShape& shape) {
   if (shape.gpus <= 0) return nullptr;
+  if (!shape.mig.empty()) {
+    std::vector<std::string> words;
+    for (const auto& [profile, count] : shape.mig) words.push_back("gpu:" + profile + ":" + std::to_string(count));
+    return Join(words, ",");
+  }
   return "gpu:" + (shape.gpu_type.empty() ? "" : shape.gpu_type + ":") + std::to_string(shape.gpus);
 }
 
@@ -65,11 +73,28 @@ nlohmann::json Gres(const NodeShape& shape) {
 std::string AccountingTres(const std::map<NodeShape, std::vector<std::string>>& classes) {
   std::set<std::string> types;
   for (const auto& entry : classes) {
-    if (entry.first.gpus > 0 && !entry.first.gpu_type.empty()) types.insert(entry.first.gpu_type);
+    if (entry.first.gpus > 0 && !entry.first.gpu_type.empty() && entry.first.mig.empty()) types.insert(entry.first.gpu_type);
+    for (const auto& mig : entry.first.mig) types.insert(mig.first);
   }
   std::string tres = "gres/gpu";
   for (const std::string& type : types) tres += ",gres/gpu:" + type;
   return tres;
+}
+
+// A node with a MIG layout (nvidia_mig_layout): its GRES are the layout's
+// MIG devices, which only AutoDetect=nvml finds (their /dev/nvidia-caps
+// files are the driver's to number). "" or the node's problem.
+std::string AddMig(NodeShape& shape, const nlohmann::json& host_vars, const nlohmann::json& facts) {
+  const nlohmann::json layout = host_vars.value("nvidia_mig_layout", nlohmann::json());
+  if (!layout.is_array() || shape.gpus <= 0) return "";
+  if (!shape.nvml) {
+    return "its nvidia_mig_layout needs gres.conf's AutoDetect=nvml (Slurm's gpu_nvml plugin, NVML and a loaded "
+           "driver in its facts, slurm_gpu_autodetect not never): clusterctl does not name MIG device files";
+  }
+  Result<std::map<std::string, int64_t>> counts = MigGresCounts(layout, facts, shape.gpus);
+  if (!counts.ok()) return counts.status().message();
+  shape.mig = *counts;
+  return "";
 }
 
 }  // namespace
@@ -133,7 +158,7 @@ Result<nlohmann::json> BuildSlurmView(const Inventory& inventory, const std::map
     const nlohmann::json& f = it == facts.end() ? no_facts : it->second;
     NodeShape shape{IntAt(f, "cpu", "cpus"), IntAt(f, "cpu", "sockets"), IntAt(f, "cpu", "cores_per_socket"),
                     IntAt(f, "cpu", "threads_per_core"), IntAt(f, "memory", "total_mib"), IntAt(f, "pci", "gpu_count"),
-                    NodeGpuType(f), false};
+                    NodeGpuType(f), false, {}};
     shape.nvml = shape.gpus > 0 && autodetect && NvmlUsable(f);
     if (shape.cpus <= 0 || shape.sockets <= 0 || shape.cores <= 0 || shape.threads <= 0 || shape.real_memory <= 0 ||
         shape.gpus < 0) {
@@ -141,6 +166,11 @@ Result<nlohmann::json> BuildSlurmView(const Inventory& inventory, const std::map
       continue;
     }
     const nlohmann::json& host_vars = host ? host->vars : nlohmann::json::object();
+    if (std::string problem = AddMig(shape, host_vars, f); !problem.empty()) {
+      host_problems[name] = problem;
+      unknown.push_back(name);
+      continue;
+    }
     const int64_t reserved = SlurmReservedMemoryMib(shape.real_memory, host_vars);
     if (reserved >= shape.real_memory) {
       // The node's own memory against its reserve: that node's problem, not

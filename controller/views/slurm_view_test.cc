@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "controller/catalog/template.h"
+#include "controller/views/cluster_views.h"
 #include "inventory/loader.h"
 #include "tests/unit/fixture.h"
 #include "tests/unit/inventory_text.h"
@@ -249,6 +250,34 @@ TEST_CASE("slurm view: a node whose memory its reserve takes whole is left out a
   CHECK(problems["fat01"] ==
         "memory.total_mib is 4000 MiB, and its slurm_memory_reserve_mib (4096 MiB) leaves it no memory for jobs");
   CHECK((*view)["partitions"].size() == 1);  // big has no node left: Slurm refuses an empty partition
+}
+
+TEST_CASE("slurm view: a MIG layout's nodes get typed MIG GRES and their TRES; without NVML they are left out, named") {
+  Inventory inventory = InventoryFromText(R"(cluster: c
+hosts:
+  gpu[01-05]: {address: "10.0.0.[11-15]"}
+groups:
+  compute: {hosts: "gpu[01-05]"}
+  mig: {hosts: "gpu[01-02]", vars: {nvidia_mig_layout: [3g.40gb, 3g.40gb]}}
+  small: {hosts: "gpu[04-05]", vars: {nvidia_mig_layout: [all-1g.10gb]}}
+)");
+  std::map<std::string, nlohmann::json> facts = {{"gpu01", WithNvml(GpuFacts(8, "H100-SXM5-80GB"))},
+                                                 {"gpu02", GpuFacts(8, "H100-SXM5-80GB")},
+                                                 {"gpu03", WithNvml(GpuFacts(8, "H100-SXM5-80GB"))},
+                                                 {"gpu04", WithNvml(GpuFacts(2, "A100-SXM4-80GB"))},
+                                                 {"gpu05", WithNvml(GpuFacts(2, "A100-SXM4-40GB"))}};
+  auto view = BuildSlurmView(inventory, facts);
+  REQUIRE(view.ok());
+  std::map<std::string, std::string> gres;
+  for (const nlohmann::json& node : (*view)["nodes"]) gres[node["names"].get<std::string>()] = node["gres"].get<std::string>();
+  CHECK(gres == std::map<std::string, std::string>{{"gpu01", "gpu:3g.40gb:16"},
+                                                   {"gpu03", "gpu:h100:8"},
+                                                   {"gpu04", "gpu:1g.10gb:14"},    // 7 a GPU on an 80 GB A100
+                                                   {"gpu05", "gpu:1g.10gb:8"}});  // 4 a GPU on a 40 GB one
+  CHECK((*view)["unknown"] == "gpu02");
+  CHECK((*view)[kViewHostProblems]["gpu02"].get<std::string>().find("needs gres.conf's AutoDetect=nvml") !=
+        std::string::npos);
+  CHECK((*view)["accounting_tres"] == "gres/gpu,gres/gpu:1g.10gb,gres/gpu:3g.40gb,gres/gpu:h100");
 }
 
 }  // namespace clusterctl

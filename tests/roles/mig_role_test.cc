@@ -1,0 +1,69 @@
+// The nvidia-mig role (issue 50, MIG): the inventory's layout checked when
+// it loads, and the plan of a GPU node with one: the nvidia_mig step that
+// drains before and restarts slurmd after a change, then the resume.
+#include <doctest/doctest.h>
+
+#include <fstream>
+
+#include "controller/catalog/variable_check.h"
+#include "tests/roles/role_harness.h"
+
+namespace clusterctl {
+namespace {
+
+std::string MigInventory(const std::string& layout) {
+  return "cluster: lab\nvars:\n  nvidia_driver_branch: \"550\"\n" R"(
+hosts:
+  head: {address: 10.0.0.1}
+  gpu01: {address: 10.0.0.11}
+groups:
+  controller: {hosts: [head]}
+  compute: {hosts: [gpu01], vars: {nvidia_mig_layout: )" + layout + "}}\n";
+}
+
+std::string InventoryProblems(const std::string& layout) {
+  testing::TempDir dir;
+  std::ofstream(dir.path() + "/inventory.yaml") << MigInventory(layout);
+  Diagnostics diagnostics;
+  std::optional<Inventory> inventory = LoadInventory(dir.path() + "/inventory.yaml", diagnostics);
+  REQUIRE(inventory);
+  std::optional<Catalog> catalog =
+      Catalog::Load({{testing::SourceDir() + "/roles"}, {testing::SourceDir() + "/templates"}}, diagnostics);
+  REQUIRE(catalog);
+  CheckInventoryVariables(*catalog, *inventory, diagnostics);
+  return diagnostics.ToString();
+}
+
+}  // namespace
+
+TEST_CASE("nvidia-mig: the inventory's layout is checked when it loads, at its line") {
+  CHECK(InventoryProblems("[3g.40gb, 3g.40gb]").find("nvidia_mig_layout") == std::string::npos);
+  CHECK(InventoryProblems("[all-1g.10gb]").find("nvidia_mig_layout") == std::string::npos);
+  const std::string three = InventoryProblems("[3g.40gb, 3g.40gb, 3g.40gb]");
+  CHECK(three.find("inventory.yaml:") != std::string::npos);
+  CHECK(three.find("does not fit one GPU: A100 80GB, H100 80GB holds at most 2 3g.40gb") != std::string::npos);
+  CHECK(InventoryProblems("[3g.40g]").find("which is not a MIG profile name") != std::string::npos);
+  CHECK(InventoryProblems("[3g.40gb, 3g.20gb]").find("no one MIG GPU clusterctl knows offers together") !=
+        std::string::npos);
+  CHECK(InventoryProblems("3g.40gb").find("must be a list") != std::string::npos);
+}
+
+TEST_CASE("nvidia-mig: a GPU node with a layout plans the layout step around a drain, then the resume") {
+  nlohmann::json facts = {{"os", {{"id", "debian"}, {"family", "debian"}}},
+                          {"systemd", true},
+                          {"pci", {{"gpu_count", 2}, {"hca_count", 0}, {"nvswitch_count", 0}}}};
+  testing::RoleHarness harness(MigInventory("[3g.40gb, 3g.40gb]"), {"nvidia-mig"});
+  const testing::Planned planned = harness.Plan("gpu01", std::map<std::string, nlohmann::json>{{"gpu01", facts}});
+  REQUIRE(planned.kinds.count("nvidia-mig/layout"));
+  CHECK(planned.kinds.at("nvidia-mig/layout") == "nvidia_mig");
+  const nlohmann::json& layout = planned.params.at("nvidia-mig/layout");
+  CHECK(layout["layout"] == nlohmann::json::array({"3g.40gb", "3g.40gb"}));
+  CHECK(layout["before"].dump().find("slurm-maintenance drain") != std::string::npos);
+  CHECK(layout["before"].back() == "clusterctl: MIG layout change");
+  CHECK(layout["after"].dump().find("systemctl restart slurmd.service") != std::string::npos);
+  const auto at = [&](const std::string& step) { return std::find(planned.steps.begin(), planned.steps.end(), step); };
+  CHECK(at("nvidia-mig/layout") < at("nvidia-mig/resume"));
+  CHECK(planned.params.at("nvidia-mig/resume")["argv"][1] == "resume");
+}
+
+}  // namespace clusterctl
