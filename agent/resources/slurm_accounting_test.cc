@@ -362,4 +362,18 @@ TEST_CASE("sacctmgr of Slurm 24.11.5 (Debian 13 testbed, a fresh database) reads
   }
 }
 
+// The fixtures above are captures of these queries: the capture script asks
+// sacctmgr exactly what the resource asks (the 24.11 fixtures were once
+// edits because the two had drifted apart).
+TEST_CASE("tests/e2e/capture_slurm.sh runs the resource's own sacctmgr queries") {
+  const std::string script = testing::ReadFixture(testing::SourceDir() + "/tests/e2e/capture_slurm.sh");
+  for (const std::vector<std::string>& argv : CurrentQueries("$cluster")) {
+    REQUIRE(argv.size() > 4);
+    const std::vector<std::string> lead(argv.begin(), argv.begin() + 4), rest(argv.begin() + 4, argv.end());
+    CHECK(script.find("\"" + Join(lead, " ") + " $1\"") != std::string::npos);
+    const std::string call = "show \"" + Join(rest, " ") + "\"";
+    CHECK_MESSAGE(script.find(call) != std::string::npos, "capture_slurm.sh lacks: " << call);
+  }
+}
+
 }  // namespace clusterctl::agent::slurm_accounting

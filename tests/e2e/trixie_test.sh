@@ -9,7 +9,8 @@
 # Debian 12.
 #
 # E2E_CAPTURE_DIR=DIR keeps Slurm 24.11's real output (scontrol, sinfo,
-# sacctmgr as the parsers read it) in DIR, for tests/fixtures/captured.
+# sacctmgr as the parsers read it) in DIR, for tests/fixtures
+# (tests/e2e/capture_slurm.sh).
 source "$(dirname "$0")/lib.sh"
 require_root_or_skip
 CLUSTERCTL=${E2E_CLUSTERCTL:-$E2E_ROOT/build/clusterctl}
@@ -40,27 +41,6 @@ for line in open(sys.argv[1]):
     if e.get("event") == "step" and e.get("status") == "failed":
         print("  %s %s: %s" % (e.get("host"), e.get("step"), str(e.get("message", e.get("error", "")))[-600:]))' "$1"
 }
-# capture_slurm DIR: Slurm 24.11's own output, as the parsers and the
-# slurm_accounting resource read it, from node01 (the controller).
-capture_slurm() {
-  local dir=$1 version
-  mkdir -p "$dir"
-  version=$(tb ssh node01 "sinfo --version" | awk '{print $2}')
-  tb ssh node01 "scontrol show node --json" >"$dir/scontrol-show-node-json--$version-testbed-trixie--1.json"
-  tb ssh node01 "scontrol show node" >"$dir/scontrol-show-node--$version-testbed-trixie--1.txt"
-  tb ssh node01 "sinfo -ahNO nodehost:100,gres:512,gresused:512,statelong" >"$dir/sinfo-N-O-gres--$version-testbed-trixie--1.txt"
-  tb ssh node01 "scontrol ping" >"$dir/scontrol-ping--$version-testbed-trixie--1.txt"
-  tb ssh node01 "sacctmgr --parsable2 --noheader show qos format=Name,Priority,MaxWall,GrpTRES,MaxTRESPU,MaxTRES,MaxJobsPU,Flags" \
-    >"$dir/sacctmgr-show-qos--$version-testbed-trixie--1.txt"
-  tb ssh node01 "sacctmgr --parsable2 --noheader show account format=Account,Description" \
-    >"$dir/sacctmgr-show-account--$version-testbed-trixie--1.txt"
-  tb ssh node01 "sacctmgr --parsable2 --noheader show association where Cluster=\$(scontrol show config | awk '/^ClusterName/ {print \$3}') format=Account,User,Partition,ParentName,Fairshare,QOS,DefaultQOS" \
-    >"$dir/sacctmgr-show-association--$version-testbed-trixie--1.txt"
-  tb ssh node01 "sacctmgr --parsable2 --noheader show user format=User,DefaultAccount" \
-    >"$dir/sacctmgr-show-user--$version-testbed-trixie--1.txt"
-  echo "# Slurm $version's output kept in $dir"
-}
-
 tb down >/dev/null 2>&1
 started=$(date +%s)
 inventory=$(tb up 3 --release trixie --gpus 2 --hcas 1 --services 2>"$WORK/up.err") ||
@@ -88,7 +68,7 @@ echo "# validate: exit $? in $(seconds_since "$started") s"
 failed=$(failed_checks "$WORK/validate.json")
 check "only the simulated hardware's checks fail (got: $failed)" test "$failed" = "$EXPECTED_FAILURES" ||
   failures_detail "$WORK/validate.json"
-[ -n "${E2E_CAPTURE_DIR:-}" ] && capture_slurm "$E2E_CAPTURE_DIR"
+[ -n "${E2E_CAPTURE_DIR:-}" ] && "$E2E_ROOT/tests/e2e/capture_slurm.sh" "$E2E_CAPTURE_DIR"
 
 # --- 3. the second deploy changes nothing ------------------------------------------
 started=$(date +%s)

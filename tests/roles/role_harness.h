@@ -28,6 +28,8 @@ struct Planned {
   std::map<std::string, std::string> kinds;      // identity -> resource kind (steps that run)
   std::map<std::string, nlohmann::json> params;  // identity -> parameters (steps and handlers)
   std::map<std::string, std::vector<std::string>> notify;  // identity -> the handlers it notifies
+  std::map<std::string, std::string> hashes;     // identity -> input hash (steps that run): a deploy
+                                                 // checks again exactly the steps whose hash moved
 };
 
 // The facts of a Debian 12 node with apt, systemd, one kernel, no HCA and
@@ -44,10 +46,8 @@ inline nlohmann::json DebianNodeFacts(int gpus, int nvswitches = 0) {
 class RoleHarness {
  public:
   RoleHarness(const std::string& inventory, std::vector<std::string> roles) : roles_(std::move(roles)) {
-    std::ofstream(dir_.path() + "/inventory.yaml") << inventory;
+    UseInventory(inventory);
     Diagnostics diagnostics;
-    inventory_ = LoadInventory(dir_.path() + "/inventory.yaml", diagnostics);
-    REQUIRE_MESSAGE(inventory_, diagnostics.ToString());
     Catalog::Sources sources{{testing::SourceDir() + "/roles"}, {testing::SourceDir() + "/templates"}};
     sources.platforms_file = testing::SourceDir() + "/platforms.yaml";  // the OS releases' values, as a deploy reads them
     catalog_ = Catalog::Load(sources, diagnostics);
@@ -55,6 +55,15 @@ class RoleHarness {
   }
 
   std::string dir() const { return dir_.path(); }
+
+  // Plans from now on read `inventory` (the catalog and secrets stay): the
+  // same cluster before and after an inventory edit.
+  void UseInventory(const std::string& inventory) {
+    std::ofstream(dir_.path() + "/inventory.yaml") << inventory;
+    Diagnostics diagnostics;
+    inventory_ = LoadInventory(dir_.path() + "/inventory.yaml", diagnostics);
+    REQUIRE_MESSAGE(inventory_, diagnostics.ToString());
+  }
 
   // Plans from now on get the secrets every role of the harness declares,
   // generated in memory (a plan's vault), so secret_content steps render.
@@ -99,6 +108,7 @@ class RoleHarness {
       out.kinds[s.Identity()] = s.kind;
       out.params[s.Identity()] = s.params;
       out.notify[s.Identity()] = s.step->notify;
+      out.hashes[s.Identity()] = s.input_hash;
     }
     for (const PlannedStep& s : plan.handlers) {
       if (s.skipped) continue;
