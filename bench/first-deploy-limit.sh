@@ -77,12 +77,17 @@ for n in $(nodes); do $TB exec "$n" tar -xf - -C / <"$WORK/$n.apt.tar"; done
 APT_UPDATE=(apt-get -o DPkg::Lock::Timeout=600 -o Acquire::http::Timeout=60 update -q)
 APT_INSTALL=(apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends
              -o Dpkg::Options::=--force-confold --allow-downgrades --allow-change-held-packages --)
+# Over SSH, as the deploy's agent runs: the commands then run in the node's
+# own cgroup (its CPU share and accounting), where `testbed exec` (nsenter)
+# would leave them in the machine's root cgroup, a share of their own beside
+# the whole testbed's, and outside the node's CPU figures below.
 install_all() {
-  local n pids=() failed=0
+  local n pids=() failed=0 command
   for n in $(nodes); do
+    # One package name per word; %q keeps each a single word on the node's shell.
     # shellcheck disable=SC2046  # one package name per word
-    $TB exec "$n" env DEBIAN_FRONTEND=noninteractive sh -c "${APT_UPDATE[*]} && ${APT_INSTALL[*]} \"\$@\"" sh \
-      $(cat "$WORK/$n.packages") >"$WORK/$n.limit.out" 2>&1 &
+    command="DEBIAN_FRONTEND=noninteractive ${APT_UPDATE[*]} && DEBIAN_FRONTEND=noninteractive ${APT_INSTALL[*]}$(printf ' %q' $(cat "$WORK/$n.packages"))"
+    $TB ssh "$n" "$command" >"$WORK/$n.limit.out" 2>&1 &
     pids+=($!)
   done
   for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
