@@ -35,7 +35,7 @@ now_ms() { echo $(($(date +%s%N) / 1000000)); }
 inventory() { sed "s/^  nvidia_driver_version: .*/  nvidia_driver_version: $1/" "$INV" >"$TESTBED_STATE/rollout.yaml"; }
 boots() { local n; n=$(grep -c "status 133" "$TESTBED_STATE/nodes/$1/exits.log" 2>/dev/null); echo "${n:-0}"; }
 all_boots() { local n; for n in "${GPU_NODES[@]}"; do boots "$n"; done | tr '\n' ' '; }
-version_of() { $TB exec "$1" dpkg-query -W -f '${Version}' cuda-drivers-550 2>/dev/null; }
+version_of() { $TB exec "$1" dpkg-query -W -f '${Version}' nvidia-open-550 2>/dev/null; }  # the testbed's open modules
 loaded() { $TB exec "$1" cat /sys/module/nvidia/version 2>/dev/null; }
 idle_nodes() { $TB exec node01 sinfo -h -N -o %T 2>/dev/null | grep -cx idle; }
 wait_idle() { local i; for i in $(seq 60); do [ "$(idle_nodes)" = 3 ] && return 0; sleep 1; done; return 1; }

@@ -5,7 +5,7 @@
 # every node one simulated InfiniBand adapter with ib0 on a fabric bridge),
 # deploys the full stack onto it (base roles, munge, Slurm with accounting,
 # the inbox RDMA stack, IPoIB on ib0, /export/home over NFS from node01 with
-# nfs-ganesha, Prometheus with node and Slurm exporters), runs a job across
+# nfs-ganesha, Prometheus with node, Slurm and (SIMULATED) DCGM exporters), runs a job across
 # the cluster, validates, and shows Prometheus's targets.
 #
 # NODES=N, GPUS=K and HCAS=M change the testbed's size; --release trixie
@@ -54,9 +54,10 @@ tests/testbed/testbed ssh node01 srun --gres=gpu:"$GPUS" sh -c "'echo \$(hostnam
 step "clusterctl validate $inventory"
 # The testbed's GPUs and adapters are simulated PCI devices: no driver can
 # load in a container, so these fail by design (never a pass on simulation):
-# gpu.driver (no nvidia module), gpu.xid (a container's journal has no kernel
-# log to read Xids from), ib.ports (ibstat sees no adapter: no RDMA driver),
-# ib.peermem (no GPUDirect module). The GPU checks that need the driver are
+# gpu.driver (the nvidia module is SIMULATED), gpu.xid (a container's journal
+# has no kernel log to read Xids from), ib.ports (ibstat sees no adapter: no
+# RDMA driver), ib.peermem (no GPUDirect module; DMA-BUF on a SIMULATED driver
+# is no reading). The GPU checks that need the driver are
 # skipped. Everything else must pass, fabric.ipoib included (real IP over
 # the simulated fabric's links).
 set +e

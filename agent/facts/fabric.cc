@@ -98,13 +98,13 @@ bool NvidiaPeermemUsable(const std::string& modules_dep) {
 
 }  // namespace
 
-nlohmann::json GpudirectOf(const std::string& driver_version_text, const std::string& kernel_release,
+nlohmann::json GpudirectOf(const LoadedNvidiaModule& loaded, const std::string& kernel_release,
                            const nlohmann::json& packages, const nlohmann::json& rdma_stack,
                            const std::string& modules_dep) {
   nlohmann::json out;
-  const std::string driver = ParseNvidiaDriverVersion(driver_version_text);
-  const bool open = driver_version_text.find("Open Kernel Module") != std::string::npos;
-  out["kernel_modules"] = driver.empty() ? nlohmann::json(nullptr) : nlohmann::json(open ? "open" : "proprietary");
+  const std::string& driver = loaded.version;
+  const bool open = loaded.kernel_modules == "open";
+  out["kernel_modules"] = loaded.kernel_modules;
   bool rdma_dmabuf = false;
   if (rdma_stack.is_object() && rdma_stack.value("stack", nlohmann::json()).is_string()) {
     const std::string stack = rdma_stack["stack"].get<std::string>();

@@ -17,6 +17,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "agent/facts/nvidia.h"
+
 namespace clusterctl::facts {
 
 // {stack: "doca_ofed" | "mlnx_ofed" | "inbox" | null, version: string | null}
@@ -38,9 +40,9 @@ nlohmann::json PeerMemoryOf(const std::vector<std::string>& modules);
 //          load (EINVAL), as Debian's nvidia-current-peermem.ko does,
 //  nv_peer_mem: the legacy module is built for the running kernel,
 //  recommended: "dmabuf", else "nvidia_peermem", else "nv_peer_mem", else null}.
-// `driver_version_text` is /proc/driver/nvidia/version ("" when no driver is
-// loaded), `modules_dep` the running kernel's modules.dep.
-nlohmann::json GpudirectOf(const std::string& driver_version_text, const std::string& kernel_release,
+// `loaded` is the nvidia module loaded (none: version ""), `modules_dep` the
+// running kernel's modules.dep.
+nlohmann::json GpudirectOf(const LoadedNvidiaModule& loaded, const std::string& kernel_release,
                            const nlohmann::json& packages, const nlohmann::json& rdma_stack,
                            const std::string& modules_dep);
 

@@ -12,6 +12,9 @@ namespace clusterctl::facts {
 
 using testing::WriteFileLine;
 
+// The module /proc/driver/nvidia/version `text` shows.
+LoadedNvidiaModule Module(std::string_view text) { return LoadedNvidiaModuleOf(text, "", ""); }
+
 TEST_CASE("rdma_stack: NVIDIA's metapackages win over the rdma-core they also ship") {
   CHECK(RdmaStackOf(nlohmann::json::object()) == nlohmann::json({{"stack", nullptr}, {"version", nullptr}}));
   CHECK(RdmaStackOf({{"rdma-core", "44.0-2"}}) == nlohmann::json({{"stack", "inbox"}, {"version", "44.0-2"}}));
@@ -38,14 +41,14 @@ TEST_CASE("gpudirect: DMA-BUF with open modules, R515+, kernel 5.12+ and a DMA-B
   const nlohmann::json inbox = {{"stack", "inbox"}, {"version", "44.0-2"}};
   const nlohmann::json packages = {{"rdma-core", "44.0-2"}};
 
-  nlohmann::json best = GpudirectOf(open, "6.1.0-26-amd64", packages, inbox, dep);
+  nlohmann::json best = GpudirectOf(Module(open), "6.1.0-26-amd64", packages, inbox, dep);
   CHECK(best["kernel_modules"] == "open");
   CHECK(best["dmabuf"] == true);
   CHECK(best["nvidia_peermem"] == true);
   CHECK(best["recommended"] == "dmabuf");
 
   // Proprietary modules cannot export DMA-BUF: the driver's own nvidia-peermem.
-  nlohmann::json peermem = GpudirectOf(proprietary, "6.1.0-26-amd64", packages, inbox, dep);
+  nlohmann::json peermem = GpudirectOf(Module(proprietary), "6.1.0-26-amd64", packages, inbox, dep);
   CHECK(peermem["kernel_modules"] == "proprietary");
   CHECK(peermem["dmabuf"] == false);
   CHECK(peermem["recommended"] == "nvidia_peermem");
@@ -55,30 +58,40 @@ TEST_CASE("gpudirect: DMA-BUF with open modules, R515+, kernel 5.12+ and a DMA-B
   // it was built without the peer-memory API and cannot load.
   const std::string debian_inbox = "updates/dkms/nvidia-current-peermem.ko:\n"
                                    "updates/dkms/nvidia-current.ko: kernel/drivers/gpu/drm/drm.ko\n";
-  const nlohmann::json stub = GpudirectOf(proprietary, "6.1.0-26-amd64", packages, inbox, debian_inbox);
+  const nlohmann::json stub = GpudirectOf(Module(proprietary), "6.1.0-26-amd64", packages, inbox, debian_inbox);
   CHECK(stub["nvidia_peermem"] == false);
   CHECK(stub["recommended"].is_null());
   // The same renamed file built against NVIDIA's stack's ib_core.
   const std::string debian_ofed = "updates/dkms/nvidia-current-peermem.ko: updates/dkms/nvidia-current.ko "
                                   "updates/dkms/ib_core.ko\nupdates/dkms/nvidia-current.ko:\n";
-  CHECK(GpudirectOf(proprietary, "6.1.0-26-amd64", packages, inbox, debian_ofed)["recommended"] == "nvidia_peermem");
+  CHECK(GpudirectOf(Module(proprietary), "6.1.0-26-amd64", packages, inbox, debian_ofed)["recommended"] == "nvidia_peermem");
 
   // An old kernel or an rdma-core before v34 has no DMA-BUF registration.
-  CHECK(GpudirectOf(open, "5.10.0-30-amd64", packages, inbox, dep)["recommended"] == "nvidia_peermem");
-  CHECK(GpudirectOf(open, "6.1.0-26-amd64", {{"rdma-core", "28.0-1"}}, inbox, dep)["dmabuf"] == false);
+  CHECK(GpudirectOf(Module(open), "5.10.0-30-amd64", packages, inbox, dep)["recommended"] == "nvidia_peermem");
+  CHECK(GpudirectOf(Module(open), "6.1.0-26-amd64", {{"rdma-core", "28.0-1"}}, inbox, dep)["dmabuf"] == false);
   // NVIDIA's stack registers DMA-BUF whatever its rdma-core is called.
-  CHECK(GpudirectOf(open, "6.1.0-26-amd64", nlohmann::json::object(), {{"stack", "mlnx_ofed"}, {"version", "24.10"}},
+  CHECK(GpudirectOf(Module(open), "6.1.0-26-amd64", nlohmann::json::object(), {{"stack", "mlnx_ofed"}, {"version", "24.10"}},
                     dep)["dmabuf"] == true);
 
   // An old driver with Mellanox's legacy module built for the kernel.
-  nlohmann::json legacy = GpudirectOf("NVRM version: NVIDIA UNIX x86_64 Kernel Module  460.106.00  Tue Sep 28 UTC 2021\n",
+  nlohmann::json legacy = GpudirectOf(Module("NVRM version: NVIDIA UNIX x86_64 Kernel Module  460.106.00  Tue Sep 28 UTC 2021\n"),
                                       "5.4.0-150-generic", packages, inbox, "updates/dkms/nv_peer_mem.ko:\n");
   CHECK(legacy["recommended"] == "nv_peer_mem");
 
   // No driver loaded: nothing to decide from.
-  nlohmann::json none = GpudirectOf("", "6.1.0-26-amd64", packages, inbox, "");
+  nlohmann::json none = GpudirectOf(Module(""), "6.1.0-26-amd64", packages, inbox, "");
   CHECK(none["kernel_modules"].is_null());
   CHECK(none["recommended"].is_null());
+
+  // The testbed's simulated module (no /proc/driver/nvidia): its version and
+  // taint flags decide the same way, open modules giving DMA-BUF.
+  const nlohmann::json simulated_open = GpudirectOf(LoadedNvidiaModuleOf("", "550.144.03\n", "O\n"), "6.1.0-26-amd64", packages, inbox, "");
+  CHECK(simulated_open["kernel_modules"] == "open");
+  CHECK(simulated_open["recommended"] == "dmabuf");
+  const nlohmann::json simulated_proprietary =
+      GpudirectOf(LoadedNvidiaModuleOf("", "550.144.03\n", "PO\n"), "6.1.0-26-amd64", packages, inbox, "");
+  CHECK(simulated_proprietary["kernel_modules"] == "proprietary");
+  CHECK(simulated_proprietary["recommended"].is_null());
 }
 
 TEST_CASE("network_stack: netplan, then an enabled NetworkManager or networkd, then ifupdown") {

@@ -34,6 +34,12 @@ bool ReadFile(const std::string& path, std::string& out) {
   return true;
 }
 
+// The file's text; "" when it cannot be read.
+std::string FileText(const std::string& path) {
+  std::string text;
+  return ReadFile(path, text) ? text : std::string();
+}
+
 int PrefixLength(const sockaddr* mask) {
   if (!mask) return -1;
   const unsigned char* bytes;
@@ -161,14 +167,12 @@ nlohmann::json GatherFacts(const GatherOptions& options) {
   facts["ib_devices"] = ReadIbDevices(root);
   facts["peer_memory"] = PeerMemoryOf(facts["modules"].get<std::vector<std::string>>());
 
-  facts["nvidia_driver"] = nullptr;
-  std::string driver_text;  // also gpudirect's: open or proprietary modules
-  if (ReadFile(root + "/proc/driver/nvidia/version", driver_text)) {
-    std::string version = ParseNvidiaDriverVersion(driver_text);
-    if (!version.empty()) facts["nvidia_driver"] = version;
-  } else if (ReadFile(root + "/sys/module/nvidia/version", text)) {
-    facts["nvidia_driver"] = std::string(Trim(text));
-  }
+  // The loaded module, real or the testbed's simulated one (facts.nvidia.
+  // simulated tells them apart): also gpudirect's open or proprietary modules.
+  const LoadedNvidiaModule loaded = LoadedNvidiaModuleOf(FileText(root + "/proc/driver/nvidia/version"),
+                                                         FileText(root + "/sys/module/nvidia/version"),
+                                                         FileText(root + "/sys/module/nvidia/taint"));
+  facts["nvidia_driver"] = loaded.version.empty() ? nlohmann::json(nullptr) : nlohmann::json(loaded.version);
 
   const std::vector<std::string>& patterns = options.packages.empty() ? DefaultPackagePatterns() : options.packages;
   std::error_code ec;
@@ -203,16 +207,13 @@ nlohmann::json GatherFacts(const GatherOptions& options) {
   const std::string release = facts.contains("kernel") ? facts["kernel"].value("release", std::string()) : "";
   std::string modules_dep;
   if (release.empty() || !ReadFile(root + "/lib/modules/" + release + "/modules.dep", modules_dep)) modules_dep.clear();
-  facts["gpudirect"] = GpudirectOf(driver_text, release, facts["packages"], facts["rdma_stack"], modules_dep);
+  facts["gpudirect"] = GpudirectOf(loaded, release, facts["packages"], facts["rdma_stack"], modules_dep);
   std::string proc_filesystems;
   if (!ReadFile(root + "/proc/filesystems", proc_filesystems)) proc_filesystems.clear();
   std::error_code no_device;
   facts["nfs"] = NfsKernelSupportOf(proc_filesystems, modules_dep, std::filesystem::exists(root + "/dev/cachefiles", no_device));
   nlohmann::json& nvidia = facts["nvidia"] =
       ReadNvidia(root, facts["nvidia_driver"], facts["gpudirect"]["kernel_modules"], facts["packages"]);
-  // A simulated module (the testbed's) is no driver for the roles and checks
-  // that build on one: only facts.nvidia shows it, marked simulated.
-  if (nvidia["simulated"] == true) facts["nvidia_driver"] = nullptr;
   nvidia["nvml_library"] = FindNvmlLibrary(root);
   facts["slurm"] = ReadSlurmPlugins(root);
   if (options.live_system && !nvidia["gpus"].empty() && std::filesystem::exists("/usr/bin/nvidia-smi", ec)) {

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "agent/facts/pci.h"
+#include "agent/facts/text_parsers.h"
 #include "common/strings.h"
 
 namespace clusterctl::facts {
@@ -117,6 +118,19 @@ std::string MergeGpuSerials(nlohmann::json& gpus, std::string_view nvidia_smi_cs
   }
   if (problem.empty() && listed == 0 && !gpus.empty()) problem = "nvidia-smi listed no GPUs";
   return problem;
+}
+
+LoadedNvidiaModule LoadedNvidiaModuleOf(std::string_view proc_version, std::string_view sys_version, std::string_view sys_taint) {
+  const std::string from_proc = ParseNvidiaDriverVersion(proc_version);
+  if (!from_proc.empty()) {
+    const bool open = proc_version.find("Open Kernel Module") != std::string_view::npos;
+    return {from_proc, open ? "open" : "proprietary"};
+  }
+  const std::string from_sys(Trim(sys_version));
+  if (from_sys.empty()) return {"", nullptr};
+  // A readable taint file holds at least its newline: empty is unknown.
+  if (sys_taint.empty()) return {from_sys, nullptr};
+  return {from_sys, sys_taint.find('P') == std::string_view::npos ? "open" : "proprietary"};
 }
 
 nlohmann::json ReadNvidia(const std::string& root, const nlohmann::json& loaded_version,

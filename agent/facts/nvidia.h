@@ -46,6 +46,22 @@ nlohmann::json FabricmanagerOf(const nlohmann::json& packages);
 // output was not understood (the lines that were are still used).
 std::string MergeGpuSerials(nlohmann::json& gpus, std::string_view nvidia_smi_csv);
 
+// The loaded nvidia kernel module: its version ("" when none is loaded) and
+// which modules they are ("open", "proprietary", null when none is loaded).
+// A real driver writes /proc/driver/nvidia/version ("Open Kernel Module"
+// names the open ones: `proc_version`). Without it, /sys/module/nvidia/
+// version (`sys_version`) and the kernel's taint flags of the module
+// (`sys_taint`, /sys/module/nvidia/taint): the kernel sets P on loading a
+// module whose licence is not GPL-compatible, as the proprietary nvidia.ko's
+// "NVIDIA" is and the open modules' "Dual MIT/GPL" is not (a taint file
+// that could not be read: null). The testbed's simulated module gives only
+// these two files (facts.nvidia.simulated).
+struct LoadedNvidiaModule {
+  std::string version;
+  nlohmann::json kernel_modules;
+};
+LoadedNvidiaModule LoadedNvidiaModuleOf(std::string_view proc_version, std::string_view sys_version, std::string_view sys_taint);
+
 // {loaded_version, kernel_modules, nouveau_loaded, installed_driver,
 //  fabricmanager, gpus: [...] by bus_id (only while a driver is loaded),
 //  simulated (/sys/module/nvidia/SIMULATED: the testbed's stand-in module)}.

@@ -102,11 +102,32 @@ TEST_CASE("nvidia gpu serials: matched by bus id from nvidia-smi; odd output lea
   CHECK(MergeGpuSerials(failed, "\n") == "nvidia-smi listed no GPUs");
 }
 
+TEST_CASE("the loaded module: /proc/driver/nvidia/version names it; else /sys/module's version and its taint flags") {
+  const std::string open = "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  550.54.14  Release Build  "
+                           "(dvs-builder@U16-I3-B03-4-3)  Thu Feb 22 01:25:25 UTC 2024\n";
+  const std::string proprietary = "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.183.01  Sun May 12 19:39:15 UTC 2024\n";
+  auto of = [](std::string_view proc, std::string_view version, std::string_view taint) {
+    const LoadedNvidiaModule m = LoadedNvidiaModuleOf(proc, version, taint);
+    return nlohmann::json({m.version, m.kernel_modules});
+  };
+  CHECK(of(open, "550.54.14\n", "PO\n") == nlohmann::json({"550.54.14", "open"}));  // /proc wins
+  CHECK(of(proprietary, "", "") == nlohmann::json({"535.183.01", "proprietary"}));
+  // Without /proc/driver/nvidia (the testbed's simulated module): the kernel
+  // taints a proprietary-licence module P ("POE" for NVIDIA's), an open one not.
+  CHECK(of("", "550.144.03\n", "POE\n") == nlohmann::json({"550.144.03", "proprietary"}));
+  CHECK(of("", "550.144.03\n", "OE\n") == nlohmann::json({"550.144.03", "open"}));
+  CHECK(of("", "550.144.03\n", "\n") == nlohmann::json({"550.144.03", "open"}));
+  CHECK(of("", "550.144.03\n", "") == nlohmann::json({"550.144.03", nullptr}));  // taint unreadable: unknown
+  CHECK(of("", "", "PO\n") == nlohmann::json({"", nullptr}));
+  CHECK(of("garbage\n", "", "") == nlohmann::json({"", nullptr}));
+}
+
 TEST_CASE("GatherFacts nvidia: nouveau, the testbed's simulated module, installed packages and GPUs") {
   testing::TempDir dir;
   const std::string root = dir.path();
   std::filesystem::create_directories(root + "/sys/module/nouveau");
   testing::WriteFileLine(root + "/sys/module/nvidia/version", "550.144.03");
+  testing::WriteFileLine(root + "/sys/module/nvidia/taint", "PO");
   testing::WriteFileLine(root + "/sys/module/nvidia/SIMULATED", "");
   testing::WriteFileLine(root + "/var/lib/dpkg/status",
                          "Package: nvidia-kernel-dkms\nStatus: install ok installed\nVersion: 550.144.03-1\n\n"
@@ -116,10 +137,12 @@ TEST_CASE("GatherFacts nvidia: nouveau, the testbed's simulated module, installe
   testing::WriteFileLine(root + "/proc/driver/nvidia/gpus/0000:19:00.0/information", Information(kUuid19, "0000:19:00.0", 0));
 
   const nlohmann::json facts = GatherFacts({root, {}, false});
-  CHECK(facts["nvidia_driver"].is_null());  // simulated: no driver for the roles and checks built on one
+  // Simulated: the facts a real driver gives, marked (facts.nvidia.simulated).
+  CHECK(facts["nvidia_driver"] == "550.144.03");
+  CHECK(facts["gpudirect"]["kernel_modules"] == "proprietary");
   CHECK(facts["nvidia"] ==
         nlohmann::json({{"loaded_version", "550.144.03"},
-                        {"kernel_modules", nullptr},
+                        {"kernel_modules", "proprietary"},
                         {"nouveau_loaded", true},
                         {"installed_driver", {{"package", "nvidia-kernel-dkms"}, {"version", "550.144.03-1"}, {"upstream", "550.144.03"}}},
                         {"fabricmanager", "550.144.03-1"},

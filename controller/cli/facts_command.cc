@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "common/json_text.h"
+#include "common/nvidia_facts.h"
 #include "common/strings.h"
 #include "controller/output/table.h"
 
@@ -112,15 +113,11 @@ std::string IbText(const nlohmann::json& f) {
   return buffer;
 }
 
+// The testbed's simulated module is marked, as everywhere it shows.
 std::string DriverText(const nlohmann::json& f) {
   const nlohmann::json* driver = Field(f, "nvidia_driver");
-  if (driver && !driver->is_null()) return TextOf(driver);
-  // The testbed's simulated module is not nvidia_driver; the row still shows it, marked.
-  const nlohmann::json* nvidia = Field(f, "nvidia");
-  const nlohmann::json* simulated = nvidia ? Field(*nvidia, "simulated") : nullptr;
-  const nlohmann::json* loaded = nvidia ? Field(*nvidia, "loaded_version") : nullptr;
-  if (simulated && *simulated == true && loaded && loaded->is_string()) return loaded->get<std::string>() + " (simulated)";
-  return "-";
+  if (!driver || driver->is_null()) return "-";
+  return TextOf(driver) + (SimulatedNvidiaDriver(f) ? " (simulated)" : "");
 }
 
 }  // namespace

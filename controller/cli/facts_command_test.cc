@@ -111,9 +111,11 @@ TEST_CASE("a facts row summarises OS, CPUs, memory, GPUs, HCAs and IB ports") {
 }
 
 TEST_CASE("a facts row marks the testbed's simulated driver") {
-  nlohmann::json facts = {{"nvidia_driver", nullptr}, {"nvidia", {{"simulated", true}, {"loaded_version", "550.144.03"}}}};
+  nlohmann::json facts = {{"nvidia_driver", "550.144.03"}, {"nvidia", {{"simulated", true}, {"loaded_version", "550.144.03"}}}};
   CHECK(FactsRow("gpu01", facts)[6] == "550.144.03 (simulated)");
   facts["nvidia"]["simulated"] = false;
+  CHECK(FactsRow("gpu01", facts)[6] == "550.144.03");
+  facts["nvidia_driver"] = nullptr;
   CHECK(FactsRow("gpu01", facts)[6] == "-");
 }
 

@@ -97,7 +97,7 @@ function render(s) {
                   : (h.drift.reached ? "none (checked " + when(h.drift.checked_at) + ")" : "not checked: " + h.drift.error)) : "-";
     const v = h.validation ? h.validation.result + " (run " + h.validation.run + ", " + h.validation.pass + " pass, " + h.validation.fail + " fail)" : "-";
     const f = h.facts || {};
-    const facts = [f.os, f.kernel, f.cpus ? f.cpus + " CPUs" : "", f.gpus ? f.gpus + " GPUs" : "", f.nvidia_driver ? "driver " + f.nvidia_driver : ""].filter(Boolean).join(", ");
+    const facts = [f.os, f.kernel, f.cpus ? f.cpus + " CPUs" : "", f.gpus ? f.gpus + " GPUs" : "", f.nvidia_driver ? "driver " + f.nvidia_driver + (f.nvidia_driver_simulated ? " (simulated)" : "") : ""].filter(Boolean).join(", ");
     row(hosts, [h.name, h.address, pill(h.health), when(h.since), el("span", drift, "mono"), v, facts, h.detail]);
   }
   const checks = clear($("checks"));

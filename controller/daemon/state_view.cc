@@ -1,5 +1,6 @@
 #include "controller/daemon/state_view.h"
 
+#include "common/nvidia_facts.h"
 #include "controller/engine/deploy_events.h"
 
 namespace clusterctl {
@@ -28,6 +29,7 @@ nlohmann::json SummarizeFacts(const nlohmann::json& facts) {
   if (auto* gpus = Field<uint64_t>(sub("pci"), "gpu_count")) out["gpus"] = *gpus;
   if (auto* model = Field<std::string>(sub("pci"), "gpu_model"); model && !model->empty()) out["gpu_model"] = *model;
   if (auto* driver = Field<std::string>(facts, "nvidia_driver")) out["nvidia_driver"] = *driver;
+  if (SimulatedNvidiaDriver(facts)) out["nvidia_driver_simulated"] = true;  // the testbed's, marked
   return out;
 }
 

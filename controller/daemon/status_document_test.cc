@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "controller/daemon/metrics.h"
+#include "controller/daemon/state_view.h"
 #include "controller/state/test_util.h"
 #include "inventory/loader.h"
 
@@ -43,6 +44,13 @@ std::string HealthOf(const std::vector<HostView>& views, const std::string& name
     if (v.row.name == name) return v.health;
   }
   return "?";
+}
+
+TEST_CASE("a host's facts summary marks the testbed's simulated driver") {
+  nlohmann::json facts = {{"nvidia_driver", "550.144.03"}, {"nvidia", {{"simulated", true}}}};
+  CHECK(SummarizeFacts(facts) == nlohmann::json({{"nvidia_driver", "550.144.03"}, {"nvidia_driver_simulated", true}}));
+  facts["nvidia"]["simulated"] = false;
+  CHECK(SummarizeFacts(facts) == nlohmann::json({{"nvidia_driver", "550.144.03"}}));
 }
 
 TEST_CASE("host health: the newest of the last run and the last drift check decides") {

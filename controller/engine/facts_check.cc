@@ -86,6 +86,7 @@ const FactSpec kFacts[] = {
     {"nvidia.gpus", FactType::kObjectList, false},
     {"nvidia.gpus[].model", FactType::kText, false, &kLine},
     {"nvidia.nvml_library", FactType::kTextOrNull, false, &kLine},
+    {"nvidia.simulated", FactType::kBool, false},  // RealNvidiaDriver (common/nvidia_facts.h)
     {"slurm", FactType::kObject, false},
     {"slurm.gpu_nvml", FactType::kBool, false},
     {"peer_memory", FactType::kTextOrNull, false, &kWord},

@@ -76,6 +76,10 @@ TEST_CASE("facts check: the agent's facts pass; a missing or mistyped fact is na
   CHECK(problems[2].rfind("kernels.installed is ", 0) == 0);
   CHECK(FactsProblems(nullptr).size() == 1);
   CHECK(FactsProblems("\xff\xfe").size() == 1);  // not UTF-8, and no throw
+  // The simulated-driver marker is a boolean: what reads it never guesses.
+  facts = testing::FakeFacts("n");
+  facts["nvidia"] = {{"simulated", "yes"}};
+  CHECK(FactsProblems(facts) == std::vector<std::string>{"nvidia.simulated is \"yes\", not true or false"});
 }
 
 }  // namespace clusterctl

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "common/json_fields.h"
+#include "common/nvidia_facts.h"
 
 namespace clusterctl {
 namespace {
@@ -43,12 +44,14 @@ NodeReadings NodeReadings::FromFacts(std::string host, nlohmann::json facts) {
     readings.pci_gpus = static_cast<int>(CountAt(*pci, "gpu_count", kMaxCount));
     readings.nvswitches = static_cast<int>(CountAt(*pci, "nvswitch_count", kMaxCount));
   }
-  readings.driver_version = TextAt(f, "nvidia_driver");
+  readings.driver_version = RealNvidiaDriver(f);  // the testbed's simulated module is none
   return readings;
 }
 
 bool NodeReadings::DriverModuleLoaded() const {
-  return std::find(modules.begin(), modules.end(), "nvidia") != modules.end();
+  // A real module: the testbed's simulated one never counts, even where the
+  // machine's own /proc/modules lists nvidia.
+  return !SimulatedNvidiaDriver(facts) && std::find(modules.begin(), modules.end(), "nvidia") != modules.end();
 }
 
 bool NodeReadings::HasIbPorts() const {

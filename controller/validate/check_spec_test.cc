@@ -119,6 +119,38 @@ TEST_CASE("the probe phase runs each probe once per node, however many checks re
   CHECK(ProbeIds(GpuNode(), {"gpu.ecc"}) == std::vector<std::string>{"nvidia-smi -q"});
 }
 
+TEST_CASE("no node check passes on the testbed's simulated driver, whatever facts it gives") {
+  // The simulated module's facts as a real driver's (DMA-BUF, a version),
+  // and a machine whose own /proc/modules lists nvidia and nvidia_peermem's
+  // log is empty: the facts alone would pass gpu.driver and ib.peermem.
+  nlohmann::json facts = {{"pci", {{"gpu_count", 2}}},
+                          {"modules", {"nvidia"}},
+                          {"nvidia_driver", "550.144.03"},
+                          {"nvidia", {{"simulated", true}, {"loaded_version", "550.144.03"}}},
+                          {"gpudirect", {{"kernel_modules", "open"}, {"dmabuf", true}, {"recommended", "dmabuf"}}},
+                          {"ib_ports", {{{"device", "mlx5_0"}, {"port", 1}, {"state", "4: ACTIVE"}}}}};
+  testing::SpecBench bench;
+  bench.node = NodeReadings::FromFacts("node02", facts);
+  CHECK(bench.node.driver_version.empty());
+  CHECK_FALSE(bench.node.DriverModuleLoaded());
+  bench.Reads("kernel log peermem", "", 1);  // journalctl --grep: no line
+  const CheckResult driver = bench.Judge("gpu.driver");
+  CHECK(driver.outcome == CheckOutcome::kFail);
+  CHECK(driver.detail == "driver not loaded: 2 NVIDIA GPUs on the PCI bus, but the nvidia module is the testbed's SIMULATED one");
+  CHECK(bench.Judge("ib.peermem").outcome == CheckOutcome::kFail);
+  for (const CheckSpec* spec : CheckSpecs()) {
+    if (spec->verdict == nullptr || spec->needs_controller) continue;
+    CAPTURE(spec->name);
+    if (spec->name.rfind("gpu.", 0) == 0 || spec->name == "ib.peermem") CHECK(bench.Judge(spec->name).outcome != CheckOutcome::kPass);
+  }
+  // The same facts from a real driver pass both (the check above is the marker's).
+  facts["nvidia"]["simulated"] = false;
+  bench.node = NodeReadings::FromFacts("node02", facts);
+  bench.Reads("kernel log peermem", "", 1);
+  CHECK(bench.Judge("gpu.driver").outcome == CheckOutcome::kPass);
+  CHECK(bench.Judge("ib.peermem").outcome == CheckOutcome::kPass);
+}
+
 TEST_CASE("no spec passes a node whose probes gave it nothing to read") {
   for (const CheckSpec* spec : CheckSpecs()) {
     if (spec->verdict == nullptr || spec->needs_controller || spec->probes.empty()) continue;

@@ -22,12 +22,22 @@ std::string VarText(const Host& host, const char* name) {
   return "";
 }
 
-// Where the dcgm-exporter role runs: NVIDIA GPUs and a loaded driver.
-bool RunsDcgmExporter(const nlohmann::json& facts) {
+// NVIDIA's repository, where the dcgm and dcgm-exporter roles find their
+// packages: the driver's cuda-repo or site source, dcgm_repository or
+// dcgm_exporter_repository (the roles' defaults: distro, none, none).
+bool NvidiaRepository(const Host& host) {
+  const std::string source = VarText(host, "nvidia_driver_source");
+  return (!source.empty() && source != "distro") || !VarText(host, "dcgm_repository").empty() ||
+         !VarText(host, "dcgm_exporter_repository").empty();
+}
+
+// Where the dcgm-exporter role runs and the monitoring role writes its
+// target: NVIDIA GPUs in the facts and NVIDIA's repository, by the
+// monitoring host's variables as the monitoring role reads them.
+bool RunsDcgmExporter(const nlohmann::json& facts, const Host& monitoring) {
   if (!facts.is_object() || !facts.contains("pci") || !facts["pci"].is_object()) return false;
   const nlohmann::json count = facts["pci"].value("gpu_count", nlohmann::json());
-  const nlohmann::json driver = facts.value("nvidia_driver", nlohmann::json());
-  return count.is_number_integer() && count.get<int64_t>() > 0 && driver.is_string() && !driver.get<std::string>().empty();
+  return count.is_number_integer() && count.get<int64_t>() > 0 && NvidiaRepository(monitoring);
 }
 
 std::string Describe(const ExpectedTarget& t) { return t.node + " (" + t.job + ")"; }
@@ -38,10 +48,14 @@ std::string Describe(const ExpectedTarget& t) { return t.node + " (" + t.job + "
 std::vector<ExpectedTarget> ExpectedTargets(const Inventory& inventory,
                                             const std::map<std::string, nlohmann::json>& facts_by_host) {
   std::set<ExpectedTarget> expected;
+  const std::vector<std::string> monitoring = inventory.MembersOf(kGroupMonitoring);
+  const Host* monitoring_host = monitoring.empty() ? nullptr : inventory.FindHost(monitoring.front());
   for (const Host& h : inventory.hosts) {
     expected.insert({"node", h.name});
     auto facts = facts_by_host.find(h.name);
-    if (facts != facts_by_host.end() && RunsDcgmExporter(facts->second)) expected.insert({"dcgm", h.name});
+    if (monitoring_host != nullptr && facts != facts_by_host.end() && RunsDcgmExporter(facts->second, *monitoring_host)) {
+      expected.insert({"dcgm", h.name});
+    }
   }
   for (const std::string& name : inventory.MembersOf(kGroupController)) expected.insert({"slurm", name});
   return {expected.begin(), expected.end()};

@@ -28,7 +28,8 @@ struct ExpectedTarget {
 
 // What the inventory and facts imply: every host's node exporter, the Slurm
 // exporter on each controller, the DCGM exporter on hosts whose facts show
-// NVIDIA GPUs and a loaded driver (where the dcgm-exporter role runs).
+// NVIDIA GPUs where NVIDIA's repository is there (where the dcgm-exporter
+// role runs: roles/dcgm-exporter.yaml).
 std::vector<ExpectedTarget> ExpectedTargets(const Inventory& inventory,
                                             const std::map<std::string, nlohmann::json>& facts_by_host);
 

@@ -26,13 +26,18 @@ std::string Up(const std::string& job, const std::string& node, const std::strin
 }  // namespace
 
 TEST_CASE("monitoring.targets: every node exporter, the Slurm exporter on the controller, DCGM on GPU hosts") {
-  const Inventory inventory = InventoryFromText(kCluster);
-  std::map<std::string, nlohmann::json> facts = {{"node02", {{"pci", {{"gpu_count", 8}}}, {"nvidia_driver", "550.54.14"}}}, {"node01", nullptr}};
+  // The DCGM exporter where the dcgm-exporter role runs: GPUs and NVIDIA's
+  // repository (by the monitoring host's variables), loaded driver or not.
+  const Inventory inventory = InventoryFromText(std::string(kCluster) + "vars: {nvidia_driver_source: site}\n");
+  std::map<std::string, nlohmann::json> facts = {{"node02", {{"pci", {{"gpu_count", 8}}}, {"nvidia_driver", nullptr}}}, {"node01", nullptr}};
   const std::vector<ExpectedTarget> expected = ExpectedTargets(inventory, facts);
   REQUIRE(expected.size() == 4);
-  facts["node02"]["nvidia_driver"] = nullptr;  // simulated GPUs: no driver, no exporter expected
+  CHECK(ExpectedTargets(InventoryFromText(kCluster), facts).size() == 3);  // Debian's driver: no DCGM, no exporter
+  CHECK(ExpectedTargets(InventoryFromText(std::string(kCluster) + "vars: {dcgm_exporter_repository: 'http://mirror/'}\n"), facts)
+            .size() == 4);
+  CHECK(ExpectedTargets(InventoryFromText(std::string(kCluster) + "vars: {dcgm_repository: 'http://mirror/'}\n"), facts).size() == 4);
+  facts["node02"]["pci"]["gpu_count"] = 0;
   CHECK(ExpectedTargets(inventory, facts).size() == 3);
-  facts["node02"]["nvidia_driver"] = "550.54.14";
   CHECK(expected[0].job == "dcgm");
   CHECK(expected[0].node == "node02");
   CHECK(PrometheusUrl(*inventory.FindHost("node01")) == "http://10.0.0.11:9090");

@@ -7,6 +7,7 @@
 
 #include "common/json_text.h"
 #include "common/json_fields.h"
+#include "common/nvidia_facts.h"
 #include "common/strings.h"
 #include "controller/views/cluster_views.h"
 #include "controller/views/gpu_type.h"
@@ -42,14 +43,14 @@ std::string GpuFiles(int64_t gpus) {
 // slurmd can detect this node's GPUs through NVML: its Slurm has the
 // gpu_nvml plugin (facts.slurm.gpu_nvml; Debian 12's slurm-wlm does not
 // ship it), the driver's NVML library is installed (facts.nvidia.
-// nvml_library) and a real driver is loaded (facts.nvidia_driver: null for
-// none and for the testbed's simulated one). Without all three slurmd would
+// nvml_library) and a real driver is loaded (not the testbed's simulated
+// one: facts.nvidia.simulated). Without all three slurmd would
 // fail to load the plugin or find no GPU, so gres.conf names the devices.
 bool NvmlUsable(const nlohmann::json& facts) {
   const nlohmann::json* slurm = MemberOf(facts, "slurm");
   const nlohmann::json* nvidia = MemberOf(facts, "nvidia");
   return slurm != nullptr && FlagAt(*slurm, "gpu_nvml") && nvidia != nullptr &&
-         !TextAt(*nvidia, "nvml_library").empty() && !TextAt(facts, "nvidia_driver").empty();
+         !TextAt(*nvidia, "nvml_library").empty() && !RealNvidiaDriver(facts).empty();
 }
 
 // Slurm's word for the node's GPUs in slurm.conf: "gpu:h100:8", or "gpu:8"

@@ -163,7 +163,7 @@ TEST_CASE("slurm view: AutoDetect=nvml only where the facts show the plugin, NVM
   std::map<std::string, nlohmann::json> facts = MixedFacts();
   facts["gpu03"] = WithNvml(facts["gpu03"]);
   facts["gpu04"] = WithNvml(facts["gpu04"]);
-  facts["gpu04"]["nvidia_driver"] = nullptr;  // not loaded (or the testbed's simulated one)
+  facts["gpu04"]["nvidia_driver"] = nullptr;  // not loaded
   facts["cpu01"] = WithNvml(facts["cpu01"]);  // no GPUs: nothing to detect
   auto view = BuildSlurmView(InventoryFromText(kMixedInventory), facts);
   REQUIRE(view.ok());
@@ -176,6 +176,11 @@ TEST_CASE("slurm view: AutoDetect=nvml only where the facts show the plugin, NVM
   CHECK(nodes[2]["gpu_autodetect"] == false);
   CHECK(nodes[3]["names"] == "gpu[01-02]");
   CHECK(nodes[3]["gpu_autodetect"] == false);  // Debian 12's Slurm: no gpu_nvml
+  // The testbed's simulated module gives a version but is no driver NVML can use.
+  facts["gpu03"]["nvidia"]["simulated"] = true;
+  CHECK((*BuildSlurmView(InventoryFromText(kMixedInventory), facts))["nodes"][1]["gpu_autodetect"] == false);
+  facts["gpu03"]["nvidia"]["simulated"] = false;
+  CHECK((*BuildSlurmView(InventoryFromText(kMixedInventory), facts))["nodes"][1]["gpu_autodetect"] == true);
   facts["gpu03"]["nvidia"]["nvml_library"] = nullptr;
   CHECK((*BuildSlurmView(InventoryFromText(kMixedInventory), facts))["nodes"][1]["gpu_autodetect"] == false);
 

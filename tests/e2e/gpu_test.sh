@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end test of the GPU roles (issue: "GPU nodes: NVIDIA driver, CUDA
 # toolkit, fabric manager and DCGM, rebooting only when needed") on a
-# 4-node testbed with 2 simulated GPUs per compute node. The driver comes
+# 4-node testbed with 2 simulated GPUs and 1 HCA per compute node. The driver comes
 # from the testbed's local repository (SIMULATED packages with NVIDIA's
 # names, versions and dependencies), the loaded module is SIMULATED,
 # derived by the testbed at each boot from what the node has installed;
@@ -18,6 +18,11 @@
 #      (issue 38): each node is silenced before its drain, for as long as
 #      it is drained or down (node04's SlurmNodeDown fires, suppressed), and
 #      no alert reaches the test's webhook receiver; the silences end.
+#   3b. Every GPU role (gpu_roles_checks.sh): dcgm-exporter (a SIMULATED
+#      exporter) came with the driver in the first deploy; with the facts
+#      gathered again, gpudirect (DMA-BUF, the testbed's open modules)
+#      deploys on the GPU nodes (each with one SIMULATED HCA) and changes
+#      nothing; Prometheus scrapes every exporter: up.
 #   4. A node with NVSwitches refuses a driver version its fabric manager
 #      does not have, naming both versions, before anything changes.
 #   5. An air-gapped site bundle: with the apt proxy and the local
@@ -34,6 +39,7 @@ trap 'stop_alert_watch_quietly; stop_alert_receiver; tb online >/dev/null 2>&1; 
 V1=550.127.05-1+simulated
 V2=550.144.03-1+simulated
 V3=550.163.01-1+simulated
+DRIVER=nvidia-open-550  # the testbed's inventory takes the open modules (tests/testbed/lib/inventory.sh)
 
 # inventory VERSION [EXTRA-VAR-LINES]: the testbed's inventory at a driver version.
 inventory() {
@@ -108,7 +114,7 @@ EOF
 }
 
 tb down >/dev/null 2>&1
-tb_inventory=$(tb up 4 --gpus 2 2>/dev/null) || { echo "testbed up failed"; exit 1; }
+tb_inventory=$(tb up 4 --gpus 2 --hcas 1 2>/dev/null) || { echo "testbed up failed"; exit 1; }
 cp -r "$(dirname "$tb_inventory")/ssh" "$WORK/ssh"
 start_alert_receiver
 inventory "$V1"
@@ -120,21 +126,23 @@ rc=$?
 echo "# first deploy: exit $rc in $(seconds_since "$start") s"
 check "first deploy converges" test "$rc" -eq 0 || tail -30 "$WORK/first.err"
 for node in node02 node03 node04; do
-  check "$node has cuda-drivers-550 $V1 (got '$(package_version "$node" cuda-drivers-550)')" \
-    test "$(package_version "$node" cuda-drivers-550)" = "$V1"
+  check "$node has $DRIVER $V1 (got '$(package_version "$node" "$DRIVER")')" \
+    test "$(package_version "$node" "$DRIVER")" = "$V1"
   check "$node rebooted once (got $(boots "$node"))" test "$(boots "$node")" = 1
   check "$node blacklists nouveau" tb exec "$node" grep -qx 'blacklist nouveau' /etc/modprobe.d/clusterctl-blacklist-nouveau.conf
   check "$node loads the SIMULATED nvidia 550.127.05 (got '$(loaded "$node")')" test "$(loaded "$node")" = 550.127.05
   check "$node has no nouveau loaded" tb exec "$node" test ! -e /sys/module/nouveau
-  check "$node holds its driver packages" sh -c "$TESTBED exec $node apt-mark showhold | grep -qx cuda-drivers-550"
+  check "$node holds its driver packages" sh -c "$TESTBED exec $node apt-mark showhold | grep -qx $DRIVER"
   check "$node pins the driver" tb exec "$node" grep -q "Pin: version $V1" /etc/apt/preferences.d/clusterctl-nvidia-driver
   check "$node runs nvidia-persistenced and DCGM's host engine" \
     tb exec "$node" systemctl is-active --quiet nvidia-persistenced nvidia-dcgm
+  check "$node got the DCGM exporter with DCGM (gated like it: no loaded driver at planning)" \
+    sh -c "echo '$(changed_steps "$WORK/first.json" "$node")' | grep -q 'dcgm-exporter/service'"
 done
 check "node01 (no GPU) has no NVIDIA package" sh -c "! $TESTBED exec node01 dpkg -l 'cuda-drivers*' 'nvidia*' 2>/dev/null | grep -q '^ii'"
 check "node01 did not reboot" test "$(boots node01)" = 0
 check "an upgrade cannot move the driver (apt-get upgrade keeps it)" \
-  sh -c "$TESTBED exec node02 apt-get -s upgrade | grep -q 'cuda-drivers-550' && exit 1 || exit 0"
+  sh -c "$TESTBED exec node02 apt-get -s upgrade | grep -q '$DRIVER' && exit 1 || exit 0"
 
 deploy second
 rc=$?
@@ -156,7 +164,7 @@ echo "# node04 with a kernel without headers: $err"
 check "a kernel without headers fails node04's deploy" test "$rc" -ne 0
 check "... at the headers check, naming the kernel" \
   sh -c "echo \"\$1\" | grep -q 'headers for the next kernel.*6.1.0-100-simulated'" sh "$err"
-check "... before its driver changed (still $V1)" test "$(package_version node04 cuda-drivers-550)" = "$V1"
+check "... before its driver changed (still $V1)" test "$(package_version node04 "$DRIVER")" = "$V1"
 check "... and before it was drained (state $(node_state node04))" test "$(node_state node04)" = idle
 check "... and without a reboot" test "$(boots node04)" = 1
 "$CLUSTERCTL" run "$WORK/inventory.yaml" --limit node04 -- \
@@ -169,7 +177,7 @@ for i in $(seq 30); do [ "$(tb exec node01 squeue -h -j "$job" -o %T)" = RUNNING
 "$CLUSTERCTL" plan "$WORK/inventory.yaml" >"$WORK/plan.out" 2>&1
 check "plan shows drain, driver, reboot and resume with the reason" sh -c "
   grep -q 'nvidia-driver/drain' '$WORK/plan.out' &&
-  grep -q 'cuda-drivers-550 $V1 -> $V2' '$WORK/plan.out' &&
+  grep -q '$DRIVER $V1 -> $V2' '$WORK/plan.out' &&
   grep -q 'nvidia-driver/reboot.*reboot after' '$WORK/plan.out' &&
   grep -q 'nvidia-driver/resume' '$WORK/plan.out'" || sed -n 1,60p "$WORK/plan.out"
 start_alert_watch node02 node03 node04
@@ -182,7 +190,7 @@ sleep $((ALERT_FOR + 2 * ALERT_INTERVAL + ALERT_GROUP_WAIT))  # what a late aler
 stop_alert_watch $((ALERT_FOR + 2 * ALERT_INTERVAL)) node02 node03 node04
 check "the rollout converges" test "$rc" -eq 0 || tail -30 "$WORK/rollout.err"
 for node in node02 node03 node04; do
-  check "$node upgraded to $V2" test "$(package_version "$node" cuda-drivers-550)" = "$V2"
+  check "$node upgraded to $V2" test "$(package_version "$node" "$DRIVER")" = "$V2"
   check "$node rebooted exactly once more (got $(boots "$node"))" test "$(boots "$node")" = 2
   check "$node loads 550.144.03 (got '$(loaded "$node")')" test "$(loaded "$node")" = 550.144.03
   check "$node is back in Slurm" wait_idle "$node"
@@ -206,12 +214,16 @@ print("overlap" if overlap else "one at a time")
 EOF
 check "the GPU nodes were upgraded one at a time ($(cat "$WORK/overlap.txt"))" test "$(cat "$WORK/overlap.txt")" = "one at a time"
 rollout_alerts_checks
+# --- 3b. every GPU role (issue 50): gpudirect, dcgm-exporter, scraped -----------
+source "$(dirname "$0")/gpu_roles_checks.sh"
+gpu_facts_checks
 deploy after-rollout
-check "the deploy after the rollout changes nothing" \
+check "the deploy after the rollout, with gpudirect now planned, changes nothing" \
   test -z "$(for n in node01 node02 node03 node04; do changed_steps "$WORK/after-rollout.json" $n; done | tr -d '\n')"
+gpu_roles_checks after-rollout
 
 # --- 4. the fabric manager's version rule --------------------------------------
-tb_inventory=$(tb up 5 --gpus 2 --nvswitches 4 2>/dev/null) || { echo "testbed up 5 failed"; exit 1; }
+tb_inventory=$(tb up 5 --gpus 2 --hcas 1 --nvswitches 4 2>/dev/null) || { echo "testbed up 5 failed"; exit 1; }
 inventory "$V3"
 deploy mismatch --limit node05
 rc=$?
@@ -221,7 +233,7 @@ check "a driver without its fabric manager version fails node05" test "$rc" -ne 
 check "... naming the fabric manager's versions and the driver's" sh -c "
   echo \"\$1\" | grep -q 'nvidia-fabricmanager-550 is available at .*, the driver is $V3' &&
   echo \"\$1\" | grep -qF '$V1' && echo \"\$1\" | grep -qF '$V2'" sh "$err"
-check "... before any driver package was installed" sh -c "! $TESTBED exec node05 dpkg -l 'cuda-drivers*' 'nvidia-kernel*' 2>/dev/null | grep -q '^ii'"
+check "... before any driver package was installed" sh -c "! $TESTBED exec node05 dpkg -l 'cuda-drivers*' 'nvidia-open*' 'nvidia-kernel*' 2>/dev/null | grep -q '^ii'"
 check "... and without a reboot" test "$(boots node05)" = 0
 
 # --- 5. an air-gapped site bundle ---------------------------------------------
@@ -229,7 +241,7 @@ check "... and without a reboot" test "$(boots node05)" = 0
 # Packages index (as dpkg-scanpackages writes it), in one tar.
 source "$E2E_ROOT/tests/testbed/lib/ofed_bundle.sh"
 mkdir -p "$WORK/bundle"
-for package in cuda-drivers-550 nvidia-kernel-dkms nvidia-smi libcuda1 nvidia-persistenced; do
+for package in "$DRIVER" nvidia-kernel-open-dkms nvidia-smi libcuda1 nvidia-persistenced; do
   cp "$TESTBED_STATE/repo/packages/${package}_${V3}_amd64.deb" "$WORK/bundle/"
 done
 write_packages_index "$WORK/bundle"
@@ -241,7 +253,7 @@ deploy airgapped --limit node02
 rc=$?
 tb online >/dev/null 2>&1
 check "the site bundle deploys with no network but the controller" test "$rc" -eq 0 || { step_error "$WORK/airgapped.json" node02; tail -20 "$WORK/airgapped.err"; }
-check "node02 upgraded to $V3 from the bundle" test "$(package_version node02 cuda-drivers-550)" = "$V3"
+check "node02 upgraded to $V3 from the bundle" test "$(package_version node02 "$DRIVER")" = "$V3"
 check "node02 loads 550.163.01 after its one reboot (got '$(loaded node02)', reboots $(boots node02))" \
   sh -c "test '$(loaded node02)' = 550.163.01 && test '$(boots node02)' = 3"
 check "node02's only NVIDIA source is the bundle" sh -c "

@@ -191,6 +191,10 @@ TEST_CASE("gpudirect: only on GPU hosts with an adapter and a loaded driver; the
   CHECK(OfRole("gpudirect", dmabuf.steps) == std::vector<std::string>{"gpudirect/legacy service stopped",
                                                                       "gpudirect/legacy module unloaded",
                                                                       "gpudirect/nvidia_peermem unloaded"});
+  // The testbed's simulated driver gives the same facts, marked: the same plan.
+  nlohmann::json simulated = GpuFacts("dmabuf", true);
+  simulated["nvidia"] = {{"simulated", true}, {"loaded_version", "550.54.14"}};
+  CHECK(OfRole("gpudirect", h.Plan("gpu01", simulated).steps) == OfRole("gpudirect", dmabuf.steps));
 
   // Nothing usable under auto: a failing precondition naming the way out.
   Planned nothing = h.Plan("gpu01", GpuFacts(nullptr));

@@ -20,10 +20,13 @@ namespace {
 
 using testing::Planned;
 
-std::string ServiceInventory(const std::string& implementation) {
+// NVIDIA's packages from the site's mirror unless `nvidia_source` says otherwise.
+std::string ServiceInventory(const std::string& implementation, const std::string& nvidia_source = "site") {
   return R"(cluster: lab
 connection: {user: root}
 vars:
+  nvidia_driver_source: )" +
+         nvidia_source + R"(
   nfs_implementation: )" +
          implementation + R"(
   nfs_exports: [{path: /export/home, clients: [compute]}]
@@ -51,8 +54,8 @@ nlohmann::json Facts(bool kernel_nfs, int gpus = 0) {
 
 class ServiceRoles : public testing::RoleHarness {
  public:
-  explicit ServiceRoles(const std::string& implementation = "kernel")
-      : testing::RoleHarness(ServiceInventory(implementation),
+  explicit ServiceRoles(const std::string& implementation = "kernel", const std::string& nvidia_source = "site")
+      : testing::RoleHarness(ServiceInventory(implementation, nvidia_source),
                              {"nfs-server", "nfs-client", "node-exporter", "slurm-exporter", "monitoring", "dcgm-exporter"}) {}
   Planned PlanAll(const std::string& host, bool kernel_nfs = true) {
     return Plan(host, std::map<std::string, nlohmann::json>{
@@ -203,6 +206,14 @@ TEST_CASE("monitoring: a target file per host and exporter, DCGM only on GPU hos
   CHECK(gpu.files.at("/etc/systemd/system/nvidia-dcgm-exporter.service.d/clusterctl-listen.conf")
             .find("DCGM_EXPORTER_LISTEN=10.0.0.11:9400") != std::string::npos);
   CHECK_FALSE(Has(ServiceRoles().PlanAll("gpu02").roles, "dcgm-exporter"));
+  // Gated like DCGM: no loaded driver needed (the first deploy's facts
+  // predate it), but NVIDIA's repository; Debian's driver has neither.
+  nlohmann::json no_driver = Facts(true, 8);
+  no_driver["nvidia_driver"] = nullptr;
+  CHECK(Has(ServiceRoles().Plan("gpu01", no_driver).roles, "dcgm-exporter"));
+  ServiceRoles distro("kernel", "distro");
+  CHECK_FALSE(Has(distro.PlanAll("gpu01").roles, "dcgm-exporter"));
+  CHECK(distro.PlanAll("head").files.count("/etc/prometheus/file_sd/dcgm/gpu01.yml") == 0);
   CHECK(ServiceRoles().PlanAll("gpu01").files.at("/etc/default/prometheus-node-exporter").find(
             "--web.listen-address=10.0.0.11:9100") != std::string::npos);
 }

@@ -1,4 +1,5 @@
 // ib.peermem: GPUDirect RDMA is possible on a GPU + InfiniBand node.
+#include "common/nvidia_facts.h"
 #include "common/strings.h"
 #include "controller/validate/checks/common.h"
 
@@ -33,7 +34,10 @@ CheckResult Judge(const NodeView& v) {
                       "the kernel log's peer-memory lines were cut at the agent's output limit");
   }
   std::vector<std::string> errors = none ? std::vector<std::string>{} : PeerMemoryErrors(log.out);
-  return EvaluatePeerMemory(v.host(), v.node.modules, v.node.facts.value("gpudirect", nlohmann::json()), errors);
+  // DMA-BUF by the testbed's simulated module's facts is no reading.
+  const nlohmann::json gpudirect =
+      SimulatedNvidiaDriver(v.node.facts) ? nlohmann::json() : v.node.facts.value("gpudirect", nlohmann::json());
+  return EvaluatePeerMemory(v.host(), v.node.modules, gpudirect, errors);
 }
 
 const CheckRegistration kIbPeermem(

@@ -75,6 +75,18 @@ TEST_CASE("node.consistency: groups are compared apart; a tie names who runs wha
   CHECK(run.Of("a02").measured.find("NVIDIA driver") == std::string::npos);
 }
 
+TEST_CASE("node.consistency: the testbed's simulated driver is no version to compare") {
+  Bench run;
+  nlohmann::json simulated = Facts("6.1.0-21-amd64", "550.144.03", "", "22.05.8-4");
+  simulated["nvidia"] = {{"simulated", true}};
+  run.Add("n1", simulated, "1.0");
+  run.Add("n2", Facts("6.1.0-21-amd64", "550.127.05", "", "22.05.8-4"), "1.0");
+  run.Phase("node.consistency");
+  CHECK(run.Of("n1").outcome == CheckOutcome::kPass);
+  CHECK(run.Of("n1").measured.find("NVIDIA driver") == std::string::npos);
+  CHECK(run.Of("n2").measured.find("NVIDIA driver 550.127.05") != std::string::npos);
+}
+
 TEST_CASE("node.consistency: an unreachable node is no reading; an unreadable DMI leaves BIOS out") {
   Bench run;
   run.Add("n1", Facts("6.1.0-21-amd64", "", "", "22.05.8-4"), "1.0");

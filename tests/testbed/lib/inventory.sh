@@ -74,6 +74,10 @@ inventory_gpu_vars() {
   # The NVIDIA driver from the testbed's local repository: SIMULATED packages
   # with NVIDIA's names, versions and dependencies (tests/testbed/lib/
   # nvidia_repo.sh); the loaded module is SIMULATED too, derived at each boot.
+  # The open kernel modules, NVIDIA's recommendation for H100 (the default
+  # from R560): the simulated module says so (its taint flags), so on nodes
+  # with HCAs the facts offer DMA-BUF and the gpudirect role has its method.
+  nvidia_driver_modules: open
   nvidia_driver_source: site
   nvidia_driver_repository: $(local_repo_url)
   nvidia_driver_repository_trusted: true

@@ -11,12 +11,19 @@
 #                     libcuda1 and nvidia-persistenced at `= version`
 #   nvidia-kernel-dkms, nvidia-kernel-open-dkms
 #                     a SIMULATED DKMS: configuring it writes a placeholder
-#                     nvidia.ko (holding its version) for every kernel with
-#                     headers (/lib/modules/R/build/Makefile) and, as DKMS
-#                     says, skips the others
+#                     nvidia.ko (holding its version and licence, as a real
+#                     module's .modinfo does: "NVIDIA" for the proprietary
+#                     modules, "Dual MIT/GPL" for the open ones) for every
+#                     kernel with headers (/lib/modules/R/build/Makefile)
+#                     and, as DKMS says, skips the others
 #   nvidia-smi        says it is simulated and fails (validate never passes)
 #   nvidia-persistenced, nvidia-fabricmanager-550, libnvidia-nscq-550,
 #   datacenter-gpu-manager   placeholder daemons that only log and wait
+#   datacenter-gpu-manager-exporter   a SIMULATED dcgm-exporter
+#                     (dcgm_exporter_simulated.py): listens where
+#                     DCGM_EXPORTER_LISTEN says, as NVIDIA's does, and serves
+#                     /metrics, every series labelled simulated="true" and
+#                     none a DCGM field
 #   cuda-toolkit-12-4, cuda-toolkit-12-6   /usr/local/cuda-12.N with a
 #                     placeholder nvcc, registered as the `cuda` alternative
 #   linux-image-6.1.0-99-simulated, linux-headers-6.1.0-99-simulated
@@ -48,11 +55,11 @@ ExecStart=/usr/bin/$program
 WantedBy=multi-user.target")
 }
 
-# The SIMULATED DKMS of the kernel module packages (VERSION), in SIM_FILES:
-# configure builds a placeholder module for every kernel with headers;
-# removal takes them away.
+# The SIMULATED DKMS of the kernel module packages (VERSION LICENCE), in
+# SIM_FILES: configure builds a placeholder module for every kernel with
+# headers; removal takes them away.
 sim_dkms_files() {
-  local upstream=${1%%-*}
+  local upstream=${1%%-*} licence=$2
   SIM_FILES=("DEBIAN/postinst=#!/bin/sh
 set -e
 # SIMULATED DKMS (clusterctl testbed): nvidia $upstream for every kernel with headers.
@@ -65,7 +72,7 @@ for image in /boot/vmlinuz-*; do
     continue
   fi
   mkdir -p /lib/modules/\$kernel/updates/dkms /var/lib/dkms/nvidia/$upstream/\$kernel/x86_64/module
-  printf 'SIMULATED nvidia.ko (clusterctl testbed)\\nversion=%s\\n' $upstream >/lib/modules/\$kernel/updates/dkms/nvidia.ko
+  printf 'SIMULATED nvidia.ko (clusterctl testbed)\\nversion=%s\\nlicense=%s\\n' $upstream '$licence' >/lib/modules/\$kernel/updates/dkms/nvidia.ko
   cp /lib/modules/\$kernel/updates/dkms/nvidia.ko /var/lib/dkms/nvidia/$upstream/\$kernel/x86_64/module/nvidia.ko
   echo \"nvidia/$upstream, \$kernel, x86_64: installed (SIMULATED DKMS)\"
 done" "DEBIAN/prerm=#!/bin/sh
@@ -85,9 +92,10 @@ build_nvidia_placeholders() {
       "the driver branch 550 with proprietary kernel modules"
     write_placeholder_deb "$dir" nvidia-open-550 "$version" "$arch" "nvidia-kernel-open-dkms (= $version), $common" \
       "the driver branch 550 with open kernel modules"
-    sim_dkms_files "$version"
+    sim_dkms_files "$version" NVIDIA
     write_placeholder_deb "$dir" nvidia-kernel-dkms "$version" "$arch" "" "the proprietary kernel modules, built by DKMS" \
       "${SIM_FILES[@]}"
+    sim_dkms_files "$version" "Dual MIT/GPL"
     write_placeholder_deb "$dir" nvidia-kernel-open-dkms "$version" "$arch" "" "the open kernel modules, built by DKMS" \
       "${SIM_FILES[@]}"
     write_placeholder_deb "$dir" nvidia-smi "$version" "$arch" "" "the System Management Interface" \
@@ -106,6 +114,15 @@ exit 9"
   done
   sim_daemon_files nv-hostengine nvidia-dcgm "DCGM's host engine"
   write_placeholder_deb "$dir" datacenter-gpu-manager 3.3.9+simulated "$arch" "" "Data Center GPU Manager" "${SIM_FILES[@]}"
+  write_placeholder_deb "$dir" datacenter-gpu-manager-exporter 3.3.9-3.6.1+simulated "$arch" \
+    "datacenter-gpu-manager, python3" "the DCGM exporter for Prometheus" \
+    "@usr/bin/dcgm-exporter=$TESTBED_HOME/lib/dcgm_exporter_simulated.py" \
+    "lib/systemd/system/nvidia-dcgm-exporter.service=[Unit]
+Description=SIMULATED NVIDIA DCGM exporter (clusterctl testbed placeholder)
+[Service]
+ExecStart=/usr/bin/dcgm-exporter
+[Install]
+WantedBy=multi-user.target"
   local toolkit
   for toolkit in 12.4.1-1+simulated 12.6.3-1+simulated; do
     local minor=${toolkit%.*-*}  # 12.4
@@ -146,12 +163,23 @@ module_bytes() {
   esac
 }
 
+# module_taint LICENCE: /sys/module/M/taint of an out-of-tree module with
+# that licence, as the kernel sets it (kernel/module: license_is_gpl_compatible).
+module_taint() {
+  case $1 in
+    "GPL" | "GPL v2" | "GPL and additional rights" | "Dual BSD/GPL" | "Dual MIT/GPL" | "Dual MPL/GPL") echo O ;;
+    *) echo PO ;;
+  esac
+}
+
 # SIMULATED loaded modules, derived before each boot of a GPU node from what
 # it has installed, as its kernel would load them: nouveau claims the GPUs
 # unless modprobe.d blacklists it; otherwise nvidia loads when a module was
 # built for the kernel the node boots (the newest in /boot), at the version
-# that module holds. The node sees the result as /sys/module (its other
-# entries mirror the machine's), with /sys/module/nvidia/SIMULATED.
+# that module holds, with the taint flags the kernel gives a module of its
+# licence (P: not GPL-compatible; O: out of tree). The node sees the result
+# as /sys/module (its other entries mirror the machine's), with
+# /sys/module/nvidia/SIMULATED.
 derive_loaded_modules() {
   local root=$1 out=$2 module kernel ko version
   rm -rf "$out"
@@ -177,5 +205,6 @@ derive_loaded_modules() {
   [ -n "$version" ] || return 0
   mkdir -p "$out/nvidia"
   echo "$version" >"$out/nvidia/version"
+  module_taint "$(module_bytes "$ko" | tr '\0' '\n' | sed -n 's/^license=//p' | head -n 1 || true)" >"$out/nvidia/taint"
   echo "SIMULATED: derived by the testbed at boot from $kernel's ${ko#"$root"}" >"$out/nvidia/SIMULATED"
 }
