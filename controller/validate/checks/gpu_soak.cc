@@ -35,26 +35,17 @@ int SampleSeconds(const NodeView& view) {
   return static_cast<int>(IntegerVariable(view.vars, "validate_gpu_soak_sample_seconds").value_or(10));
 }
 
-// The nodes soaked: GPUs on the PCI bus, gpu.driver passed, nccl-tests
-// there. Every other selected node gets its result here.
+// The nodes soaked: those the check can measure (GPUs on the PCI bus,
+// gpu.driver passed: MeasurableNodes) with nccl-tests; one without fails.
 std::vector<std::string> SoakNodes(ClusterRun& run) {
   std::vector<std::string> nodes;
-  for (const ClusterRun::ProbedHost& h : run.ProbedHosts()) {
-    if (!h.selected) continue;
-    if (!h.reached) {
-      run.Add(Fail(kCheck, kNode, h.name, "not measured: " + h.name + " is unreachable (" + h.unreachable + ")", {}, "unknown"));
-      continue;
-    }
-    const NodeView view = run.View(h.name);
-    if (!view.node.HasGpus()) {
-      run.Add(Skip(kCheck, kNode, h.name, "no NVIDIA GPUs on the PCI bus of " + h.name));
-    } else if (run.NodeOutcome("gpu.driver", h.name) != CheckOutcome::kPass) {
-      run.Add(run.Blocked(kCheck, kNode, h.name, "gpu.driver", "the NVIDIA driver is not loaded on " + h.name + " (gpu.driver failed)"));
-    } else if (!HasNcclTests(view.node)) {
-      run.Add(Fail(kCheck, kNode, h.name, "nccl-tests is not installed on " + h.name + " (" + NcclTestsDir(view.vars) +
-                                              "/all_reduce_perf; the nccl-tests role installs it)", {}, "unknown"));
+  for (const std::string& node : MeasurableNodes(run, kCheck)) {
+    const NodeView view = run.View(node);
+    if (!HasNcclTests(view.node)) {
+      run.Add(Fail(kCheck, kNode, node, "nccl-tests is not installed on " + node + " (" + NcclTestsDir(view.vars) +
+                                            "/all_reduce_perf; the nccl-tests role installs it)", {}, "unknown"));
     } else {
-      nodes.push_back(h.name);
+      nodes.push_back(node);
     }
   }
   return nodes;
@@ -250,6 +241,7 @@ const CheckRegistration kGpuSoak({.name = kCheck,
                                   .scope = kNode,
                                   .summary = "all_reduce_perf in a loop for the soak's time: no GPU slowdown reason active and no Xid during it",
                                   .rank = 325,
+                                  .requirements = {GpusOnPciBus()},
                                   .prerequisites = {DriverLoaded()},
                                   .probes = {&NcclTestsProbe()},
                                   .cluster_phase = {.run = RunPhase},
