@@ -141,4 +141,17 @@ class ClusterRun {
   virtual void Progress(const std::string& line) = 0;
 };
 
+// The selected nodes a node check's phase can measure (a check without a
+// node verdict: the acceptance measurements, gpu.dcgm_diag, gpu.soak), in
+// --limit's order, walked the one way for all of them. The node phase has
+// already given each selected node the phase does not measure its result
+// (node_verdicts.cc): one that did not answer failed ("not checked: X is
+// unreachable (why)"), one where a requirement of the check's spec is unmet
+// was skipped with its reason; neither is returned, and nothing is added for
+// them (one result per node and check). One whose prerequisite did not pass
+// is blocked here (`Blocked`: the prerequisite's `why`, else "P did not pass
+// on X"). What else the check needs (its tool installed) is the caller's to
+// judge. REQUIRES: `check` is registered.
+std::vector<std::string> MeasurableNodes(ClusterRun& run, const std::string& check);
+
 }  // namespace clusterctl

@@ -161,27 +161,26 @@ std::vector<CheckResult> EvaluateGpuHealth(const std::string& host, const Result
   return results;
 }
 
-CheckResult EvaluateXid(const std::string& host, const ToolOutput& log, const ToolOutput& sample,
-                        const std::set<int>& ignored_codes) {
-  const std::string check = "gpu.xid";
+bool JournalGrepRead(const ToolOutput& log) {
   // journalctl --grep exits 1 when nothing matched.
-  bool nothing = log.exit_code == 1 && log.signal == 0 && (Trim(log.out).empty() || Trim(log.out) == "-- No entries --");
-  if (!log.started || log.timed_out || (log.exit_code != 0 && !nothing)) return ToolFailed(check, kNode, host, "journalctl -k", log);
-  NvrmLog nvrm = ReadNvrmLog(log.out);
+  const bool nothing = log.exit_code == 1 && log.signal == 0 && (Trim(log.out).empty() || Trim(log.out) == "-- No entries --");
+  return log.started && !log.timed_out && (log.exit_code == 0 || nothing);
+}
+
+DriverErrors FindDriverErrors(const NvrmLog& nvrm, const std::set<int>& ignored_codes) {
   // One evidence line per Xid code and per fatal message, with its count
   // and first line: the first event stays visible however many follow it.
   constexpr size_t kShown = 16;  // codes named; a hostile log may print thousands of distinct ones
-  std::vector<std::string> found, evidence, ignored;
-  long long counted = 0;
+  DriverErrors e;
   size_t more = 0;
   auto add = [&](const std::string& what, long long lines, const std::string& first) {
-    counted += lines;
-    if (found.size() == kShown) {
+    e.counted += lines;
+    if (e.found.size() == kShown) {
       ++more;
       return;
     }
-    found.push_back(what + " x" + std::to_string(lines));
-    evidence.push_back(found.back() + ", first: " + first);
+    e.found.push_back(what + " x" + std::to_string(lines));
+    e.evidence.push_back(e.found.back() + ", first: " + first);
   };
   for (const NvrmLog::Fatal& f : nvrm.fatal) add(f.what, f.lines, f.first);
   for (const NvrmLog::Xid& x : nvrm.xids) {
@@ -190,7 +189,7 @@ CheckResult EvaluateXid(const std::string& host, const ToolOutput& log, const To
       add(what, x.lines, x.first);
       continue;
     }
-    if (ignored.size() < kShown) ignored.push_back(what + " x" + std::to_string(x.lines));
+    if (e.ignored.size() < kShown) e.ignored.push_back(what + " x" + std::to_string(x.lines));
     // An ignored Xid the driver says a counted one caused is judged by its
     // cause: ignoring 45 (a channel torn down) must not hide the NVLink Xid
     // (144-150) behind it, whose own line may be gone from the log.
@@ -199,11 +198,20 @@ CheckResult EvaluateXid(const std::string& host, const ToolOutput& log, const To
       add("Xid " + std::to_string(c.code) + " (named as the cause of " + what + ")", c.lines, c.first);
     }
   }
-  if (more > 0) found.push_back(std::to_string(more) + " more");
-  std::string ignored_note = ignored.empty() ? "" : "; ignored (validate_gpu_xid_ignore): " + Join(ignored, ", ");
-  if (!found.empty()) {
-    return Fail(check, kNode, host, "the NVIDIA driver logged " + Join(found, ", ") + " since boot" + ignored_note, evidence,
-                std::to_string(counted), "0");
+  if (more > 0) e.found.push_back(std::to_string(more) + " more");
+  return e;
+}
+
+CheckResult EvaluateXid(const std::string& host, const ToolOutput& log, const ToolOutput& sample,
+                        const std::set<int>& ignored_codes) {
+  const std::string check = "gpu.xid";
+  if (!JournalGrepRead(log)) return ToolFailed(check, kNode, host, "journalctl -k", log);
+  const NvrmLog nvrm = ReadNvrmLog(log.out);
+  const DriverErrors errors = FindDriverErrors(nvrm, ignored_codes);
+  std::string ignored_note = errors.ignored.empty() ? "" : "; ignored (validate_gpu_xid_ignore): " + Join(errors.ignored, ", ");
+  if (!errors.found.empty()) {
+    return Fail(check, kNode, host, "the NVIDIA driver logged " + Join(errors.found, ", ") + " since boot" + ignored_note,
+                errors.evidence, std::to_string(errors.counted), "0");
   }
   // No Xid line is a reading only if the whole log was read, and the kernel
   // log since boot has lines at all.
@@ -332,31 +340,36 @@ CheckResult EvaluateGpuPcie(const std::string& host, const NvidiaSmiReport& repo
   return Pass(check, kNode, host, link, threshold, detail);
 }
 
-CheckResult EvaluateGpuClocks(const std::string& host, const NvidiaSmiReport& report) {
-  const std::string check = "gpu.clocks";
-  // Reasons that mean the hardware or its cooling slows the GPU; the others
-  // (idle, application clocks, power cap under load, sync boost) are normal.
+GpuSlowdown SlowdownOf(const GpuStatus& g) {
   static const std::vector<std::string> kJudged = {"hw slowdown", "hw thermal slowdown", "hw power brake slowdown",
                                                    "sw thermal slowdown"};
+  GpuSlowdown s;
+  bool hw_read = false;
+  for (const GpuStatus::ClockReason& r : g.clock_reasons) {
+    if (std::find(kJudged.begin(), kJudged.end(), r.name) == kJudged.end()) continue;
+    if (r.name == "hw slowdown" && r.active) hw_read = true;
+    if (r.active.value_or(false)) {
+      const size_t colon = r.line.find(':');
+      s.active.push_back(colon == std::string::npos ? r.name : std::string(Trim(r.line.substr(0, colon))));
+      s.active_lines.push_back(r.line);
+      s.lines.push_back(r.line);
+    } else if (!r.active) {
+      s.lines.push_back(r.line);
+    }
+  }
+  if (!g.has_clock_reasons) s.unknown.push_back("no Clocks Event Reasons section");
+  else if (!hw_read) s.unknown.push_back("HW Slowdown not readable");
+  return s;
+}
+
+CheckResult EvaluateGpuClocks(const std::string& host, const NvidiaSmiReport& report) {
+  const std::string check = "gpu.clocks";
   GpuFindings findings;
   for (const GpuStatus& g : report.gpus) {
-    std::vector<std::string> errors, unknown, lines;
-    bool hw_read = false;
-    for (const GpuStatus::ClockReason& r : g.clock_reasons) {
-      if (std::find(kJudged.begin(), kJudged.end(), r.name) == kJudged.end()) continue;
-      if (r.name == "hw slowdown" && r.active) hw_read = true;
-      if (r.active.value_or(false)) {
-        errors.push_back(r.line);
-        lines.push_back(r.line);
-      } else if (!r.active) {
-        lines.push_back(r.line);
-      }
-    }
-    if (!g.has_clock_reasons) unknown.push_back("no Clocks Event Reasons section");
-    else if (!hw_read) unknown.push_back("HW Slowdown not readable");
-    findings.Add(g, errors, unknown, lines);
+    const GpuSlowdown s = SlowdownOf(g);
+    findings.Add(g, s.active_lines, s.unknown, s.lines);
   }
-  std::string threshold = "no HW slowdown, HW thermal, HW power brake or SW thermal slowdown active";
+  std::string threshold = kSlowdownThreshold;
   if (report.gpus.empty()) return Fail(check, kNode, host, "no reading: nvidia-smi -q describes no GPU", {}, "unknown", threshold);
   if (!findings.problems.empty()) {
     return Fail(check, kNode, host, Join(findings.problems, "; "), findings.evidence, findings.Measured(), threshold);

@@ -539,7 +539,8 @@ TEST_CASE("gpu.driver: GPUs on PCI without the nvidia module fail with driver no
 TEST_CASE("every parser refuses every captured output that is not its own") {
   using Parser = std::function<bool(const std::string&)>;
   std::map<std::string, Parser> parsers = {
-      {"nvidia-smi-q--", [](const std::string& t) { return ParseNvidiaSmiQuery(t).ok(); }},
+      // One format, two commands: -q -d PERFORMANCE prints -q's Clocks Event Reasons section alone.
+      {"nvidia-smi-q--|nvidia-smi-q-d-PERFORMANCE--", [](const std::string& t) { return ParseNvidiaSmiQuery(t).ok(); }},
       {"nvidia-smi-q-x--", [](const std::string& t) { return ParseNvidiaSmiXml(t).ok(); }},
       {"nvidia-smi-query-gpu--", [](const std::string& t) { return ParseNvidiaSmiCsv(t).ok(); }},
       {"nvidia-smi--", [](const std::string& t) { return ParseNvidiaSmiTable(t).ok(); }},

@@ -9,6 +9,7 @@
 #include <doctest/doctest.h>
 
 #include <fstream>
+#include <map>
 
 #include "common/strings.h"
 #include "controller/engine/fake_fleet.h"
@@ -221,6 +222,23 @@ TEST_CASE("validate: every host unreachable fails the run whatever --checks sele
     }
   }
   CHECK(named);
+}
+
+// Each selected node gets one result per node check, whichever phase judges
+// it: a measurement's phase must not repeat what the node phase already said
+// of an unreachable node or one the check does not apply to.
+TEST_CASE("validate: one result per node check and selected node, the acceptance measurements' phases too") {
+  ValidationHarness harness;
+  auto once_each = [](const ValidationOutcome& outcome) {
+    std::map<std::pair<std::string, std::string>, int> seen;
+    for (const CheckResult& r : outcome.results) {
+      if (r.scope == CheckScope::kNode) ++seen[{r.check, r.subject}];
+    }
+    for (const auto& [key, n] : seen) CHECK_MESSAGE(n == 1, key.first << " on " << key.second << ": " << n << " results");
+  };
+  once_each(harness.Validate("all", {}));  // storage and head have no GPUs and no InfiniBand ports
+  harness.AllUnreachable();
+  once_each(harness.Validate("all", {}));
 }
 
 TEST_CASE("validate: slurm.node reads a node drained behind Slurm 24.x's blank line before Reason= (issue 30, 3)") {

@@ -15,6 +15,7 @@
 #include "controller/validate/check_result.h"
 #include "controller/validate/infiniband.h"
 #include "controller/validate/nvidia_smi.h"
+#include "controller/validate/nvrm_log.h"
 #include "controller/validate/slurm_output.h"
 #include "controller/validate/reference_floors.h"
 #include "controller/validate/tool_output.h"
@@ -55,6 +56,18 @@ std::vector<CheckResult> EvaluateGpuHealth(const std::string& host, const Result
 CheckResult EvaluateXid(const std::string& host, const ToolOutput& kernel_log, const ToolOutput& kernel_log_sample,
                         const std::set<int>& ignored);
 
+// The Xids and fatal driver messages of a kernel log read (nvrm_log.h) that
+// count: every one but the `ignored` codes, and an ignored code's named
+// cause (gpu.xid, gpu.soak). `found`: "Xid 79 x2" (at most 16, then "N
+// more"); `evidence`: each with its first line; `counted`: their lines.
+struct DriverErrors {
+  std::vector<std::string> found, evidence, ignored;
+  long long counted = 0;
+};
+DriverErrors FindDriverErrors(const NvrmLog& nvrm, const std::set<int>& ignored);
+// Whether `journalctl ... --grep` read the log: exit 0, or 1 with nothing matched.
+bool JournalGrepRead(const ToolOutput& log);
+
 // gpu.pcie: every GPU's link at its maximum width and generation (-q "GPU
 // Link Info"). A generation below the maximum while the GPU idles in P8 or
 // lower is power saving, reported and not judged; the width always is.
@@ -64,6 +77,19 @@ struct PcieFloor {
   std::optional<int> width;
 };
 CheckResult EvaluateGpuPcie(const std::string& host, const NvidiaSmiReport& report, const PcieFloor& floor);
+
+// The clock event (throttle) reasons that mean the hardware or its cooling
+// slows a GPU: HW Slowdown, HW Thermal Slowdown, HW Power Brake Slowdown, SW
+// Thermal Slowdown (the others, idle, application clocks, a power cap under
+// load, sync boost, are normal). gpu.clocks and gpu.soak judge these.
+inline constexpr const char* kSlowdownThreshold = "no HW slowdown, HW thermal, HW power brake or SW thermal slowdown active";
+struct GpuSlowdown {
+  std::vector<std::string> active;        // the active reasons' names as printed ("HW Power Brake Slowdown")
+  std::vector<std::string> active_lines;  // their lines
+  std::vector<std::string> lines;         // the judged reasons' lines that are active or unreadable
+  std::vector<std::string> unknown;       // why the GPU has no reading ("no Clocks Event Reasons section")
+};
+GpuSlowdown SlowdownOf(const GpuStatus& gpu);
 
 // gpu.clocks: no hardware slowdown, thermal or power-brake clock event
 // (throttle) reason active on any GPU.

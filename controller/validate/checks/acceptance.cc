@@ -10,19 +10,13 @@ namespace clusterctl::checks {
 std::vector<std::string> MeasuredNodes(ClusterRun& run, const std::string& check, const ProbeSpec& installed,
                                        const std::string& tool) {
   std::vector<std::string> nodes;
-  for (const ClusterRun::ProbedHost& h : run.ProbedHosts()) {
-    if (!h.selected) continue;
-    if (!h.reached) {
-      run.Add(Fail(check, kNode, h.name, "not measured: " + h.name + " is unreachable (" + h.unreachable + ")", {},
-                   "unknown"));
-      continue;
-    }
-    if (!run.View(h.name).node.Output(installed.id).Succeeded()) {
-      run.Add(Fail(check, kNode, h.name, tool + " is not installed on " + h.name + " (the acceptance-tools role installs it: acceptance_tools: true)",
+  for (const std::string& node : MeasurableNodes(run, check)) {
+    if (!run.View(node).node.Output(installed.id).Succeeded()) {
+      run.Add(Fail(check, kNode, node, tool + " is not installed on " + node + " (the acceptance-tools role installs it: acceptance_tools: true)",
                    {}, "unknown"));
       continue;
     }
-    nodes.push_back(h.name);
+    nodes.push_back(node);
   }
   return nodes;
 }

@@ -14,9 +14,9 @@
 
 namespace clusterctl::checks {
 
-// The selected nodes that answered and have the tool (`installed` probe
-// passed), in --limit's order. Every other selected node gets a failure
-// (no reading, no pass): unreachable, or "<tool> is not installed on X (the
+// The nodes the check can measure (MeasurableNodes, cluster_run.h) that
+// have the tool (`installed` probe passed), in --limit's order. One without
+// it fails (no reading, no pass): "<tool> is not installed on X (the
 // acceptance-tools role installs it: acceptance_tools: true)".
 std::vector<std::string> MeasuredNodes(ClusterRun& run, const std::string& check, const ProbeSpec& installed,
                                        const std::string& tool);

@@ -40,21 +40,11 @@ CheckResult JudgeRun(const std::string& node, const std::string& command, const 
 // The nodes to run it on; every other selected node gets its result here.
 std::vector<std::string> DiagNodes(ClusterRun& run) {
   std::vector<std::string> nodes;
-  for (const ClusterRun::ProbedHost& h : run.ProbedHosts()) {
-    if (!h.selected) continue;
-    if (!h.reached) {
-      run.Add(Fail(kCheck, kNode, h.name, "not measured: " + h.name + " is unreachable (" + h.unreachable + ")", {}, "unknown"));
-      continue;
-    }
-    const NodeView view = run.View(h.name);
-    if (!view.node.HasGpus()) {
-      run.Add(Skip(kCheck, kNode, h.name, "no NVIDIA GPUs on the PCI bus of " + h.name));
-    } else if (run.NodeOutcome("gpu.driver", h.name) != CheckOutcome::kPass) {
-      run.Add(run.Blocked(kCheck, kNode, h.name, "gpu.driver", "the NVIDIA driver is not loaded on " + h.name + " (gpu.driver failed)"));
-    } else if (!view.node.Output(kInstalled.id).Succeeded()) {
-      run.Add(Fail(kCheck, kNode, h.name, "DCGM is not installed on " + h.name + " (no /usr/bin/dcgmi; the dcgm role installs it)", {}, "unknown"));
+  for (const std::string& node : MeasurableNodes(run, kCheck)) {
+    if (!run.View(node).node.Output(kInstalled.id).Succeeded()) {
+      run.Add(Fail(kCheck, kNode, node, "DCGM is not installed on " + node + " (no /usr/bin/dcgmi; the dcgm role installs it)", {}, "unknown"));
     } else {
-      nodes.push_back(h.name);
+      nodes.push_back(node);
     }
   }
   return nodes;
@@ -81,6 +71,7 @@ const CheckRegistration kGpuDcgmDiag({.name = kCheck,
                                       .scope = kNode,
                                       .summary = "DCGM's long diagnostic (dcgmi diag -r 3 -j) passes on every GPU node",
                                       .rank = 320,
+                                      .requirements = {GpusOnPciBus()},
                                       .prerequisites = {DriverLoaded()},
                                       .probes = {&kInstalled},
                                       .cluster_phase = {.run = RunPhase},

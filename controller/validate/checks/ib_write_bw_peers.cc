@@ -26,30 +26,18 @@ namespace {
 constexpr const char* kCheck = "ib.write_bw_peers";
 constexpr const char* kPart = "ib";
 
-// The selected nodes measured: ib.ports passed and perftest is there. Every
-// other selected node gets its result here (validate gives each selected
-// node one per node check): skipped without InfiniBand ports, blocked where
-// ib.ports did not pass, failed when unreachable or without perftest (the
-// infiniband role installs it).
+// The nodes measured: those the check can measure (InfiniBand ports,
+// ib.ports passed: MeasurableNodes) with perftest (the infiniband role
+// installs it; without: a failure) and an expected port (else a skip).
 std::vector<IbPairNode> Measured(ClusterRun& run) {
   std::vector<IbPairNode> nodes;
-  for (const ClusterRun::ProbedHost& h : run.ProbedHosts()) {
-    if (!h.selected) continue;
-    if (!h.reached) {
-      run.Add(Fail(kCheck, kNode, h.name, "not measured: " + h.name + " is unreachable (" + h.unreachable + ")", {}, "unknown"));
-      continue;
-    }
-    const NodeView view = run.View(h.name);
-    if (const std::string unmet = UnmetRequirement(*FindCheckSpec(kCheck), view); !unmet.empty()) {
-      run.Add(Skip(kCheck, kNode, h.name, unmet));
-    } else if (run.NodeOutcome("ib.ports", h.name) != CheckOutcome::kPass) {
-      run.Add(run.Blocked(kCheck, kNode, h.name, "ib.ports", "ib.ports did not pass on " + h.name));
-    } else if (std::optional<IbPairNode> node = IbPairNodeOf(run, h.name)) {
+  for (const std::string& name : MeasurableNodes(run, kCheck)) {
+    if (std::optional<IbPairNode> node = IbPairNodeOf(run, name)) {
       nodes.push_back(std::move(*node));
-    } else if (!view.node.Output(kIbWriteBwInstalled.id).Succeeded()) {
-      run.Add(Fail(kCheck, kNode, h.name, "perftest's ib_write_bw is not installed on " + h.name, {}, "unknown"));
+    } else if (!run.View(name).node.Output(kIbWriteBwInstalled.id).Succeeded()) {
+      run.Add(Fail(kCheck, kNode, name, "perftest's ib_write_bw is not installed on " + name, {}, "unknown"));
     } else {
-      run.Add(Skip(kCheck, kNode, h.name, "no expected InfiniBand port on " + h.name + " (validate_ib_ports)"));
+      run.Add(Skip(kCheck, kNode, name, "no expected InfiniBand port on " + name + " (validate_ib_ports)"));
     }
   }
   return nodes;

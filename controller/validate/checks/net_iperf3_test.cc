@@ -112,11 +112,10 @@ TEST_CASE("net.iperf3: no reading is no pass: not installed, unreachable, iperf3
   IperfBench run;
   run.Node("node03").outputs["iperf3 installed"].exit_code = 1;
   run.probed.push_back({"node04", true, false, "connection refused"});
-  SUBCASE("a node without iperf3 or unreachable fails; the others are measured") {
+  SUBCASE("a node without iperf3 fails; an unreachable one is left to the node phase (it failed it); the others are measured") {
     run.Phase("net.iperf3");
     CHECK(run.Of("node03").detail == "iperf3 is not installed on node03 (the acceptance-tools role installs it: acceptance_tools: true)");
-    CHECK(run.Of("node04").outcome == CheckOutcome::kFail);
-    CHECK(run.Of("node04").detail.find("unreachable") != std::string::npos);
+    CHECK(run.Count("node04") == 0);
     CHECK(run.Of("node01").outcome == CheckOutcome::kPass);
   }
   SUBCASE("iperf3's error is the detail; output that is no report fails") {

@@ -132,12 +132,7 @@ std::vector<std::string> Differences(const Versions& mine,
 }
 
 void RunPhase(ClusterRun& run) {
-  std::vector<std::string> nodes;
-  for (const ClusterRun::ProbedHost& h : run.ProbedHosts()) {
-    if (!h.selected) continue;
-    if (h.reached) nodes.push_back(h.name);
-    else run.Add(Fail(kCheck, kNode, h.name, "not compared: " + h.name + " is unreachable (" + h.unreachable + ")", {}, "unknown"));
-  }
+  const std::vector<std::string> nodes = MeasurableNodes(run, kCheck);
   // group -> version kind -> value -> nodes
   std::map<std::string, std::map<std::string, std::map<std::string, std::vector<std::string>>>> groups;
   std::map<std::string, std::pair<std::string, Versions>> of;  // node -> (group, versions)

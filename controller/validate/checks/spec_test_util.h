@@ -103,6 +103,11 @@ class FakeClusterRun : public ClusterRun {
     return results.front();
   }
 
+  // How many results the phase added for `subject`.
+  size_t Count(const std::string& subject) const {
+    return static_cast<size_t>(std::count_if(results.begin(), results.end(), [&](const CheckResult& r) { return r.subject == subject; }));
+  }
+
   // Runs `check`'s cluster phase; the results it added.
   const std::vector<CheckResult>& Phase(const std::string& check) {
     const CheckSpec* spec = FindCheckSpec(check);
