@@ -127,12 +127,23 @@ for node in node01 node02 node03; do
 done
 check "no output holds a BMC password" test "$leaks" = 0
 
+# What the BMCs did, when something failed (down removes it).
+if [ "$failures" -ne 0 ]; then
+  for log in "$TESTBED_STATE"/nodes/node03/bmc/power.log "$TESTBED_STATE"/nodes/node03/bmc/sim.log \
+    "$TESTBED_STATE"/nodes/node03/exits.log; do
+    echo "# --- $log"; tail -20 "$log" 2>/dev/null
+  done
+  echo "# --- slurmctld.log"; on01 'grep -i node03 /var/log/slurm/slurmctld.log | tail -20'
+fi
+
 # --- down ends every BMC process by its pid ----------------------------------
 pids=$(cat "$TESTBED_STATE"/nodes/*/bmc/sim.pid "$TESTBED_STATE"/nodes/*/bmc/power.pid 2>/dev/null | awk '{print $1}')
 check "each node has a running BMC and power process ($(echo $pids | wc -w) pids)" test "$(echo $pids | wc -w)" = 6
 tb down >/dev/null 2>&1
 alive=""
-for pid in $pids; do [ -d "/proc/$pid" ] && alive+=" $pid"; done
+for pid in $pids; do  # a zombie has ended
+  case "$(ps -o stat= -p "$pid" 2>/dev/null)" in "" | Z*) ;; *) alive+=" $pid" ;; esac
+done
 check "testbed down ended them all (alive:${alive:- none})" test -z "$alive"
 echo "# e2e_power took $(seconds_since "$start")s"
 finish
