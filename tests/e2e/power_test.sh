@@ -14,6 +14,10 @@
 # SIMULATED firmware time (TESTBED_BMC_POST: the node boots that long after
 # power on, as a server's POST delays its OS) and slurm_node_timeout
 # (SlurmdTimeout: slurmctld pings nodes every third of it; default 300 s).
+# Measured (2026-11-29, 2 cores shared with other sessions' compiles): 292 s,
+# of which the deploy 147 s and node03's way back into Slurm 99 s (20 s of
+# firmware; slurmd ran 3 s after the boot, slurmctld took it back about 60 s
+# later).
 source "$(dirname "$0")/lib.sh"
 require_root_or_skip
 CLUSTERCTL="$E2E_ROOT/build/clusterctl"
