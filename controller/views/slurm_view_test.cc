@@ -205,6 +205,7 @@ std::string RenderRoleTemplate(const std::string& name, const nlohmann::json& sl
       {"slurm_return_to_service", 2},                  {"slurm_accounting", false},
       {"slurm_extra_config", ""},                      {"slurm_propagate_limits_except", "MEMLOCK,NOFILE"},
       {"slurm_epilog_gpu_cleanup", false},             {"slurm_health_check", false},                  {"slurm_controller_timeout", 60},
+      {"slurm_node_timeout", 300},
       {"slurm_mpi_default", "pmix"},                  {"slurm_cred_line", "CryptoType=crypto/munge"},
       {"slurm_slurmctld_pid_file", "/run/slurmctld.pid"}, {"slurm_slurmd_pid_file", "/run/slurmd.pid"}};
   std::string out = t->Render(context, d);

@@ -72,16 +72,18 @@ TEST_CASE("slurm.conf with a backup controller: the primary first, the same byte
   const std::string conf = head.files.at("/etc/slurm/slurm.conf");
   CHECK(Lines(conf, "SlurmctldHost") == std::vector<std::string>{"SlurmctldHost=head01", "SlurmctldHost=head02"});
   CHECK(Lines(conf, "SlurmctldTimeout") == std::vector<std::string>{"SlurmctldTimeout=60"});
+  CHECK(Lines(conf, "SlurmdTimeout") == std::vector<std::string>{"SlurmdTimeout=300"});
   CHECK(Lines(conf, "AccountingStorageHost") == std::vector<std::string>{"AccountingStorageHost=head01"});
   CHECK(h.PlanAll("head02").files.at("/etc/slurm/slurm.conf") == conf);
   CHECK(h.PlanAll("gpu01").files.at("/etc/slurm/slurm.conf") == conf);
 }
 
-TEST_CASE("slurm.conf without a backup names one controller; the timeout comes from the inventory") {
-  SlurmRoles h(false, "slurm_controller_timeout: 15");
+TEST_CASE("slurm.conf without a backup names one controller; the timeouts come from the inventory") {
+  SlurmRoles h(false, "slurm_controller_timeout: 15, slurm_node_timeout: 20");
   const std::string conf = h.PlanAll("head01").files.at("/etc/slurm/slurm.conf");
   CHECK(Lines(conf, "SlurmctldHost") == std::vector<std::string>{"SlurmctldHost=head01"});
   CHECK(Lines(conf, "SlurmctldTimeout") == std::vector<std::string>{"SlurmctldTimeout=15"});
+  CHECK(Lines(conf, "SlurmdTimeout") == std::vector<std::string>{"SlurmdTimeout=20"});
   CHECK(conf.find("backup") == std::string::npos);
 }
 

@@ -8,9 +8,19 @@
 inventory_path() { echo "$TESTBED_STATE/inventory.yaml"; }
 
 # The hosts: section's entries for node01..node<LAST>, with each node's
-# fabric (--hcas M): ib<i> on rail i, in its own /24 per rail.
+# fabric (--hcas M): ib<i> on rail i, in its own /24 per rail. With BMCs
+# (up --bmc) one entry per node: each has a password file of its own.
 inventory_hosts() {
-  local last=$1 hosts hcas i range
+  local last=$1
+  if bmc_enabled; then
+    local index
+    for ((index = 1; index <= last; index++)); do
+      [ "$index" -gt 1 ] && echo
+      inventory_host_with_bmc "$index"
+    done
+    return 0
+  fi
+  local hosts hcas i range
   local first_address=$((10 + 1)) last_address=$((10 + last))
   if [ "$last" -eq 1 ]; then
     hosts="  node01:
@@ -28,6 +38,32 @@ inventory_hosts() {
       ib$i: $(fabric_subnet "$i").$range/24"; done
   fi
   printf '%s' "$hosts"
+}
+
+# One host's entry with its BMC (no trailing newline).
+inventory_host_with_bmc() {
+  local index=$1 node hcas i
+  node=$(node_name "$index")
+  printf '  %s:\n    address: %s\n' "$node" "$(node_address "$index")"
+  printf '    bmc: {address: %s, password_file: %s}' "$(bmc_address "$index")" "$(bmc_password_file_relative "$node")"
+  hcas=$(source "$(node_dir node01)/node.env"; echo "$HCAS")
+  if [ "$hcas" -gt 0 ]; then
+    printf '\n    interfaces:'
+    for ((i = 0; i < hcas; i++)); do printf '\n      ib%s: %s.%s/24' "$i" "$(fabric_subnet "$i")" "$((10 + index))"; done
+  fi
+}
+
+# With BMCs: what every host's BMC shares (ipmi_sim offers cipher suite 3
+# only). Starts with a newline.
+inventory_bmc_defaults() {
+  bmc_enabled || return 0
+  printf '%s' "
+# The nodes' simulated BMCs (testbed up --bmc): ipmi_sim, IPMI over LAN on
+# $(bmc_subnet).0/24; each host's address and password file below.
+bmc:
+  user: $BMC_USER
+  cipher_suite: 3
+"
 }
 
 # The compute group's hosts: node02..node<LAST> (node01 alone when LAST is 1).
@@ -137,7 +173,7 @@ connection:
   key_file: ssh/id_ed25519
   host_key_policy: accept-new
   connect_timeout: 5
-
+$(inventory_bmc_defaults)
 vars:
   # Nodes share the machine's clock and may not set it (no CAP_SYS_TIME):
   # chronyd serves and tracks time with -x (roles/chrony.yaml).

@@ -17,7 +17,7 @@ crashed_nodes() {
 }
 
 cmd_up() {
-  local count="" gpus=0 hcas=0 services=0 nvswitches=0 gpu_model=h100 backup=0 outside=0 release=""
+  local count="" gpus=0 hcas=0 services=0 nvswitches=0 gpu_model=h100 backup=0 outside=0 release="" bmc=0
   while [ $# -gt 0 ]; do
     case "$1" in
       --release) release=${2:?--release needs bookworm or trixie}; shift 2 ;;
@@ -28,12 +28,13 @@ cmd_up() {
       --services) services=1; shift ;;
       --backup-controller) backup=1; shift ;;
       --outside) outside=1; shift ;;
+      --bmc) bmc=1; shift ;;
       -*) die "unknown option $1" ;;
       *) count=$1; shift ;;
     esac
   done
   [[ $count =~ ^[0-9]+$ ]] && [ "$count" -ge 1 ] && [ "$count" -le $MAX_NODES ] ||
-    die "usage: testbed up N [--release bookworm|trixie] [--gpus K [--gpu-model MODEL]] [--hcas M] [--nvswitches S] [--services] [--backup-controller] [--outside] (1 <= N <= $MAX_NODES)"
+    die "usage: testbed up N [--release bookworm|trixie] [--gpus K [--gpu-model MODEL]] [--hcas M] [--nvswitches S] [--services] [--backup-controller] [--outside] [--bmc] (1 <= N <= $MAX_NODES)"
   [[ $gpus =~ ^[0-9]+$ ]] && [ "$gpus" -le 16 ] || die "--gpus must be 0-16"
   [[ $hcas =~ ^[0-9]+$ ]] && [ "$hcas" -le 8 ] || die "--hcas must be 0-8"
   [[ $nvswitches =~ ^[0-9]+$ ]] && [ "$nvswitches" -le 4 ] || die "--nvswitches must be 0-4"
@@ -56,6 +57,7 @@ cmd_up() {
   if [ "$services" -eq 1 ]; then touch "$TESTBED_STATE/services"; fi
   if [ "$backup" -eq 1 ]; then ensure_shared_dir; fi
   if [ "$gpus" -gt 0 ]; then touch "$TESTBED_STATE/gpus"; fi
+  if [ "$bmc" -eq 1 ]; then enable_bmcs; fi
   if [ -e "$TESTBED_STATE/services" ] || [ -e "$TESTBED_STATE/gpus" ]; then ensure_local_repo; fi
 
   local i node
@@ -75,11 +77,29 @@ cmd_up() {
   else
     log "all $count nodes already up"
   fi
+  if bmc_enabled; then start_bmcs; fi
   local existing
   existing=$(existing_nodes | wc -l)
   [ "$existing" -gt "$count" ] && log "note: the testbed has $existing nodes; up never removes nodes (testbed down does)"
   write_inventory
   inventory_path
+}
+
+# up --bmc: every node without a running BMC gets one (a node added now,
+# or all of them when --bmc comes later than the first up).
+start_bmcs() {
+  local started node index
+  local -a nodes=()
+  started=$(now_ms)
+  for node in $(existing_nodes); do
+    pid_alive "$(read_pid "$(bmc_dir "$node")/sim.pid")" && continue
+    index=$(node_index "$node")
+    start_bmc "$node" "$index"
+    nodes+=("$node")
+  done
+  [ ${#nodes[@]} -gt 0 ] || return 0
+  wait_bmcs "${nodes[@]}"
+  log "BMCs of ${nodes[*]} answer at $(bmc_subnet).0/24 after $(( ($(now_ms) - started) / 1000 )).$(( ($(now_ms) - started) % 1000 / 100 ))s"
 }
 
 # --backup-controller (kept until down): node01 and node02 boot with the
@@ -178,7 +198,7 @@ cmd_status() {
   if [ -e "$TESTBED_STATE/backup-controller" ]; then
     echo "SIMULATED shared storage $(shared_dir) at $SHARED_MOUNT on node01 and node02 (--backup-controller)"
   fi
-  printf '%-8s %-14s %-12s %-11s %-11s %-9s %-8s %s\n' NODE ADDRESS STATE SUPERVISOR NSPAWN INIT GPUS HCAS
+  printf '%-8s %-14s %-12s %-11s %-11s %-9s %-8s %-5s %s\n' NODE ADDRESS STATE SUPERVISOR NSPAWN INIT GPUS HCAS BMC
   local node dir state init INDEX ADDRESS GPUS HCAS GPU_MODEL
   for node in $nodes; do
     dir=$(node_dir "$node")
@@ -193,8 +213,8 @@ cmd_status() {
     else
       state=crashed
     fi
-    printf '%-8s %-14s %-12s %-11s %-11s %-9s %-8s %s\n' "$node" "$ADDRESS" "$state" \
+    printf '%-8s %-14s %-12s %-11s %-11s %-9s %-8s %-5s %s\n' "$node" "$ADDRESS" "$state" \
       "$(read_pid "$dir/supervisor.pid" | grep . || echo -)" "$(read_pid "$dir/nspawn.pid" | grep . || echo -)" \
-      "$init" "$GPUS$([ "$GPUS" -gt 0 ] && echo "x$GPU_MODEL")" "$HCAS"
+      "$init" "$GPUS$([ "$GPUS" -gt 0 ] && echo "x$GPU_MODEL")" "$HCAS" "$(bmc_status "$node")"
   done
 }

@@ -6,6 +6,7 @@
 #   node.env             index, address, gpus, hcas, nvswitches, gpu model
 #   sysmodule/           GPU nodes: their SIMULATED /sys/module, derived at each boot (nvidia_repo.sh)
 #   supervisor.pid nspawn.pid   the processes the testbed started
+#   bmc/                 up --bmc: the node's simulated BMC (bmc.sh)
 #   stopped              present while the node is powered off on purpose
 #   console.log exits.log
 
@@ -251,6 +252,7 @@ power_off_node() {
 remove_node() {
   local node=$1 dir
   dir=$(node_dir "$node")
+  stop_bmc "$node"
   power_off_node "$node"
   local mount_point
   # Innermost first: anything mounted below the node's directory, then the overlay.
@@ -312,5 +314,6 @@ cmd_start() {
   prepare_node "$node" "$INDEX" "$GPUS" "$HCAS" "$NVSWITCHES" "$GPU_MODEL"
   start_supervisor "$node"
   wait_ready "$node"
+  bmc_follow_start "$node"
   log "$node: running"
 }
