@@ -142,8 +142,9 @@ TEST_CASE("grow 3 -> 5 on Debian 12: the old nodes get the new hosts in /etc/hos
   INFO(Lines(touched));
   // The head: the new hosts' names, their NodeName lines (restarting
   // slurmctld), their ib0 addresses as NFS clients (ganesha reloaded, never
-  // restarted) and their exporters as Prometheus targets.
-  CHECK(touched.at("node01") == std::set<std::string>{"hosts/cluster hosts", "monitoring/node target[node04]",
+  // restarted) and their exporters (node, and DCGM on these GPU nodes) as Prometheus targets.
+  CHECK(touched.at("node01") == std::set<std::string>{"hosts/cluster hosts", "monitoring/dcgm target[node04]",
+                                                      "monitoring/dcgm target[node05]", "monitoring/node target[node04]",
                                                       "monitoring/node target[node05]", "nfs-server/ganesha exports",
                                                       "nfs-server/reload ganesha", "slurm-common/gres.conf",
                                                       "slurm-common/slurm.conf", "slurm-controller/restart slurmctld"});
