@@ -10,7 +10,6 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <set>
 
 #include "agent/facts/text_parsers.h"
@@ -61,18 +60,6 @@ groups:
 )";
 }
 
-// Every built-in role that a plan can render here: slurm-health copies the
-// build's own clusterctl-health, which the unit tests do not run beside.
-std::vector<std::string> Roles() {
-  std::vector<std::string> names;
-  for (const auto& entry : std::filesystem::directory_iterator(testing::SourceDir() + "/roles")) {
-    const std::string name = entry.path().stem().string();
-    if (entry.path().extension() == ".yaml" && name != "slurm-health") names.push_back(name);
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
 // A testbed node of the release whose os-release `fixture` holds: one HCA
 // with ib0 on the fabric, GPUs on the compute nodes.
 nlohmann::json NodeFacts(const std::string& fixture, const std::string& host) {
@@ -117,7 +104,7 @@ std::set<std::string> Touched(const Planned& before, const Planned& after) {
 
 // Per old host (node01-03), what growing 3 -> 5 touches on `fixture`'s release.
 std::map<std::string, std::set<std::string>> Grow(const std::string& fixture) {
-  testing::RoleHarness harness(TestbedInventory(3), Roles());
+  testing::RoleHarness harness(TestbedInventory(3), testing::BuiltInRolesButHealth());
   harness.UseSecrets();
   std::map<std::string, Planned> before;
   for (const char* host : {"node01", "node02", "node03"}) before[host] = harness.Plan(host, Facts(fixture, 3));

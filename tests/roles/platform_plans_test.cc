@@ -54,19 +54,6 @@ groups:
   monitoring: {hosts: [head01]}
 )";
 
-// Every built-in role but slurm-health, whose step copies the build's own
-// clusterctl-health (beside the clusterctl that runs, not the unit tests):
-// no package or repository of any release.
-std::vector<std::string> BuiltInRoles() {
-  std::vector<std::string> names;
-  for (const auto& entry : std::filesystem::directory_iterator(testing::SourceDir() + "/roles")) {
-    const std::string name = entry.path().stem().string();
-    if (entry.path().extension() == ".yaml" && name != "slurm-health") names.push_back(name);
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
 // The facts of a node of the release whose os-release `fixture` holds.
 nlohmann::json NodeFacts(const std::string& fixture, const std::string& host, int gpus) {
   nlohmann::json node = testing::FakeFacts(host, gpus);
@@ -113,7 +100,7 @@ std::string HostLines(const std::string& host, const Planned& plan) {
 // The whole cluster's plan on `fixture`'s release, compared with (or, with
 // CLUSTERCTL_UPDATE_GOLDEN, written to) tests/fixtures/plans/`golden`.
 std::map<std::string, Planned> GoldenPlan(const std::string& fixture, const std::string& golden) {
-  testing::RoleHarness harness(kReadmeStack, BuiltInRoles());
+  testing::RoleHarness harness(kReadmeStack, testing::BuiltInRolesButHealth());
   harness.UseSecrets();
   const std::map<std::string, nlohmann::json> facts = {{"head01", NodeFacts(fixture, "head01", 0)},
                                                        {"gpu01", NodeFacts(fixture, "gpu01", 2)},

@@ -5,6 +5,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -125,5 +127,18 @@ class RoleHarness {
   std::optional<Catalog> catalog_;
   std::optional<SecretVault> vault_;
 };
+
+// Every built-in role but slurm-health, whose step copies the build's own
+// clusterctl-health (beside the clusterctl that runs, not the unit tests):
+// what a plan of the whole stack can render here, sorted.
+inline std::vector<std::string> BuiltInRolesButHealth() {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(SourceDir() + "/roles")) {
+    const std::string name = entry.path().stem().string();
+    if (entry.path().extension() == ".yaml" && name != "slurm-health") names.push_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
 
 }  // namespace clusterctl::testing
