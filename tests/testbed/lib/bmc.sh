@@ -135,9 +135,7 @@ start_bmc() {
   fi
   node_running "$node" && startnow=true
   write_bmc_config "$node" "$index" "$dir" "$(head -n 1 "$password_file")" "$startnow"
-  if ! ip -4 addr show dev "$TESTBED_BRIDGE" | grep -q "inet $(bmc_address "$index")/"; then
-    ip addr add "$(bmc_address "$index")/24" dev "$TESTBED_BRIDGE"
-  fi
+  ip addr replace "$(bmc_address "$index")/24" dev "$TESTBED_BRIDGE"  # see ensure_bridge
   # Its own session, without the testbed's lock (fd 9) or anything else open.
   setsid ipmi_sim -c "$dir/lan.conf" -f "$dir/bmc.emu" -s "$dir/state" -n >>"$dir/sim.log" 2>&1 </dev/null 8>&- 9>&- &
   record_pid "$dir/sim.pid" $!

@@ -6,9 +6,12 @@ ensure_bridge() {
   if ! ip link show "$TESTBED_BRIDGE" >/dev/null 2>&1; then
     ip link add "$TESTBED_BRIDGE" type bridge
   fi
-  if ! ip -4 addr show dev "$TESTBED_BRIDGE" | grep -q "inet $BRIDGE_ADDRESS/"; then
-    ip addr add "$BRIDGE_ADDRESS/24" dev "$TESTBED_BRIDGE"
-  fi
+  # replace: adds the address or keeps it, with no check first. A check
+  # (`ip addr show | grep -q`, under pipefail) once said "absent" for an
+  # address that was there, and the add then died on "Address already
+  # assigned" at a BMC's power on (e2e_power); why the check missed it is
+  # not pinned down.
+  ip addr replace "$BRIDGE_ADDRESS/24" dev "$TESTBED_BRIDGE"
   ip link set "$TESTBED_BRIDGE" up
 }
 
@@ -84,9 +87,7 @@ ensure_node_network() {
   fi
   ip link set "$veth" master "$TESTBED_BRIDGE" up
   ip netns exec "$ns" ip link set lo up
-  if ! ip netns exec "$ns" ip -4 addr show dev eth0 | grep -q "inet $address/"; then
-    ip netns exec "$ns" ip addr add "$address/24" dev eth0
-  fi
+  ip netns exec "$ns" ip addr replace "$address/24" dev eth0  # as ensure_bridge's
   ip netns exec "$ns" ip link set eth0 up
   ip netns exec "$ns" ip route replace default via "$BRIDGE_ADDRESS" 2>/dev/null || true
 }
