@@ -3,9 +3,7 @@
 // drains before and restarts slurmd after a change, then the resume.
 #include <doctest/doctest.h>
 
-#include <fstream>
 
-#include "controller/catalog/variable_check.h"
 #include "tests/roles/role_harness.h"
 
 namespace clusterctl {
@@ -22,16 +20,7 @@ groups:
 }
 
 std::string InventoryProblems(const std::string& layout) {
-  testing::TempDir dir;
-  std::ofstream(dir.path() + "/inventory.yaml") << MigInventory(layout);
-  Diagnostics diagnostics;
-  std::optional<Inventory> inventory = LoadInventory(dir.path() + "/inventory.yaml", diagnostics);
-  REQUIRE(inventory);
-  std::optional<Catalog> catalog =
-      Catalog::Load({{testing::SourceDir() + "/roles"}, {testing::SourceDir() + "/templates"}}, diagnostics);
-  REQUIRE(catalog);
-  CheckInventoryVariables(*catalog, *inventory, diagnostics);
-  return diagnostics.ToString();
+  return testing::InventoryVariableProblems(MigInventory(layout));
 }
 
 }  // namespace

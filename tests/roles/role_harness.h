@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "agent/resources/schema.h"
+#include "controller/catalog/variable_check.h"
 #include "controller/engine/planner.h"
 #include "controller/state/secret_vault.h"
 #include "controller/state/test_util.h"
@@ -139,6 +140,21 @@ inline std::vector<std::string> BuiltInRolesButHealth() {
   }
   std::sort(names.begin(), names.end());
   return names;
+}
+
+// What `inventory check` says of inventory `text` with the built-in roles:
+// the loader's diagnostics and then every role variable's (the text must load).
+inline std::string InventoryVariableProblems(const std::string& text) {
+  TempDir dir;
+  std::ofstream(dir.path() + "/inventory.yaml") << text;
+  Diagnostics diagnostics;
+  std::optional<Inventory> inventory = LoadInventory(dir.path() + "/inventory.yaml", diagnostics);
+  REQUIRE(inventory);
+  std::optional<Catalog> catalog =
+      Catalog::Load({{SourceDir() + "/roles"}, {SourceDir() + "/templates"}}, diagnostics);
+  REQUIRE(catalog);
+  CheckInventoryVariables(*catalog, *inventory, diagnostics);
+  return diagnostics.ToString();
 }
 
 }  // namespace clusterctl::testing

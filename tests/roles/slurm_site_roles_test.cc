@@ -4,10 +4,8 @@
 // GPU epilog (slurm-node, slurm.conf), planned for fake facts.
 #include <doctest/doctest.h>
 
-#include <fstream>
 #include <sstream>
 
-#include "controller/catalog/variable_check.h"
 #include "tests/roles/role_harness.h"
 
 namespace clusterctl {
@@ -84,16 +82,9 @@ TEST_CASE("slurm-ssh: a name that would split an access.conf rule is refused bef
   for (const char* bad : {"slurm_ssh_allow_users: ['x:ALL']", "slurm_ssh_allow_groups: ['ops ALL']",
                           "admin_users: [{name: 'a:ALL'}]"}) {
     CAPTURE(bad);
-    testing::TempDir dir;
-    std::ofstream(dir.path() + "/inventory.yaml") << SiteInventory("root", std::string("  ") + bad + "\n");
-    Diagnostics diagnostics;
-    std::optional<Inventory> inventory = LoadInventory(dir.path() + "/inventory.yaml", diagnostics);
-    REQUIRE(inventory);
-    std::optional<Catalog> catalog =
-        Catalog::Load({{testing::SourceDir() + "/roles"}, {testing::SourceDir() + "/templates"}}, diagnostics);
-    REQUIRE(catalog);
-    CheckInventoryVariables(*catalog, *inventory, diagnostics);
-    CHECK(diagnostics.ToString().find("is not a user or group name") != std::string::npos);
+    const std::string problems =
+        testing::InventoryVariableProblems(SiteInventory("root", std::string("  ") + bad + "\n"));
+    CHECK(problems.find("is not a user or group name") != std::string::npos);
   }
 }
 
