@@ -45,7 +45,11 @@ bmc_post_seconds() {
 }
 
 bmc_enabled() { [ -e "$TESTBED_STATE/bmc/enabled" ]; }
-bmc_subnet() { subnet_offset 50; }
+bmc_subnet() {
+  local a b c
+  IFS=. read -r a b c <<<"$TESTBED_SUBNET"
+  echo "$a.$b.$((c + 50))"
+}
 bmc_address() { echo "$(bmc_subnet).$((10 + $1))"; }
 bmc_serial_address() {
   local a b c

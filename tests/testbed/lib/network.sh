@@ -35,15 +35,12 @@ remove_bridge() {
 IPOIB_DEFAULT_MTU=2044  # the IPoIB datagram MTU of a 2K-MTU subnet, what a fresh ib0 has
 
 fabric_bridge() { echo "${TESTBED_PREFIX}f$1"; }
-# The management /24 with its third number raised by N: the testbed's other
-# subnets (the fabric's rails, the BMCs') sit beside it at fixed offsets.
-subnet_offset() {
+# Rail i's subnet: the management /24's third number + 100 + i (10.213.77 -> 10.213.177 for ib0).
+fabric_subnet() {
   local a b c
   IFS=. read -r a b c <<<"$TESTBED_SUBNET"
-  echo "$a.$b.$((c + $1))"
+  echo "$a.$b.$((c + 100 + $1))"
 }
-# Rail i's subnet: the management /24's third number + 100 + i (10.213.77 -> 10.213.177 for ib0).
-fabric_subnet() { subnet_offset $((100 + $1)); }
 fabric_veth() { echo "$TESTBED_PREFIX-$1-f$2"; }
 
 ensure_fabric_links() {
