@@ -23,7 +23,7 @@ require_root_or_skip
 CLUSTERCTL="$E2E_ROOT/build/clusterctl"
 WORK=$(mktemp -d /tmp/clusterctl-e2e-power-XXXXXX)
 trap 'tb down >/dev/null 2>&1; rm -rf "$WORK"' EXIT
-POST_SECONDS=20
+POST_SECONDS=40  # longer than slurmctld takes to set a silent node DOWN (down* at +33 s in a run): with 20 s an idle machine brought node03 back at +28 s, before Slurm logged it not responding
 NODE_TIMEOUT=12
 on01() { tb ssh node01 "$@"; }
 # node03's state in Slurm's eyes: idle, idle* (not responding), down*, ...
