@@ -9,8 +9,12 @@
 # files a real one has (state, phys_state, rate, link_layer, ...); sysfs in a
 # container cannot gain /sys/class/infiniband, so facts find IB ports under
 # their PCI function, as they can on real hardware. GPUs also get character
-# devices /dev/nvidia0..K-1 (major 195). No driver is bound: nvidia-smi does
-# not exist, so GPU checks see "driver not loaded".
+# devices /dev/nvidia0..K-1 (major 195) and, for MIG, SIMULATED
+# /dev/nvidia-caps/nvidia-capN for every GPU/compute instance a GPU can have
+# and the driver's table of their minors, /proc/driver/nvidia-caps/mig-minors
+# (write_mig_caps). No driver is bound: until the nvidia-driver role installs
+# the testbed's SIMULATED nvidia-smi, there is none, so GPU checks see
+# "driver not loaded".
 
 GPU_BUS_IDS=(18 2a 3a 5d 9a ab ba db)
 HCA_BUS_IDS=(0c 1f 40 4f 8c 9f c0 ce)
@@ -55,6 +59,7 @@ make_hardware() {
     echo 16 >"$dir/pci/0000:$bus:00.0/current_link_width"
     mknod "$dir/dev/nvidia$i" c 195 "$i"
   done
+  [ "$gpus" -eq 0 ] || write_mig_caps "$dir" "$gpus"
   for ((i = 0; i < nvswitches; i++)); do
     write_pci_function "$dir/pci/0000:0$((5 + i)):00.0" 0x10de 0x22a3 0x068000 0x10de 0x1796 $((i < nvswitches / 2 ? 0 : 1))
   done
@@ -77,13 +82,74 @@ make_hardware() {
   done
 }
 
+# SIMULATED MIG capability devices of GPUS GPUs: what a MIG-capable driver
+# publishes (NVIDIA's MIG User Guide, "Device Nodes and Capabilities"):
+# /proc/driver/nvidia-caps/mig-minors, one line "gpuG/giI/access MINOR" and
+# "gpuG/giI/ciC/access MINOR" per GPU instance I (0-14) and compute instance
+# C (0-7), MINOR = 3 + 135 G + 9 I (+ 1 + C), the numbering real nodes show
+# (gpu4/gi7/access 606, ci0 607; gpu0/gi7 66, 67: SOURCES.md), and a
+# /dev/nvidia-caps/nvidia-capMINOR for each. Their major, 511, stands for
+# the driver's dynamic one: no kernel driver answers it (opening one that a
+# job's cgroup allows gives ENXIO, one it denies EPERM). Each directory has a
+# SIMULATED file saying so.
+write_mig_caps() {
+  local dir=$1 gpus=$2
+  mkdir -p "$dir/dev/nvidia-caps" "$dir/proc-driver/nvidia-caps"
+  python3 - "$dir" "$gpus" <<'EOF2'
+import os, sys
+dir, gpus = sys.argv[1], int(sys.argv[2])
+lines = ["config 1", "monitor 2"]
+for g in range(gpus):
+    for i in range(15):
+        base = 3 + 135 * g + 9 * i
+        lines.append("gpu%d/gi%d/access %d" % (g, i, base))
+        lines += ["gpu%d/gi%d/ci%d/access %d" % (g, i, c, base + 1 + c) for c in range(8)]
+with open(dir + "/proc-driver/nvidia-caps/mig-minors", "w") as f:
+    f.write("\n".join(lines) + "\n")
+for line in lines:
+    os.mknod(dir + "/dev/nvidia-caps/nvidia-cap" + line.split()[1], 0o20444, os.makedev(511, int(line.split()[1])))
+EOF2
+  echo "SIMULATED: MIG capability devices of the clusterctl testbed (major 511: no driver answers it)" \
+    >"$dir/dev/nvidia-caps/SIMULATED"
+  echo "SIMULATED: the MIG minors a driver publishes, written by the clusterctl testbed" \
+    >"$dir/proc-driver/nvidia-caps/SIMULATED"
+}
+
+# nspawn cannot bind into the node's /proc (it mounts its procfs over the
+# custom mounts), so the MIG minors are bound here and a boot unit of the
+# node (simulated_proc_driver_unit) binds them over /proc/driver.
+SIMULATED_PROC_DRIVER=/usr/lib/clusterctl-testbed/proc-driver
+
+simulated_proc_driver_unit() {
+  local root=$1
+  cat >"$root/etc/systemd/system/testbed-simulated-proc-driver.service" <<UNIT
+[Unit]
+Description=testbed: SIMULATED /proc/driver/nvidia-caps (the MIG minors a driver publishes)
+DefaultDependencies=no
+Before=sysinit.target
+ConditionPathIsDirectory=$SIMULATED_PROC_DRIVER/nvidia-caps
+[Service]
+Type=oneshot
+RemainAfterExit=yes
+ExecStart=/bin/mount --bind $SIMULATED_PROC_DRIVER /proc/driver
+[Install]
+WantedBy=sysinit.target
+UNIT
+  mkdir -p "$root/etc/systemd/system/sysinit.target.wants"
+  ln -sf ../testbed-simulated-proc-driver.service "$root/etc/systemd/system/sysinit.target.wants/testbed-simulated-proc-driver.service"
+}
+
 # nspawn arguments that show the node its hardware.
 hardware_nspawn_args() {
   local dir=$1
   echo "--bind-ro=$dir/pci:/sys/bus/pci/devices"
   local dev
   for dev in "$dir"/dev/nvidia*; do
-    [ -e "$dev" ] && echo "--bind=$dev:/dev/$(basename "$dev")"
+    [ -c "$dev" ] && echo "--bind=$dev:/dev/$(basename "$dev")"
   done
+  if [ -d "$dir/dev/nvidia-caps" ]; then
+    echo "--bind=$dir/dev/nvidia-caps:/dev/nvidia-caps"
+    echo "--bind-ro=$dir/proc-driver:$SIMULATED_PROC_DRIVER"
+  fi
   return 0
 }

@@ -30,7 +30,7 @@ build_local_repo() {
   dir=$(local_repo_dir)/packages
   [ -f "$dir/Packages" ] && grep -q '^Package: nvslurm-plugin-pyxis$' "$dir/Packages" && return 0
   cached="$TESTBED_CACHE/local-repo/$(cat "$TESTBED_HOME"/lib/{local_repo,nvidia_repo,ofed_bundle,container_repo}.sh \
-    "$TESTBED_HOME"/lib/spank_pyxis_simulated.c "$TESTBED_HOME"/lib/dcgm_exporter_simulated.py /usr/include/slurm/spank.h 2>/dev/null |
+    "$TESTBED_HOME"/lib/spank_pyxis_simulated.c "$TESTBED_HOME"/lib/dcgm_exporter_simulated.py "$TESTBED_HOME"/lib/nvidia_smi_simulated.py /usr/include/slurm/spank.h 2>/dev/null |
     { cat; dpkg --print-architecture; } | sha256sum | cut -c1-16)"
   if [ ! -f "$cached/complete" ]; then
     mkdir -p "$TESTBED_CACHE/local-repo"

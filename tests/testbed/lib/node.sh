@@ -44,6 +44,7 @@ ENV
   printf 'Acquire::http::Proxy "%s";\nAcquire::http::Proxy::%s "DIRECT";\n' "$(proxy_url)" "$BRIDGE_ADDRESS" \
     >"$root/etc/apt/apt.conf.d/01testbed-proxy"
   writable_cgroups_unit "$root"
+  simulated_proc_driver_unit "$root"
   mask_rpc_pipefs_units "$root"
   if [ "$index" -eq 1 ] && [ -e "$TESTBED_STATE/services" ]; then mkdir -p "$dir/export"; fi
   # An outside node (--outside): a storage server the inventory does not list.

@@ -16,7 +16,12 @@
 #                     modules, "Dual MIT/GPL" for the open ones) for every
 #                     kernel with headers (/lib/modules/R/build/Makefile)
 #                     and, as DKMS says, skips the others
-#   nvidia-smi        says it is simulated and fails (validate never passes)
+#   nvidia-smi        a SIMULATED nvidia-smi (nvidia_smi_simulated.py): MIG
+#                     (mode, -lgip, -cgi/-dci/-dgi, -lgi, -lci) and -L, with
+#                     state in files on the node, output shaped as real
+#                     captures' and SIMULATED said on stderr every time;
+#                     anything else says it is simulated and fails
+#                     (validate never passes)
 #   nvidia-persistenced, nvidia-fabricmanager-550, libnvidia-nscq-550,
 #   datacenter-gpu-manager   placeholder daemons that only log and wait
 #   datacenter-gpu-manager-exporter   a SIMULATED dcgm-exporter
@@ -98,10 +103,8 @@ build_nvidia_placeholders() {
     sim_dkms_files "$version" "Dual MIT/GPL"
     write_placeholder_deb "$dir" nvidia-kernel-open-dkms "$version" "$arch" "" "the open kernel modules, built by DKMS" \
       "${SIM_FILES[@]}"
-    write_placeholder_deb "$dir" nvidia-smi "$version" "$arch" "" "the System Management Interface" \
-      "usr/bin/nvidia-smi=#!/bin/sh
-echo 'SIMULATED nvidia-smi (clusterctl testbed): there is no GPU and no driver here' >&2
-exit 9"
+    write_placeholder_deb "$dir" nvidia-smi "$version" "$arch" "python3" "the System Management Interface" \
+      "@usr/bin/nvidia-smi=$TESTBED_HOME/lib/nvidia_smi_simulated.py"
     write_placeholder_deb "$dir" libcuda1 "$version" "$arch" "" "the CUDA driver library" \
       "usr/lib/x86_64-linux-gnu/libcuda.so.1.SIMULATED=SIMULATED libcuda (clusterctl testbed)"
     sim_daemon_files nvidia-persistenced nvidia-persistenced "the persistence daemon"
