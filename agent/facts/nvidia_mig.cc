@@ -224,4 +224,23 @@ Result<std::vector<ListedGpu>> ParseNvidiaSmiList(std::string_view text) {
   return gpus;
 }
 
+Result<std::map<std::string, int>> ParseMigMinors(std::string_view text) {
+  std::map<std::string, int> minors;
+  size_t number = 0;
+  for (const std::string& raw : Split(std::string(text), '\n')) {
+    ++number;
+    const std::string_view line = TrimRight(raw);
+    if (line.empty()) continue;
+    const std::vector<std::string> words = Words(line);
+    int minor = 0;
+    if (words.size() != 2 || !Number(words[1], 1 << 20, minor) || words[0].size() > 40 ||
+        !IsAlnumOr(words[0], "/")) {
+      return LineError("/proc/driver/nvidia-caps/mig-minors", number, line, "is not 'CAPABILITY MINOR'");
+    }
+    minors[words[0]] = minor;
+  }
+  if (minors.empty()) return Status::InvalidArgument("/proc/driver/nvidia-caps/mig-minors lists no capability");
+  return minors;
+}
+
 }  // namespace clusterctl::facts

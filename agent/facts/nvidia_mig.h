@@ -11,6 +11,7 @@
 // are. A table with a header and no rows is an empty answer.
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -66,6 +67,12 @@ Result<std::vector<MigProfile>> ParseMigProfiles(std::string_view text);
 Result<std::vector<MigGpuInstance>> ParseMigGpuInstances(std::string_view text);
 Result<std::vector<MigComputeInstance>> ParseMigComputeInstances(std::string_view text);
 Result<std::vector<ListedGpu>> ParseNvidiaSmiList(std::string_view text);
+
+// The driver's /proc/driver/nvidia-caps/mig-minors (NVIDIA's MIG User Guide,
+// "Device Nodes and Capabilities"): "config 1", "gpu0/gi2/access 21",
+// "gpu0/gi2/ci0/access 22", ... each the minor of /dev/nvidia-caps/nvidia-capN.
+// Capability name -> minor; a line of another shape is an error naming it.
+Result<std::map<std::string, int>> ParseMigMinors(std::string_view text);
 
 // The GPU instance profile of a MIG device or compute instance name:
 // "1c.3g.71gb" -> "3g.71gb", "3g.40gb" -> "3g.40gb".

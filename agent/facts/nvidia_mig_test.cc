@@ -157,4 +157,23 @@ TEST_CASE("MIG profile names: nvidia-smi's forms, nothing else") {
   }
 }
 
+TEST_CASE("mig-minors: capability names to /dev/nvidia-caps minors; anything else is an error naming the line") {
+  // Lines as real nodes show them (SOURCES.md, "MIG capability minors"):
+  // GPU 4's GPU instance 7 and its compute instance 0; the two fixed ones.
+  auto minors = ParseMigMinors("config 1\nmonitor 2\ngpu4/gi7/access 606\ngpu4/gi7/ci0/access 607\n");
+  REQUIRE(minors.ok());
+  CHECK(minors->size() == 4);
+  CHECK(minors->at("gpu4/gi7/access") == 606);
+  CHECK(minors->at("gpu4/gi7/ci0/access") == 607);
+  CHECK(minors->at("config") == 1);
+  for (const char* bad : {"gpu0/gi1/access\n", "gpu0/gi1/access 12 13\n", "gpu0/gi1/access -3\n", "gpu0/gi1/access; 12\n",
+                          "gpu0/gi1/access 99999999\n", ""}) {
+    auto refused = ParseMigMinors(bad);
+    CHECK_FALSE(refused.ok());
+  }
+  auto named = ParseMigMinors("config 1\ngpu0 gi1 access 12\n");
+  REQUIRE_FALSE(named.ok());
+  CHECK(named.status().message().find("line 2") != std::string::npos);
+}
+
 }  // namespace clusterctl::facts

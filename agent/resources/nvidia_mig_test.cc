@@ -4,10 +4,13 @@
 #include <doctest/doctest.h>
 
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 
 #include "agent/resources/registry.h"
 #include "common/strings.h"
 #include "tests/unit/fixture.h"
+#include "controller/state/test_util.h"
 
 namespace clusterctl::agent {
 namespace {
@@ -26,6 +29,7 @@ class FakeNvidiaSmi : public ResourceHost {
   std::string mode_word;      // overrides "Enabled"/"Disabled" ("[N/A]")
   std::vector<FakeInstance> instances;
   int next_id = 1;
+  std::string minors;  // /proc/driver/nvidia-caps/mig-minors; "" for the driver's numbering of GPU 0
 
   CommandResult Run(const CommandSpec& spec, bool mutating) override {
     log_.push_back({spec.argv, mutating, 0});
@@ -40,6 +44,8 @@ class FakeNvidiaSmi : public ResourceHost {
       Listing(r, "No GPU instances found: Not Found", false);
     } else if (line == "nvidia-smi mig -lci") {
       Listing(r, "No compute instances found: Not Found", true);
+    } else if (line == "cat /proc/driver/nvidia-caps/mig-minors") {
+      r.stdout_data = minors.empty() ? Gpu0Minors() : minors;
     } else if (line == "nvidia-smi -i 0 -mig 1") {
       enabled = !pending_only;
       r.stdout_data = pending_only ? "Enabled MIG Mode for GPU 00000000:06:00.0\nWarning: MIG mode is in pending enable state\n"
@@ -55,6 +61,17 @@ class FakeNvidiaSmi : public ResourceHost {
   }
 
  private:
+  // The driver's numbering (3 + 135 GPU + 9 GI, + 1 + CI), as real nodes show it (SOURCES.md).
+  static std::string Gpu0Minors() {
+    std::string text = "config 1\nmonitor 2\n";
+    for (int gi = 0; gi < 15; ++gi) {
+      text += "gpu0/gi" + std::to_string(gi) + "/access " + std::to_string(3 + 9 * gi) + "\n";
+      for (int ci = 0; ci < 8; ++ci) {
+        text += "gpu0/gi" + std::to_string(gi) + "/ci" + std::to_string(ci) + "/access " + std::to_string(4 + 9 * gi + ci) + "\n";
+      }
+    }
+    return text;
+  }
   void Listing(CommandResult& r, const std::string& none, bool compute) const {
     bool any = false;
     std::string text = compute ? "| Compute instances:                                                 |\n"
@@ -88,10 +105,15 @@ class FakeNvidiaSmi : public ResourceHost {
   }
 };
 
-ResourceOutcome Run(const std::vector<std::string>& layout, bool apply, ResourceHost& host) {
+ResourceOutcome Run(const std::vector<std::string>& layout, bool apply, ResourceHost& host,
+                    const std::string& gres_file = "") {
   nlohmann::json params = {{"layout", layout},
                            {"before", {"slurm-maintenance", "drain", "gpu01", "3600", "clusterctl: MIG"}},
                            {"after", {"mig-after"}}};
+  if (!gres_file.empty()) {
+    params["gres_file"] = gres_file;
+    params["node_name"] = "gpu01";
+  }
   return RunResource({"nvidia_mig", params, "", apply}, host);
 }
 
@@ -101,6 +123,12 @@ std::vector<std::string> Mutations(const ResourceHost& host) {
     if (c.mutating) ran.push_back(Join(c.argv, " "));
   }
   return ran;
+}
+
+std::string FileText(const std::string& path) {
+  std::ostringstream text;
+  text << std::ifstream(path).rdbuf();
+  return text.str();
 }
 
 FakeNvidiaSmi SevenOnes() {
@@ -177,6 +205,54 @@ TEST_CASE("nvidia_mig: what the GPU does not offer, a pending mode, a GPU withou
   CHECK(none.failed);
   CHECK(none.error.find("[N/A]") != std::string::npos);
   CHECK_FALSE(l40s.RanMutatingCommand());
+}
+
+TEST_CASE("nvidia_mig: gres_file holds gres.conf's MultipleFiles lines of the MIG devices, written before after") {
+  testing::TempDir dir;
+  const std::string gres = dir.path() + "/gres-mig.conf";
+  FakeNvidiaSmi node;
+  ResourceOutcome applied = Run({"3g.40gb", "3g.40gb"}, true, node, gres);
+  REQUIRE_MESSAGE(!applied.failed, applied.error);
+  CHECK(Mutations(node).back() == "mig-after");
+  const std::string written = FileText(gres);
+  // GPU instances 1 and 2 (the fake's IDs), each with compute instance 0: minors 12/13 and 21/22.
+  CHECK(written.find("NodeName=gpu01 Name=gpu Type=3g.40gb MultipleFiles=/dev/nvidia0,/dev/nvidia-caps/nvidia-cap12,"
+                     "/dev/nvidia-caps/nvidia-cap13\n"
+                     "NodeName=gpu01 Name=gpu Type=3g.40gb MultipleFiles=/dev/nvidia0,/dev/nvidia-caps/nvidia-cap21,"
+                     "/dev/nvidia-caps/nvidia-cap22\n") != std::string::npos);
+
+  const size_t before = node.log().size();
+  ResourceOutcome again = Run({"3g.40gb", "3g.40gb"}, true, node, gres);
+  CHECK_FALSE(again.changed);
+  for (size_t i = before; i < node.log().size(); ++i) CHECK_FALSE(node.log()[i].mutating);
+
+  // A file that lost its lines is a change of its own: drained, written, after.
+  testing::WriteFileLine(gres, "# emptied");
+  ResourceOutcome planned = Run({"3g.40gb", "3g.40gb"}, false, node, gres);
+  REQUIRE(planned.changed);
+  CHECK(planned.differences == std::vector<std::string>{gres + ": rewritten with 2 MIG device(s)"});
+  FakeNvidiaSmi& same = node;
+  const size_t at = same.log().size();
+  REQUIRE_FALSE(Run({"3g.40gb", "3g.40gb"}, true, same, gres).failed);
+  std::vector<std::string> ran;
+  for (size_t i = at; i < same.log().size(); ++i) {
+    if (same.log()[i].mutating) ran.push_back(Join(same.log()[i].argv, " "));
+  }
+  CHECK(ran == std::vector<std::string>{"slurm-maintenance drain gpu01 3600 clusterctl: MIG", "mig-after"});
+  CHECK(FileText(gres) == written);
+}
+
+TEST_CASE("nvidia_mig: a MIG device whose minors the driver does not list fails, naming it") {
+  testing::TempDir dir;
+  FakeNvidiaSmi node;
+  node.enabled = true;
+  node.instances.push_back({"3g.40gb", 9, 1, true});
+  node.minors = "config 1\nmonitor 2\ngpu0/gi1/access 12\n";
+  ResourceOutcome planned = Run({"3g.40gb"}, false, node, dir.path() + "/gres-mig.conf");
+  CHECK(planned.failed);
+  CHECK(planned.error.find("no minor for gpu0/gi1 or its compute instance 0") != std::string::npos);
+  node.minors = "gpu0 gi1 12\n";
+  CHECK(Run({"3g.40gb"}, false, node, dir.path() + "/gres-mig.conf").error.find("mig-minors") != std::string::npos);
 }
 
 }  // namespace clusterctl::agent

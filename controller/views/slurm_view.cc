@@ -30,9 +30,10 @@ struct NodeShape {
   std::string gpu_type;  // "" untyped
   bool nvml;             // gres.conf: AutoDetect=nvml instead of File=
   std::map<std::string, int64_t> mig = {};  // MIG profile -> devices, for a node with a MIG layout
+  bool mig_files = false;                   // MIG without NVML: its gres.conf lines are the node's own file
   bool operator<(const NodeShape& o) const {
-    return std::tie(cpus, sockets, cores, threads, real_memory, gpus, gpu_type, nvml, mig) <
-           std::tie(o.cpus, o.sockets, o.cores, o.threads, o.real_memory, o.gpus, o.gpu_type, o.nvml, o.mig);
+    return std::tie(cpus, sockets, cores, threads, real_memory, gpus, gpu_type, nvml, mig, mig_files) <
+           std::tie(o.cpus, o.sockets, o.cores, o.threads, o.real_memory, o.gpus, o.gpu_type, o.nvml, o.mig, o.mig_files);
   }
 };
 
@@ -83,18 +84,18 @@ std::string AccountingTres(const std::map<NodeShape, std::vector<std::string>>& 
 }
 
 // A node with a MIG layout (nvidia_mig_layout): its GRES are the layout's
-// MIG devices, which only AutoDetect=nvml finds (their /dev/nvidia-caps
-// files are the driver's to number). "" or the node's problem.
+// MIG devices. AutoDetect=nvml finds them where Slurm has NVML; elsewhere
+// (Debian's Slurm) gres.conf names each one's files (MultipleFiles), which
+// only the node knows once its instances exist: the nvidia-mig role writes
+// them to kMigGresFile and the node's gres.conf includes it. "" or the
+// node's problem.
 std::string AddMig(NodeShape& shape, const nlohmann::json& host_vars, const nlohmann::json& facts) {
   const nlohmann::json layout = host_vars.value("nvidia_mig_layout", nlohmann::json());
   if (!layout.is_array() || shape.gpus <= 0) return "";
-  if (!shape.nvml) {
-    return "its nvidia_mig_layout needs gres.conf's AutoDetect=nvml (Slurm's gpu_nvml plugin, NVML and a loaded "
-           "driver in its facts, slurm_gpu_autodetect not never): clusterctl does not name MIG device files";
-  }
   Result<std::map<std::string, int64_t>> counts = MigGresCounts(layout, facts, shape.gpus);
   if (!counts.ok()) return counts.status().message();
   shape.mig = *counts;
+  shape.mig_files = !shape.nvml;
   return "";
 }
 
@@ -189,6 +190,7 @@ Result<nlohmann::json> BuildSlurmView(const Inventory& inventory, const std::map
   }
 
   nlohmann::json nodes = nlohmann::json::array();
+  nlohmann::json per_host = nlohmann::json::object();
   for (const auto& [shape, names] : classes) {
     nodes.push_back({{"names", CollapseHostList(names)},
                      {"cpus", shape.cpus},
@@ -200,7 +202,11 @@ Result<nlohmann::json> BuildSlurmView(const Inventory& inventory, const std::map
                      {"gpu_type", shape.gpu_type.empty() ? nlohmann::json(nullptr) : nlohmann::json(shape.gpu_type)},
                      {"gres", Gres(shape)},
                      {"gpu_autodetect", shape.nvml},
-                     {"gpu_files", shape.gpus > 0 ? nlohmann::json(GpuFiles(shape.gpus)) : nlohmann::json(nullptr)}});
+                     {"gpu_files", shape.gpus > 0 && !shape.mig_files ? nlohmann::json(GpuFiles(shape.gpus))
+                                                                      : nlohmann::json(nullptr)}});
+    for (const std::string& name : names) {
+      if (shape.mig_files) per_host[name] = {{"mig_gres_file", kMigGresFile}};
+    }
   }
   // Stable order by first node name, so adding a class does not reorder the file.
   std::sort(nodes.begin(), nodes.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
@@ -236,7 +242,8 @@ Result<nlohmann::json> BuildSlurmView(const Inventory& inventory, const std::map
                         {"accounting_tres", AccountingTres(classes)},
                         {"node_names", known.empty() ? nlohmann::json(nullptr) : nlohmann::json(CollapseHostList(known))},
                         {"unknown", unknown.empty() ? nlohmann::json(nullptr) : nlohmann::json(CollapseHostList(unknown))},
-                        {kViewHostProblems, host_problems}};
+                        {kViewHostProblems, host_problems},
+                        {"per_host", per_host}};
 }
 
 }  // namespace clusterctl

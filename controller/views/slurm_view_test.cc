@@ -192,7 +192,8 @@ TEST_CASE("slurm view: AutoDetect=nvml only where the facts show the plugin, NVM
 }
 
 // slurm.conf and gres.conf as the roles render them (templates/), over the view.
-std::string RenderRoleTemplate(const std::string& name, const nlohmann::json& slurm_view) {
+std::string RenderRoleTemplate(const std::string& name, const nlohmann::json& slurm_view,
+                               const nlohmann::json& host = nullptr) {
   Diagnostics d;
   auto t = Template::Parse(testing::ReadFixture(testing::SourceDir() + "/templates/" + name), name, d, 1, 1,
                            Template::FormatOf(name));
@@ -208,7 +209,9 @@ std::string RenderRoleTemplate(const std::string& name, const nlohmann::json& sl
       {"slurm_node_timeout", 300},
       {"slurm_mpi_default", "pmix"},                  {"slurm_cred_line", "CryptoType=crypto/munge"},
       {"slurm_slurmctld_pid_file", "/run/slurmctld.pid"}, {"slurm_slurmd_pid_file", "/run/slurmd.pid"}};
-  std::string out = t->Render(context, d);
+  nlohmann::json with_host = context;
+  if (!host.is_null()) with_host["host"] = host;
+  std::string out = t->Render(with_host, d);
   CHECK_MESSAGE(!d.has_errors(), d.ToString());
   return out;
 }
@@ -258,7 +261,7 @@ TEST_CASE("slurm view: a node whose memory its reserve takes whole is left out a
   CHECK((*view)["partitions"].size() == 1);  // big has no node left: Slurm refuses an empty partition
 }
 
-TEST_CASE("slurm view: a MIG layout's nodes get typed MIG GRES and their TRES; without NVML they are left out, named") {
+TEST_CASE("slurm view: a MIG layout's nodes get typed MIG GRES and their TRES; without NVML gres.conf includes their file") {
   Inventory inventory = InventoryFromText(R"(cluster: c
 hosts:
   gpu[01-05]: {address: "10.0.0.[11-15]"}
@@ -277,13 +280,24 @@ groups:
   std::map<std::string, std::string> gres;
   for (const nlohmann::json& node : (*view)["nodes"]) gres[node["names"].get<std::string>()] = node["gres"].get<std::string>();
   CHECK(gres == std::map<std::string, std::string>{{"gpu01", "gpu:3g.40gb:16"},
+                                                   {"gpu02", "gpu:3g.40gb:16"},  // no NVML: the same GRES, its own lines
                                                    {"gpu03", "gpu:h100:8"},
                                                    {"gpu04", "gpu:1g.10gb:14"},    // 7 a GPU on an 80 GB A100
                                                    {"gpu05", "gpu:1g.10gb:8"}});  // 4 a GPU on a 40 GB one
-  CHECK((*view)["unknown"] == "gpu02");
-  CHECK((*view)[kViewHostProblems]["gpu02"].get<std::string>().find("needs gres.conf's AutoDetect=nvml") !=
-        std::string::npos);
+  CHECK((*view)["unknown"].is_null());
+  CHECK((*view)[kViewHostProblems].empty());
   CHECK((*view)["accounting_tres"] == "gres/gpu,gres/gpu:1g.10gb,gres/gpu:3g.40gb,gres/gpu:h100");
+  // gpu02's gres.conf names no device of its own (its MIG devices' files
+  // exist only once the nvidia-mig role made them) and includes the file
+  // that role writes; the other nodes' gres.conf does not.
+  CHECK((*view)["per_host"] == nlohmann::json{{"gpu02", {{"mig_gres_file", "/etc/slurm/gres-mig.conf"}}}});
+  const std::string on_gpu02 = RenderRoleTemplate("gres.conf.mustache", *view, {{"slurm", (*view)["per_host"]["gpu02"]}});
+  CHECK(on_gpu02.find("\nInclude /etc/slurm/gres-mig.conf\n") != std::string::npos);
+  CHECK(on_gpu02.find("NodeName=gpu02 ") == std::string::npos);
+  CHECK(on_gpu02.find("NodeName=gpu01 AutoDetect=nvml\n") != std::string::npos);
+  const std::string elsewhere = RenderRoleTemplate("gres.conf.mustache", *view, {{"slurm", nullptr}});
+  CHECK(elsewhere.find("Include") == std::string::npos);
+  CHECK(on_gpu02.substr(0, on_gpu02.find("# This node's MIG devices")) == elsewhere);
 }
 
 }  // namespace clusterctl

@@ -75,3 +75,94 @@ gpu_roles_checks() {
     cat "$WORK/targets.json"
   echo "# exporters and targets checked: $(seconds_since "$started") s"
 }
+
+# --- MIG (issue 50): a layout on node03 --------------------------------------
+# node03 gets nvidia_mig_layout (group mig) through the inventory; the
+# SIMULATED nvidia-smi keeps its MIG state and logs each changing call
+# (/var/log/nvidia-smi-simulated.log); its /dev/nvidia-caps devices and
+# mig-minors are SIMULATED (major 511: opening one gives ENXIO where the
+# job's cgroup allows it, EPERM where it does not). The role, Slurm's typed
+# MIG GRES (Debian's Slurm has no NVML: gres.conf includes node03's
+# MultipleFiles lines), the drain and resume and the jobs' cgroups are real.
+
+# mig_sequence SINCE: node03's drain, the SIMULATED nvidia-smi's changing
+# calls, the MIG gres file's write and the resume, since SINCE (slurmctld.log's
+# time format), in time order: "drain apply ... gres resume" (one apply per
+# changing call) when each happened once and in that order.
+mig_sequence() {
+  {
+    tb exec node01 cat /var/log/slurm/slurmctld.log |
+      sed -n 's/^\[\([^]]*\)\].*update_node: node node03 reason set to: clusterctl: MIG layout change.*/\1 drain/p;
+              s/^\[\([^]]*\)\].*update_node: node node03 state set to IDLE.*/\1 resume/p'
+    tb exec node03 cat /var/log/nvidia-smi-simulated.log 2>/dev/null | awk '{print $1, "apply"}'
+    echo "$(tb exec node03 date -r /etc/slurm/gres-mig.conf '+%Y-%m-%dT%H:%M:%S.%3N') gres"
+  } | awk -v since="$1" '$1 >= since' | sort | awk '{print $2}' | paste -sd' '
+}
+
+# mig_job PROFILE: one job on node03 with --gres=gpu:PROFILE:1: its
+# CUDA_VISIBLE_DEVICES, then per MIG capability file gres-mig.conf names
+# whether the job may open it (ENXIO: allowed, the SIMULATED device has no
+# driver) or not (EPERM: its cgroup denies it), as "allowed=N denied=M".
+mig_job() {
+  local files
+  files=$(tb exec node03 sed -n 's/.*MultipleFiles=[^,]*,//p' /etc/slurm/gres-mig.conf | tr ',' ' ')
+  tb exec node01 srun -w node03 --gres="gpu:$1:1" sh -c '
+    printf "CUDA_VISIBLE_DEVICES=%s " "$CUDA_VISIBLE_DEVICES"
+    a=0; d=0
+    for f in "$@"; do
+      case $(head -c1 "$f" 2>&1) in
+        *"No such device or address"*) a=$((a + 1)) ;;
+        *"Operation not permitted"*) d=$((d + 1)) ;;
+      esac
+    done
+    echo "allowed=$a denied=$d"' sh $files 2>&1
+}
+
+mig_checks() {
+  local started since job devices
+  started=$(date +%s)
+  MIG_LAYOUT="[3g.40gb, 3g.40gb]"
+  inventory "$V2"
+  "$CLUSTERCTL" plan "$WORK/inventory.yaml" --limit node03 >"$WORK/mig-plan.out" 2>&1
+  check "MIG: plan lists node03's layout change GPU by GPU, then its resume" sh -c "
+    grep -q 'nvidia-mig/layout' '$WORK/mig-plan.out' &&
+    grep -q 'GPU 0: MIG mode off -> on, instances 3g.40gb, 3g.40gb' '$WORK/mig-plan.out' &&
+    grep -q 'GPU 1: MIG mode off -> on' '$WORK/mig-plan.out' && grep -q 'nvidia-mig/resume' '$WORK/mig-plan.out'" ||
+    sed -n 1,40p "$WORK/mig-plan.out"
+  since=$(date '+%Y-%m-%dT%H:%M:%S')
+  deploy mig
+  check "MIG: the deploy with node03's layout converges" test $? -eq 0 || { step_error "$WORK/mig.json" node03; tail -20 "$WORK/mig.err"; }
+  check "MIG: node03 drained, applied (mode, instances: 2 GPUs), wrote its gres file, resumed, in that order, once ($(mig_sequence "$since"))" \
+    test "$(mig_sequence "$since")" = "drain apply apply apply apply gres resume"
+  check "MIG: node03's GPUs hold 3g.40gb x2 each (SIMULATED nvidia-smi mig -lgi)" \
+    test "$(tb exec node03 nvidia-smi mig -lgi 2>/dev/null | grep -c 'MIG 3g.40gb')" = 4
+  check "MIG: gres.conf includes node03's MIG devices, 4 MultipleFiles lines typed 3g.40gb" sh -c "
+    $TESTBED exec node03 grep -qx 'Include /etc/slurm/gres-mig.conf' /etc/slurm/gres.conf &&
+    test \$($TESTBED exec node03 grep -c '^NodeName=node03 Name=gpu Type=3g.40gb MultipleFiles=/dev/nvidia[01],/dev/nvidia-caps/nvidia-cap[0-9]*,/dev/nvidia-caps/nvidia-cap[0-9]*$' /etc/slurm/gres-mig.conf) = 4"
+  devices=$(tb exec node01 sinfo -h -n node03 -o %G)
+  check "MIG: Slurm shows node03's typed MIG GRES (got $devices)" test "$devices" = "gpu:3g.40gb:4"
+  check "MIG: node03 is back in Slurm" wait_idle node03
+  job=$(mig_job 3g.40gb)
+  check "MIG: srun --gres=gpu:3g.40gb:1 gets one MIG device: CUDA_VISIBLE_DEVICES set by Slurm, its two capability files open to it, the other 6 denied (got $job)" \
+    test "$job" = "CUDA_VISIBLE_DEVICES=0 allowed=2 denied=6"
+
+  deploy mig-again
+  check "MIG: a second deploy changes nothing (got: $(changed_steps "$WORK/mig-again.json" node03))" \
+    test -z "$(for n in node01 node02 node03 node04; do changed_steps "$WORK/mig-again.json" $n; done | tr -d '\n')"
+
+  MIG_LAYOUT="[2g.20gb, 2g.20gb, 2g.20gb]"
+  inventory "$V2"
+  since=$(date '+%Y-%m-%dT%H:%M:%S')
+  deploy mig-change
+  check "MIG: the changed layout converges" test $? -eq 0 || { step_error "$WORK/mig-change.json" node03; tail -20 "$WORK/mig-change.err"; }
+  # per GPU: -dci, -dgi, -cgi 14,14,14 -C: six changing calls on two GPUs
+  check "MIG: a layout change is one drain, apply, gres file, resume ($(mig_sequence "$since"))" \
+    test "$(mig_sequence "$since")" = "drain apply apply apply apply apply apply gres resume"
+  devices=$(tb exec node01 sinfo -h -n node03 -o %G)
+  check "MIG: Slurm shows the new layout's GRES (got $devices)" test "$devices" = "gpu:2g.20gb:6"
+  check "MIG: node03 is back in Slurm after the change" wait_idle node03
+  job=$(mig_job 2g.20gb)
+  check "MIG: srun --gres=gpu:2g.20gb:1 gets one of the new MIG devices (got $job)" \
+    test "$job" = "CUDA_VISIBLE_DEVICES=0 allowed=2 denied=10"
+  echo "# MIG on node03 (plan, 3 deploys, jobs): $(seconds_since "$started") s"
+}

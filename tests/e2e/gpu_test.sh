@@ -23,6 +23,10 @@
 #      gathered again, gpudirect (DMA-BUF, the testbed's open modules)
 #      deploys on the GPU nodes (each with one SIMULATED HCA) and changes
 #      nothing; Prometheus scrapes every exporter: up.
+#   3c. MIG (gpu_roles_checks.sh): a layout set on node03 in the inventory is
+#      one drain, apply (the SIMULATED nvidia-smi), gres file (MultipleFiles),
+#      resume; srun --gres=gpu:3g.40gb:1 gets one MIG device; a second deploy
+#      changes nothing; a changed layout is again one drain/apply/resume.
 #   4. A node with NVSwitches refuses a driver version its fabric manager
 #      does not have, naming both versions, before anything changes.
 #   5. An air-gapped site bundle: with the apt proxy and the local
@@ -55,7 +59,10 @@ EOF
   # Monitoring on node01, its alerts to the test's receiver (issue 38).
   add_alert_vars "$WORK/inventory.yaml"
   printf '  monitoring:\n    hosts: node01\n' >>"$WORK/inventory.yaml"
+  # node03's MIG layout (3c, gpu_roles_checks.sh), once set.
+  [ -z "$MIG_LAYOUT" ] || printf '  mig:\n    hosts: node03\n    vars:\n      nvidia_mig_layout: %s\n' "$MIG_LAYOUT" >>"$WORK/inventory.yaml"
 }
+MIG_LAYOUT=""
 deploy() {  # deploy NAME [ARGS...]: deploy --json into $WORK/NAME.json, returns its exit status
   local name=$1
   shift
@@ -221,6 +228,8 @@ deploy after-rollout
 check "the deploy after the rollout, with gpudirect now planned, changes nothing" \
   test -z "$(for n in node01 node02 node03 node04; do changed_steps "$WORK/after-rollout.json" $n; done | tr -d '\n')"
 gpu_roles_checks after-rollout
+# --- 3c. MIG on node03 (issue 50, gpu_roles_checks.sh) ------------------------
+mig_checks
 
 # --- 4. the fabric manager's version rule --------------------------------------
 tb_inventory=$(tb up 5 --gpus 2 --hcas 1 --nvswitches 4 2>/dev/null) || { echo "testbed up 5 failed"; exit 1; }

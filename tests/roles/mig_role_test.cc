@@ -55,4 +55,26 @@ TEST_CASE("nvidia-mig: a GPU node with a layout plans the layout step around a d
   CHECK(planned.params.at("nvidia-mig/resume")["argv"][1] == "resume");
 }
 
+TEST_CASE("nvidia-mig: where Slurm has no NVML the step writes the MIG devices' gres file the node's gres.conf includes") {
+  nlohmann::json facts = {{"os", {{"id", "debian"}, {"family", "debian"}}},
+                          {"systemd", true},
+                          {"cpu", {{"cpus", 8}, {"sockets", 1}, {"cores_per_socket", 4}, {"threads_per_core", 2}}},
+                          {"memory", {{"total_mib", 65536}}},
+                          {"pci", {{"gpu_count", 2}, {"hca_count", 0}, {"nvswitch_count", 0}}}};
+  nlohmann::json head_facts = facts;
+  head_facts["pci"]["gpu_count"] = 0;
+  const std::map<std::string, nlohmann::json> all = {{"gpu01", facts}, {"head", head_facts}};
+  testing::RoleHarness harness(MigInventory("[3g.40gb, 3g.40gb]"), {"nvidia-mig", "slurm-common"});
+  const testing::Planned planned = harness.Plan("gpu01", all);
+  const nlohmann::json& layout = planned.params.at("nvidia-mig/layout");
+  CHECK(layout["gres_file"] == "/etc/slurm/gres-mig.conf");
+  CHECK(layout["node_name"] == "gpu01");
+  REQUIRE(planned.kinds.count("slurm-common/MIG GRES file"));
+  CHECK(planned.params.at("slurm-common/MIG GRES file")["unless"] ==
+        nlohmann::json::array({"test", "-e", "/etc/slurm/gres-mig.conf"}));
+  // The controller (no layout) gets neither.
+  const testing::Planned head = harness.Plan("head", all);
+  CHECK(head.kinds.count("slurm-common/MIG GRES file") == 0);
+}
+
 }  // namespace clusterctl

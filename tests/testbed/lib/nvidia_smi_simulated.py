@@ -9,7 +9,8 @@
 #   nvidia-smi [-i N] -mig 0|1
 #   nvidia-smi mig [-i N] -lgip | -lgi | -lci | -dci | -dgi | -cgi ID,... [-C]
 # Anything else fails as the placeholder always did (exit 9), so no other
-# GPU check or tool reads a GPU here.
+# GPU check or tool reads a GPU here. Each call that would change a GPU is
+# logged with its time in /var/log/nvidia-smi-simulated.log.
 #
 # The GPUs are the node's /dev/nvidiaN (the testbed's simulated hardware);
 # only an H100 80GB HBM3 (PCI 10de:2330) offers MIG, with the profiles of
@@ -28,6 +29,7 @@ import sys
 import uuid
 
 MODE_FILE = "/var/lib/nvidia-smi-simulated/mig-mode.json"
+CHANGES_LOG = "/var/log/nvidia-smi-simulated.log"  # each changing call, with its time (what a test orders)
 INSTANCES_FILE = "/run/nvidia-smi-simulated/mig-instances.json"
 LABEL = "SIMULATED nvidia-smi (clusterctl testbed): no GPU, no driver; MIG state kept in " + MODE_FILE + " and " + INSTANCES_FILE
 
@@ -272,9 +274,17 @@ def mig(args, all_gpus):
     fail("SIMULATED nvidia-smi: this mig command is not simulated")
 
 
+def log_change(args):
+    if "-mig" in args or any(a in args for a in ("-cgi", "-dci", "-dgi")):
+        import datetime
+        with open(CHANGES_LOG, "a") as f:
+            f.write("%s nvidia-smi %s\n" % (datetime.datetime.now().strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3], " ".join(args)))
+
+
 def main():
     print(LABEL, file=sys.stderr, flush=True)
     args = sys.argv[1:]
+    log_change(args)
     all_gpus = gpus()
     if not all_gpus:
         fail("SIMULATED nvidia-smi (clusterctl testbed): there is no GPU and no driver here")
