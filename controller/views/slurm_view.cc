@@ -99,6 +99,21 @@ std::string AddMig(NodeShape& shape, const nlohmann::json& host_vars, const nloh
   return "";
 }
 
+// A class of nodes as slurm.conf's NodeName line and gres.conf read it.
+nlohmann::json NodeLine(const NodeShape& shape, const std::vector<std::string>& names) {
+  return {{"names", CollapseHostList(names)},
+          {"cpus", shape.cpus},
+          {"sockets", shape.sockets},
+          {"cores_per_socket", shape.cores},
+          {"threads_per_core", shape.threads},
+          {"real_memory", shape.real_memory},
+          {"gpus", shape.gpus},
+          {"gpu_type", shape.gpu_type.empty() ? nlohmann::json(nullptr) : nlohmann::json(shape.gpu_type)},
+          {"gres", Gres(shape)},
+          {"gpu_autodetect", shape.nvml},
+          {"gpu_files", shape.gpus > 0 && !shape.mig_files ? nlohmann::json(GpuFiles(shape.gpus)) : nlohmann::json(nullptr)}};
+}
+
 }  // namespace
 
 namespace {
@@ -192,18 +207,7 @@ Result<nlohmann::json> BuildSlurmView(const Inventory& inventory, const std::map
   nlohmann::json nodes = nlohmann::json::array();
   nlohmann::json per_host = nlohmann::json::object();
   for (const auto& [shape, names] : classes) {
-    nodes.push_back({{"names", CollapseHostList(names)},
-                     {"cpus", shape.cpus},
-                     {"sockets", shape.sockets},
-                     {"cores_per_socket", shape.cores},
-                     {"threads_per_core", shape.threads},
-                     {"real_memory", shape.real_memory},
-                     {"gpus", shape.gpus},
-                     {"gpu_type", shape.gpu_type.empty() ? nlohmann::json(nullptr) : nlohmann::json(shape.gpu_type)},
-                     {"gres", Gres(shape)},
-                     {"gpu_autodetect", shape.nvml},
-                     {"gpu_files", shape.gpus > 0 && !shape.mig_files ? nlohmann::json(GpuFiles(shape.gpus))
-                                                                      : nlohmann::json(nullptr)}});
+    nodes.push_back(NodeLine(shape, names));
     for (const std::string& name : names) {
       if (shape.mig_files) per_host[name] = {{"mig_gres_file", kMigGresFile}};
     }
