@@ -118,8 +118,30 @@ mig_job() {
     echo "allowed=$a denied=$d"' sh $files 2>&1
 }
 
+# mig_converged NAME RC SINCE APPLIES PROFILE COUNT DENIED: the deploy NAME
+# (exit RC) converged node03 as one drain, APPLIES changing nvidia-smi
+# calls, its gres file and one resume since SINCE; Slurm shows COUNT
+# PROFILE devices there, node03 is back, and a job given one gets it alone
+# (its two capability files open, the node's DENIED others not).
+mig_converged() {
+  local name=$1 rc=$2 since=$3 applies=$4 profile=$5 count=$6 denied=$7 devices job expected
+  check "MIG ($name): the deploy converges" test "$rc" -eq 0 || { step_error "$WORK/$name.json" node03; tail -20 "$WORK/$name.err"; }
+  expected="drain$(printf ' apply%.0s' $(seq "$applies")) gres resume"
+  check "MIG ($name): node03 drained, changed ($applies nvidia-smi calls), its gres file written, resumed, in that order, each once ($(mig_sequence "$since"))" \
+    test "$(mig_sequence "$since")" = "$expected"
+  check "MIG ($name): gres.conf includes node03's MIG devices, $count MultipleFiles lines typed $profile" sh -c "
+    $TESTBED exec node03 grep -qx 'Include /etc/slurm/gres-mig.conf' /etc/slurm/gres.conf &&
+    test \$($TESTBED exec node03 grep -c '^NodeName=node03 Name=gpu Type=$profile MultipleFiles=/dev/nvidia[01],/dev/nvidia-caps/nvidia-cap[0-9]*,/dev/nvidia-caps/nvidia-cap[0-9]*$' /etc/slurm/gres-mig.conf) = $count"
+  devices=$(tb exec node01 sinfo -h -n node03 -o %G)
+  check "MIG ($name): Slurm shows node03's typed MIG GRES (got $devices)" test "$devices" = "gpu:$profile:$count"
+  check "MIG ($name): node03 is back in Slurm" wait_idle node03
+  job=$(mig_job "$profile")
+  check "MIG ($name): srun --gres=gpu:$profile:1 gets one MIG device: CUDA_VISIBLE_DEVICES set by Slurm, its two capability files open to it, the other $denied denied (got $job)" \
+    test "$job" = "CUDA_VISIBLE_DEVICES=0 allowed=2 denied=$denied"
+}
+
 mig_checks() {
-  local started since job devices
+  local started since rc
   started=$(date +%s)
   MIG_LAYOUT="[3g.40gb, 3g.40gb]"
   inventory "$V2"
@@ -131,20 +153,11 @@ mig_checks() {
     sed -n 1,40p "$WORK/mig-plan.out"
   since=$(date '+%Y-%m-%dT%H:%M:%S')
   deploy mig
-  check "MIG: the deploy with node03's layout converges" test $? -eq 0 || { step_error "$WORK/mig.json" node03; tail -20 "$WORK/mig.err"; }
-  check "MIG: node03 drained, applied (mode, instances: 2 GPUs), wrote its gres file, resumed, in that order, once ($(mig_sequence "$since"))" \
-    test "$(mig_sequence "$since")" = "drain apply apply apply apply gres resume"
+  rc=$?
+  # per GPU: -mig 1, -cgi 9,9 -C
+  mig_converged mig "$rc" "$since" 4 3g.40gb 4 6
   check "MIG: node03's GPUs hold 3g.40gb x2 each (SIMULATED nvidia-smi mig -lgi)" \
     test "$(tb exec node03 nvidia-smi mig -lgi 2>/dev/null | grep -c 'MIG 3g.40gb')" = 4
-  check "MIG: gres.conf includes node03's MIG devices, 4 MultipleFiles lines typed 3g.40gb" sh -c "
-    $TESTBED exec node03 grep -qx 'Include /etc/slurm/gres-mig.conf' /etc/slurm/gres.conf &&
-    test \$($TESTBED exec node03 grep -c '^NodeName=node03 Name=gpu Type=3g.40gb MultipleFiles=/dev/nvidia[01],/dev/nvidia-caps/nvidia-cap[0-9]*,/dev/nvidia-caps/nvidia-cap[0-9]*$' /etc/slurm/gres-mig.conf) = 4"
-  devices=$(tb exec node01 sinfo -h -n node03 -o %G)
-  check "MIG: Slurm shows node03's typed MIG GRES (got $devices)" test "$devices" = "gpu:3g.40gb:4"
-  check "MIG: node03 is back in Slurm" wait_idle node03
-  job=$(mig_job 3g.40gb)
-  check "MIG: srun --gres=gpu:3g.40gb:1 gets one MIG device: CUDA_VISIBLE_DEVICES set by Slurm, its two capability files open to it, the other 6 denied (got $job)" \
-    test "$job" = "CUDA_VISIBLE_DEVICES=0 allowed=2 denied=6"
 
   deploy mig-again
   check "MIG: a second deploy changes nothing (got: $(changed_steps "$WORK/mig-again.json" node03))" \
@@ -154,15 +167,8 @@ mig_checks() {
   inventory "$V2"
   since=$(date '+%Y-%m-%dT%H:%M:%S')
   deploy mig-change
-  check "MIG: the changed layout converges" test $? -eq 0 || { step_error "$WORK/mig-change.json" node03; tail -20 "$WORK/mig-change.err"; }
-  # per GPU: -dci, -dgi, -cgi 14,14,14 -C: six changing calls on two GPUs
-  check "MIG: a layout change is one drain, apply, gres file, resume ($(mig_sequence "$since"))" \
-    test "$(mig_sequence "$since")" = "drain apply apply apply apply apply apply gres resume"
-  devices=$(tb exec node01 sinfo -h -n node03 -o %G)
-  check "MIG: Slurm shows the new layout's GRES (got $devices)" test "$devices" = "gpu:2g.20gb:6"
-  check "MIG: node03 is back in Slurm after the change" wait_idle node03
-  job=$(mig_job 2g.20gb)
-  check "MIG: srun --gres=gpu:2g.20gb:1 gets one of the new MIG devices (got $job)" \
-    test "$job" = "CUDA_VISIBLE_DEVICES=0 allowed=2 denied=10"
+  rc=$?
+  # per GPU: -dci, -dgi, -cgi 14,14,14 -C
+  mig_converged mig-change "$rc" "$since" 6 2g.20gb 6 10
   echo "# MIG on node03 (plan, 3 deploys, jobs): $(seconds_since "$started") s"
 }

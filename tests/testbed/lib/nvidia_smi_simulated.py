@@ -149,23 +149,30 @@ def set_mode(args, all_gpus):
     print("All done.")
 
 
-RULE_LGIP = "+" + "-" * 77 + "+"
+def table_head(title, *columns):
+    """A MIG table's rule, title, column lines and '=' line, its width the columns'; returns the rule."""
+    width = len(columns[0])
+    rule = "+" + "-" * width + "+"
+    print(rule)
+    print("| %-*s|" % (width - 1, title))
+    for line in columns:
+        print("|" + line + "|")
+    print("|" + "=" * width + "|")
+    return rule
 
 
 def lgip(chosen):
     instances = load(INSTANCES_FILE, [])
-    print(RULE_LGIP)
-    print("| GPU instance profiles:" + " " * 54 + "|")
-    print("| GPU   Name             ID    Instances   Memory     P2P    SM    DEC   ENC  |")
-    print("|                              Free/Total   GiB              CE    JPEG  OFA  |")
-    print("|" + "=" * 77 + "|")
+    rule = table_head("GPU instance profiles:",
+                      " GPU   Name             ID    Instances   Memory     P2P    SM    DEC   ENC  ",
+                      "                              Free/Total   GiB              CE    JPEG  OFA  ")
     for gpu in chosen:
         for p in PROFILES:
             free = sum(1 for start in p[12] if fits(instances, gpu[0], p, start))
             free = min(free, p[2] - sum(1 for gi in instances if gi["gpu"] == gpu[0] and gi["profile"] == p[0]))
             print("|%4d  MIG %-14s%2d     %-3s        %-11s%-7s%-7d%-6d%-4d|" % (gpu[0], p[0], p[1], "%d/%d" % (free, p[2]), p[3], p[4], p[5], p[6], p[7]))
             print("|%61s%-6d%-6d%-4d|" % ("", p[8], p[9], p[10]))
-            print(RULE_LGIP)
+            print(rule)
 
 
 def slices(instances, gpu):
@@ -232,23 +239,15 @@ def lgi(chosen, compute):
     if not instances:
         fail("No %s instances found: Not Found" % ("compute" if compute else "GPU"), 6)
     if not compute:
-        rule = "+" + "-" * 55 + "+"
-        print(rule)
-        print("| GPU instances:" + " " * 40 + "|")
-        print("| GPU   Name             Profile  Instance   Placement  |")
-        print("|                          ID       ID       Start:Size |")
-        print("|" + "=" * 55 + "|")
+        rule = table_head("GPU instances:", " GPU   Name             Profile  Instance   Placement  ",
+                          "                          ID       ID       Start:Size ")
         for gi in instances:
             print("|%4d  MIG %-13s%5d%9d%13s     |" % (gi["gpu"], gi["profile"], gi["pid"], gi["id"], "%d:%d" % (gi["start"], gi["size"])))
             print(rule)
         return
-    rule = "+" + "-" * 68 + "+"
-    print(rule)
-    print("| Compute instances:" + " " * 49 + "|")
-    print("| GPU     GPU       Name             Profile   Instance   Placement  |")
-    print("|       Instance                       ID        ID       Start:Size |")
-    print("|         ID                                                         |")
-    print("|" + "=" * 68 + "|")
+    rule = table_head("Compute instances:", " GPU     GPU       Name             Profile   Instance   Placement  ",
+                      "       Instance                       ID        ID       Start:Size ",
+                      "         ID                                                         ")
     for gi in instances:
         ci_profile = next(p for p in PROFILES if p[0] == gi["profile"])[13]
         ci_pid = {1: 0, 2: 1, 3: 2, 4: 3, 7: 4}[ci_profile]
