@@ -146,10 +146,9 @@ mig_checks() {
   MIG_LAYOUT="[3g.40gb, 3g.40gb]"
   inventory "$V2"
   "$CLUSTERCTL" plan "$WORK/inventory.yaml" --limit node03 >"$WORK/mig-plan.out" 2>&1
-  check "MIG: plan lists node03's layout change GPU by GPU, then its resume" sh -c "
-    grep -q 'nvidia-mig/layout' '$WORK/mig-plan.out' &&
-    grep -q 'GPU 0: MIG mode off -> on, instances 3g.40gb, 3g.40gb' '$WORK/mig-plan.out' &&
-    grep -q 'GPU 1: MIG mode off -> on' '$WORK/mig-plan.out' && grep -q 'nvidia-mig/resume' '$WORK/mig-plan.out'" ||
+  check "MIG: plan lists node03's layout change GPU by GPU, and its typed MIG GRES in slurm.conf" sh -c "
+    grep -q 'nvidia-mig/layout: GPU 0: MIG mode off -> on, instances 3g.40gb, 3g.40gb; GPU 1: MIG mode off -> on' '$WORK/mig-plan.out' &&
+    grep -q '^ *+NodeName=node03 .* Gres=gpu:3g.40gb:4 ' '$WORK/mig-plan.out'" ||
     sed -n 1,40p "$WORK/mig-plan.out"
   since=$(date '+%Y-%m-%dT%H:%M:%S')
   deploy mig
