@@ -17,12 +17,4 @@ namespace clusterctl::agent {
 bool RunApt(ResourceHost& host, ResourceOutcome& outcome, std::vector<std::string> argv,
             std::chrono::minutes limit = std::chrono::minutes(30));
 
-// Whether apt's indexes were read by clusterctl (AptUpdate) within the last
-// 6 hours; the package resource reads them all again before an install
-// otherwise.
-bool AptCacheFresh();
-// apt-get update of every source, stamped (AptCacheFresh) when it succeeds;
-// on failure fills `outcome` and returns false.
-bool AptUpdate(ResourceHost& host, ResourceOutcome& outcome);
-
 }  // namespace clusterctl::agent

@@ -169,8 +169,6 @@ std::map<std::string, Installed> QueryRpm(const std::vector<std::string>& names,
   return out;
 }
 
-}  // namespace
-
 bool AptCacheFresh() {
   struct stat st;
   return ::stat(kAptStamp, &st) == 0 && kMachineClock.NowMs() / 1000 - st.st_mtime < kAptCacheMaxAge;
@@ -186,8 +184,6 @@ bool AptUpdate(ResourceHost& host, ResourceOutcome& outcome) {
   if (!stamped.ok()) outcome.Fail(stamped.message());
   return !outcome.failed;
 }
-
-namespace {
 
 // What a package step changes: the arguments of each command.
 struct PackageChanges {

@@ -2,9 +2,7 @@
 // changed apt source is read at once and alone (apt-get update with only its
 // list): a node-local repository (file:, an unpacked MLNX_OFED bundle) needs
 // no network, a site repository that cannot be read fails this step with
-// apt's words, and the other sources keep their cache. Where all sources
-// are due to be read before the next install anyway, they are read at once
-// instead (ReadChangedSource).
+// apt's words, and the other sources keep their cache.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,24 +15,6 @@
 namespace clusterctl::agent {
 
 namespace {
-
-// A changed source read at once. Where every source is due to be read
-// before the next install anyway (AptCacheFresh: a first deploy's leading
-// repositories, added just before it) all are read now, once, instead of
-// this one now and all again at the install: one apt-get update and one
-// rebuild of apt's cache fewer. When that fails, this source read alone
-// decides the step, as it does otherwise (another source's failure is the
-// install's, in its place).
-void ReadChangedSource(ResourceHost& host, ResourceOutcome& outcome, const std::string& source_path) {
-  const ResourceOutcome before = outcome;
-  if (!AptCacheFresh() && AptUpdate(host, outcome)) return;
-  outcome = before;
-  // apt reads a sourcelist named *.sources as deb822 (sources.list(5)).
-  RunApt(host, outcome,
-         {"apt-get", "-o", "Dir::Etc::sourcelist=" + source_path, "-o", "Dir::Etc::sourceparts=-", "-o",
-          "APT::Get::List-Cleanup=0", "-o", "Acquire::http::Timeout=60", "update", "-q"},
-         std::chrono::minutes(5));
-}
 
 // The apt side: the key, the source in the format the step names (the
 // other format's file removed, so a node never lists the source twice),
@@ -63,7 +43,13 @@ ResourceOutcome AptRepository(const ResourceRequest& request, ResourceHost& host
   EnsureFileContent(source_path, absent ? std::nullopt : std::optional<std::string>(AptSourceText(source, *format)),
                     0644, request.apply, outcome);
   EnsureFileContent(AptSourcePath(name, other), std::nullopt, 0644, request.apply, outcome);
-  if (outcome.changed && request.apply && !absent && !outcome.failed) ReadChangedSource(host, outcome, source_path);
+  if (outcome.changed && request.apply && !absent && !outcome.failed) {
+    // apt reads a sourcelist named *.sources as deb822 (sources.list(5)).
+    RunApt(host, outcome,
+           {"apt-get", "-o", "Dir::Etc::sourcelist=" + source_path, "-o", "Dir::Etc::sourceparts=-", "-o",
+            "APT::Get::List-Cleanup=0", "-o", "Acquire::http::Timeout=60", "update", "-q"},
+           std::chrono::minutes(5));
+  }
   return outcome;
 }
 
