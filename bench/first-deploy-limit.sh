@@ -9,7 +9,8 @@
 # warm-up deploy first, not measured), each on its own fresh testbed.
 # Prints deploy seconds, limit seconds and their ratio (issue 39's target:
 # at most 1.2x), and the deploy's seconds outside its recorded steps and
-# up-front installs (issue 55); with BENCH_RESULTS=FILE also appends the
+# up-front installs (issue 55), and (with process accounting, package acct)
+# the apt commands each side ran; with BENCH_RESULTS=FILE also appends the
 # rows there, with BENCH_DEPLOY_LOG=FILE keeps the deploy's --json events
 # (and FILE.history.json, its `history --run N --json`).
 # Run as root:
@@ -39,6 +40,16 @@ print(" ".join("%s=%.1f" % (n, (y - x) / 1000) for n, x, y in zip(names, b, a)),
     "$1" "$2" $(nodes)
 }
 seconds() { awk -v ms="$1" 'BEGIN { printf "%.1f", ms / 1000 }'; }
+# Process accounting (package acct), where the machine has it: the apt
+# commands each side ran on all nodes (the nodes share this kernel), each
+# one loading apt's package cache. Turns the machine's accounting off after.
+acct_on() { command -v accton >/dev/null && : >"$WORK/$1.pacct" && accton "$WORK/$1.pacct" >/dev/null; }
+acct_off() { command -v accton >/dev/null && accton off >/dev/null; }
+apt_runs() {
+  [ -s "$WORK/$1.pacct" ] || { echo "(no process accounting: apt-get install acct)"; return; }
+  lastcomm -f "$WORK/$1.pacct" 2>/dev/null |
+    awk '$1 == "apt-get" || $1 == "apt-cache" || $1 == "apt-mark" { n[$1]++ } END { printf "apt-get=%d apt-cache=%d apt-mark=%d\n", n["apt-get"], n["apt-cache"], n["apt-mark"] }'
+}
 
 # 0. Warm-up: fills the proxy cache; records what a fresh node has marked
 #    manual, and what each deployed node has, and the apt sources the roles added.
@@ -54,7 +65,9 @@ done
 # 1. The deploy.
 fresh_testbed "${STACK[@]}"
 cpu_before=$(cpu_ms)
+acct_on deploy
 read -r deploy_ms rc < <(timed timeout 1800 "$CLUSTERCTL" deploy "$INV" --json)
+acct_off
 deploy_cpu=$(cpu_spent "$cpu_before" "$(cpu_ms)")
 [ "$rc" = 0 ] || { echo "the measured deploy failed"; tail -20 "$WORK/last.out"; exit 1; }
 [ -z "${BENCH_DEPLOY_LOG:-}" ] || cp "$WORK/last.out" "$BENCH_DEPLOY_LOG"
@@ -94,7 +107,9 @@ install_all() {
   return $failed
 }
 cpu_before=$(cpu_ms)
+acct_on limit
 read -r limit_ms rc < <(timed install_all)
+acct_off
 limit_cpu=$(cpu_spent "$cpu_before" "$(cpu_ms)")
 [ "$rc" = 0 ] || { echo "the one-transaction install failed"; tail -5 "$WORK"/node*.limit.out; exit 1; }
 
@@ -108,5 +123,7 @@ ratio=$(awk -v a="$deploy_ms" -v b="$limit_ms" 'BEGIN { printf "%.2fx", a / b }'
   printf '%-5s seconds outside recorded steps and up-front installs, then each host'"'"'s recorded work: %s\n' "$NODES" "$outside"
   printf '%-5s CPU seconds spent on the nodes, deploy: %s\n' "$NODES" "$deploy_cpu"
   printf '%-5s CPU seconds spent on the nodes, limit:  %s\n' "$NODES" "$limit_cpu"
+  printf '%-5s apt commands run on all nodes, deploy: %s\n' "$NODES" "$(apt_runs deploy)"
+  printf '%-5s apt commands run on all nodes, limit:  %s\n' "$NODES" "$(apt_runs limit)"
   printf '%-5s load average at the end: %s\n' "$NODES" "$(cut -d' ' -f1-3 /proc/loadavg)"
 } | tee -a "${BENCH_RESULTS:-/dev/null}"

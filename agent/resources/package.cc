@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include <ctime>
@@ -192,15 +193,24 @@ struct PackageChanges {
   std::vector<std::string> unhold;
 };
 
+// The version `name` must be at: the step's `version`, or for a name the
+// controller's batch pins (`versions`, several steps in one transaction)
+// that one; "" for any.
+std::string WantedVersion(const nlohmann::json& p, const std::string& name) {
+  auto versions = p.find("versions");
+  if (versions != p.end() && versions->contains(name)) return (*versions)[name].get<std::string>();
+  return p.value("version", std::string());
+}
+
 // Compares `names` as installed with the step's parameters `p`, recording
 // each difference in `outcome`.
 PackageChanges FindPackageChanges(const nlohmann::json& p, const std::vector<std::string>& names,
                                   std::map<std::string, Installed>& installed, bool apt, ResourceOutcome& outcome) {
   const bool absent = p.value("state", std::string("present")) == "absent";
-  const std::string version = p.value("version", std::string());
   PackageChanges changes;
   for (const std::string& name : names) {
     const Installed& i = installed[name];
+    const std::string version = WantedVersion(p, name);
     if (absent) {
       if (!i.version.empty()) {
         outcome.Differs(name + " " + i.version + " installed (to be removed)");
@@ -278,6 +288,22 @@ void ApplyWithDnf(const PackageChanges& changes, ResourceHost& host, ResourceOut
   }
 }
 
+// A batch's `versions`: each a name of the request at a version of the
+// versions' syntax ("" when they are).
+std::string VersionsRefusal(const nlohmann::json& p, const std::vector<std::string>& names) {
+  auto versions = p.find("versions");
+  if (versions == p.end()) return "";
+  for (const auto& [name, version] : versions->items()) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      return "versions names '" + Printable(name) + "', which is not one of the names";
+    }
+    if (!version.is_string()) return "the version of " + Printable(name) + " is not a string";
+    const std::string refused = PackageVersionRefusal(version.get<std::string>());
+    if (!refused.empty()) return refused;
+  }
+  return "";
+}
+
 }  // namespace
 
 ResourceOutcome PackageResource(const ResourceRequest& request, ResourceHost& host) {
@@ -292,6 +318,8 @@ ResourceOutcome PackageResource(const ResourceRequest& request, ResourceHost& ho
     const std::string refused = PackageNameRefusal(name, apt ? PackageFamily::kDebian : PackageFamily::kRpm);
     if (!refused.empty()) return outcome.Fail("package: " + refused);
   }
+  const std::string versions_refused = VersionsRefusal(p, names);
+  if (!versions_refused.empty()) return outcome.Fail("package: " + versions_refused);
   std::map<std::string, Installed> installed = apt ? QueryApt(names, host) : QueryRpm(names, host);
   PackageChanges changes = FindPackageChanges(p, names, installed, apt, outcome);
   if (!request.apply || !outcome.changed) return outcome;
@@ -312,6 +340,7 @@ ResourceOutcome PackageResource(const ResourceRequest& request, ResourceHost& ho
 
 // The kind this file implements, registered with its parameters.
 namespace {
+using resources::Internal;
 using resources::P;
 using resources::Refusing;
 using T = resources::ParamType;
@@ -320,7 +349,10 @@ const ResourceKindRegistration kPackageKind(
     {"package", "distribution packages (apt or dnf): present, absent, pinned version, held",
      {Refusing(P("name", T::kStringList, true), AnyPackageNameRefusal),
       P("state", T::kString, false, {"present", "absent"}), Refusing(P("version", T::kString), PackageVersionRefusal),
-      P("hold", T::kBool)},
+      P("hold", T::kBool),
+      // Set by the controller only, for several steps' packages installed in
+      // one transaction: the pinned ones' versions, by name.
+      Internal("versions", T::kStringMap)},
      {}},
     PackageResource);
 

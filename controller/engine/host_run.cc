@@ -317,9 +317,10 @@ Task<Status> HostRun::SendChunk(agent_protocol::UploadChunkRequest request) {
 }
 
 Task<bool> HostRun::RunStep(const PlannedStep& step, bool& role_changed) {
-  const int64_t started = clock().NowMs();
-  Emit(StepStartedEvent{report_.host, step.Identity()});
+  const int64_t started = clock().NowMs();  // a run of steps installed together before it counts as its time
   const bool check = context_.options.check;
+  if (!check && !co_await FindStepKind(step.kind).BeforeStep(*this, plan_, step)) co_return false;
+  Emit(StepStartedEvent{report_.host, step.Identity()});
   const Owed owed = OwedBy(step);
   const bool maintenance = step.step->maintenance;
   agent_protocol::ResourceResult outcome;

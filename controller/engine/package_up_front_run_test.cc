@@ -4,6 +4,7 @@
 // goes away in the middle of the install.
 #include <mutex>
 #include <set>
+#include <string>
 
 #include <doctest/doctest.h>
 
@@ -34,18 +35,47 @@ steps:
   - name: late package
     package: {name: after-a-file}
 )";
-const char* kDaemonRole = R"(description: a daemon from a package
-applies_to: [compute]
-steps:
-  - name: package
-    package: {name: [daemon, hello]}
-    notify: [restart daemon]
-  - name: service
+// The end of both daemon roles below: the daemon running, and its restart.
+const char* kDaemonServiceAndRestart = R"(  - name: service
     service: {name: daemon, state: running, enabled: true}
 handlers:
   - name: restart daemon
     service: {name: daemon, state: restarted}
 )";
+const std::string kDaemonRole = std::string(R"(description: a daemon from a package
+applies_to: [compute]
+steps:
+  - name: package
+    package: {name: [daemon, hello]}
+    notify: [restart daemon]
+)") + kDaemonServiceAndRestart;
+
+// The names as an install request gives them to apt: name=version where
+// the step pins one (`version`) or the batch does (`versions`).
+std::vector<std::string> WithVersions(const std::vector<std::string>& names, const nlohmann::json& params) {
+  std::vector<std::string> out;
+  for (const std::string& name : names) {
+    std::string version = params.value("version", std::string());
+    if (params.contains("versions") && params["versions"].contains(name)) version = params["versions"][name];
+    out.push_back(version.empty() ? name : name + "=" + version);
+  }
+  return out;
+}
+
+// A role like nvidia-driver: a file before its packages (not leading), the
+// kernel headers, then the driver at a pinned version, whose change owes
+// the daemon's restart.
+const std::string kDriverRole = std::string(R"(description: a driver after a file
+applies_to: [compute]
+steps:
+  - name: pin
+    file: {path: /etc/apt/preferences.d/pin, content: "x\n"}
+  - name: headers
+    package: {name: linux-headers}
+  - name: driver
+    package: {name: [driver, driver-utils], version: "2.0-1"}
+    notify: [restart daemon]
+)") + kDaemonServiceAndRestart;
 
 // A package kind like the agent's: "X not installed" for each missing
 // name; applying installs them. Counts the install requests and their names.
@@ -69,7 +99,7 @@ struct FakePackages {
       }
       for (const std::string& each : missing) r.Differs(PackageMissingDifference(each));
       if (request.apply && !missing.empty()) {
-        installs[n.name].push_back(missing);
+        installs[n.name].push_back(WithVersions(missing, request.params));
         installed[n.name].insert(missing.begin(), missing.end());
       }
       return r;
@@ -139,6 +169,23 @@ TEST_CASE("packages up front: the node lost in the middle of the install; the ne
   CHECK(Restarts(h, "node02") == 1);
   CHECK(h.OpenIntents().empty());
   CHECK(h.Deploy().changed == 0);
+}
+
+TEST_CASE("a run of package steps (headers, pinned driver): one install at the pinned version, each step credited") {
+  DeployHarness h(Roles{{"driver", kDriverRole}});
+  FakePackages packages;
+  for (const char* node : {"node01", "node02", "node03"}) packages.Attach(h.fleet.node(node));
+  DeploymentResult first = h.Deploy();
+  REQUIRE(first.converged());
+  CHECK(packages.installs["node02"] ==
+        std::vector<std::vector<std::string>>{{"driver=2.0-1", "driver-utils=2.0-1", "linux-headers"}});
+  const auto changed = StepsWithStatus(h, "node02", "changed");
+  CHECK(std::count(changed.begin(), changed.end(), "driver/headers") == 1);
+  CHECK(std::count(changed.begin(), changed.end(), "driver/driver") == 1);
+  CHECK(Restarts(h, "node02") == 1);
+  CHECK(h.OpenIntents().empty());
+  CHECK(h.Deploy().changed == 0);
+  CHECK(Restarts(h, "node02") == 1);
 }
 
 TEST_CASE("plan predicts the steps a deploy with packages up front changes") {

@@ -275,4 +275,87 @@ TEST_CASE("package differences: the missing-package line read back, other lines 
   CHECK_FALSE(MissingPackageOf(" not installed").has_value());
 }
 
+TEST_CASE("run of package steps: the package steps right after each other in a role, from the run's first only") {
+  PlanBuilder b;
+  b.AddRole("nvidia-driver");
+  b.Add("package", {{"name", "leading"}});
+  b.Add("file", {{"path", "/etc/apt/preferences.d/pin"}});
+  b.Add("package", {{"name", "linux-headers-6.1.0"}});
+  b.Add("package", {{"name", "nvidia-kernel-dkms"}}).skipped = true;  // another source's: does not count
+  b.Add("package", {{"name", "nvidia-open-550"}, {"version", "550.127.05-1"}});  // pinned: joins
+  b.Add("command", {{"argv", {"hold"}}});
+  b.Add("package", {{"name", "nvidia-persistenced"}});
+  b.AddRole("next");
+  b.Add("package", {{"name", "in-another-role"}});
+  const PlannedStep& headers = b.plan.steps[2];  // the plan's steps settled: no reference moves now
+  CHECK(Identities(PackageRunFrom(b.plan, headers, Always)) ==
+        std::vector<std::string>{"nvidia-driver/s3", "nvidia-driver/s5"});
+  CHECK(PackageRunFrom(b.plan, b.plan.steps[4], Always).empty());  // continues the run: not its first
+  CHECK(PackageRunFrom(b.plan, b.plan.steps[0], Always).empty());  // a file follows: a run of one
+  CHECK(PackageRunFrom(b.plan, b.plan.steps[6], Always).empty());  // the role's last; the next role's is not its run
+  CHECK(PackageRunFrom(b.plan, b.plan.steps[1], Always).empty());  // not a package step
+
+  // A step recorded done (not sent) ends the run; so does a removal.
+  auto not_the_driver = [&](const PlannedStep& s) { return &s != &b.plan.steps[4]; };
+  CHECK(PackageRunFrom(b.plan, headers, not_the_driver).empty());
+  b.plan.steps[4].params["state"] = "absent";
+  CHECK(PackageRunFrom(b.plan, headers, Always).empty());
+}
+
+TEST_CASE("run of package steps: a wait of the role or a maintenance step ends the run") {
+  PlanBuilder b;
+  Role& role = b.AddRole("r");
+  b.Add("package", {{"name", "one"}}, "first");
+  b.Add("package", {{"name", "two"}}, "second");
+  CHECK(PackageRunFrom(b.plan, b.plan.steps[0], Always).size() == 2);
+  RoleStep maintenance = *b.plan.steps[1].step;
+  maintenance.maintenance = true;
+  b.plan.steps[1].step = &maintenance;
+  CHECK(PackageRunFrom(b.plan, b.plan.steps[0], Always).empty());
+  b.plan.steps[1].step = &b.steps[1];
+  role.waits_for.push_back(RoleWait{"other", "controller", "second"});
+  CHECK(PackageRunFrom(b.plan, b.plan.steps[0], Always).empty());
+}
+
+TEST_CASE("run of package steps: one install with the pinned step's version, each step credited") {
+  PlanBuilder b;
+  b.AddRole("nvidia-driver");
+  b.Add("package", {{"name", "linux-headers-6.1.0"}}, "kernel headers[0]");
+  b.Add("package", {{"name", "nvidia-open-550"}, {"version", "550.127.05-1"}}, "driver");
+  RecordingHost host;
+  host.answers = {Missing({"linux-headers-6.1.0", "nvidia-open-550"}), ResourceResult{}};
+  CHECK(RunTask(FindStepKind("package").BeforeStep(host, b.plan, b.plan.steps[0])));
+  const nlohmann::json both = {{"name", {"linux-headers-6.1.0", "nvidia-open-550"}},
+                               {"versions", {{"nvidia-open-550", "550.127.05-1"}}}};
+  REQUIRE(host.calls.size() == 2);
+  CHECK(host.calls[0] == std::pair{both, false});  // one check,
+  CHECK(host.calls[1] == std::pair{both, true});   // one install, the driver at its version
+  CHECK(host.opened_intents == std::vector<std::string>{"nvidia-driver/kernel headers[0]", "nvidia-driver/driver"});
+  REQUIRE(host.started.size() == 1);
+  CHECK(host.started[0] == "packages in one transaction from nvidia-driver/kernel headers[0] (2 for 2 steps)");
+  CHECK(host.credits.at("nvidia-driver/driver") ==
+        std::vector<std::string>{"nvidia-open-550 installed in one transaction with the package steps from "
+                                 "nvidia-driver/kernel headers[0]"});
+  // The driver's own step continues the run: nothing more for it.
+  RecordingHost second;
+  CHECK(RunTask(FindStepKind("package").BeforeStep(second, b.plan, b.plan.steps[1])));
+  CHECK(second.calls.empty());
+}
+
+TEST_CASE("run of package steps: a pinned family already installed moves alone, in its place") {
+  PlanBuilder b;
+  b.AddRole("nvidia-driver");
+  b.Add("package", {{"name", "linux-headers-6.1.0"}});
+  b.Add("package", {{"name", nlohmann::json::array({"nvidia-open-550", "libcuda1"})}, {"version", "550.144.03-1"}});
+  b.Add("package", {{"name", "after-the-driver"}});
+  RecordingHost upgrade;  // headers missing; the driver at another version (a rolling upgrade)
+  ResourceResult checked = Missing({"linux-headers-6.1.0", "libcuda1", "after-the-driver"});
+  checked.Differs("nvidia-open-550 550.127.05-1 -> 550.144.03-1");
+  upgrade.answers = {checked};
+  CHECK(RunTask(FindStepKind("package").BeforeStep(upgrade, b.plan, b.plan.steps[0])));
+  CHECK(upgrade.calls.size() == 1);  // the headers alone are their own transaction: no install here
+  CHECK(upgrade.credits.empty());
+  CHECK(upgrade.opened_intents.empty());
+}
+
 }  // namespace clusterctl

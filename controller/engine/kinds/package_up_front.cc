@@ -1,5 +1,6 @@
 #include "controller/engine/kinds/package_up_front.h"
 
+#include <algorithm>
 #include <map>
 
 #include "common/package_differences.h"
@@ -11,10 +12,7 @@ namespace {
 constexpr const char* kPackage = "package";
 
 bool Installs(const PlannedStep& step) {
-  const nlohmann::json& p = step.params;
-  if (p.value("state", std::string("present")) != "present") return false;
-  auto version = p.find("version");
-  return version == p.end() || version->is_null() || (version->is_string() && version->get_ref<const std::string&>().empty());
+  return step.params.value("state", std::string("present")) == "present" && PinnedVersionOf(step).empty();
 }
 
 bool Removes(const PlannedStep& step) {
@@ -22,6 +20,11 @@ bool Removes(const PlannedStep& step) {
 }
 
 }  // namespace
+
+std::string PinnedVersionOf(const PlannedStep& step) {
+  auto version = step.params.find("version");
+  return version != step.params.end() && version->is_string() ? version->get<std::string>() : "";
+}
 
 std::vector<std::string> PackageNamesOf(const PlannedStep& step) {
   return step.params.contains("name") ? PackageNames(step.params["name"]) : std::vector<std::string>{};
@@ -72,6 +75,31 @@ UpFrontSteps UpFrontPackageSteps(const HostPlan& plan, const std::function<bool(
     }
   }
   return joined;
+}
+
+namespace {
+
+// Whether `step` may be part of a run of package steps (PackageRunFrom).
+bool JoinsRun(const PlannedStep& step, const std::function<bool(const PlannedStep&)>& will_run) {
+  return step.kind == kPackage && step.params.value("state", std::string("present")) == "present" &&
+         !step.step->maintenance && step.role->WaitsBefore(step.step->name).empty() && will_run(step);
+}
+
+}  // namespace
+
+std::vector<const PlannedStep*> PackageRunFrom(const HostPlan& plan, const PlannedStep& first,
+                                               const std::function<bool(const PlannedStep&)>& will_run) {
+  std::vector<const PlannedStep*> role;  // the role's steps that are not skipped, in order
+  for (const PlannedStep& step : plan.steps) {
+    if (step.role == first.role && !step.skipped) role.push_back(&step);
+  }
+  auto at = std::find(role.begin(), role.end(), &first);
+  if (at == role.end() || !JoinsRun(first, will_run)) return {};
+  if (at != role.begin() && JoinsRun(**(at - 1), will_run)) return {};  // `first` continues a run
+  std::vector<const PlannedStep*> run;
+  for (; at != role.end() && JoinsRun(**at, will_run); ++at) run.push_back(*at);
+  if (run.size() < 2) run.clear();
+  return run;
 }
 
 std::vector<std::set<std::string>> ClaimMissing(const std::vector<const PlannedStep*>& steps,

@@ -48,6 +48,21 @@ struct UpFrontSteps {
 UpFrontSteps UpFrontPackageSteps(const HostPlan& plan, const std::function<bool(const PlannedStep&)>& will_run,
                                  const Role* from = nullptr);
 
+// A run of package steps: `first` and the package steps right after it in
+// its role (skipped steps between them do not count; any other step ends
+// it), each installing (state present, pinned or not), sent in this run,
+// no wait of the role before it and no maintenance step. The run is returned only when `first`
+// starts it (the role's step before it that will run is not part of it)
+// and it has two steps or more; else it is empty. Installed in one
+// transaction when `first` is about to run (kinds/package_kind.cc): on a
+// GPU node the kernel headers and the pinned driver. Nothing else runs
+// between them one step at a time either, so only the transactions differ.
+std::vector<const PlannedStep*> PackageRunFrom(const HostPlan& plan, const PlannedStep& first,
+                                               const std::function<bool(const PlannedStep&)>& will_run);
+
+// A package step's pinned version ("" when none).
+std::string PinnedVersionOf(const PlannedStep& step);
+
 // The package names of a package step's `name` parameter (a word or a list).
 std::vector<std::string> PackageNamesOf(const PlannedStep& step);
 

@@ -187,6 +187,14 @@ class StepKind {
     co_return true;
   }
 
+  // Deploy (not plan), before `step` runs (before its check): work the kind
+  // does for it and the steps right after it at once (package: a run of
+  // package steps in one transaction), credited like UpFront's. False: the
+  // host stops (the kind reported why).
+  virtual Task<bool> BeforeStep(KindHost& /*host*/, const HostPlan& /*plan*/, const PlannedStep& /*step*/) const {
+    co_return true;
+  }
+
   // Whether this step changes where packages come from: nothing is
   // installed up front past it. A repository does; so does any step that
   // writes under /etc/apt, /etc/yum.repos.d or /etc/dnf (its `path`).
