@@ -16,23 +16,20 @@
 namespace clusterctl {
 namespace {
 
-// node01 serves /home to node02-04 over ib0; node04 also mounts a NAS outside the inventory.
-const char* kInventory = R"(cluster: testbed
-vars:
-  nfs_exports: [{path: /home, clients: [compute]}]
-  nfs_mounts: [{export: /home}]
-hosts:
-  node01: {address: 10.0.0.11, interfaces: {ib0: 10.1.0.11/24}}
-  node02: {address: 10.0.0.12, interfaces: {ib0: 10.1.0.12/24}}
-  node03: {address: 10.0.0.13, interfaces: {ib0: 10.1.0.13/24}}
-  node04: {address: 10.0.0.14, interfaces: {ib0: 10.1.0.14/24}, vars: {nfs_external_mounts: [{server: 10.9.9.9, export: /proj, path: /proj}]}}
-groups:
-  nfs_server: {hosts: node01}
-  compute: {hosts: [node02, node03, node04]}
-  nfs_clients: {children: [compute]}
-)";
+// node01 serves /home to node02-04 over ib0 (the compute group mounts it);
+// node04 also mounts a NAS outside the inventory.
+std::string Inventory() {
+  std::string text = "cluster: accept\nhosts:\n";
+  for (const char* n : {"1", "2", "3", "4"}) {
+    text += std::string("  node0") + n + ": {address: 10.0.0.2" + n + ", interfaces: {ib0: 10.1.0.2" + n + "/24}" +
+            (std::string(n) == "4" ? ", vars: {nfs_external_mounts: [{server: 10.9.9.9, export: /proj, path: /proj}]}" : "") + "}\n";
+  }
+  return text + "groups:\n  nfs_server: {hosts: node01, vars: {nfs_exports: [{path: /home, clients: [compute]}]}}\n"
+                "  compute: {hosts: [node02, node03, node04], vars: {nfs_mounts: [{export: /home}]}}\n"
+                "  nfs_clients: {children: [compute]}\n";
+}
 
-const char* kHome = "10.1.0.11:/home";
+const char* kHome = "10.1.0.21:/home";
 
 // What Debian 13's fio 3.39 prints for --enghelp=nfs: the engine's one option (fio's engines/nfs.c, its help text).
 const char* kNfsEngineHelp = "nfs_url                 : URL in libnfs format, eg nfs://<server|ipv4|ipv6>/path[?arg=val[&arg=val]*]\n";
@@ -54,7 +51,7 @@ std::string Option(const Argv& argv, const std::string& name) {
 struct NfsFioBench : testing::FakeClusterRun {
   std::map<std::string, double> write_mbps = {{"node02", 410}, {"node03", 395}, {"node04", 420}};
   NfsFioBench() {
-    inv = testing::InventoryFromText(kInventory);
+    inv = testing::InventoryFromText(Inventory());
     for (const char* node : {"node01", "node02", "node03", "node04"}) {
       Node(node).outputs["fio installed"] = ToolOutput{};
       Node(node).outputs["fio --version"].out = "fio-3.39\n";
@@ -87,16 +84,16 @@ TEST_CASE("storage.nfs_fio: one round per export; each client writes then reads 
     CAPTURE(node);
     CHECK_MESSAGE(run.Of(node).outcome == CheckOutcome::kPass, run.Of(node).detail);
   }
-  CHECK(run.Of("node02").measured == "10.1.0.11:/home write 410 MB/s, 10.1.0.11:/home read 900 MB/s");
+  CHECK(run.Of("node02").measured == "10.1.0.21:/home write 410 MB/s, 10.1.0.21:/home read 900 MB/s");
   CHECK(run.Of("node04").measured ==
-        "10.1.0.11:/home write 420 MB/s, 10.1.0.11:/home read 900 MB/s, 10.9.9.9:/proj write 900 MB/s, 10.9.9.9:/proj read 900 MB/s");
+        "10.1.0.21:/home write 420 MB/s, 10.1.0.21:/home read 900 MB/s, 10.9.9.9:/proj write 900 MB/s, 10.9.9.9:/proj read 900 MB/s");
   CHECK(run.Of("node04").detail.find("10.9.9.9:/proj write: ") != std::string::npos);  // alone on its export: its floor only
   // The cluster's export first (every client at once), then the NAS (node04 alone).
   REQUIRE(run.ran.size() == 8);
   CHECK(run.ran[0].host == "node02");
   CHECK(run.ran[0].argv == Argv{"/usr/bin/fio", "--name=clusterctl-accept", "--filename=fio-node02", "--rw=write", "--bs=1M",
                                 "--size=1024M", "--runtime=30", "--time_based", "--ioengine=nfs",
-                                "--nfs_url=nfs://10.1.0.11/home/.clusterctl-validate", "--iodepth=8", "--output-format=json"});
+                                "--nfs_url=nfs://10.1.0.21/home/.clusterctl-validate", "--iodepth=8", "--output-format=json"});
   CHECK(run.ran[1].host == "node02");
   CHECK(Option(run.ran[1].argv, "--rw") == "read");
   CHECK(Option(run.ran[1].argv, "--filename") == "fio-node02");
@@ -104,7 +101,7 @@ TEST_CASE("storage.nfs_fio: one round per export; each client writes then reads 
   CHECK(Option(run.ran[6].argv, "--nfs_url") == "nfs://10.9.9.9/proj/.clusterctl-validate");
   CHECK(run.ran[6].host == "node04");
   CHECK(run.progress == std::vector<std::string>{
-                            "storage.nfs_fio: write then read through 10.1.0.11:/home on 3 nodes (30 s each)",
+                            "storage.nfs_fio: write then read through 10.1.0.21:/home on 3 nodes (30 s each)",
                             "storage.nfs_fio: write then read through 10.9.9.9:/proj on 1 nodes (30 s each)"});
 }
 
