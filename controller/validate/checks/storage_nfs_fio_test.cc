@@ -9,6 +9,7 @@
 // named edit each: bw_bytes set to the node's speed.
 #include <doctest/doctest.h>
 
+#include "common/json_text.h"
 #include "controller/validate/checks/spec_test_util.h"
 #include "tests/unit/fixture.h"
 #include "tests/unit/inventory_text.h"
@@ -38,7 +39,7 @@ const char* kNfsEngineHelp = "nfs_url                 : URL in libnfs format, eg
 std::string Report(const std::string& rw, double mbps) {
   nlohmann::json doc = nlohmann::json::parse(testing::CapturedFixture("fio-output-json--3.33-Debian-12--seq-" + rw + "-1M-ext4--1.json"));
   doc["jobs"][0][rw]["bw_bytes"] = static_cast<long long>(mbps * 1e6);
-  return doc.dump(2);
+  return JsonText(doc, 2);
 }
 
 std::string Option(const Argv& argv, const std::string& name) {
