@@ -101,8 +101,12 @@ nfs_fio=(--level acceptance --checks storage.nfs_fio --limit compute --duration 
 for run in 1 2; do
   "$CLUSTERCTL" validate --json "$inventory" "${nfs_fio[@]}" >"$WORK/nfs-fio-$run.json" 2>"$WORK/nfs-fio-$run.err"
   rc=$?
-  check "storage.nfs_fio run $run passes on both compute nodes (exit $rc)" test $rc -eq 0 ||
-    { failures_detail "$WORK/nfs-fio-$run.json"; tail -5 "$WORK/nfs-fio-$run.err"; }
+  check "storage.nfs_fio run $run passes on both compute nodes (exit $rc)" test $rc -eq 0
+  python3 -c 'import json,sys
+for r in json.load(open(sys.argv[1]))["results"]:
+    print("#   run %s: %s %s %s: %s | %s" % (sys.argv[2], r["check"], r["subject"], r["result"], r.get("measured", ""), r.get("detail", "")))' \
+    "$WORK/nfs-fio-$run.json" "$run"
+  [ $rc -eq 0 ] || tail -5 "$WORK/nfs-fio-$run.err"
 done
 measured=$(python3 -c 'import json,sys
 print(" ".join(sorted(r["subject"] for r in json.load(open(sys.argv[1]))["results"]
