@@ -103,6 +103,25 @@ Argv JobArgv(const NodeView& view, const Target& target, const Job& job) {
   return FioArgv("fio-" + target.node, job.rw, size, MeasureSeconds(view), {"--ioengine=nfs", "--nfs_url=" + target.url, "--iodepth=8"});
 }
 
+// The round's jobs. fio 3.39's nfs engine at times fails a job's reads
+// with libnfs error -14 and then hangs until stopped (2 of 4 first runs on
+// the testbed, one node's read each time; the next run passed): a job that
+// ended without a report runs once more, and only a second failure counts.
+std::vector<Result<ToolOutput>> RunJobs(ClusterRun& run, const std::vector<HostCommand>& commands) {
+  std::vector<Result<ToolOutput>> outputs = run.RunCommands(commands);
+  std::vector<HostCommand> again;
+  std::vector<size_t> which;
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    if (outputs[k].ok() && outputs[k]->out.find('{') != std::string::npos) continue;
+    again.push_back(commands[k]);
+    which.push_back(k);
+  }
+  if (again.empty()) return outputs;
+  std::vector<Result<ToolOutput>> retried = run.RunCommands(again);
+  for (size_t k = 0; k < which.size(); ++k) outputs[which[k]] = std::move(retried[k]);
+  return outputs;
+}
+
 // One export's round: each node that mounts it writes, then reads, its file; all at once.
 void RunRound(ClusterRun& run, const std::string& source, const std::vector<const Target*>& round, FioReadings& readings) {
   const int seconds = MeasureSeconds(run.View(round.front()->node));
@@ -115,9 +134,9 @@ void RunRound(ClusterRun& run, const std::string& source, const std::vector<cons
   std::vector<HostCommand> commands;  // per node: write, read
   for (const Target* t : round) {
     const NodeView view = run.View(t->node);
-    for (const Job& job : kJobs) commands.push_back({.host = t->node, .argv = JobArgv(view, *t, job), .timeout_s = MeasureSeconds(view) + 120});
+    for (const Job& job : kJobs) commands.push_back({.host = t->node, .argv = JobArgv(view, *t, job), .timeout_s = MeasureSeconds(view) + 60});
   }
-  const std::vector<Result<ToolOutput>> outputs = run.RunCommands(commands);
+  const std::vector<Result<ToolOutput>> outputs = RunJobs(run, commands);
   for (size_t n = 0; n < round.size(); ++n) {
     for (size_t j = 0; j < 2; ++j) {
       readings.Add(run.View(round[n]->node), source + " " + kJobs[j].rw, kJobs[j].rw, outputs[2 * n + j],

@@ -158,6 +158,33 @@ TEST_CASE("storage.nfs_fio: no reading is no pass: fio missing, a job's error, a
   CHECK(late.Of("node02").detail == std::string(kHome) + " write: not run: the validation's deadline (900 s) passed first");
 }
 
+TEST_CASE("storage.nfs_fio: a job that ends without a report (libnfs error -14, fio stopped) runs once more; a second failure counts") {
+  NfsFioBench run;
+  int reads_on_node03 = 0;
+  const auto answer = run.answer;
+  run.answer = [&](const HostCommand& c) {
+    if (c.host != "node03" || Option(c.argv, "--rw") != "read" || ++reads_on_node03 > 1) return answer(c);
+    ToolOutput hung;  // as fio 3.39's nfs engine ended on the testbed: its reads failed, stopped at the time limit
+    hung.exit_code = -1;
+    hung.timed_out = true;
+    hung.err = "Failed NFS operation(code:-14): \nfio: terminating on signal 15\n";
+    return hung;
+  };
+  run.Phase("storage.nfs_fio");
+  CHECK(reads_on_node03 == 2);
+  CHECK_MESSAGE(run.Of("node03").outcome == CheckOutcome::kPass, run.Of("node03").detail);
+  CHECK(run.ran.size() == 9);  // the 8 jobs and node03's read again
+
+  NfsFioBench twice;
+  twice.answer = [&](const HostCommand& c) {
+    if (c.host == "node03" && Option(c.argv, "--rw") == "read") return ToolOutput{.exit_code = -1, .err = "Failed NFS operation(code:-14): ", .timed_out = true};
+    return answer(c);
+  };
+  twice.Phase("storage.nfs_fio");
+  CHECK(twice.Of("node03").outcome == CheckOutcome::kFail);
+  CHECK(twice.Of("node03").detail == std::string(kHome) + " read: fio printed no JSON report");
+}
+
 TEST_CASE("storage.nfs_fio: the file's size, the floors and the time are the node's variables") {
   NfsFioBench run;
   for (const char* node : {"node02", "node03", "node04"}) {
