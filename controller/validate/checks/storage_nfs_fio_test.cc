@@ -4,7 +4,8 @@
 // the nodes of the same export (a slow client named), and every node left
 // without a reading: Debian 12's fio without the engine (its real answer,
 // captured: "not applicable", never a pass), fio missing, a job's real
-// error report, no answer from --enghelp, the deadline. fio's reports are
+// error report, no answer from --enghelp, the deadline. Debian 13's fio
+// answers --enghelp=nfs as captured on the testbed. fio's reports are
 // real captures of Debian 12's fio 3.33 (--output-format=json) with one
 // named edit each: bw_bytes set to the node's speed.
 #include <doctest/doctest.h>
@@ -32,8 +33,6 @@ std::string Inventory() {
 
 const char* kHome = "10.1.0.21:/home";
 
-// What Debian 13's fio 3.39 prints for --enghelp=nfs: the engine's one option (fio's engines/nfs.c, its help text).
-const char* kNfsEngineHelp = "nfs_url                 : URL in libnfs format, eg nfs://<server|ipv4|ipv6>/path[?arg=val[&arg=val]*]\n";
 
 // A real fio 3.33 report of `rw` (captured) with one edit: its bw_bytes set to `mbps`.
 std::string Report(const std::string& rw, double mbps) {
@@ -56,7 +55,7 @@ struct NfsFioBench : testing::FakeClusterRun {
     for (const char* node : {"node01", "node02", "node03", "node04"}) {
       Node(node).outputs["fio installed"] = ToolOutput{};
       Node(node).outputs["fio --version"].out = "fio-3.39\n";
-      Node(node).outputs["fio --enghelp=nfs"].out = kNfsEngineHelp;
+      Node(node).outputs["fio --enghelp=nfs"].out = testing::CapturedFixture("fio-enghelp-nfs--3.39-Debian-13--nfs-engine--stdout--1.txt");
       probed.push_back({node, true, true, ""});
     }
     answer = [this](const HostCommand& c) {
