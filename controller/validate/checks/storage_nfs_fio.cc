@@ -104,9 +104,9 @@ Argv JobArgv(const NodeView& view, const Target& target, const Job& job) {
 }
 
 // The round's jobs. fio 3.39's nfs engine at times fails a job's reads
-// with libnfs error -14 and then hangs until stopped (2 of 4 first runs on
-// the testbed, one node's read each time; the next run passed): a job that
-// ended without a report runs once more, and only a second failure counts.
+// with libnfs error -14 and then hangs until stopped (the first validate
+// of both e2e_trixie trials: one node's read; the next run passed): a job
+// that ended without a report runs once more, and only a second failure counts.
 std::vector<Result<ToolOutput>> RunJobs(ClusterRun& run, const std::vector<HostCommand>& commands) {
   std::vector<Result<ToolOutput>> outputs = run.RunCommands(commands);
   std::vector<HostCommand> again;
