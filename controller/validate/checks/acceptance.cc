@@ -12,13 +12,16 @@ std::vector<std::string> MeasuredNodes(ClusterRun& run, const std::string& check
   std::vector<std::string> nodes;
   for (const std::string& node : MeasurableNodes(run, check)) {
     if (!run.View(node).node.Output(installed.id).Succeeded()) {
-      run.Add(Fail(check, kNode, node, tool + " is not installed on " + node + " (the acceptance-tools role installs it: acceptance_tools: true)",
-                   {}, "unknown"));
+      run.Add(Fail(check, kNode, node, NotInstalled(tool, node), {}, "unknown"));
       continue;
     }
     nodes.push_back(node);
   }
   return nodes;
+}
+
+std::string NotInstalled(const std::string& tool, const std::string& node) {
+  return tool + " is not installed on " + node + " (the acceptance-tools role installs it: acceptance_tools: true)";
 }
 
 PeerReading ReadingOf(const NodeView& view, const std::string& part, double value, const char* floor_variable,

@@ -21,6 +21,9 @@ namespace clusterctl::checks {
 std::vector<std::string> MeasuredNodes(ClusterRun& run, const std::string& check, const ProbeSpec& installed,
                                        const std::string& tool);
 
+// Why `node` has no reading of a check whose `tool` is missing there.
+std::string NotInstalled(const std::string& tool, const std::string& node);
+
 // The reading of `host` for the peer judgement: its group from
 // validate_peer_group prefixed with `part` (a network's, a path's readings
 // are compared only with the same part's), its floor and outlier percent

@@ -1,9 +1,10 @@
 // gpu.nvlink_errors: nvidia-smi nvlink -e read and judged against its
-// limits. The pass is a real capture (8x A100-SXM4-40GB, driver 535, every
-// counter 0: tests/fixtures/captured/SOURCES.md). No real capture with a
-// counter above 0 was found in the stored public material (marin-community/
-// marin#9086 names a GB200 link with 505 recovery events, in prose only):
-// the failing case is derived from the real capture by one named edit.
+// limits, on real captures (tests/fixtures/captured/SOURCES.md): the pass,
+// 8x A100-SXM4-40GB, driver 535, every counter 0; the failure, two V100-
+// SXM2 GPUs on a carrier board with a damaged NVLink trace (driver 580),
+// replay errors on both ends of the link and its CRC counter at 65535. A
+// second failing case is derived from the A100 capture by one named edit
+// (a recovery counter, which neither real capture has above 0).
 #include <doctest/doctest.h>
 
 #include <string>
@@ -61,6 +62,32 @@ TEST_CASE("gpu.nvlink_errors: one link's recovery counter over its limit fails, 
   NvlinkErrorLimits crc_only;
   crc_only.crc_max = 1000;
   CHECK(EvaluateNvlinkErrors("n", Output(Gpu3Link7Recovering()), crc_only).outcome == CheckOutcome::kFail);
+}
+
+TEST_CASE("gpu.nvlink_errors: the real V100 capture fails, each counter over its limit named with its GPU and link") {
+  const std::string text = testing::CapturedFixture("nvidia-smi-nvlink-e--2xV100-SXM2-32GB-LS--replay-211-crc-65535--1.txt");
+  auto gpus = ParseNvlinkErrors(text);
+  REQUIRE(gpus.ok());
+  REQUIRE(gpus->size() == 2);
+  CHECK((*gpus)[1].index == 2);  // the capture lists GPUs 0 and 2 (the host has 4)
+  REQUIRE((*gpus)[1].counters.size() == 18);
+  CheckResult r = EvaluateNvlinkErrors("n", Output(text), NvlinkErrorLimits{});
+  CHECK(r.outcome == CheckOutcome::kFail);
+  CHECK(r.detail == "NVLink error counters over their limits: GPU 0: Tesla V100-SXM2-32GB-LS: Link 3: Replay Errors: 211 (limit 0) and 2 more");
+  CHECK(r.evidence == std::vector<std::string>{"GPU 0: Tesla V100-SXM2-32GB-LS: Link 3: Replay Errors: 211 (limit 0)",
+                                               "GPU 2: Tesla V100-SXM2-32GB-LS: Link 0: Replay Errors: 2 (limit 0)",
+                                               "GPU 2: Tesla V100-SXM2-32GB-LS: Link 0: CRC Errors: 65535 (limit 0)"});
+  CHECK(r.measured == "65535");
+  // Limits at the readings pass it; one below the CRC reading fails only that counter.
+  NvlinkErrorLimits at;
+  at.replay_max = 211;
+  at.crc_max = 65535;
+  CheckResult passed = EvaluateNvlinkErrors("n", Output(text), at);
+  CHECK_MESSAGE(passed.outcome == CheckOutcome::kPass, passed.detail);
+  CHECK(passed.detail == "36 CRC, replay and recovery counters on 2 GPUs, none over its limit");
+  at.crc_max = 65534;
+  CheckResult crc = EvaluateNvlinkErrors("n", Output(text), at);
+  CHECK(crc.evidence == std::vector<std::string>{"GPU 2: Tesla V100-SXM2-32GB-LS: Link 0: CRC Errors: 65535 (limit 65534)"});
 }
 
 TEST_CASE("gpu.nvlink_errors: other output, no output and no counters are no reading, never a pass") {

@@ -15,15 +15,12 @@
 
 #include "common/strings.h"
 #include "controller/validate/checks/common.h"
+#include "controller/validate/checks/nfs_url.h"
 #include "controller/validate/cluster_run.h"
 #include "controller/validate/service_checks.h"
 
 namespace clusterctl::checks {
 namespace {
-
-// The directory every export has for these round trips (nfs-server makes
-// it, owned by the anonymous user root is squashed to).
-constexpr const char* kRoundTripDir = ".clusterctl-validate";
 
 std::string RandomHex() {
   std::random_device random;
@@ -42,23 +39,6 @@ struct NfsClientWork {
   std::string kernel_path;                 // the file it writes through its mount
 };
 
-// The libnfs URL of a new round-trip file in a mount's export. NFSv3 where
-// the server offers it (the cluster's: its versions; a server outside the
-// inventory: unless the mount asks for 4): libnfs's v4 writes are limited,
-// and v3 without locking needs no grace period after a server start.
-std::string RoundTripUrl(const nlohmann::json& mount, const nlohmann::json& per_host, const std::string& file) {
-  bool v3;
-  if (mount.value("external", false)) {
-    v3 = mount.value("vers", std::string()).rfind('4', 0) != 0;
-  } else {
-    const std::string server = mount["server"].get<std::string>();
-    v3 = per_host.contains(server) && per_host[server].value("vers3", false);
-  }
-  const std::string address = mount["server_address"].get<std::string>();
-  const std::string host = address.find(':') != std::string::npos ? "[" + address + "]" : address;
-  return "nfs://" + host + mount["export"].get<std::string>() + "/" + kRoundTripDir + "/" + file + (v3 ? "" : "?version=4");
-}
-
 // One client's work: its mounts, and a token it writes through each export
 // it mounts (to be read back by the next client of that export in the ring).
 NfsClientWork PlanNfsClient(const std::string& host, const nlohmann::json& per_host, const nlohmann::json& facts) {
@@ -73,10 +53,10 @@ NfsClientWork PlanNfsClient(const std::string& host, const nlohmann::json& per_h
     w.mounts.push_back({m["path"], m["source"], {}});
     if (!sources.insert(m["source"].get<std::string>()).second) continue;
     // nfs-cp never overwrites: a new name each run (the cluster's servers expire them).
-    w.export_trips.push_back({host, "", RoundTripUrl(m, per_host, host + "-" + nonce), token, {}, {},
+    w.export_trips.push_back({host, "", NfsValidateUrl(m, per_host, host + "-" + nonce), token, {}, {},
                               m["source"].get<std::string>(), m.value("external", false)});
   }
-  w.kernel_path = per_host[host]["mounts"][0]["path"].get<std::string>() + "/" + kRoundTripDir + "/" + host + ".mount";
+  w.kernel_path = per_host[host]["mounts"][0]["path"].get<std::string>() + "/" + kNfsValidateDir + "/" + host + ".mount";
   return w;
 }
 
