@@ -48,6 +48,14 @@ bool ParseVersions(const YamlNode& node, const std::string& context, YamlFields&
   return true;
 }
 
+// Where `key` of the map `node` is written (the map's own place if nowhere).
+SourceLocation KeyLocation(const YamlNode& node, const std::string& key) {
+  for (size_t i = 0; i < node.entries.size() && i < node.key_locations.size(); ++i) {
+    if (node.entries[i].first == key) return node.key_locations[i];
+  }
+  return node.location;
+}
+
 // `vars:` of a release or an architecture: an object of role variables,
 // each one's line kept for the catalog's checks.
 bool ParseVars(const YamlNode& node, const std::string& context, YamlFields& fields, nlohmann::json& vars,
@@ -261,7 +269,7 @@ std::optional<Platforms> Platforms::Parse(std::string_view text, const std::stri
   platforms.releases_ = ParseReleases(*releases, fields, diagnostics);
   if (const YamlNode* architectures = root->Find("architectures")) {
     if (version < 2) {
-      diagnostics.Error(architectures->location, "architectures: needs platforms.yaml format 2 (version: 2), this file says version " +
+      diagnostics.Error(KeyLocation(*root, "architectures"), "architectures: needs platforms.yaml format 2 (version: 2), this file says version " +
                                                      std::to_string(version));
     } else {
       platforms.architectures_ = ParseArchitectures(*architectures, platforms.releases_, fields, diagnostics);

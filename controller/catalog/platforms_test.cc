@@ -131,7 +131,7 @@ TEST_CASE("platforms.yaml: a release variable no role declares, or of the wrong 
   CHECK(errors.find("release 'x' sets variable 'mpi_pakages', which no role declares (did you mean 'mpi_packages'?)") !=
         std::string::npos);
   CHECK(errors.find("release 'x': slurm_packages") != std::string::npos);
-  CHECK(errors.find("/t/platforms.yaml:8:7: release 'x' sets variable 'mpi_pakages'") != std::string::npos);  // its own line
+  CHECK(errors.find("/t/platforms.yaml:8:7: error: release 'x' sets variable 'mpi_pakages'") != std::string::npos);  // its own line
 }
 
 TEST_CASE("platforms: an exact version's entry wins over its ID's; a catalog without the file refuses nothing") {
@@ -191,9 +191,9 @@ TEST_CASE("platforms.yaml: an architecture that is not one uname -m prints, or b
   CHECK_FALSE(parsed);
   const std::string errors = diagnostics.ToString();
   CAPTURE(errors);
-  CHECK(errors.find("/t/platforms.yaml:5:3: architecture 'arm64': 'arm64' is Debian's name; write the kernel's, as "
+  CHECK(errors.find("/t/platforms.yaml:5:3: error: architecture 'arm64': 'arm64' is Debian's name; write the kernel's, as "
                     "`uname -m` prints it: aarch64") != std::string::npos);
-  CHECK(errors.find("/t/platforms.yaml:6:3: architecture 'sparc9': 'sparc9' is not an architecture `uname -m` prints "
+  CHECK(errors.find("/t/platforms.yaml:6:3: error: architecture 'sparc9': 'sparc9' is not an architecture `uname -m` prints "
                     "(x86_64, aarch64,") != std::string::npos);
   CHECK(errors.find("/t/platforms.yaml:7") != std::string::npos);
   CHECK(errors.find("architecture 'ppc64le' needs support and why") != std::string::npos);
@@ -204,6 +204,7 @@ TEST_CASE("platforms.yaml: an architecture that is not one uname -m prints, or b
   CHECK_FALSE(Platforms::Parse("version: 1\nreleases:\n  a: {id: debian, support: supported, why: x}\n"
                                "architectures:\n  aarch64: {support: planned, why: x}\n",
                                "/t/platforms.yaml", old));
+  CAPTURE(old.ToString());
   CHECK(old.ToString().find("/t/platforms.yaml:4") != std::string::npos);
   CHECK(old.ToString().find("architectures: needs platforms.yaml format 2 (version: 2), this file says version 1") !=
         std::string::npos);
@@ -227,7 +228,7 @@ TEST_CASE("platforms.yaml: a variable set by both a release and an architecture 
   CHECK_FALSE(parsed);
   const std::string errors = diagnostics.ToString();
   CAPTURE(errors);
-  CHECK(errors.find("/t/platforms.yaml:16:7: architecture 'aarch64' sets variable 'mpi_packages', which release "
+  CHECK(errors.find("/t/platforms.yaml:16:7: error: architecture 'aarch64' sets variable 'mpi_packages', which release "
                     "'debian-13' sets too (line 9): a variable is per release or per architecture, never both") !=
         std::string::npos);
   CHECK(errors.find("nvidia_driver_cuda_arch") == std::string::npos);
@@ -239,16 +240,16 @@ TEST_CASE("platforms.yaml: an architecture variable no role declares, or of the 
   REQUIRE(catalog);
   auto platforms = Platforms::Parse("version: 2\nreleases:\n  a: {id: debian, version_id: '12', support: supported, why: x}\n"
                                     "architectures:\n  aarch64:\n    support: planned\n    why: x\n    vars:\n"
-                                    "      nvidia_driver_cuda_dir: sbsa\n"          // line 9: not declared
+                                    "      nvidia_driver_cuda_arc: sbsa\n"          // line 9: not declared
                                     "      mpi_multiarch: 'aarch64 linux'\n",     // line 10: not a word
                                     "/t/platforms.yaml", diagnostics);
   REQUIRE(platforms);
   platforms->CheckVariables(*catalog, diagnostics);
   const std::string errors = diagnostics.ToString();
   CAPTURE(errors);
-  CHECK(errors.find("/t/platforms.yaml:9:7: architecture 'aarch64' sets variable 'nvidia_driver_cuda_dir', which no "
+  CHECK(errors.find("/t/platforms.yaml:9:7: error: architecture 'aarch64' sets variable 'nvidia_driver_cuda_arc', which no "
                     "role declares (did you mean 'nvidia_driver_cuda_arch'?)") != std::string::npos);
-  CHECK(errors.find("/t/platforms.yaml:10:7: architecture 'aarch64': mpi_multiarch") != std::string::npos);
+  CHECK(errors.find("/t/platforms.yaml:10:7: error: architecture 'aarch64': mpi_multiarch (aarch64 linux) is not one word") != std::string::npos);
 }
 
 }  // namespace
