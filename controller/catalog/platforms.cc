@@ -1,5 +1,6 @@
 #include "controller/catalog/platforms.h"
 
+#include <algorithm>
 #include <set>
 #include <utility>
 
@@ -43,6 +44,27 @@ bool ParseVersions(const YamlNode& node, const std::string& context, YamlFields&
       return false;
     }
     out[component] = *series;
+  }
+  return true;
+}
+
+// Where `key` of the map `node` is written (the map's own place if nowhere).
+SourceLocation KeyLocation(const YamlNode& node, const std::string& key) {
+  for (size_t i = 0; i < node.entries.size() && i < node.key_locations.size(); ++i) {
+    if (node.entries[i].first == key) return node.key_locations[i];
+  }
+  return node.location;
+}
+
+// `vars:` of a release or an architecture: an object of role variables,
+// each one's line kept for the catalog's checks.
+bool ParseVars(const YamlNode& node, const std::string& context, YamlFields& fields, nlohmann::json& vars,
+               std::map<std::string, SourceLocation>& where) {
+  if (!fields.ExpectMap(node, context + " vars")) return false;
+  if (!node.is_map()) return true;
+  vars = YamlToJson(node);
+  for (size_t i = 0; i < node.entries.size() && i < node.key_locations.size(); ++i) {
+    where[node.entries[i].first] = node.key_locations[i];
   }
   return true;
 }
@@ -93,10 +115,122 @@ std::optional<Release> ParseRelease(const std::string& name, const YamlNode& nod
     }
   }
   if (const YamlNode* vars = node.Find("vars")) {
-    if (!fields.ExpectMap(*vars, context + " vars")) return std::nullopt;
-    if (vars->is_map()) release.vars = YamlToJson(*vars);
+    if (!ParseVars(*vars, context, fields, release.vars, release.var_where)) return std::nullopt;
   }
   return release;
+}
+
+// Why `name` is not an architecture as `uname -m` prints it (the facts'
+// kernel.arch); "" when it is one. Debian's own names (amd64, arm64), the
+// likeliest slip, are answered with the kernel's.
+std::string UnknownArchitecture(const std::string& name) {
+  static const std::vector<std::string> kUname = {"x86_64", "aarch64", "ppc64le", "s390x", "riscv64",
+                                                  "i686",   "armv7l",  "loongarch64", "mips64"};
+  static const std::map<std::string, std::string> kDebian = {
+      {"amd64", "x86_64"}, {"arm64", "aarch64"}, {"ppc64el", "ppc64le"}, {"i386", "i686"}, {"armhf", "armv7l"}};
+  if (std::find(kUname.begin(), kUname.end(), name) != kUname.end()) return "";
+  auto debian = kDebian.find(name);
+  if (debian != kDebian.end()) {
+    return "'" + name + "' is Debian's name; write the kernel's, as `uname -m` prints it: " + debian->second;
+  }
+  return "'" + name + "' is not an architecture `uname -m` prints (" + Join(kUname, ", ") + ")";
+}
+
+// One architecture entry (format 2), named as `uname -m` prints it.
+std::optional<Architecture> ParseArchitecture(const std::string& name, const SourceLocation& key, const YamlNode& node,
+                                              YamlFields& fields) {
+  const std::string context = "architecture '" + name + "'";
+  if (!fields.ExpectMap(node, context, /*null_ok=*/false)) return std::nullopt;
+  fields.CheckKnownKeys(node, {"support", "why", "vars"}, context);
+  const std::string unknown = UnknownArchitecture(name);
+  if (!unknown.empty()) {
+    fields.Error(key, context + ": " + unknown);
+    return std::nullopt;
+  }
+  const YamlNode* support = node.Find("support");
+  const YamlNode* why = node.Find("why");
+  if (!support || !why) {
+    fields.Error(node.location, context + " needs support and why");
+    return std::nullopt;
+  }
+  const auto support_word = fields.Choice(*support, context + " support", {"supported", "planned"});
+  const auto why_text = fields.String(*why, context + " why");
+  if (!support_word || !why_text) return std::nullopt;
+  Architecture architecture;
+  architecture.name = name;
+  architecture.where = key;
+  architecture.why = *why_text;
+  architecture.support = *support_word == "supported" ? ReleaseSupport::kSupported : ReleaseSupport::kPlanned;
+  if (const YamlNode* vars = node.Find("vars")) {
+    if (!ParseVars(*vars, context, fields, architecture.vars, architecture.var_where)) return std::nullopt;
+  }
+  return architecture;
+}
+
+// A variable is per release or per architecture, never both: which would win
+// would hang on the layer order, and a value that differs by both is not
+// either one's to set.
+void CheckVariablesLayerOnce(const std::vector<Release>& releases, const Architecture& architecture,
+                             Diagnostics& diagnostics) {
+  for (const auto& [name, where] : architecture.var_where) {
+    for (const Release& release : releases) {
+      auto also = release.var_where.find(name);
+      if (also == release.var_where.end()) continue;
+      diagnostics.Error(where, "architecture '" + architecture.name + "' sets variable '" + name + "', which release '" +
+                                   release.name + "' sets too (line " + std::to_string(also->second.line) +
+                                   "): a variable is per release or per architecture, never both");
+      break;
+    }
+  }
+}
+
+// Each variable of a release's or an architecture's `vars` is declared by a
+// role and has a value its declaration accepts; errors at the variable's line.
+void CheckLayerVariables(const Catalog& catalog, const std::string& context, const nlohmann::json& vars,
+                         const std::map<std::string, SourceLocation>& var_where, const SourceLocation& entry,
+                         const std::vector<std::string>& declared, Diagnostics& diagnostics) {
+  for (const auto& [name, value] : vars.items()) {
+    auto at = var_where.find(name);
+    const SourceLocation& where = at == var_where.end() ? entry : at->second;
+    const VariableSpec* spec = catalog.FindVariable(name);
+    if (!spec) {
+      diagnostics.Error(where, context + " sets variable '" + name + "', which no role declares" + DidYouMean(name, declared));
+      continue;
+    }
+    for (const std::string& problem : CheckVariableValue(*spec, value, name, {})) {
+      diagnostics.Error(where, context + ": " + problem);
+    }
+  }
+}
+
+std::vector<Release> ParseReleases(const YamlNode& releases, YamlFields& fields, Diagnostics& diagnostics) {
+  std::vector<Release> found;
+  std::set<std::pair<std::string, std::string>> seen;
+  for (const auto& [name, node] : releases.entries) {
+    std::optional<Release> release = ParseRelease(name, node, fields);
+    if (!release) continue;
+    if (!seen.emplace(release->id, release->version_id).second) {
+      diagnostics.Error(release->where, "release '" + name + "': a second entry for " + release->Title());
+      continue;
+    }
+    found.push_back(std::move(*release));
+  }
+  return found;
+}
+
+std::vector<Architecture> ParseArchitectures(const YamlNode& architectures, const std::vector<Release>& releases,
+                                             YamlFields& fields, Diagnostics& diagnostics) {
+  std::vector<Architecture> found;
+  if (!fields.ExpectMap(architectures, "architectures", /*null_ok=*/false)) return found;
+  for (size_t i = 0; i < architectures.entries.size(); ++i) {
+    const auto& [name, node] = architectures.entries[i];
+    const SourceLocation key = i < architectures.key_locations.size() ? architectures.key_locations[i] : node.location;
+    std::optional<Architecture> architecture = ParseArchitecture(name, key, node, fields);
+    if (!architecture) continue;
+    CheckVariablesLayerOnce(releases, *architecture, diagnostics);
+    found.push_back(std::move(*architecture));
+  }
+  return found;
 }
 
 }  // namespace
@@ -121,9 +255,10 @@ std::optional<Platforms> Platforms::Parse(std::string_view text, const std::stri
   if (!root) return std::nullopt;
   YamlFields fields(diagnostics);
   if (!fields.ExpectMap(*root, path, /*null_ok=*/false)) return std::nullopt;
-  fields.CheckKnownKeys(*root, {"version", "releases"}, path);
-  if (const YamlNode* version = root->Find("version")) {
-    fields.Integer(*version, "version", kPlatformsFormatVersion, kPlatformsFormatVersion);
+  fields.CheckKnownKeys(*root, {"version", "releases", "architectures"}, path);
+  long long version = kPlatformsFormatVersion;
+  if (const YamlNode* node = root->Find("version")) {
+    version = fields.Integer(*node, "version", 1, kPlatformsFormatVersion).value_or(kPlatformsFormatVersion);
   }
   const YamlNode* releases = root->Find("releases");
   if (!releases || !fields.ExpectMap(*releases, "releases", /*null_ok=*/false)) {
@@ -131,15 +266,14 @@ std::optional<Platforms> Platforms::Parse(std::string_view text, const std::stri
     return std::nullopt;
   }
   Platforms platforms;
-  std::set<std::pair<std::string, std::string>> seen;
-  for (const auto& [name, node] : releases->entries) {
-    std::optional<Release> release = ParseRelease(name, node, fields);
-    if (!release) continue;
-    if (!seen.emplace(release->id, release->version_id).second) {
-      diagnostics.Error(release->where, "release '" + name + "': a second entry for " + release->Title());
-      continue;
+  platforms.releases_ = ParseReleases(*releases, fields, diagnostics);
+  if (const YamlNode* architectures = root->Find("architectures")) {
+    if (version < 2) {
+      diagnostics.Error(KeyLocation(*root, "architectures"), "architectures: needs platforms.yaml format 2 (version: 2), this file says version " +
+                                                     std::to_string(version));
+    } else {
+      platforms.architectures_ = ParseArchitectures(*architectures, platforms.releases_, fields, diagnostics);
     }
-    platforms.releases_.push_back(std::move(*release));
   }
   if (diagnostics.error_count() > errors_before) return std::nullopt;
   return platforms;
@@ -149,17 +283,12 @@ void Platforms::CheckVariables(const Catalog& catalog, Diagnostics& diagnostics)
   std::vector<std::string> declared;
   for (const auto& [name, spec] : catalog.variables()) declared.push_back(name);
   for (const Release& release : releases_) {
-    for (const auto& [name, value] : release.vars.items()) {
-      const VariableSpec* spec = catalog.FindVariable(name);
-      if (!spec) {
-        diagnostics.Error(release.where, "release '" + release.name + "' sets variable '" + name +
-                                             "', which no role declares" + DidYouMean(name, declared));
-        continue;
-      }
-      for (const std::string& problem : CheckVariableValue(*spec, value, name, {})) {
-        diagnostics.Error(release.where, "release '" + release.name + "': " + problem);
-      }
-    }
+    CheckLayerVariables(catalog, "release '" + release.name + "'", release.vars, release.var_where, release.where,
+                        declared, diagnostics);
+  }
+  for (const Architecture& architecture : architectures_) {
+    CheckLayerVariables(catalog, "architecture '" + architecture.name + "'", architecture.vars, architecture.var_where,
+                        architecture.where, declared, diagnostics);
   }
 }
 
@@ -185,6 +314,25 @@ std::string Platforms::Refusal(const nlohmann::json& os_facts) const {
   const std::string why = release ? shown + " is refused: " + release->why
                                   : shown + " is not a release clusterctl knows (platforms.yaml)";
   return why + "; clusterctl plans " + PlannedList() + " (docs/platforms.md)";
+}
+
+const Architecture* Platforms::FindArchitecture(const nlohmann::json& kernel_facts) const {
+  const std::string arch = FactText(kernel_facts, "arch");
+  for (const Architecture& architecture : architectures_) {
+    if (architecture.name == arch) return &architecture;
+  }
+  return nullptr;
+}
+
+std::string Platforms::ArchitectureRefusal(const nlohmann::json& kernel_facts) const {
+  const std::string arch = FactText(kernel_facts, "arch");
+  if (architectures_.empty() || arch.empty() || FindArchitecture(kernel_facts)) return "";
+  std::vector<std::string> known;
+  for (const Architecture& architecture : architectures_) {
+    known.push_back(architecture.name + (architecture.support == ReleaseSupport::kSupported ? " (supported)" : " (planned only)"));
+  }
+  return arch + " is not an architecture clusterctl knows (platforms.yaml); clusterctl plans " + Join(known, ", ") +
+         " (docs/platforms.md)";
 }
 
 std::string Platforms::PlannedList() const {

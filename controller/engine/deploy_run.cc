@@ -177,7 +177,9 @@ class Deployment {
   std::string UnusableFacts(const nlohmann::json& facts) const {
     const std::vector<std::string> problems = FactsProblems(facts);
     if (!problems.empty()) return "the node's facts cannot be used: " + Join(problems, "; ");
-    return in_.catalog->platforms().Refusal(facts.at("os"));
+    const std::string release = in_.catalog->platforms().Refusal(facts.at("os"));
+    if (!release.empty()) return release;
+    return in_.catalog->platforms().ArchitectureRefusal(facts.value("kernel", nlohmann::json()));
   }
 
   // The hosts of the run whose release cannot work with the cluster's
@@ -227,6 +229,10 @@ class Deployment {
       const Release* release = in_.catalog->platforms().Find(facts->second.at("os"));
       if (release && release->support == ReleaseSupport::kPlanned) {
         listener_.OnEvent(NoteEvent{name, release->Title() + " is planned only: " + release->why + " (docs/platforms.md)"});
+      }
+      const Architecture* arch = in_.catalog->platforms().FindArchitecture(facts->second.value("kernel", nlohmann::json()));
+      if (arch && arch->support == ReleaseSupport::kPlanned) {
+        listener_.OnEvent(NoteEvent{name, arch->name + " is planned only: " + arch->why + " (docs/platforms.md)"});
       }
     }
   }

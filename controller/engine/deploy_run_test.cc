@@ -745,6 +745,56 @@ TEST_CASE("a node of a release clusterctl refuses fails alone at plan time, nami
   }
 }
 
+// Issue 52: a node's architecture (facts kernel.arch) picks its
+// platforms.yaml values; one with no entry fails alone at plan time.
+constexpr const char* kArchPlatforms = R"(version: 2
+releases:
+  debian-12: {id: debian, version_id: "12", codename: bookworm, support: supported, why: "deployed here"}
+architectures:
+  x86_64: {support: supported, why: "deployed here"}
+  aarch64: {support: planned, why: "plans only", vars: {cuda_dir: sbsa}}
+)";
+const char* kCudaDirRole = R"(version: 3
+description: writes NVIDIA's repository directory for the node
+applies_to: [all]
+vars:
+  cuda_dir: {default: x86_64, syntax: word, description: "the architecture's directory"}
+steps:
+  - name: dir
+    file: {path: /etc/cuda-dir, content: "{{cuda_dir}}\n"}
+)";
+
+TEST_CASE("a node's architecture picks its values, the inventory's still win, and an unknown one fails alone") {
+  // Given node02 riscv64 (no entry), node03 aarch64 (planned only), node01 x86_64,
+  DeployHarness h(Roles{{"cuda", kCudaDirRole}}, testing::kThreeNodeInventory, kArchPlatforms);
+  h.fleet.node("node02").facts["kernel"]["arch"] = "riscv64";
+  h.fleet.node("node03").facts["kernel"]["arch"] = "aarch64";
+  // when the cluster is deployed,
+  DeploymentResult result = h.Deploy();
+  // then node02 fails naming its architecture and the ones clusterctl plans, with nothing done on it,
+  REQUIRE(result.ending == DeploymentResult::Ending::kCompleted);
+  CHECK(ReportOf(result, "node02").outcome == HostOutcome::kFailed);
+  CHECK(ReportOf(result, "node02").error ==
+        "riscv64 is not an architecture clusterctl knows (platforms.yaml); clusterctl plans x86_64 (supported), "
+        "aarch64 (planned only) (docs/platforms.md)");
+  CHECK(h.fleet.node("node02").files.empty());
+  // node03 gets aarch64's value, with a note that aarch64 was never deployed here, node01 the role's default;
+  CHECK(h.fleet.node("node03").files.at("/etc/cuda-dir") == "sbsa\n");
+  CHECK(h.fleet.node("node01").files.at("/etc/cuda-dir") == "x86_64\n");
+  bool noted = false;
+  for (const nlohmann::json& note : h.Events("note")) {
+    noted |= note["host"] == "node03" && note["message"] == "aarch64 is planned only: plans only (docs/platforms.md)";
+  }
+  CHECK(noted);
+
+  // and a host's own inventory value wins over its architecture's.
+  DeployHarness own(Roles{{"cuda", kCudaDirRole}},
+                    std::string(testing::kThreeNodeInventory) + "vars: {cuda_dir: site-mirror}\n", kArchPlatforms);
+  own.fleet.node("node03").facts["kernel"]["arch"] = "aarch64";
+  REQUIRE(own.Deploy().ending == DeploymentResult::Ending::kCompleted);
+  CHECK(own.fleet.node("node03").files.at("/etc/cuda-dir") == "site-mirror\n");
+}
+
 // Issue 49, mixed releases: roles named as the built-in ones whose daemons
 // must agree across releases (release_mix.h), each writing one file.
 constexpr const char* kMixPlatforms = R"(version: 1

@@ -176,15 +176,20 @@ HostPlan Planner::Plan(const Host& host, Diagnostics& diagnostics) {
   for (const auto& [view, parts] : per_host_views_) {
     host_context["host"][view] = parts.contains(host.name) ? parts[host.name] : nlohmann::json(nullptr);
   }
-  const Release* release = facts.is_object() ? inputs_.catalog->platforms().Find(facts.value("os", nlohmann::json())) : nullptr;
+  const Platforms& platforms = inputs_.catalog->platforms();
+  const Release* release = facts.is_object() ? platforms.Find(facts.value("os", nlohmann::json())) : nullptr;
+  const Architecture* architecture =
+      facts.is_object() ? platforms.FindArchitecture(facts.value("kernel", nlohmann::json())) : nullptr;
   std::vector<const Role*> applicable;
   for (const Role* role : plan.roles) {
-    // Role defaults < the host's OS release's values (platforms.yaml) <
-    // inventory variables (cluster < group < host). A release sets only
-    // what the role declares.
+    // Role defaults < the host's OS release's values < its architecture's
+    // (platforms.yaml; a variable is set by one of the two, never both) <
+    // inventory variables (cluster < group < host). Each sets only what the
+    // role declares.
     nlohmann::json vars = role->vars;
-    if (release) {
-      for (const auto& [key, value] : release->vars.items()) {
+    for (const nlohmann::json* layer : {release ? &release->vars : nullptr, architecture ? &architecture->vars : nullptr}) {
+      if (!layer) continue;
+      for (const auto& [key, value] : layer->items()) {
         if (vars.contains(key)) vars[key] = value;
       }
     }

@@ -103,4 +103,17 @@ TEST_CASE("nccl-tests: the programs are linked where validate looks for all_redu
   CHECK(builder.find("ln -sfn \"$program\" \"$bin/$(basename \"$program\")\"") != std::string::npos);
 }
 
+// Issue 52: MPI_HOME and NCCL's libraries are in the node's architecture's
+// multiarch directory (mpi_multiarch, platforms.yaml), x86_64's by default.
+TEST_CASE("nccl-tests: the builder looks in the node's architecture's /usr/lib directory") {
+  WithBundle h;
+  nlohmann::json arm = Facts(2);
+  arm["kernel"] = {{"release", "6.1.0-57-arm64"}, {"arch", "aarch64"}};
+  const std::map<std::string, nlohmann::json> facts = {{"head01", Facts(0)}, {"gpu01", arm}, {"cpu01", Facts(0)}};
+  const std::string on_arm = h.Plan("gpu01", facts).files.at("/usr/local/sbin/clusterctl-nccl-tests");
+  CHECK(on_arm.find("\nmultiarch=aarch64-linux-gnu\nmpi_home=/usr/lib/$multiarch/openmpi\n") != std::string::npos);
+  const std::string on_x86 = PlanHost(h, "gpu01").files.at("/usr/local/sbin/clusterctl-nccl-tests");
+  CHECK(on_x86.find("\nmultiarch=x86_64-linux-gnu\n") != std::string::npos);
+}
+
 }  // namespace clusterctl

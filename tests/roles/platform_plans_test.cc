@@ -11,6 +11,10 @@
 // and review the diff. The CHECKs below hold what each release must get
 // whatever the golden file says.
 //
+// Architectures the same way (issue 52): the README's stack with its GPU
+// nodes on an arm64 Debian 12 node's facts, built from real pieces (below),
+// beside an x86_64 head node, as Grace clusters usually are.
+//
 // A golden plan proves what would run, not that it works: Ubuntu's package
 // names come from platforms.yaml and were never checked against an Ubuntu
 // archive (none is reachable here), nor deployed (docs/platforms.md).
@@ -20,6 +24,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
+#include <sstream>
+#include <tuple>
 
 #include "agent/facts/text_parsers.h"
 #include "controller/engine/fake_fleet.h"
@@ -61,6 +68,40 @@ nlohmann::json NodeFacts(const std::string& fixture, const std::string& host, in
   return node;
 }
 
+// The arm64 kernel release of a Debian suite's arm64 archive (captured:
+// `apt-cache depends linux-image-arm64`, "Depends: linux-image-6.1.0-57-arm64").
+std::string ArmKernelRelease(const std::string& suite = "bookworm") {
+  const std::string text = testing::CapturedFixture("apt-cache-depends--linux-image-arm64--" + suite + "-arm64--1.txt");
+  const std::string mark = "Depends: linux-image-";
+  const size_t at = text.find(mark);
+  REQUIRE(at != std::string::npos);
+  return text.substr(at + mark.size(), text.find('\n', at) - at - mark.size());
+}
+
+// The GPUs of a GB200 compute tray: lspci's NVIDIA 3D controllers (captured).
+int Gb200GpuCount() {
+  const std::string text = testing::CapturedFixture("lspci--GB200--1.txt");
+  int count = 0;
+  for (size_t at = 0; (at = text.find("3D controller: NVIDIA", at)) != std::string::npos; ++at) ++count;
+  return count;
+}
+
+// An arm64 Debian 12 GPU node, each part from a capture: Debian 12's
+// os-release, the kernel of Debian 12's arm64 archive (`uname -m` aarch64, as
+// the agent reports it), a Grace CPU (/proc/cpuinfo's record; 72 cores on one
+// socket as lscpu said in the same message, SOURCES.md), a GB200 tray's GPUs.
+nlohmann::json ArmNodeFacts(const std::string& host, const std::string& os_release = "os-release--debian12.txt",
+                            const std::string& suite = "bookworm") {
+  nlohmann::json node = NodeFacts(os_release, host, Gb200GpuCount());
+  const std::string kernel = ArmKernelRelease(suite);
+  node["kernel"] = {{"release", kernel}, {"arch", "aarch64"}};
+  node["kernels"] = {{"installed", {kernel}}};
+  node["cpu"] = facts::ParseCpuinfo(testing::CapturedFixture("cpuinfo--Grace-Neoverse-V2--last-record--1.txt"));
+  node["cpu"]["cpus"] = 72;
+  node["cpu"]["cores_per_socket"] = 72;
+  return node;
+}
+
 std::string Words(const nlohmann::json& value) {
   if (value.is_null()) return "-";
   if (!value.is_array()) return value.is_string() ? value.get<std::string>() : value.dump();
@@ -86,27 +127,40 @@ std::string HostLines(const std::string& host, const Planned& plan) {
              (p.contains("format") ? " format " + Words(p["format"]) : "") + "\n";
     }
   }
-  // What the driver's state probe takes for the distribution's archive.
-  auto probe = plan.files.find("/usr/local/lib/clusterctl/nvidia-driver-state");
-  if (probe != plan.files.end()) {
-    const size_t at = probe->second.find("\ndistro_archive=");
+  // What the driver's state probe takes for the distribution's archive, and
+  // where Lmod's module writer looks for Open MPI (the architecture's).
+  for (const auto& [name, path, line] :
+       {std::tuple{"nvidia-driver-state", "/usr/local/lib/clusterctl/nvidia-driver-state", "\ndistro_archive="},
+        std::tuple{"lmod module writer", "/usr/local/sbin/clusterctl-modules", "\nmpi_dir=/usr/lib/"}}) {
+    auto file = plan.files.find(path);
+    if (file == plan.files.end()) continue;
+    const size_t at = file->second.find(line);
     if (at != std::string::npos) {
-      out += host + " nvidia-driver-state:" + probe->second.substr(at + 1, probe->second.find('\n', at + 1) - at - 1) + "\n";
+      out += host + " " + name + ":" + file->second.substr(at + 1, file->second.find('\n', at + 1) - at - 1) + "\n";
     }
   }
   return out;
 }
 
+std::map<std::string, Planned> GoldenPlanOf(const std::map<std::string, nlohmann::json>& facts, const std::string& what,
+                                            const std::string& golden);
+
 // The whole cluster's plan on `fixture`'s release, compared with (or, with
 // CLUSTERCTL_UPDATE_GOLDEN, written to) tests/fixtures/plans/`golden`.
 std::map<std::string, Planned> GoldenPlan(const std::string& fixture, const std::string& golden) {
+  return GoldenPlanOf({{"head01", NodeFacts(fixture, "head01", 0)},
+                       {"gpu01", NodeFacts(fixture, "gpu01", 2)},
+                       {"gpu02", NodeFacts(fixture, "gpu02", 2)}},
+                      fixture, golden);
+}
+
+// The same with each host's facts given; `what` names them in the file's title.
+std::map<std::string, Planned> GoldenPlanOf(const std::map<std::string, nlohmann::json>& facts, const std::string& what,
+                                            const std::string& golden) {
   testing::RoleHarness harness(kReadmeStack, testing::BuiltInRolesButHealth());
   harness.UseSecrets();
-  const std::map<std::string, nlohmann::json> facts = {{"head01", NodeFacts(fixture, "head01", 0)},
-                                                       {"gpu01", NodeFacts(fixture, "gpu01", 2)},
-                                                       {"gpu02", NodeFacts(fixture, "gpu02", 2)}};
   std::map<std::string, Planned> plans;
-  std::string text = "# Golden plan: the README's stack on " + fixture + " (tests/roles/platform_plans_test.cc)\n";
+  std::string text = "# Golden plan: the README's stack on " + what + " (tests/roles/platform_plans_test.cc)\n";
   for (const char* host : {"head01", "gpu01", "gpu02"}) {
     plans[host] = harness.Plan(host, facts);
     text += HostLines(host, plans[host]);
@@ -190,5 +244,70 @@ TEST_CASE("golden plan: Ubuntu 24.04 gets noble's 64-bit time_t library names") 
         "https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2404/x86_64/");
 }
 
+TEST_CASE("golden plan: arm64 Debian 12 GPU nodes beside an x86_64 head get NVIDIA's sbsa repository and aarch64 paths") {
+  auto plans = GoldenPlanOf({{"head01", NodeFacts("os-release--debian12.txt", "head01", 0)},
+                             {"gpu01", ArmNodeFacts("gpu01")},
+                             {"gpu02", ArmNodeFacts("gpu02")}},
+                            "os-release--debian12.txt, gpu01 and gpu02 aarch64 (Grace, GB200 tray, Debian 12 arm64 kernel)",
+                            "debian-12-aarch64.txt");
+  // The driver's CUDA repository: sbsa/ on the Arm nodes (x86_64/ on the x86 head, had it a GPU).
+  CHECK(Params(plans["gpu02"], "nvidia-driver/nvidia repository")["uri"] ==
+        "https://developer.download.nvidia.com/compute/cuda/repos/debian12/sbsa/");
+  // Package names are the same as on x86_64 (Debian names a package the same on every architecture).
+  CHECK(Params(plans["gpu01"], "nvidia-driver/driver (debian)")["name"] ==
+        nlohmann::json({"nvidia-kernel-dkms", "nvidia-smi", "libcuda1"}));
+  CHECK(Params(plans["gpu01"], "mpi/packages")["name"] == Params(plans["head01"], "mpi/packages")["name"]);
+  // The kernel headers of the arm64 kernel.
+  CHECK(Params(plans["gpu01"], "nvidia-driver/kernel headers[0]")["name"] == "linux-headers-" + ArmKernelRelease());
+  // Open MPI's home for Lmod: the node's multiarch directory.
+  CHECK(plans["gpu01"].files.at("/usr/local/sbin/clusterctl-modules").find("/usr/lib/aarch64-linux-gnu/openmpi") !=
+        std::string::npos);
+  CHECK(plans["head01"].files.at("/usr/local/sbin/clusterctl-modules").find("/usr/lib/x86_64-linux-gnu/openmpi") !=
+        std::string::npos);
+  CHECK(plans["gpu01"].files.at("/usr/local/sbin/clusterctl-modules").find("x86_64") == std::string::npos);
+}
+
+// Every Debian package the arm64 nodes' plan installs is in the release's
+// arm64 archive under that name (captures of `apt-cache madison` there,
+// SOURCES.md); the driver's and DCGM's from NVIDIA's repositories are not
+// Debian's and are left out.
+TEST_CASE("golden plan: every Debian package an arm64 Debian 12 or 13 node gets is in that release's arm64 archive") {
+  for (const auto& [os_release, suite] : {std::pair{"os-release--debian12.txt", "bookworm"},
+                                          std::pair{"os-release--debian-13.8--base-files.txt", "trixie"}}) {
+    CAPTURE(suite);
+    testing::RoleHarness harness(kReadmeStack, testing::BuiltInRolesButHealth());
+    harness.UseSecrets();
+    const std::map<std::string, nlohmann::json> facts = {{"head01", NodeFacts(os_release, "head01", 0)},
+                                                         {"gpu01", ArmNodeFacts("gpu01", os_release, suite)},
+                                                         {"gpu02", ArmNodeFacts("gpu02", os_release, suite)}};
+    // madison's lines: "   chrony | 4.3-2+deb12u3 | http://deb.debian.org/debian bookworm/main arm64 Packages".
+    std::set<std::string> archive;
+    std::istringstream lines(
+        testing::CapturedFixture(std::string("apt-cache-madison--role-packages--") + suite + "-arm64--1.txt"));
+    for (std::string line; std::getline(lines, line);) {
+      if (line.find(" arm64 Packages") == std::string::npos) continue;
+      const std::string name = line.substr(0, line.find(" | "));
+      archive.insert(name.substr(name.find_first_not_of(' ')));
+    }
+    REQUIRE(archive.size() == 57);
+    int checked = 0;
+    for (const char* host : {"gpu01", "gpu02"}) {
+      const Planned plan = harness.Plan(host, facts);
+      for (const std::string& step : plan.steps) {
+        if (plan.kinds.at(step) != "package") continue;
+        const nlohmann::json names = plan.params.at(step).at("name");
+        for (const nlohmann::json& name : names.is_array() ? names : nlohmann::json::array({names})) {
+          const std::string package = name.get<std::string>();
+          if (package.rfind("cuda-drivers-", 0) == 0 || package.rfind("datacenter-gpu-manager", 0) == 0) continue;
+          CAPTURE(host);
+          CAPTURE(package);
+          CHECK(archive.count(package) == 1);
+          ++checked;
+        }
+      }
+    }
+    CHECK(checked > 20);
+  }
+}
 }  // namespace
 }  // namespace clusterctl

@@ -107,6 +107,8 @@ std::map<std::string, std::vector<nlohmann::json>> TemplateContexts() {
        {{{"containers_registry", kOddWord}, {"registry_mode", true}, {"cluster", controller}, {"registry_port", 5000}},
         {{"containers_registry", nullptr}, {"registry_mode", true}, {"cluster", controller}, {"registry_port", 5000}},
         {{"containers_registry", nullptr}, {"registry_mode", false}, {"cluster", controller}, {"registry_port", 5000}}}},
+      {"clusterctl-modules.sh.mustache", {{{"mpi_multiarch", kOddWord}}}},
+      {"clusterctl-nccl-tests.sh.mustache", {{{"mpi_multiarch", kOddWord}}}},
       {"clusterctl-oci-runtime.sh.mustache", {{{"containers_runtime", std::string("/opt/") + kOddWord + "/crun"}}}},
       {"ipoib-ifupdown.sh.mustache", {ipoib_full, ipoib_plain}},
       {"nvidia-driver-state.sh.mustache", {{{"nvidia_driver_distro", "debian"}}, {{"nvidia_driver_distro", "ubuntu"}}}},
