@@ -7,32 +7,27 @@
 #include <sys/stat.h>
 
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <set>
-#include <sstream>
 
 #include "controller/engine/deploy_harness.h"
 #include "controller/engine/node_power.h"
-#include "tests/unit/test_paths.h"
+#include "controller/power/fake_ipmitool.h"
+#include "tests/unit/fixture.h"
 
 namespace clusterctl::testing {
 namespace {
 
-const char* kKernelRole = R"(description: a boot setting that needs a reboot
+// A driver whose change owes a reboot, with a short timeout.
+const char* kDriverRole = R"(description: a driver loaded at boot
 applies_to: [compute]
 steps:
-  - name: cmdline
-    file: {path: /etc/default/grub.d/iommu.cfg, content: "iommu=pt\n"}
-  - name: reboot
-    reboot: {reason: the new kernel command line, timeout: 1}
+  - name: driver
+    file: {path: /etc/modules-load.d/driver.conf, content: "driver\n"}
+  - name: boot
+    reboot: {reason: load the driver, timeout: 1}
 )";
-
-std::string Captured(const std::string& name) {
-  std::ifstream in(SharedFixturesDir() + "/" + name);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // node02 and node03 with BMCs (node01 without; node02 neither without
 // `node02_bmc`), their password in `password_file`; `extra` at the end.
@@ -51,51 +46,41 @@ groups:
 )" + extra;
 }
 
-// ipmitool as ipmi_sim answers it, by the BMC address after -H: the power
-// state the node's `powered` says; a cycle or power on boots the fake node
-// anew (unless `dead`: the BMC takes it, the node stays down); `refused`
-// BMCs refuse the password.
-class FakeBmcs final : public ProcessRunner {
- public:
-  FakeBmcs(FakeFleet& fleet, std::map<std::string, std::string> nodes) : fleet_(fleet), nodes_(std::move(nodes)) {}
+// The BMCs as ipmi_sim answers (by address; what a BMC prints: captured):
+// the power state is on unless `off`; a cycle or power on boots the fake
+// node anew (unless `dead`: the BMC takes it, the node stays down);
+// `refused` BMCs refuse the password.
+struct FakeBmcs {
+  FakeBmcs(FakeFleet& fleet, std::map<std::string, std::string> nodes) : fleet(fleet), nodes(std::move(nodes)) {}
 
-  std::set<std::string> off, refused, dead;  // BMC addresses
-  std::vector<std::string> calls;            // "ADDRESS ACTION"
-
-  ProcessOutput Run(const std::vector<std::string>& argv, std::chrono::milliseconds) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    std::string address;
-    for (size_t i = 0; i + 1 < argv.size(); ++i) {
-      if (argv[i] == "-H") address = argv[i + 1];
-    }
-    calls.push_back(address + " " + argv.back());
-    if (refused.count(address)) return {true, false, 1, "", Captured("ipmitool-stderr--ipmi_sim--wrong-password--1.txt")};
-    if (argv.back() == "status") {
+  ProcessOutput Answer(const std::string& address, const std::string& action) {
+    if (refused.count(address)) return {true, false, 1, "", CapturedFixture("ipmitool-stderr--ipmi_sim--wrong-password--1.txt")};
+    if (action == "status") {
       return {true, false, 0,
-              Captured(off.count(address) ? "ipmitool-chassis-power-status--ipmi_sim--off--1.txt"
-                                          : "ipmitool-chassis-power-status--ipmi_sim--on--1.txt"),
+              CapturedFixture(off.count(address) ? "ipmitool-chassis-power-status--ipmi_sim--off--1.txt"
+                                                 : "ipmitool-chassis-power-status--ipmi_sim--on--1.txt"),
               ""};
     }
     if (!dead.count(address)) {
-      FakeNode& node = fleet_.node(nodes_.at(address));
-      std::lock_guard<std::mutex> node_lock(node.mutex());
+      FakeNode& node = fleet.node(nodes.at(address));
+      std::lock_guard<std::mutex> lock(node.mutex());
       node.PowerCycle();
     }
     return {true, false, 0,
-            Captured(argv.back() == "cycle" ? "ipmitool-chassis-power-cycle--ipmi_sim--1.txt"
-                                            : "ipmitool-chassis-power-on--ipmi_sim--1.txt"),
+            CapturedFixture(action == "cycle" ? "ipmitool-chassis-power-cycle--ipmi_sim--1.txt"
+                                              : "ipmitool-chassis-power-on--ipmi_sim--1.txt"),
             ""};
   }
 
- private:
-  std::mutex mutex_;
-  FakeFleet& fleet_;
-  std::map<std::string, std::string> nodes_;
+  FakeFleet& fleet;
+  std::map<std::string, std::string> nodes;  // BMC address -> node
+  std::set<std::string> off, refused, dead;  // BMC addresses
+  FakeIpmitool ipmitool{[this](const std::string& address, const std::string& action) { return Answer(address, action); }};
 };
 
 // A deploy whose node03 hangs at its reboot (down until its BMC cycles it).
 struct HangingReboot {
-  explicit HangingReboot(const std::string& extra = "") : h(Roles{{"kernel", kKernelRole}}, InventoryWithBmcs(PasswordFile(), extra)) {
+  explicit HangingReboot(const std::string& extra = "") : h(Roles{{"driver", kDriverRole}}, InventoryWithBmcs(PasswordFile(), extra)) {
     h.fleet.node("node03").down_after_reboot = 1000000;
     h.power = power.get();
     h.waits = std::chrono::milliseconds(20);
@@ -130,7 +115,7 @@ struct HangingReboot {
   TempDir secrets;
   DeployHarness h;
   FakeBmcs bmcs{h.fleet, {{"10.9.50.2", "node02"}, {"10.9.50.3", "node03"}}};
-  std::unique_ptr<NodePower> power = MakeBmcNodePower(bmcs);
+  std::unique_ptr<NodePower> power = MakeBmcNodePower(bmcs.ipmitool);
 };
 
 bool HasLine(const std::vector<std::string>& lines, const std::string& part) {
@@ -147,7 +132,7 @@ TEST_CASE("a node that does not come back from its reboot is power-cycled throug
   CHECK(t.h.fleet.node("node03").power_cycles == 1);
   CHECK(t.h.fleet.node("node03").boot_id == "boot-cycled-1");
   CHECK(t.h.fleet.node("node02").power_cycles == 0);  // it came back by itself
-  CHECK(t.bmcs.calls == std::vector<std::string>{"10.9.50.3 status", "10.9.50.3 cycle"});
+  CHECK(t.bmcs.ipmitool.Calls() == std::vector<std::string>{"10.9.50.3 status", "10.9.50.3 cycle"});
   // The live output: the first wait gives up naming the BMC, the cycle is a note, the second wait ends.
   bool gave_up = false, noted = false;
   for (const nlohmann::json& e : t.h.Events("wait")) {
@@ -167,7 +152,7 @@ TEST_CASE("a node that does not come back from its reboot is power-cycled throug
   CHECK_FALSE(HasLine(history, "node02 power:"));
   bool recorded = false;
   for (const StepReport& s : ReportOf(result, "node03").steps) {
-    recorded = recorded || (s.identity == "kernel/reboot" && s.status == StepStatus::kChanged &&
+    recorded = recorded || (s.identity == "driver/boot" && s.status == StepStatus::kChanged &&
                             s.differences.size() == 1 &&
                             s.differences[0].find("after a power cycle through its BMC 10.9.50.3") != std::string::npos);
   }
@@ -179,7 +164,7 @@ TEST_CASE("a BMC that reads off is asked to power on, not to cycle") {
   HangingReboot t;
   t.bmcs.off.insert("10.9.50.3");
   CHECK(t.h.Deploy().converged());
-  CHECK(t.bmcs.calls == std::vector<std::string>{"10.9.50.3 status", "10.9.50.3 on"});
+  CHECK(t.bmcs.ipmitool.Calls() == std::vector<std::string>{"10.9.50.3 status", "10.9.50.3 on"});
   CHECK(HasLine(t.History(), "power was off: power on requested"));
 }
 
@@ -191,7 +176,7 @@ TEST_CASE("a node still not back after its power cycle fails after the one cycle
   CHECK(ReportOf(result, "node03").error ==
         "did not come back within 1 s of its power cycle through its BMC 10.9.50.3 "
         "(reboot_power_cycle_attempts is 1: not power-cycled again)");
-  CHECK(t.bmcs.calls.size() == 2);  // one status, one cycle
+  CHECK(t.bmcs.ipmitool.Calls().size() == 2);  // one status, one cycle
   CHECK(ReportOf(result, "node02").outcome == HostOutcome::kOk);
   REQUIRE(t.h.OpenIntents().size() == 1);
 }
@@ -203,13 +188,13 @@ TEST_CASE("reboot_power_cycle_attempts: 0 never power-cycles, 2 cycles twice") {
     CHECK(ReportOf(result, "node03").error ==
           "did not come back from the reboot within 1 s (reboot_power_cycle_attempts is 0: not "
           "power-cycled)");
-    CHECK(t.bmcs.calls.empty());
+    CHECK(t.bmcs.ipmitool.Calls().empty());
   }
   SUBCASE("2") {
     HangingReboot t("vars: {reboot_power_cycle_attempts: 2}\n");
     t.bmcs.dead.insert("10.9.50.3");
     DeploymentResult result = t.h.Deploy();
-    CHECK(t.bmcs.calls.size() == 4);
+    CHECK(t.bmcs.ipmitool.Calls().size() == 4);
     CHECK(ReportOf(result, "node03").error.find("reboot_power_cycle_attempts is 2: not power-cycled again") !=
           std::string::npos);
   }
@@ -225,7 +210,7 @@ TEST_CASE("a host without a bmc fails as before, saying no BMC is configured") {
   CHECK(ReportOf(result, "node02").error ==
         "did not come back from the reboot within 1 s; no BMC is configured for node02 (inventory: "
         "bmc), so it was not power-cycled");
-  CHECK(t.bmcs.calls.empty());
+  CHECK(t.bmcs.ipmitool.Calls().empty());
   CHECK(ReportOf(result, "node03").outcome == HostOutcome::kOk);
 }
 
