@@ -34,7 +34,9 @@ using T = resources::ParamType;
 
 const ResourceKindRegistration kRebootKind(
     {"reboot", "reboot the node and wait for it to come back (a new boot id)",
-     {P("reason", T::kString), P("timeout", T::kInt), Used(P("after", T::kStringList), resources::ParamUse::kEarlierSteps)},
+     {P("reason", T::kString), P("timeout", T::kInt), Used(P("after", T::kStringList), resources::ParamUse::kEarlierSteps),
+      // The host's reboot_power_cycle_attempts, planned in by the controller.
+      resources::Internal("power_cycle_attempts", T::kInt)},
      {}},
     nullptr);
 

@@ -6,11 +6,13 @@
 #include "common/strings.h"
 #include "controller/catalog/role.h"
 #include "controller/catalog/check_variables.h"
+#include "controller/catalog/deploy_variables.h"
 
 namespace clusterctl {
 
 void Catalog::CollectVariables(Diagnostics& diagnostics) {
   variables_ = ValidateVariables();
+  variables_.insert(DeployVariables().begin(), DeployVariables().end());
   std::vector<std::string> role_names;
   for (const auto& [name, role] : roles_) role_names.push_back(name);
   for (const auto& [name, role] : roles_) {

@@ -9,6 +9,7 @@
 #include "agent/resources/schema.h"
 #include "common/json_text.h"
 #include "common/strings.h"
+#include "controller/catalog/builtin_variables.h"
 #include "inventory/inventory_file.h"
 #include "inventory/sensitive_file.h"
 
@@ -177,7 +178,7 @@ void CheckDeclared(const Catalog& catalog, const ValueCheckContext& context, con
                                 SuggestVariable(d.name, known) + " (clusterctl vars lists the variables)");
     return;
   }
-  const std::string owner = spec->declared_by == "validate" ? "validate" : "role " + spec->declared_by;
+  const std::string owner = DeclaredByText(*spec);
   for (const std::string& problem : CheckVariableValue(*spec, *d.value, d.name, context)) {
     diagnostics.Error(d.at, "variable " + problem + " (" + owner + ")");
   }

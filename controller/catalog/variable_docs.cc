@@ -90,11 +90,13 @@ std::string VariablesMarkdown(const Catalog& catalog) {
     }
     section(name, own, borrowed);
   }
-  std::vector<const VariableSpec*> validate;
+  std::vector<const VariableSpec*> validate, deploy;
   for (const auto& [name, spec] : catalog.variables()) {
     if (spec.declared_by == "validate") validate.push_back(&spec);
+    if (spec.declared_by == "deploy") deploy.push_back(&spec);
   }
   section("validate (thresholds, [validation.md](validation.md))", validate, {});
+  section("deploy (any role's `reboot` step)", deploy, {});
   return out;
 }
 

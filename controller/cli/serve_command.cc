@@ -114,6 +114,8 @@ int RunServe(const ServeOptions& serve, const GlobalOptions& options, const Serv
   daemon.slurm_interval = std::chrono::seconds(serve.slurm_interval_s);
   daemon.verify_batch = serve.verify_batch;
   daemon.remediate = serve.remediate;
+  daemon.power.enabled = serve.power_remediate;
+  daemon.power.max_per_hour = serve.power_remediate_max;
   daemon.max_fail_percent = serve.max_fail_percent;
   daemon.paths = paths;
   daemon.command_line = options.command_line;
@@ -160,6 +162,11 @@ void AddServeCommand(CLI::App& app, CommandValues& v) {
   serve->add_option("--verify-batch", o.verify_batch, "hosts checked at a time (N or P%)")->capture_default_str();
   serve->add_flag("--remediate", o.remediate,
                   "converge drifted hosts, and deploy inventory changes, without being asked");
+  serve->add_flag("--power-remediate", o.power_remediate,
+                  "power-cycle through its BMC a node down in Slurm, silent over SSH and on at its BMC");
+  serve->add_option("--power-remediate-max", o.power_remediate_max, "--power-remediate's power cycles in any hour")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
   serve->add_option("--max-fail", o.max_fail_percent, "remediation stops starting hosts once P% failed")
       ->check(CLI::Range(0, 100))
       ->capture_default_str();

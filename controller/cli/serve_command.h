@@ -24,6 +24,8 @@ struct ServeOptions {
   int slurm_interval_s = 60;
   std::string verify_batch = "50";
   bool remediate = false;
+  bool power_remediate = false;
+  int power_remediate_max = 1;  // power cycles in any hour
   int max_fail_percent = 100;
   int stop_grace_s = 30;
   bool print_token = false;

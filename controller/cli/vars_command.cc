@@ -7,6 +7,7 @@
 
 #include "common/json_text.h"
 #include "common/strings.h"
+#include "controller/catalog/builtin_variables.h"
 #include "controller/catalog/variable_docs.h"
 #include "controller/cli/exit_codes.h"
 #include "controller/output/table.h"
@@ -40,9 +41,9 @@ std::vector<Setting> SettingsOf(const Inventory& inventory, const std::string& n
 
 // The roles that read `name`: the one declaring it and those taking it `from:` it.
 bool ReadBy(const Catalog& catalog, const std::string& role, const std::string& name) {
-  if (role == "validate") {
+  if (role == "validate" || role == "deploy") {
     const VariableSpec* spec = catalog.FindVariable(name);
-    return spec && spec->declared_by == "validate";
+    return spec && spec->declared_by == role;
   }
   const Role* r = catalog.Find(role);
   return r && r->variables.count(name) != 0;
@@ -78,11 +79,11 @@ nlohmann::json VariableJson(const VariableSpec& spec, const std::optional<Invent
 
 // A usage error naming what is known, or "" when the name and role exist.
 std::string UnknownName(const Catalog& catalog, const VarsOptions& options) {
-  if (!options.role.empty() && options.role != "validate" && !catalog.Find(options.role)) {
+  if (!options.role.empty() && options.role != "validate" && options.role != "deploy" && !catalog.Find(options.role)) {
     std::vector<std::string> roles;
     for (const auto& [name, role] : catalog.roles()) roles.push_back(name);
     return "unknown role '" + Printable(options.role, 40) + "'" + DidYouMean(options.role, roles) +
-           " (roles: clusterctl roles; validate's: --role validate)";
+           " (roles: clusterctl roles; validate's: --role validate; the deploy's own: --role deploy)";
   }
   if (options.name.empty() || catalog.FindVariable(options.name)) return "";
   std::vector<std::string> names;
@@ -94,7 +95,7 @@ std::string UnknownName(const Catalog& catalog, const VarsOptions& options) {
 void PrintOne(const VariableSpec& spec, const std::optional<Inventory>& inventory, std::ostream& out) {
   out << spec.name << ": " << spec.description << "\n  type: " << DescribeType(spec)
       << "\n  default: " << (DescribeDefault(spec).empty() ? "none" : DescribeDefault(spec))
-      << "\n  declared by: " << (spec.declared_by == "validate" ? "validate" : "role " + spec.declared_by) << "\n";
+      << "\n  declared by: " << DeclaredByText(spec) << "\n";
   for (const VariableRow& row : VariableRows(spec)) {
     if (row.name != spec.name) out << "  field " << row.name << ": " << row.type << ": " << row.description << "\n";
   }
@@ -149,7 +150,7 @@ void AddVarsCommand(CLI::App& app, CommandValues& v) {
   CLI::App* vars = app.add_subcommand("vars", "the variables an inventory may set: type, default, description, where set");
   vars->add_option("NAME", o.name, "one variable (default: all)");
   AddInventoryArgument(vars, v, o.inventory_path, nullptr, false, true);
-  vars->add_option("--role", o.role, "only the variables this role reads ('validate': the checks')")->type_name("ROLE");
+  vars->add_option("--role", o.role, "only the variables this role reads ('validate': the checks'; 'deploy': the deploy's own)")->type_name("ROLE");
   vars->add_flag("--json", o.json, "JSON output: a list of variables");
   vars->callback([&v, &o] {
     // `vars site.yaml`: an inventory, not a variable name (no variable's name has a dot).

@@ -31,6 +31,14 @@ Daemon::Daemon(DaemonOptions options, const Clock& clock, const FilesystemProbe&
   slurm.remote = options_.remote;
   slurm.sessions = options_.sessions;
   slurm.log = [this](LogLevel level, const std::string& line) { Log(level, line); };
+  if (options_.power.enabled) {
+    ipmitool_ = std::make_unique<LocalProcessRunner>(clock);
+    power_ = std::make_unique<PowerRemediator>(options_.power, *ipmitool_, clock,
+                                               [this](LogLevel level, const std::string& line) { Log(level, line); });
+    slurm.after_reading = [this](const Site& site, const SlurmNodesReading& reading, SessionFactory& sessions) {
+      power_->TurnWithAlertmanager(site, reading, sessions);
+    };
+  }
   slurm_ = std::make_unique<SlurmWatch>(std::move(slurm), [this] { return site_.current(); });
 }
 
@@ -141,6 +149,9 @@ void Daemon::Start() {
   Log(LogLevel::kInfo, "serving " + options_.inventory_path + " (" + std::to_string(host_count()) + " hosts) on http://" +
       options_.address + ":" + std::to_string(port()) + "/; state " + options_.paths.dir + "; drift check every " +
       std::to_string(options_.verify_interval.count()) + " s" + (options_.remediate ? ", remediation on" : "") +
+      (options_.power.enabled ? ", power remediation on (at most " + std::to_string(options_.power.max_per_hour) +
+                                    " power cycles an hour)"
+                              : "") +
       "; Slurm's nodes read every " + std::to_string(options_.slurm_interval.count()) + " s");
   // Where the tokens are, never a token: the page asks for one (#token=...).
   Log(LogLevel::kInfo, "the API tokens (the page takes the read or admin one, as http://" + options_.address + ":" +

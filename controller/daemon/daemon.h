@@ -23,6 +23,7 @@
 
 #include "common/log.h"
 #include "controller/daemon/api.h"
+#include "controller/daemon/power_remediator.h"
 #include "controller/daemon/slurm_watch.h"
 
 namespace clusterctl {
@@ -39,6 +40,8 @@ struct DaemonOptions {
   std::chrono::seconds verify_interval{3600};
   std::string verify_batch = "50";
   bool remediate = false;
+  // Power remediation (power_remediator.h): off unless --power-remediate.
+  PowerRemediationPolicy power;
   int max_fail_percent = 100;
   std::chrono::milliseconds inventory_poll{2000};
   std::chrono::seconds first_check_delay{10};
@@ -97,6 +100,8 @@ class Daemon {
   DriftBook drift_;
   RequestCounters requests_;
   std::unique_ptr<JobRunner> jobs_;
+  std::unique_ptr<LocalProcessRunner> ipmitool_;   // with power remediation
+  std::unique_ptr<PowerRemediator> power_;         // with power remediation
   std::unique_ptr<SlurmWatch> slurm_;
   std::unique_ptr<Api> api_;
   std::unique_ptr<HttpServer> server_;

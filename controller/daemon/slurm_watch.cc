@@ -126,8 +126,17 @@ void SlurmWatch::ReadNow() {
     return;
   }
   reading.tried_at_ms = options_.clock->NowMs();
+  std::unique_ptr<RemoteRunner> runner;
+  SessionFactory* sessions = options_.sessions;
   try {
-    auto read = ReadFrom(controllers, reading.controller);
+    Result<std::vector<SlurmNodeState>> read = Status::Internal("no reading");
+    if (sessions == nullptr) {
+      auto made = ReadOnlyRunner();
+      if (made.ok()) runner = std::move(made).value();
+      sessions = runner.get();
+      if (!made.ok()) read = made.status();
+    }
+    if (sessions) read = ReadFrom(*sessions, controllers, reading.controller);
     if (read.ok()) {
       TakeSlurmNodes(reading, *read, options_.clock->NowMs());
     } else {
@@ -138,26 +147,30 @@ void SlurmWatch::ReadNow() {
   } catch (...) {
     reading.error = "internal error: an exception of unknown type";
   }
-  Record(std::move(reading));
+  const bool good = reading.error.empty();
+  Record(reading);
+  if (good && options_.after_reading && sessions) AfterReading(*site, reading, *sessions);
 }
 
-Result<std::vector<SlurmNodeState>> SlurmWatch::ReadFrom(const std::vector<const Host*>& controllers,
-                                                         std::string& read_on) {
-  std::unique_ptr<RemoteRunner> runner;
-  SessionFactory* sessions = options_.sessions;
-  if (sessions == nullptr) {
-    auto made = ReadOnlyRunner();
-    if (!made.ok()) return made.status();
-    runner = std::move(made).value();
-    sessions = runner.get();
+// The hook's barrier: what escapes it is logged; the reading stands.
+void SlurmWatch::AfterReading(const Site& site, const SlurmNodesReading& reading, SessionFactory& sessions) {
+  try {
+    options_.after_reading(site, reading, sessions);
+  } catch (const std::exception& e) {
+    if (options_.log) options_.log(LogLevel::kError, "internal error after the Slurm reading: " + std::string(e.what()));
   }
+}
+
+Result<std::vector<SlurmNodeState>> SlurmWatch::ReadFrom(SessionFactory& sessions,
+                                                         const std::vector<const Host*>& controllers,
+                                                         std::string& read_on) {
   std::vector<std::string> errors;
   for (const Host* host : controllers) {
     read_on = host->name;
     Result<std::vector<SlurmNodeState>> read = Status::Internal("no answer");
-    sessions->ForEach(1, [&](size_t) -> Task<void> {
+    sessions.ForEach(1, [&](size_t) -> Task<void> {
       try {
-        OpenedSession opened = co_await sessions->Open(*host, &cancel_);
+        OpenedSession opened = co_await sessions.Open(*host, &cancel_);
         if (!opened.session) {
           read = opened.status.ok() ? Status::Internal("no session") : opened.status;
           co_return;

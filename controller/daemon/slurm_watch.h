@@ -86,6 +86,9 @@ struct SlurmWatchOptions {
   RemoteOptions remote;                         // the sudo password, if the daemon was given one
   SessionFactory* sessions = nullptr;           // tests: a fleet of fake nodes in place of SSH
   std::function<void(LogLevel, const std::string&)> log;  // a failing reading, once; its recovery
+  // After each good reading, on the watch's thread, with the SSH it read
+  // through (the daemon's power remediation: power_remediator.h); optional.
+  std::function<void(const Site&, const SlurmNodesReading&, SessionFactory&)> after_reading;
 };
 
 class SlurmWatch {
@@ -104,8 +107,10 @@ class SlurmWatch {
  private:
   void Loop();
   // Reads the nodes on `controllers`, the first that answers; the errors otherwise.
-  Result<std::vector<SlurmNodeState>> ReadFrom(const std::vector<const Host*>& controllers, std::string& read_on);
+  Result<std::vector<SlurmNodeState>> ReadFrom(SessionFactory& sessions, const std::vector<const Host*>& controllers,
+                                               std::string& read_on);
   Result<std::unique_ptr<RemoteRunner>> ReadOnlyRunner() const;
+  void AfterReading(const Site& site, const SlurmNodesReading& reading, SessionFactory& sessions);
   void Record(SlurmNodesReading reading);
 
   SlurmWatchOptions options_;

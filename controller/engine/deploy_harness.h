@@ -85,6 +85,7 @@ class DeployHarness {
     DeploymentInputs inputs{&*inventory_, &*catalog_, hosts, state->get(), *run, options};
     inputs.clock = run_clock;
     inputs.silences = silences;
+    inputs.power = power;
     events = std::make_unique<RecordingListener>();
     CancelToken own;
     CancelToken& token = cancel ? *cancel : own;
@@ -118,11 +119,13 @@ class DeployHarness {
   }
 
   std::string state_dir() const { return dir_.path() + "/state"; }
+  std::string dir() const { return dir_.path(); }
 
   FakeFleet fleet;
   std::unique_ptr<RecordingListener> events;
   const Clock* run_clock = nullptr;  // the deploy's clock; null: the system clock
   MaintenanceSilences* silences = nullptr;  // the deploy's maintenance silences; null: none
+  NodePower* power = nullptr;               // the deploy's way to the BMCs; null: none
   std::chrono::milliseconds waits = 1ms;  // the reboot probes' and restart settling's waits
 
  private:

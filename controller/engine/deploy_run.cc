@@ -307,6 +307,7 @@ class Deployment {
                           vault_.get(), in_.run_id, execution,    &last_results_, &intents_by_host_};
     context.clock = &clock_;
     context.silences = in_.silences;
+    context.power = in_.power;
     ReportEarlyFailures(board, writer.get());
     const size_t batch = in_.options.batch_size == 0 ? std::max<size_t>(1, plans_.size()) : in_.options.batch_size;
     for (size_t first = 0; first < plans_.size(); first += batch) {

@@ -65,6 +65,9 @@ struct DeploymentInputs {
   const Clock* clock = nullptr;
   // Where the alerts of a node it reboots are silenced; null: nowhere.
   MaintenanceSilences* silences = nullptr;
+  // The BMCs, through which a node that does not come back from its reboot
+  // is power-cycled (node_power.h); null: none is.
+  NodePower* power = nullptr;
 };
 
 struct DeploymentResult {

@@ -26,6 +26,7 @@
 #include "common/clock.h"
 #include "controller/engine/deploy_events.h"
 #include "controller/engine/maintenance_silences.h"
+#include "controller/engine/node_power.h"
 #include "controller/engine/planner.h"
 #include "controller/engine/role_board.h"
 #include "controller/engine/state_writer.h"
@@ -67,6 +68,7 @@ struct DeployContext {
   const std::map<std::string, std::vector<Intent>>* open_intents = nullptr;  // by host
   const Clock* clock = nullptr;  // the run's time (records, timeouts, waits); null: the system clock
   MaintenanceSilences* silences = nullptr;  // where a node's alerts are silenced while it reboots; optional
+  NodePower* power = nullptr;  // the BMCs: a node not back from its reboot is power-cycled; optional
 };
 
 // Whether the host must be contacted at all (something to check or owed).

@@ -200,6 +200,12 @@ bool FakeNode::ConnectDuringReboot() {
   return true;
 }
 
+void FakeNode::PowerCycle() {
+  ++power_cycles;
+  rebooting_ = false;
+  boot_id = "boot-cycled-" + std::to_string(power_cycles);
+}
+
 FakeFleet::~FakeFleet() { pool_.join(); }
 
 FakeNode& FakeFleet::Add(const std::string& name) {

@@ -17,7 +17,8 @@
 //             `cat /proc/sys/kernel/random/boot_id` answers the boot id;
 //             anything else exits 0 with no output
 //   reboot    the node answers with its old boot id for a while, is down,
-//             then answers with a new boot id
+//             then answers with a new boot id (or stays down until a
+//             PowerCycle, as a node hung in its firmware)
 // Faults are injected with `intercept`: it sees every decoded request first
 // and may answer it (a malformed reply), fail the transport, or throw; and
 // with `answer_delay`: how long the node takes to answer a request (a slow
@@ -102,6 +103,11 @@ class FakeNode {
   std::function<Interception(const agent_protocol::IncomingRequest&)> intercept;
   std::function<std::chrono::milliseconds(const agent_protocol::IncomingRequest&)> answer_delay;
   std::map<std::string, FakeKind> kinds = DefaultFakeKinds();  // a kind not here: "applied" once
+
+  // Its BMC's power cycle: the node boots anew (a reboot that hung ends).
+  // REQUIRES: `mutex()` held.
+  void PowerCycle();
+  int power_cycles = 0;
 
   // How long the node takes to answer `request` (0 without `answer_delay`).
   // REQUIRES: `mutex()` held.

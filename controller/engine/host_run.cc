@@ -172,6 +172,14 @@ void HostRun::Told(const WaitEvent& wait) {
   context_.writer->Post([=](StateStore& s) { return s.RecordEvent(run, host, level, "wait", text); });
 }
 
+void HostRun::Event(const std::string& level, const std::string& kind, const std::string& message) {
+  Emit(NoteEvent{report_.host, message});
+  if (!context_.writer) return;
+  const int64_t run = context_.run_id;
+  const std::string host = report_.host;
+  context_.writer->Post([=](StateStore& s) { return s.RecordEvent(run, host, level, kind, message); });
+}
+
 void HostRun::Changed(StepReport report) {
   ++report_.changed;
   Emit(report);

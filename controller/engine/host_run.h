@@ -30,6 +30,8 @@ class HostRun final : public KindHost, public KindTransport, public KindIntents,
   KindReport& report() override { return *this; }
   const ExecutionOptions& options() const override { return context_.options; }
   const Clock& clock() const override;
+  const Host& host() const override { return *plan_.host; }
+  NodePower* power() override { return context_.power; }
   Task<agent_protocol::ResourceResult> Call(const PlannedStep& step, bool apply) override;
   Task<Status> SendChunk(agent_protocol::UploadChunkRequest request) override;
   bool SessionLost() const override { return !connection_error_.ok(); }
@@ -57,6 +59,7 @@ class HostRun final : public KindHost, public KindTransport, public KindIntents,
   nlohmann::json& KindMemo(const std::string& kind) override { return kind_memos_[kind]; }
   Task<void> NodeGoingDown(const std::string& why, std::chrono::seconds down_for) override;
   WaitReport BeginWait(const std::string& what) override;
+  void Event(const std::string& level, const std::string& kind, const std::string& message) override;
 
  private:
   using Owed = std::vector<std::pair<std::string, std::string>>;  // intent kind, target

@@ -75,6 +75,15 @@ std::string PasswordFileProblem(const std::string& path) {
   return "";
 }
 
+PowerResult PowerCycleHost(const Host& host, ProcessRunner& runner) {
+  PowerResult status = PowerOne(host, PowerAction::kStatus, runner);
+  if (!status.ok) return status;
+  const bool on = status.state == PowerState::kOn;
+  PowerResult cycled = PowerOne(host, on ? PowerAction::kCycle : PowerAction::kOn, runner);
+  cycled.message = std::string("power was ") + (on ? "on" : "off") + ": " + cycled.message;
+  return cycled;
+}
+
 std::vector<PowerResult> RunPower(const std::vector<const Host*>& hosts, PowerAction action, ProcessRunner& runner,
                                   size_t forks) {
   std::vector<PowerResult> results(hosts.size());

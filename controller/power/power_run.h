@@ -37,6 +37,14 @@ std::string PasswordFileProblem(const std::string& path);
 std::vector<PowerResult> RunPower(const std::vector<const Host*>& hosts, PowerAction action, ProcessRunner& runner,
                                   size_t forks);
 
+// "Power cycle this host", the one way the engine does it (a reboot whose
+// node did not come back, kinds/reboot_kind.cc): the BMC is asked for the
+// power state, then for a cycle when it is on, for a power on when it is
+// off (IPMI lets a BMC ignore a cycle of a chassis that is off). One
+// result; its message says both ("power was on: power cycle requested").
+// Blocks for up to two ipmitool deadlines.
+PowerResult PowerCycleHost(const Host& host, ProcessRunner& runner);
+
 // One host's result as one line: "node03: on", "node03: failed: ...";
 // a SEL's entries follow on lines of their own.
 std::string PowerResultText(const PowerResult& result);

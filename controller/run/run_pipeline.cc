@@ -1,6 +1,7 @@
 #include "controller/run/run_pipeline.h"
 
 #include "controller/engine/alertmanager_silences.h"
+#include "controller/engine/node_power.h"
 #include "controller/run/drift_marks.h"
 #include "controller/validate/validation_record.h"
 
@@ -70,6 +71,10 @@ DeploymentResult Deploy(const PreparedRun& run, RunSession& session, DeployListe
     silences = MakeAlertmanagerSilences(std::move(*site), session.clock());
   }
   inputs.silences = silences.get();
+  // A node that does not come back from its reboot is power-cycled through its BMC, when it has one.
+  LocalProcessRunner ipmitool(session.clock());
+  std::unique_ptr<NodePower> power = MakeBmcNodePower(ipmitool);
+  inputs.power = power.get();
   return RunDeployment(inputs, session.sessions(), listener, cancel);
 }
 

@@ -37,8 +37,17 @@ class RecordingHost final : public KindHost, public KindTransport, public KindIn
   std::map<std::string, nlohmann::json> memos;
   std::map<std::string, std::vector<std::string>> credits;  // CreditUpFront's, by step identity
 
+  Host node;                                          // host(): no bmc unless a test gives it one
+  NodePower* node_power = nullptr;                    // power()
+  std::vector<std::string> events;                    // Event's: "LEVEL KIND: MESSAGE"
+
   const ExecutionOptions& options() const override { return opts; }
   const Clock& clock() const override { return fake_clock; }
+  const Host& host() const override { return node; }
+  NodePower* power() override { return node_power; }
+  void Event(const std::string& level, const std::string& kind, const std::string& message) override {
+    events.push_back(level + " " + kind + ": " + message);
+  }
   Task<agent_protocol::ResourceResult> Call(const PlannedStep& step, bool apply) override {
     calls.emplace_back(step.params, apply);
     co_return calls.size() <= answers.size() ? answers[calls.size() - 1] : agent_protocol::ResourceResult{};

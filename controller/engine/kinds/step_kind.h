@@ -109,6 +109,10 @@ class KindReport {
   // events go to the run's listeners, its end with its duration to the
   // state's events (history --run N).
   virtual WaitReport BeginWait(const std::string& what) = 0;
+  // Something done to the node outside its steps (a power cycle through its
+  // BMC): a note to the run's listeners, and to the state's events as
+  // `kind` at `level` ("info", "warning", "error"), kept with its time.
+  virtual void Event(const std::string& level, const std::string& kind, const std::string& message) = 0;
 };
 
 class KindHost {
@@ -120,6 +124,10 @@ class KindHost {
 
   virtual const ExecutionOptions& options() const = 0;
   virtual const Clock& clock() const = 0;
+  // The host as the inventory has it (its bmc).
+  virtual const Host& host() const = 0;
+  // The BMCs (node_power.h); null when the run has no way to them.
+  virtual NodePower* power() = 0;
   // What a kind keeps for the rest of this host's run (starts as null).
   virtual nlohmann::json& KindMemo(const std::string& kind) = 0;
 

@@ -109,12 +109,15 @@ CONF
   printf '%s\n' 'mc_setbmc 0x20' 'mc_add 0x20 0 no-device-sdrs 0x23 9 8 0x9f 0x1291 0xf02 persist_sdr' \
     'sel_enable 0x20 1000 0x0a' 'mc_enable 0x20' >"$dir/bmc.emu"
   # The startcmd: the testbed's settings travel with it (ipmi_sim's
-  # environment is this command's, but the file says what it runs).
+  # environment is this command's, but the file says what it runs). The
+  # firmware time is read at each power on from post (bmc-post sets it).
+  bmc_post_seconds >"$dir/post"
   cat >"$dir/power" <<SCRIPT
 #!/bin/sh
 exec >>"$dir/power.log" 2>&1
 export TESTBED_STATE='$TESTBED_STATE' TESTBED_CACHE='$TESTBED_CACHE' TESTBED_SUBNET='$TESTBED_SUBNET' TESTBED_PREFIX='$TESTBED_PREFIX'
-export TESTBED_BMC_POST='$(bmc_post_seconds)'
+TESTBED_BMC_POST=\$(cat '$dir/post')
+export TESTBED_BMC_POST
 exec '$TESTBED_HOME/testbed' __bmc-power '$node'
 SCRIPT
   chmod 755 "$dir/power"
@@ -244,6 +247,16 @@ bmc_power_off() {
   rm -f "$(bmc_dir "$node")/power.pid"
   echo "$(date '+%F %T') off"
   exit 0
+}
+
+# `testbed bmc-post NODE SECONDS`: the SIMULATED firmware time of the
+# node's BMC from its next power on (a test's part that needs no long POST).
+cmd_bmc_post() {
+  local node=${1:?usage: testbed bmc-post NODE SECONDS} post
+  require_node "$node"
+  [ -d "$(bmc_dir "$node")" ] || die "$node has no BMC (testbed up N --bmc)"
+  post=$(TESTBED_BMC_POST=${2:-} bmc_post_seconds)
+  echo "$post" >"$(bmc_dir "$node")/post"
 }
 
 # `testbed bmc NODE ARGS...`: ipmitool ARGS against the node's BMC, as the

@@ -12,7 +12,9 @@ ensure_ssh_key() {
 crashed_nodes() {
   local node
   for node in $(existing_nodes); do
-    if ! node_running "$node" && [ ! -e "$(node_dir "$node")/stopped" ]; then echo "$node"; fi
+    if ! node_running "$node" && [ ! -e "$(node_dir "$node")/stopped" ] && [ ! -e "$(node_dir "$node")/hung" ]; then
+      echo "$node"
+    fi
   done
 }
 
@@ -210,6 +212,8 @@ cmd_status() {
       link_is_up "$node" || state=partitioned
     elif [ -e "$dir/stopped" ]; then
       state=off
+    elif [ -e "$dir/hung" ]; then
+      state=hung
     else
       state=crashed
     fi

@@ -8,6 +8,7 @@
 #   supervisor.pid nspawn.pid   the processes the testbed started
 #   bmc/                 up --bmc: the node's simulated BMC (bmc.sh)
 #   stopped              present while the node is powered off on purpose
+#   hang-reboot, hung    its next reboot hangs (testbed hang-reboot); it hangs now
 #   console.log exits.log
 
 mounted() { grep -q " $1 " /proc/self/mounts; }
@@ -160,8 +161,29 @@ supervise_node() {
     wait $! || rc=$?
     echo "$(date '+%F %T') nspawn exited with status $rc" >>"$dir/exits.log"
     [ "$rc" -eq 133 ] || break  # 133: the node rebooted itself; boot it again
+    if [ -e "$dir/hang-reboot" ]; then
+      hang_in_firmware "$dir"
+      break
+    fi
   done
   rm -f "$dir/nspawn.pid" "$dir/supervisor.pid"
+}
+
+# `testbed hang-reboot NODE` made the node's next reboot hang before its OS
+# boots, as a server hangs in its firmware (SIMULATED: the flag file
+# hang-reboot, taken by this one reboot). The container stays down for
+# real; the supervisor, which is the node's power as its BMC reads it,
+# lives on until the node is powered off (its BMC's power off or cycle,
+# or testbed kill), so the BMC reads on meanwhile, as a hung server's does.
+hang_in_firmware() {
+  local dir=$1
+  rm -f "$dir/hang-reboot" "$dir/nspawn.pid"
+  touch "$dir/hung"
+  echo "$(date '+%F %T') the reboot hangs (SIMULATED firmware hang): down until powered off and on" >>"$dir/exits.log"
+  while [ ! -e "$dir/stopped" ]; do
+    sleep 0.5
+  done
+  rm -f "$dir/hung"
 }
 
 start_supervisor() {
@@ -304,10 +326,18 @@ cmd_kill() {
   log "$node: powered off (testbed start $node powers it on)"
 }
 
+cmd_hang_reboot() {
+  local node=${1:?usage: testbed hang-reboot NODE}
+  require_node "$node"
+  touch "$(node_dir "$node")/hang-reboot"
+  log "$node: its next reboot hangs (SIMULATED firmware hang) until it is powered off and on (its BMC's power cycle, or testbed kill and start)"
+}
+
 cmd_start() {
   local node=${1:?usage: testbed start NODE}
   require_node "$node"
   if node_running "$node"; then log "$node: already running"; return 0; fi
+  if [ -e "$(node_dir "$node")/hung" ]; then power_off_node "$node"; fi  # its hung supervisor ends first
   local INDEX GPUS HCAS ADDRESS NVSWITCHES=0 GPU_MODEL=h100
   source "$(node_dir "$node")/node.env"
   ensure_bridge
