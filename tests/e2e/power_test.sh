@@ -126,6 +126,8 @@ print(len(hosts["node02"]["sel"]), len(hosts["node03"]["sel"]),
 check "power sel reads node02's injected entry, node03's SEL is empty (got '$sel_counts')" \
   test "$sel_counts" = "1 0 True"
 
+source "$E2E_ROOT/tests/e2e/power_sel_checks.sh"  # validate's bmc.* and the IPMI exporter's alert
+
 # --- no BMC password in any output ------------------------------------------
 leaks=0
 for node in node01 node02 node03; do

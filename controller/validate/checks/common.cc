@@ -1,5 +1,7 @@
 #include "controller/validate/checks/common.h"
 
+#include <algorithm>
+
 #include "common/json_fields.h"
 
 namespace clusterctl::checks {
@@ -36,6 +38,32 @@ std::vector<long long> IntegersVariable(const nlohmann::json& vars, const char* 
     if (item.is_number_integer()) numbers.push_back(item.get<long long>());
   }
   return numbers;
+}
+
+std::vector<std::string> StringsVariable(const nlohmann::json& vars, const char* name) {
+  std::vector<std::string> strings;
+  const nlohmann::json* value = MemberOf(vars, name);
+  if (value == nullptr || !value->is_array()) return strings;
+  for (const nlohmann::json& item : *value) {
+    if (item.is_string()) strings.push_back(item.get<std::string>());
+  }
+  return strings;
+}
+
+std::vector<const Host*> HostsWithBmc(ClusterRun& run, const std::string& check) {
+  const std::vector<Host>& all = run.inventory().hosts;
+  if (std::none_of(all.begin(), all.end(), [](const Host& h) { return h.bmc.has_value(); })) return {};
+  std::vector<const Host*> hosts;
+  for (const ClusterRun::ProbedHost& probed : run.ProbedHosts()) {
+    if (!probed.selected) continue;
+    const Host* host = run.inventory().FindHost(probed.name);
+    if (host != nullptr && host->bmc) {
+      hosts.push_back(host);
+    } else {
+      run.Add(Skip(check, kNode, probed.name, "no bmc in the inventory for " + probed.name));
+    }
+  }
+  return hosts;
 }
 
 Requirement GpusOnPciBus() {

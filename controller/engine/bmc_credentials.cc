@@ -1,0 +1,46 @@
+#include "controller/engine/bmc_credentials.h"
+
+#include <fstream>
+#include <optional>
+
+#include "controller/power/power_run.h"
+#include "controller/views/bmc_view.h"
+
+namespace clusterctl {
+namespace {
+
+// The password ipmitool -f would read: the file's first line, without its line end.
+std::optional<std::string> FirstLine(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::string line;
+  std::getline(in, line);
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  return line;
+}
+
+}  // namespace
+
+BmcCredentials ReadBmcCredentials(const Inventory& inventory) {
+  BmcCredentials credentials;
+  if (inventory.MembersOf(kGroupMonitoring).empty()) return credentials;
+  Result<nlohmann::json> view = BuildBmcView(inventory, {}, {});
+  for (const nlohmann::json& bmc : view.ok() ? (*view)["hosts"] : nlohmann::json::array()) {
+    const Host& host = *inventory.FindHost(bmc["name"].get<std::string>());
+    const std::string& file = host.bmc->password_file;
+    std::string problem = PasswordFileProblem(file);
+    std::optional<std::string> password = problem.empty() ? FirstLine(file) : std::nullopt;
+    if (!password) {
+      credentials.problems.push_back((problem.empty() ? "bmc password file " + file + " cannot be read" : problem) +
+                                     " (host " + host.name + ", for the IPMI exporter)");
+      continue;
+    }
+    credentials.passwords["bmc password of " + host.name] = *password;
+    nlohmann::json item = bmc;
+    item["password"] = *password;
+    credentials.list.push_back(std::move(item));
+  }
+  return credentials;
+}
+
+}  // namespace clusterctl
