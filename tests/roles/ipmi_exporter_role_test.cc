@@ -66,7 +66,7 @@ TEST_CASE("ipmi-exporter: one module per BMC with its credentials, in a secret f
         std::string::npos);
   // The exporter runs as a user of its own and reads the config as its credential.
   const std::string unit = head.files.at("/etc/systemd/system/prometheus-ipmi-exporter.service.d/clusterctl.conf");
-  CHECK(unit.find("User=prometheus-ipmi-exporter\nDynamicUser=yes\n"
+  CHECK(unit.find("User=prometheus-ipmi-exporter\nDynamicUser=yes\nCacheDirectory=prometheus-ipmi-exporter\n"
                   "LoadCredential=ipmi.yml:/etc/prometheus/ipmi-exporter/ipmi.yml\nExecStart=\n"
                   "ExecStart=/usr/bin/prometheus-ipmi-exporter --config.file=%d/ipmi.yml --web.listen-address=10.0.0.1:9290\n") !=
         std::string::npos);
