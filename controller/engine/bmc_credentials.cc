@@ -19,6 +19,18 @@ std::optional<std::string> FirstLine(const std::string& path) {
   return line;
 }
 
+// Why `password` cannot stand in the exporter's double-quoted YAML string
+// ("" when it can). Said without the password: the template's own refusal
+// would quote it.
+std::string Unquotable(const std::string& password) {
+  for (unsigned char c : password) {
+    if (c == '"' || c == '\\' || c < 0x20 || c == 0x7f) {
+      return "holds a character the IPMI exporter's config cannot quote (\", \\ or a control character)";
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 BmcCredentials ReadBmcCredentials(const Inventory& inventory) {
@@ -30,9 +42,10 @@ BmcCredentials ReadBmcCredentials(const Inventory& inventory) {
     const std::string& file = host.bmc->password_file;
     std::string problem = PasswordFileProblem(file);
     std::optional<std::string> password = problem.empty() ? FirstLine(file) : std::nullopt;
-    if (!password) {
-      credentials.problems.push_back((problem.empty() ? "bmc password file " + file + " cannot be read" : problem) +
-                                     " (host " + host.name + ", for the IPMI exporter)");
+    if (problem.empty() && !password) problem = "bmc password file " + file + " cannot be read";
+    if (problem.empty() && !Unquotable(*password).empty()) problem = "bmc password file " + file + " " + Unquotable(*password);
+    if (!problem.empty()) {
+      credentials.problems.push_back(problem + " (host " + host.name + ", for the IPMI exporter)");
       continue;
     }
     credentials.passwords["bmc password of " + host.name] = *password;

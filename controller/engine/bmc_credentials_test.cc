@@ -75,6 +75,14 @@ TEST_CASE("secrets.bmcs is read only where a monitoring host reads it, and refus
   CHECK(c.problems[1] == "bmc password file " + dir.path + "/node02.pw cannot be read (host node02, for the IPMI exporter)");
   CHECK(c.list.empty());
   CHECK(c.passwords.empty());
+
+  dir.Write("node01.pw", "pa\"ss\\word\n", 0600);
+  dir.Write("node02.pw", "fine-password\n", 0600);
+  BmcCredentials quoted = ReadBmcCredentials(Parse(dir.path, true));
+  REQUIRE(quoted.problems.size() == 1);
+  CHECK(quoted.problems[0] == "bmc password file " + dir.path + "/node01.pw holds a character the IPMI exporter's config"
+                              " cannot quote (\", \\ or a control character) (host node01, for the IPMI exporter)");
+  CHECK(quoted.list.size() == 1);
 }
 
 }  // namespace clusterctl
