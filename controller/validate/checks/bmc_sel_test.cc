@@ -5,13 +5,10 @@
 // engine's own parser.
 #include <doctest/doctest.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "controller/power/ipmitool.h"
 #include "controller/validate/checks/spec_test_util.h"
+#include "tests/unit/fixture.h"
 #include "tests/unit/inventory_text.h"
-#include "tests/unit/test_paths.h"
 
 namespace clusterctl {
 namespace {
@@ -27,17 +24,9 @@ groups:
   compute: {hosts: [node02, node03]}
 )";
 
-std::string Captured(const std::string& name) {
-  std::ifstream in(testing::SharedFixturesDir() + "/" + name);
-  REQUIRE_MESSAGE(in.good(), name);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // The SEL a BMC answers with: `sel list`'s capture, read by ParseSelList.
 PowerResult Sel(const Host& host, const std::string& capture) {
-  Result<std::vector<SelEntry>> sel = ParseSelList(Captured(capture));
+  Result<std::vector<SelEntry>> sel = ParseSelList(testing::CapturedFixture(capture));
   REQUIRE_MESSAGE(sel.ok(), sel.status().message());
   return {&host, true, std::to_string(sel->size()) + " SEL entries", {}, std::move(sel).value()};
 }
