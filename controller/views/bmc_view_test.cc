@@ -4,11 +4,12 @@
 #include <doctest/doctest.h>
 
 #include "tests/unit/inventory_text.h"
+#include "tests/unit/inventory_with_files.h"
 
 namespace clusterctl {
 
 TEST_CASE("the BMC view lists the hosts with a bmc, their target and driver, and no password") {
-  Inventory inventory = testing::InventoryFromText(R"(cluster: c
+  Inventory inventory = testing::InventoryWithFilesFromText(R"(cluster: c
 bmc: {user: admin, password_file: bmc.pw}
 hosts:
   head01: {address: 10.0.0.1}

@@ -86,7 +86,7 @@ TEST_CASE("alert rules: a node drained in Slurm or down fires its own alert, lab
 // names them (ipmi_sel_logs_count: its /ipmi answer for ipmi_sim, captured
 // in tests/fixtures/captured/SOURCES.md, "prometheus-ipmi-exporter"); the
 // target file labels each BMC's series with its host.
-const char* kBmcRuleTests = R"(rule_files: [rules.yml]
+const char* kBmcRuleTests = R"yaml(rule_files: [rules.yml]
 evaluation_interval: 1m
 tests:
   - interval: 1m
@@ -125,7 +125,7 @@ tests:
         exp_alerts:
           - exp_labels: {job: ipmi, instance: "10.0.9.12", node: gpu02, collector: sel, severity: warning}
             exp_annotations: {summary: "The IPMI exporter cannot read a BMC (credentials, no answer, or a collector the BMC lacks)"}
-)";
+)yaml";
 
 // promtool's verdict on `tests` over `rules` ("" when they pass).
 std::string PromtoolTestRules(const std::string& rules, const std::string& tests) {
@@ -146,12 +146,13 @@ TEST_CASE("alert rules with BMCs: a grown SEL, a critical sensor and an unreadab
                     "gpu01: {address: 10.0.0.11, bmc: {address: 10.0.9.11, password_file: gpu01.pw}}");
   inventory.replace(inventory.find("gpu02: {address: 10.0.0.12}"), 27,
                     "gpu02: {address: 10.0.0.12, bmc: {address: 10.0.9.12, password_file: gpu02.pw}}");
-  testing::RoleHarness roles(inventory, {"monitoring", "ipmi-exporter"});
-  for (const char* host : {"gpu01", "gpu02"}) {
+  testing::RoleHarness roles(kInventory, {"monitoring", "ipmi-exporter"});
+  for (const char* host : {"gpu01", "gpu02"}) {  // beside the inventory before it is loaded
     const std::string file = roles.dir() + "/" + host + ".pw";
     std::ofstream(file) << "a-bmc-password-" << host << "\n";
     REQUIRE(::chmod(file.c_str(), 0600) == 0);
   }
+  roles.UseInventory(inventory);
   const nlohmann::json facts = {{"os", {{"id", "debian"}, {"family", "debian"}}}, {"systemd", true}};
   testing::Planned head = roles.Plan("head", facts);
   const std::string rules = head.files.at("/etc/prometheus/rules/clusterctl.yml");

@@ -30,10 +30,14 @@ groups:
 
 const nlohmann::json kFacts = {{"os", {{"id", "debian"}, {"family", "debian"}}}, {"systemd", true}};
 
+// The password files are written beside the inventory before it is loaded
+// (the loader checks they exist).
 struct BmcRoles : testing::RoleHarness {
-  explicit BmcRoles(const std::string& inventory = kInventory) : testing::RoleHarness(inventory, {"monitoring", "ipmi-exporter"}) {
+  explicit BmcRoles(const std::string& inventory = kInventory)
+      : testing::RoleHarness("cluster: lab\nhosts:\n  head: {address: 10.0.0.1}\n", {"monitoring", "ipmi-exporter"}) {
     Password("gpu01", "pw-of-gpu01-BMC", 0600);
     Password("gpu02", "pw-of-gpu02-BMC", 0600);
+    UseInventory(inventory);
   }
   void Password(const std::string& host, const std::string& password, mode_t mode) {
     const std::string file = dir() + "/" + host + ".pw";

@@ -9,6 +9,7 @@
 #include "controller/validate/checks/spec_test_util.h"
 #include "tests/unit/fixture.h"
 #include "tests/unit/inventory_text.h"
+#include "tests/unit/inventory_with_files.h"
 
 namespace clusterctl {
 namespace {
@@ -36,7 +37,7 @@ PowerResult Sel(const Host& host, const std::string& capture) {
 struct BmcBench : testing::FakeClusterRun {
   std::string node02_sel = "ipmitool-sel-list--ipmi_sim--4-entries--1.txt";
   BmcBench() {
-    inv = testing::InventoryFromText(kInventory);
+    inv = testing::InventoryWithFilesFromText(kInventory);
     for (const char* host : {"node01", "node02", "node03"}) {
       Node(host);
       probed.push_back({host, true, std::string(host) != "node03", ""});
