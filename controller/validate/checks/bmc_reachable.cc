@@ -4,7 +4,7 @@
 // wrong password, an unknown user, a cipher suite the BMC lacks or no answer
 // fails that host alone, saying which (power/ipmitool.h). Out of band: a
 // node that does not answer over SSH is still judged; a host without a bmc
-// is skipped, and an inventory without BMCs has no result at all.
+// is skipped.
 #include "controller/validate/checks/common.h"
 
 namespace clusterctl::checks {

@@ -1,7 +1,5 @@
 #include "controller/validate/checks/common.h"
 
-#include <algorithm>
-
 #include "common/json_fields.h"
 
 namespace clusterctl::checks {
@@ -51,8 +49,6 @@ std::vector<std::string> StringsVariable(const nlohmann::json& vars, const char*
 }
 
 std::vector<const Host*> HostsWithBmc(ClusterRun& run, const std::string& check) {
-  const std::vector<Host>& all = run.inventory().hosts;
-  if (std::none_of(all.begin(), all.end(), [](const Host& h) { return h.bmc.has_value(); })) return {};
   std::vector<const Host*> hosts;
   for (const ClusterRun::ProbedHost& probed : run.ProbedHosts()) {
     if (!probed.selected) continue;

@@ -65,8 +65,8 @@ std::vector<std::string> StringsVariable(const nlohmann::json& vars, const char*
 
 // The selected hosts an out-of-band check (bmc.*) reads through their BMCs,
 // whether or not they answered over SSH; a selected host without a bmc is
-// skipped ("no bmc in the inventory"). None, and no result, where no host
-// of the inventory has a BMC.
+// skipped ("no bmc in the inventory for X"), so every selected host has a
+// result.
 std::vector<const Host*> HostsWithBmc(ClusterRun& run, const std::string& check);
 
 // The spec of a GPU check that reads nvidia-smi -q (and `more_probes`): on
