@@ -7,6 +7,7 @@
 #include "common/sha256.h"
 #include "common/strings.h"
 #include "controller/catalog/check_variables.h"
+#include "controller/engine/bmc_credentials.h"
 #include "controller/engine/kinds/step_kind.h"
 #include "controller/validate/check_selection.h"
 #include "controller/views/cluster_views.h"
@@ -139,6 +140,20 @@ Planner::Planner(PlanInputs inputs)
       view_errors_.push_back(built.status().message());
     }
   }
+  AddBmcCredentials();
+}
+
+// `secrets.bmcs` (bmc_credentials.h): each password masked wherever the
+// run's text goes, and kept out of parameters and non-secret files like the
+// vault's own secrets.
+void Planner::AddBmcCredentials() {
+  BmcCredentials bmcs = ReadBmcCredentials(*inputs_.inventory);
+  cluster_context_["secrets"]["bmcs"] = std::move(bmcs.list);
+  view_errors_.insert(view_errors_.end(), bmcs.problems.begin(), bmcs.problems.end());
+  for (const auto& [label, password] : bmcs.passwords) {
+    if (inputs_.secrets) inputs_.secrets->AddToMask(label, password);
+  }
+  bmc_passwords_ = std::move(bmcs.passwords);
 }
 
 // Secret values may only travel as the content of a file marked secret:
@@ -146,8 +161,12 @@ Planner::Planner(PlanInputs inputs)
 // diff would be shown or whose old content would be backed up.
 void Planner::CheckNoSecretLeaks(const RoleStep& step, const PlannedStep& planned, const std::string& params,
                                  const Host& host, Diagnostics& diagnostics) const {
-  if (!inputs_.secrets) return;
-  for (const auto& [name, value] : inputs_.secrets->values()) {
+  std::map<std::string, std::string> secrets;
+  for (const auto& [label, password] : bmc_passwords_) {
+    if (password.size() >= kMinCheckedBmcPassword) secrets.emplace(label, password);
+  }
+  if (inputs_.secrets) secrets.insert(inputs_.secrets->values().begin(), inputs_.secrets->values().end());
+  for (const auto& [name, value] : secrets) {
     if (value.empty()) continue;
     if (params.find(value) != std::string::npos) {
       diagnostics.Error(step.where, "'" + step.name + "' for " + host.name + " would put secret " + name +

@@ -107,8 +107,15 @@ class Planner {
   void CheckNoSecretLeaks(const RoleStep& step, const PlannedStep& planned, const std::string& params, const Host& host,
                           Diagnostics& diagnostics) const;
 
+  void AddBmcCredentials();
+
   PlanInputs inputs_;
   nlohmann::json cluster_context_;
+  std::map<std::string, std::string> bmc_passwords_;  // "bmc password of HOST" -> password (bmc_credentials.h)
+  // A BMC password shorter than this (a factory default such as "admin")
+  // is not looked for in parameters: it would match words that are no
+  // secret. It is still masked and still reaches only a secret file.
+  static constexpr size_t kMinCheckedBmcPassword = 8;
   // A view's `per_host` part, taken out of `cluster.<view>`: each host sees
   // its own entry as `host.<view>` (null when it has none).
   std::map<std::string, nlohmann::json> per_host_views_;

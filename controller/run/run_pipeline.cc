@@ -105,6 +105,8 @@ ValidationOutcome Validate(const PreparedRun& run, SessionFactory& sessions, con
   inputs.run_on = [&sessions](const std::vector<const Host*>& hosts, const HostBody& body) {
     return RunOnHosts(sessions, hosts, body);
   };
+  LocalProcessRunner processes(clock);  // ipmitool for the BMCs (bmc.*)
+  inputs.processes = &processes;
   return RunValidation(inputs);
 }
 

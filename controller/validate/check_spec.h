@@ -185,6 +185,9 @@ struct CheckSpec {
   NodeVerdict verdict = nullptr;  // null: judged by its cluster phase or by a phase of validation_run (reachable, older cross-node checks)
   ClusterPhase cluster_phase;     // the phase that judges a check without a node verdict (cluster, pair, or node checks across nodes)
   bool needs_controller = false;  // the verdict reads NodeView::slurm
+  // Read from the controller without the node's SSH (the BMC: bmc.*): a
+  // node that did not answer over SSH is still judged by the check's phase.
+  bool out_of_band = false;
   std::string variables;          // YAML declarations of the variables only this check reads (variable_spec.h)
   CheckLevel level = CheckLevel::kFunctional;
 };

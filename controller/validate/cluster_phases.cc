@@ -91,6 +91,16 @@ std::optional<CheckOutcome> Validator::NodeOutcome(const std::string& check, con
 
 Result<nlohmann::json> Validator::NfsView() const { return BuildNfsView(*in_.inventory, {}); }
 
+// The power engine, as `clusterctl power` runs it; nothing once the deadline passed.
+std::vector<PowerResult> Validator::ThroughBmcs(const std::vector<const Host*>& hosts, PowerAction action) {
+  if (in_.processes != nullptr && SecondsLeft() > 0) return RunPower(hosts, action, *in_.processes, kBmcForks);
+  std::vector<PowerResult> results;
+  for (const Host* host : hosts) {
+    results.push_back({host, false, in_.processes ? DeadlineText() : "not read: this run has no way to the BMCs", {}, {}});
+  }
+  return results;
+}
+
 NodeView Validator::View(const std::string& host) const { return ViewOf(*in_.inventory->FindHost(host)); }
 
 std::vector<Result<ToolOutput>> Validator::RunCommands(const std::vector<HostCommand>& commands) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "controller/power/power_run.h"
 #include "controller/validate/check_result.h"
 #include "controller/validate/check_spec.h"
 #include "controller/validate/tool_output.h"
@@ -135,6 +136,15 @@ class ClusterRun {
   // The detail of a failure whose work the deadline left no time for:
   // "not run: the validation's deadline (900 s) passed first".
   virtual std::string DeadlineText() const = 0;
+
+  // ---- Out of band: the hosts' BMCs (bmc.reachable, bmc.sel).
+
+  // Runs `action` (status, sel) through each host's BMC from the controller
+  // with the power engine's own code (power/power_run.h: ipmitool, the
+  // password only as its file, hosts in parallel), whether or not the host
+  // answers over SSH; one result per host, in the hosts' order.
+  // REQUIRES: each host has a bmc.
+  virtual std::vector<PowerResult> ThroughBmcs(const std::vector<const Host*>& hosts, PowerAction action) = 0;
 
   // One line of progress for whoever watches a long run (validate prints it
   // on stderr at the info level): what a measurement is doing now.

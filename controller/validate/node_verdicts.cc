@@ -51,11 +51,12 @@ void Validator::NoteUsability(const Host& host, const std::map<std::string, Chec
 // No reading, no pass (docs/validation.md): a selected host that could not
 // be reached fails every node check selected for it, whether or not it
 // would apply (its facts are unknown too), so a run over dead nodes can
-// never exit 0. The cluster checks and the pairs answer for themselves.
+// never exit 0. The cluster checks, the pairs and the out-of-band checks
+// (its BMC answers without its SSH) answer for themselves.
 void Validator::UnreachableVerdicts(const std::string& name, const NodeProbe& p) {
   std::string why = "not checked: " + name + " is unreachable (" + (p.unreachable.empty() ? "no answer" : p.unreachable) + ")";
   for (const CheckSpec* spec : CheckSpecs()) {
-    if (spec->scope != kNode || spec->name == "reachable") continue;
+    if (spec->scope != kNode || spec->name == "reachable" || spec->out_of_band) continue;
     Add(Fail(spec->name, kNode, name, why, {}, "unknown"));
   }
 }

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "controller/power/local_process.h"
 #include "controller/remote/remote_runner.h"
 #include "controller/validate/check_result.h"
 #include "controller/validate/check_selection.h"
@@ -51,6 +52,9 @@ struct ValidationInputs {
   // validate --drain-failed: drain the compute nodes an acceptance check
   // failed on, resume the ones acceptance drained that pass (acceptance_drain.h).
   bool drain_failed = false;
+  // Runs ipmitool on the controller for the out-of-band checks (bmc.*:
+  // ClusterRun::ThroughBmcs); null: they fail, "no way to the BMCs".
+  ProcessRunner* processes = nullptr;
   // Told a line of progress while the cluster phases run (ClusterRun::Progress); may be empty.
   std::function<void(const std::string&)> progress;
 };

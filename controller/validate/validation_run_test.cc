@@ -7,7 +7,9 @@
 #include "controller/validate/validation_run.h"
 
 #include <doctest/doctest.h>
+#include <sys/stat.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 
@@ -26,14 +28,16 @@ namespace clusterctl {
 namespace {
 
 // The controller and login node outside the compute group, as on a DGX
-// cluster's head nodes, and a monitoring host in no Slurm group.
+// cluster's head nodes, and a monitoring host in no Slurm group. The DGX
+// nodes have BMCs (one password file, bmc.pw beside the inventory).
 const char* kInventory = R"(cluster: t
 connection: {user: root}
+bmc: {user: admin, password_file: bmc.pw}
 hosts:
   head: {address: 10.9.0.1}
   login01: {address: 10.9.0.2}
-  dgx01: {address: 10.9.0.3}
-  dgx02: {address: 10.9.0.4}
+  dgx01: {address: 10.9.0.3, bmc: {address: 10.9.9.3}}
+  dgx02: {address: 10.9.0.4, bmc: {address: 10.9.9.4}}
   storage: {address: 10.9.0.5}
 groups:
   controller: {hosts: [head]}
@@ -46,6 +50,8 @@ class ValidationHarness {
  public:
   ValidationHarness() {
     std::ofstream(dir_.path() + "/inventory.yaml") << kInventory;
+    std::ofstream(dir_.path() + "/bmc.pw") << "a-bmc-password\n";
+    REQUIRE(::chmod((dir_.path() + "/bmc.pw").c_str(), 0600) == 0);
     Diagnostics diagnostics;
     inventory_ = LoadInventory(dir_.path() + "/inventory.yaml", diagnostics);
     REQUIRE_MESSAGE(inventory_, diagnostics.ToString());
@@ -103,8 +109,13 @@ class ValidationHarness {
     inputs.run_on = [this](const std::vector<const Host*>& hosts, const RemoteRunner::HostBody& body) {
       return RunOnHosts(fleet_, hosts, body);
     };
+    inputs.processes = processes;
     return RunValidation(inputs);
   }
+
+  void Unreachable(const std::string& host) { fleet_.node(host).unreachable = true; }
+
+  ProcessRunner* processes = nullptr;  // ipmitool for the BMCs; null: the bmc checks have no way to them
 
  private:
   testing::TempDir dir_;
@@ -151,7 +162,42 @@ std::vector<std::vector<std::string>> EverySelection() {
 const std::vector<std::string> kLimits = {"all", "head", "login01", "dgx01", "storage", "compute", "!compute",
                                           "dgx01,storage", "login01,dgx02"};
 
+// The BMCs' ipmitool: `chassis power status` on; `sel list` dgx02's from a
+// capture of ipmi_sim (three critical entries), dgx01's empty.
+class BmcAnswers final : public ProcessRunner {
+ public:
+  ProcessOutput Run(const std::vector<std::string>& argv, std::chrono::milliseconds) override {
+    const bool dgx02 = std::find(argv.begin(), argv.end(), "10.9.9.4") != argv.end();
+    if (argv.back() == "status") return {true, false, 0, "Chassis Power is on\n", ""};
+    if (argv.back() != "list") return {true, false, 1, "", "unexpected\n"};
+    return {true, false, 0, dgx02 ? testing::CapturedFixture("ipmitool-sel-list--ipmi_sim--4-entries--1.txt") : "",
+            dgx02 ? "" : "SEL has no entries\n"};
+  }
+};
+
 }  // namespace
+
+TEST_CASE("validate: the bmc checks read each BMC from the controller, an SSH-unreachable node's too") {
+  ValidationHarness harness;
+  BmcAnswers ipmitool;
+  harness.processes = &ipmitool;
+  harness.Unreachable("dgx02");
+  ValidationOutcome outcome = harness.Validate("all", {"bmc"});
+  for (const char* node : {"dgx01", "dgx02"}) {
+    const CheckResult* reachable = Find(outcome, "bmc.reachable", node);
+    REQUIRE(reachable != nullptr);
+    CHECK_MESSAGE(reachable->outcome == CheckOutcome::kPass, reachable->detail);
+  }
+  CHECK(Find(outcome, "bmc.sel", "dgx01")->outcome == CheckOutcome::kPass);
+  const CheckResult* sel = Find(outcome, "bmc.sel", "dgx02");
+  REQUIRE(sel != nullptr);
+  CHECK(sel->outcome == CheckOutcome::kFail);
+  CHECK(sel->measured == "3 critical");
+  CHECK(Find(outcome, "bmc.sel", "head")->outcome == CheckOutcome::kSkip);
+  int results = 0;
+  for (const CheckResult& r : outcome.results) results += r.check.rfind("bmc.", 0) == 0;
+  CHECK(results == 10);  // one per check and selected host, dgx02's from its BMC, not "unreachable"
+}
 
 TEST_CASE("validate: every --limit with every --checks runs to its end on a fleet that answers nonsense") {
   ValidationHarness harness;

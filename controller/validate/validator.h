@@ -92,6 +92,8 @@ class Validator : private ClusterRun {
   bool Reports(const std::string& check) const override { return Want(check); }
   const Inventory& inventory() const override { return *in_.inventory; }
   Result<nlohmann::json> NfsView() const override;
+  std::vector<PowerResult> ThroughBmcs(const std::vector<const Host*>& hosts, PowerAction action) override;
+  static constexpr size_t kBmcForks = 32;  // ipmitool processes at once (each waits on its BMC)
   void NodeVerdicts();
   void UnreachableVerdicts(const std::string& name, const NodeProbe& probe);
   // One node check on one node: its requirements, its prerequisites' verdicts, then its own.

@@ -1,5 +1,6 @@
 #include "controller/views/cluster_views.h"
 
+#include "controller/views/bmc_view.h"
 #include "controller/views/directory_view.h"
 #include "controller/views/health_view.h"
 #include "controller/views/logs_view.h"
@@ -15,6 +16,7 @@ const std::vector<ClusterView>& ClusterViews() {
       {"health", BuildHealthView},
       {"directory", BuildDirectoryView},
       {"logs", BuildLogsView},
+      {"bmc", BuildBmcView},
   };
   return views;
 }

@@ -127,6 +127,9 @@ check "power sel reads node02's injected entry, node03's SEL is empty (got '$sel
   test "$sel_counts" = "1 0 True"
 
 source "$(dirname "$0")/power_reboot_checks.sh"  # a deploy's hanging reboot, power-cycled through the BMC
+# After the reboot checks: the SEL checks add a monitoring host to the inventory,
+# which later deploys of it would then also plan (Alertmanager silences, BMC passwords).
+source "$E2E_ROOT/tests/e2e/power_sel_checks.sh"  # validate's bmc.* and the IPMI exporter's alert
 
 # --- no BMC password in any output ------------------------------------------
 leaks=0

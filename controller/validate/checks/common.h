@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "controller/validate/check_spec.h"
+#include "controller/validate/cluster_run.h"
 #include "controller/validate/verdicts.h"
 #include "controller/validate/nvidia_smi.h"
 
@@ -59,6 +60,14 @@ std::optional<std::string> StringVariable(const nlohmann::json& vars, const char
 std::optional<bool> BoolVariable(const nlohmann::json& vars, const char* name);
 // A list of integers (`items: {type: integer}`); empty where null or absent.
 std::vector<long long> IntegersVariable(const nlohmann::json& vars, const char* name);
+// A list of strings (`items: {type: string}`); empty where null or absent.
+std::vector<std::string> StringsVariable(const nlohmann::json& vars, const char* name);
+
+// The selected hosts an out-of-band check (bmc.*) reads through their BMCs,
+// whether or not they answered over SSH; a selected host without a bmc is
+// skipped ("no bmc in the inventory for X"), so every selected host has a
+// result.
+std::vector<const Host*> HostsWithBmc(ClusterRun& run, const std::string& check);
 
 // The spec of a GPU check that reads nvidia-smi -q (and `more_probes`): on
 // nodes with GPUs on the PCI bus, after gpu.driver.

@@ -82,6 +82,11 @@ class FakeClusterRun : public ClusterRun {
   std::map<std::string, std::map<std::string, CheckOutcome>> node_outcomes;  // NodeOutcome(): host -> check -> verdict
   Inventory inv;                                  // inventory() (testing::InventoryFromText)
   std::set<std::string> unreported;               // checks the selection leaves out: Reports() false, Add drops them
+  // What a host's BMC answers (ThroughBmcs); by default a failure.
+  std::function<PowerResult(const Host&, PowerAction)> bmc = [](const Host& host, PowerAction) {
+    return PowerResult{&host, false, "no BMC answers in this test", {}, {}};
+  };
+  std::vector<std::pair<std::string, PowerAction>> bmc_asked;  // host, action: each BMC request, in order
 
   std::vector<HostCommand> ran;
   std::vector<CheckResult> results;
@@ -167,6 +172,14 @@ class FakeClusterRun : public ClusterRun {
     return on_host->second.at(check);
   }
   const Inventory& inventory() const override { return inv; }
+  std::vector<PowerResult> ThroughBmcs(const std::vector<const Host*>& hosts, PowerAction action) override {
+    std::vector<PowerResult> answers;
+    for (const Host* host : hosts) {
+      bmc_asked.emplace_back(host->name, action);
+      answers.push_back(bmc(*host, action));
+    }
+    return answers;
+  }
   int SecondsLeft() const override { return deadline_passed ? 0 : seconds_left; }
   std::string DeadlineText() const override { return "not run: the validation's deadline (900 s) passed first"; }
 
