@@ -12,10 +12,10 @@ failures=0
 # part of a test shows in ctest's log (build/Testing/Temporary/LastTest.log).
 pass() { echo "ok   - $* [${SECONDS}s]"; }
 fail() { echo "FAIL - $* [${SECONDS}s]"; failures=$((failures + 1)); }
-check() {  # check NAME COMMAND...: passes when COMMAND succeeds
+check() {  # check NAME COMMAND...: passes when COMMAND succeeds; returns 1 when it failed, so `check ... || show details` shows them
   local name=$1
   shift
-  if "$@"; then pass "$name"; else fail "$name"; fi
+  if "$@"; then pass "$name"; else fail "$name"; return 1; fi
 }
 finish() {
   echo
