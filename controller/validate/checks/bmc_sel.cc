@@ -16,6 +16,7 @@
 // evidence; `ipmitool sel clear` on the BMC (after the repair) passes it.
 #include <cctype>
 
+#include "common/json_fields.h"
 #include "common/strings.h"
 #include "controller/validate/checks/common.h"
 
@@ -52,8 +53,8 @@ std::string EntryText(const SelEntry& e) {
 }
 
 CheckResult Judge(const std::string& host, const std::vector<SelEntry>& sel, const nlohmann::json& vars) {
-  const std::vector<std::string> critical = StringsVariable(vars, "validate_bmc_sel_critical");
-  const std::vector<std::string> ignore = StringsVariable(vars, "validate_bmc_sel_ignore");
+  const std::vector<std::string> critical = StringsAt(vars, "validate_bmc_sel_critical");
+  const std::vector<std::string> ignore = StringsAt(vars, "validate_bmc_sel_ignore");
   std::vector<std::string> evidence;
   size_t count = 0;
   for (const SelEntry& entry : sel) {

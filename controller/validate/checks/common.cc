@@ -38,16 +38,6 @@ std::vector<long long> IntegersVariable(const nlohmann::json& vars, const char* 
   return numbers;
 }
 
-std::vector<std::string> StringsVariable(const nlohmann::json& vars, const char* name) {
-  std::vector<std::string> strings;
-  const nlohmann::json* value = MemberOf(vars, name);
-  if (value == nullptr || !value->is_array()) return strings;
-  for (const nlohmann::json& item : *value) {
-    if (item.is_string()) strings.push_back(item.get<std::string>());
-  }
-  return strings;
-}
-
 std::vector<const Host*> HostsWithBmc(ClusterRun& run, const std::string& check) {
   std::vector<const Host*> hosts;
   for (const ClusterRun::ProbedHost& probed : run.ProbedHosts()) {

@@ -60,9 +60,6 @@ std::optional<std::string> StringVariable(const nlohmann::json& vars, const char
 std::optional<bool> BoolVariable(const nlohmann::json& vars, const char* name);
 // A list of integers (`items: {type: integer}`); empty where null or absent.
 std::vector<long long> IntegersVariable(const nlohmann::json& vars, const char* name);
-// A list of strings (`items: {type: string}`); empty where null or absent.
-std::vector<std::string> StringsVariable(const nlohmann::json& vars, const char* name);
-
 // The selected hosts an out-of-band check (bmc.*) reads through their BMCs,
 // whether or not they answered over SSH; a selected host without a bmc is
 // skipped ("no bmc in the inventory for X"), so every selected host has a
