@@ -45,7 +45,9 @@ std::vector<std::string> DrainFailedNodes(ClusterRun& run, const std::string& co
   if (nodes.empty()) return {"no compute node was measured: nothing to drain or resume"};
   if (controller.empty()) return {"no Slurm controller in the inventory: nothing drained or resumed"};
   std::vector<HostCommand> shows;
-  for (const auto& [node, failures] : nodes) shows.push_back({.host = controller, .argv = ShowNodeArgv(node), .timeout_s = 15});
+  for (const auto& [node, failures] : nodes) {
+    shows.push_back({.host = controller, .argv = ShowNodeArgv(node), .timeout_s = 15, .input = {}});
+  }
   const std::vector<Result<ToolOutput>> shown = run.RunCommands(shows);
   std::vector<std::string> lines;
   for (size_t k = 0; k < nodes.size(); ++k) {
@@ -59,7 +61,7 @@ std::vector<std::string> DrainFailedNodes(ClusterRun& run, const std::string& co
     std::string line = node + ": " + action.why + (action.reason.empty() ? "" : " (" + action.reason + ")");
     if (action.kind != SlurmAction::Kind::kNone) {
       const std::vector<Result<ToolOutput>> done =
-          run.RunCommands({{.host = controller, .argv = ActionArgv(action, node), .timeout_s = 15}});
+          run.RunCommands({{.host = controller, .argv = ActionArgv(action, node), .timeout_s = 15, .input = {}}});
       if (!done[0].ok()) line += ": not done: " + done[0].status().message();
       else if (!done[0]->Succeeded()) line += ": scontrol update failed: " + Failed(*done[0]);
     }

@@ -90,16 +90,30 @@ wait_for_listener() {
   return 1
 }
 
+# retry_for SECONDS CMD...: runs CMD until it succeeds, every 0.2 s for up
+# to SECONDS; its last status. For what the kernel finishes a moment after
+# a process dies (a network namespace still mounted in a dying container's
+# mount namespace, a device still held).
+retry_for() {
+  local deadline=$(($(date +%s) + $1))
+  shift
+  until "$@"; do
+    [ "$(date +%s)" -lt "$deadline" ] || return 1
+    sleep 0.2
+  done
+}
+
 # stop_recorded PIDFILE: ends the process a pid file records (TERM, then
-# KILL after 5 s) and removes the file.
+# KILL after 5 s) and removes the file. A process that ends on its own
+# between the check and the kill is not an error.
 stop_recorded() {
   local pid
   pid=$(read_pid "$1")
   if pid_alive "$pid"; then
-    kill "$pid"
+    kill "$pid" 2>/dev/null || true
     local i
     for i in $(seq 50); do pid_alive "$pid" || break; sleep 0.1; done
-    pid_alive "$pid" && kill -9 "$pid"
+    if pid_alive "$pid"; then kill -9 "$pid" 2>/dev/null || true; fi
   fi
   rm -f "$1"
 }

@@ -136,7 +136,7 @@ teardown() {
   local ns link
   for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^$TESTBED_PREFIX-node" || true); do
     kill_netns_processes "${ns#"$TESTBED_PREFIX"-}"
-    ip netns del "$ns"
+    retry_for 10 netns_delete "$ns" || die "could not remove network namespace $ns"
   done
   for link in $(ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | cut -d@ -f1 | grep "^$TESTBED_PREFIX-node" || true); do
     ip link del "$link" 2>/dev/null || true

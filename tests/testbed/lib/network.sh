@@ -119,10 +119,16 @@ remove_node_network() {
   ns=$(netns_name "$node")
   veth=$(veth_name "$node")
   kill_netns_processes "$node"
-  ip link show "$veth" >/dev/null 2>&1 && ip link del "$veth"
-  [ -e "/run/netns/$ns" ] && ip netns del "$ns"
-  return 0
+  # The veth goes with its namespace too; either may end first.
+  ip link del "$veth" 2>/dev/null || ! ip link show "$veth" >/dev/null 2>&1 || die "$node: could not remove link $veth"
+  # `ip netns del` fails (EBUSY) while a dying container's mount namespace
+  # still holds a copy of the namespace's mount: a crashed testbed's nodes
+  # are torn down together, so it is retried while they finish dying.
+  if [ -e "/run/netns/$ns" ]; then
+    retry_for 10 netns_delete "$ns" || die "$node: could not remove network namespace $ns"
+  fi
 }
+netns_delete() { ip netns del "$1" 2>/dev/null || [ ! -e "/run/netns/$1" ]; }
 
 link_is_up() {
   ip -o link show "$(veth_name "$1")" 2>/dev/null | grep -q 'state UP\|,UP'

@@ -267,7 +267,7 @@ power_off_node() {
   done
   local pid
   for pid in "$(read_pid "$dir/nspawn.pid")" "$(read_pid "$dir/supervisor.pid")"; do
-    pid_alive "$pid" && kill -9 "$pid" 2>/dev/null
+    if pid_alive "$pid"; then kill -9 "$pid" 2>/dev/null || true; fi  # it may end between the two
   done
   rm -f "$dir/nspawn.pid" "$dir/supervisor.pid"
 }
@@ -285,7 +285,7 @@ remove_node() {
   remove_node_network "$node"
   remove_node_cgroup "$node"
   rmdir "/run/systemd/nspawn/propagate/$node" 2>/dev/null || true
-  rm -rf "$dir"
+  retry_for 5 rm -rf "$dir" 2>/dev/null || die "$node: could not remove $dir: $(rm -rf "$dir" 2>&1 | head -3)"
 }
 
 cmd_exec() {
