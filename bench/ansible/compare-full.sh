@@ -6,7 +6,8 @@
 #   full             the README's full stack on a `--gpus 2 --hcas 1
 #                    --services` testbed (bench/ansible/full.yml): also RDMA,
 #                    IPoIB, the NVIDIA driver (SIMULATED packages, the GPU
-#                    nodes' reboot), DCGM, NFS, exporters, Prometheus, Grafana
+#                    nodes' reboot), DCGM and its exporter, NFS, exporters,
+#                    Prometheus, Alertmanager, Grafana
 # Measured:
 #   - first deploy on fresh nodes, the apt proxy cache warm for both;
 #   - no-op re-run, median of RUNS, wall time and the controller's CPU time;
@@ -33,6 +34,8 @@ RENDERED=(/etc/slurm /usr/local/lib/clusterctl /usr/local/sbin/clusterctl-health
   /etc/systemd/system/slurmd.service.d /etc/security/limits.d/clusterctl-memlock.conf
   /etc/security/clusterctl-ssh-access.conf /etc/systemd/network /etc/default/prometheus-node-exporter
   /etc/default/prometheus /etc/systemd/system/clusterctl-slurm-exporter.service
+  /etc/prometheus/alertmanager.yml /etc/default/prometheus-alertmanager
+  /usr/local/src/clusterctl/mpi-ring.c /usr/local/sbin/clusterctl-modules
   /etc/apt/preferences.d/clusterctl-nvidia-driver /etc/modprobe.d/clusterctl-blacklist-nouveau.conf
   /etc/ganesha /etc/tmpfiles.d/clusterctl-nfs-validate.conf /etc/prometheus/prometheus.yml
   /etc/prometheus/rules /etc/prometheus/file_sd /etc/grafana/grafana.ini /etc/grafana/provisioning
