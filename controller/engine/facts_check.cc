@@ -102,6 +102,7 @@ const FactSpec kFacts[] = {
     // The Slurm view's node shape and the health view's expectations: a
     // node without them is known to neither (cluster.slurm.unknown).
     {"cpu", FactType::kObject, false},
+    {"cpu.model", FactType::kText, false, &kLine},  // nvidia-driver: "Neoverse-V2" is Grace (agent/facts/arm_cpu.h)
     {"cpu.cpus", FactType::kCount, false, nullptr, 1, 16384},
     {"cpu.sockets", FactType::kCount, false, nullptr, 1, 64},
     {"cpu.cores_per_socket", FactType::kCount, false, nullptr, 1, 1024},

@@ -61,6 +61,15 @@ groups:
   monitoring: {hosts: [head01]}
 )";
 
+// The README's stack for Grace GPU nodes: the open kernel modules, the only
+// ones NVIDIA supports there (the nvidia-driver role refuses the others).
+std::string GraceStack() {
+  std::string text = kReadmeStack;
+  const std::string branch = "  nvidia_driver_branch: '550'\n";
+  text.replace(text.find(branch), branch.size(), branch + "  nvidia_driver_modules: open\n");
+  return text;
+}
+
 // The facts of a node of the release whose os-release `fixture` holds.
 nlohmann::json NodeFacts(const std::string& fixture, const std::string& host, int gpus) {
   nlohmann::json node = testing::FakeFacts(host, gpus);
@@ -143,7 +152,7 @@ std::string HostLines(const std::string& host, const Planned& plan) {
 }
 
 std::map<std::string, Planned> GoldenPlanOf(const std::map<std::string, nlohmann::json>& facts, const std::string& what,
-                                            const std::string& golden);
+                                            const std::string& golden, const std::string& inventory = kReadmeStack);
 
 // The whole cluster's plan on `fixture`'s release, compared with (or, with
 // CLUSTERCTL_UPDATE_GOLDEN, written to) tests/fixtures/plans/`golden`.
@@ -156,8 +165,8 @@ std::map<std::string, Planned> GoldenPlan(const std::string& fixture, const std:
 
 // The same with each host's facts given; `what` names them in the file's title.
 std::map<std::string, Planned> GoldenPlanOf(const std::map<std::string, nlohmann::json>& facts, const std::string& what,
-                                            const std::string& golden) {
-  testing::RoleHarness harness(kReadmeStack, testing::BuiltInRolesButHealth());
+                                            const std::string& golden, const std::string& inventory) {
+  testing::RoleHarness harness(inventory, testing::BuiltInRolesButHealth());
   harness.UseSecrets();
   std::map<std::string, Planned> plans;
   std::string text = "# Golden plan: the README's stack on " + what + " (tests/roles/platform_plans_test.cc)\n";
@@ -248,14 +257,17 @@ TEST_CASE("golden plan: arm64 Debian 12 GPU nodes beside an x86_64 head get NVID
   auto plans = GoldenPlanOf({{"head01", NodeFacts("os-release--debian12.txt", "head01", 0)},
                              {"gpu01", ArmNodeFacts("gpu01")},
                              {"gpu02", ArmNodeFacts("gpu02")}},
-                            "os-release--debian12.txt, gpu01 and gpu02 aarch64 (Grace, GB200 tray, Debian 12 arm64 kernel)",
-                            "debian-12-aarch64.txt");
+                            "os-release--debian12.txt, gpu01 and gpu02 aarch64 (Grace, GB200 tray, Debian 12 arm64 kernel), "
+                            "the open kernel modules",
+                            "debian-12-aarch64.txt", GraceStack());
   // The driver's CUDA repository: sbsa/ on the Arm nodes (x86_64/ on the x86 head, had it a GPU).
   CHECK(Params(plans["gpu02"], "nvidia-driver/nvidia repository")["uri"] ==
         "https://developer.download.nvidia.com/compute/cuda/repos/debian12/sbsa/");
   // Package names are the same as on x86_64 (Debian names a package the same on every architecture).
-  CHECK(Params(plans["gpu01"], "nvidia-driver/driver (debian)")["name"] ==
-        nlohmann::json({"nvidia-kernel-dkms", "nvidia-smi", "libcuda1"}));
+  CHECK(Params(plans["gpu01"], "nvidia-driver/driver (debian, open modules)")["name"] ==
+        nlohmann::json({"nvidia-open-kernel-dkms", "nvidia-smi", "libcuda1"}));
+  CHECK(Params(plans["gpu02"], "nvidia-driver/driver (nvidia, open modules)")["name"] == "nvidia-open-550");
+  CHECK_FALSE(Has(plans["gpu01"], "nvidia-driver/open modules on Grace"));
   CHECK(Params(plans["gpu01"], "mpi/packages")["name"] == Params(plans["head01"], "mpi/packages")["name"]);
   // The kernel headers of the arm64 kernel.
   CHECK(Params(plans["gpu01"], "nvidia-driver/kernel headers[0]")["name"] == "linux-headers-" + ArmKernelRelease());
@@ -275,7 +287,7 @@ TEST_CASE("golden plan: every Debian package an arm64 Debian 12 or 13 node gets 
   for (const auto& [os_release, suite] : {std::pair{"os-release--debian12.txt", "bookworm"},
                                           std::pair{"os-release--debian-13.8--base-files.txt", "trixie"}}) {
     CAPTURE(suite);
-    testing::RoleHarness harness(kReadmeStack, testing::BuiltInRolesButHealth());
+    testing::RoleHarness harness(GraceStack(), testing::BuiltInRolesButHealth());
     harness.UseSecrets();
     const std::map<std::string, nlohmann::json> facts = {{"head01", NodeFacts(os_release, "head01", 0)},
                                                          {"gpu01", ArmNodeFacts("gpu01", os_release, suite)},
@@ -298,7 +310,10 @@ TEST_CASE("golden plan: every Debian package an arm64 Debian 12 or 13 node gets 
         const nlohmann::json names = plan.params.at(step).at("name");
         for (const nlohmann::json& name : names.is_array() ? names : nlohmann::json::array({names})) {
           const std::string package = name.get<std::string>();
-          if (package.rfind("cuda-drivers-", 0) == 0 || package.rfind("datacenter-gpu-manager", 0) == 0) continue;
+          if (package.rfind("cuda-drivers-", 0) == 0 || package.rfind("nvidia-open-", 0) == 0 ||
+              package.rfind("datacenter-gpu-manager", 0) == 0) {
+            continue;  // NVIDIA's repository's, not Debian's
+          }
           CAPTURE(host);
           CAPTURE(package);
           CHECK(archive.count(package) == 1);
@@ -308,6 +323,26 @@ TEST_CASE("golden plan: every Debian package an arm64 Debian 12 or 13 node gets 
     }
     CHECK(checked > 20);
   }
+}
+// NVIDIA supports only the open kernel modules on Grace: a Grace node whose
+// inventory keeps the proprietary default is refused before anything
+// changes (the assert runs first of the driver's steps that change a node),
+// an x86 GPU node is not, nor a Grace node with the open modules.
+TEST_CASE("plan: a Grace GPU node with the proprietary kernel modules is refused by an assert naming the fix") {
+  const std::string step = "nvidia-driver/open modules on Grace";
+  const std::map<std::string, nlohmann::json> arm = {{"head01", NodeFacts("os-release--debian12.txt", "head01", 0)},
+                                                     {"gpu01", ArmNodeFacts("gpu01")}};
+  testing::RoleHarness proprietary(kReadmeStack, testing::BuiltInRolesButHealth());
+  proprietary.UseSecrets();
+  const Planned refused = proprietary.Plan("gpu01", arm);
+  REQUIRE(Has(refused, step));
+  CHECK(refused.kinds.at(step) == "assert");
+  const std::vector<std::string>& steps = refused.steps;
+  CHECK(std::find(steps.begin(), steps.end(), step) < std::find(steps.begin(), steps.end(), "nvidia-driver/drain"));
+  CHECK_FALSE(Has(proprietary.Plan("gpu01", NodeFacts("os-release--debian12.txt", "gpu01", 2)), step));
+  testing::RoleHarness open(GraceStack(), testing::BuiltInRolesButHealth());
+  open.UseSecrets();
+  CHECK_FALSE(Has(open.Plan("gpu01", arm), step));
 }
 }  // namespace
 }  // namespace clusterctl
