@@ -5,8 +5,12 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 
+#include "agent/exec/run_command.h"
+#include "common/strings.h"
+#include "controller/state/test_util.h"
 #include "tests/roles/role_harness.h"
 
 namespace clusterctl {
@@ -146,6 +150,55 @@ TEST_CASE("nvidia-driver, site bundle: copied from the controller and used as a 
   CHECK(p.params["nvidia-driver/bundle repository"]["uri"] == "file:/var/lib/clusterctl/nvidia-driver/repo");
   CHECK(p.params["nvidia-driver/bundle repository"]["trusted"] == true);
   CHECK_FALSE(Has(p.steps, "nvidia-driver/nvidia repository"));
+}
+
+// The planned "unpack bundle" command run for real (sh, tar, dpkg) in a
+// scratch directory standing for /var/lib/clusterctl/nvidia-driver: a bundle
+// of this machine's architecture becomes the repository; one of another
+// architecture (an amd64 bundle for a Grace node), or one without an index,
+// fails naming what it holds, and the repository stays as it was.
+TEST_CASE("nvidia-driver, site bundle: unpacked only when its Packages index has the node's architecture") {
+  testing::RoleHarness h(Inventory("  nvidia_driver_source: site\n  nvidia_driver_branch: '550'\n"
+                                   "  nvidia_driver_bundle: nvidia-550.tar"),
+                         kGpuRoles);
+  WriteBeside(h);
+  const nlohmann::json argv = h.Plan("gpu01", Facts(8)).params.at("nvidia-driver/unpack bundle").at("argv");
+  REQUIRE(argv[4] == "/var/lib/clusterctl/nvidia-driver");
+  agent::CommandSpec arch_query;
+  arch_query.argv = {"dpkg", "--print-architecture"};
+  const std::string own(Trim(agent::RunCommand(arch_query).stdout_data));
+  REQUIRE_FALSE(own.empty());
+  const std::string other = own == "arm64" ? "amd64" : "arm64";
+  testing::TempDir scratch;
+  const auto unpack = [&](const std::string& index) {  // the bundle: one Packages index (none when "")
+    const std::string content = scratch.path() + "/content";
+    std::filesystem::remove_all(content);
+    std::filesystem::create_directories(content);
+    if (!index.empty()) std::ofstream(content + "/Packages") << index;
+    std::ofstream(content + "/nvidia-open-550.deb") << "a package";
+    agent::CommandSpec tar;
+    tar.argv = {"tar", "-cf", scratch.path() + "/bundle.tar", "-C", content, "."};
+    REQUIRE(agent::RunCommand(tar).exit_code == 0);
+    agent::CommandSpec spec;
+    spec.argv = argv.get<std::vector<std::string>>();
+    spec.argv[4] = scratch.path();
+    return agent::RunCommand(spec);
+  };
+  const auto stanza = [](const std::string& arch) {
+    return "Package: nvidia-open-550\nVersion: 550.144.03-1\nArchitecture: " + arch + "\n\n"
+           "Package: nvidia-firmware-550\nVersion: 550.144.03-1\nArchitecture: all\n";
+  };
+  CHECK(unpack(stanza(own)).exit_code == 0);
+  CHECK(std::filesystem::exists(scratch.path() + "/repo/Packages"));
+  const agent::CommandResult foreign = unpack(stanza(other));
+  CHECK(foreign.exit_code == 1);
+  CHECK(foreign.stderr_data.find("nvidia_driver_bundle holds no " + own + " packages") != std::string::npos);
+  CHECK(foreign.stderr_data.find(other) != std::string::npos);
+  const agent::CommandResult unindexed = unpack("");
+  CHECK(unindexed.exit_code == 1);
+  CHECK(unindexed.stderr_data.find("nvidia_driver_bundle has no Packages index") != std::string::npos);
+  std::ifstream kept(scratch.path() + "/repo/Packages");  // the first bundle's repository is untouched
+  CHECK(std::string(std::istreambuf_iterator<char>(kept), {}).find("Architecture: " + own) != std::string::npos);
 }
 
 TEST_CASE("cuda-toolkit: each version side by side, /usr/local/cuda at the default") {
