@@ -19,9 +19,9 @@
 // with requests in flight, libnfs 5.0.2's umount fails them (-14, EFAULT)
 // and, when a 1 MiB READ reply was half received, reads the portmapper's
 // answer as the rest of it and waits forever: the job never ends and fio
-// prints no report (a quarter of the reads on the testbed, never a write:
-// docs/validation.md). The engine waits for a full queue, so a queue of
-// one is never left in flight.
+// prints no report (9 of 32 reads by hand on the testbed, no write:
+// docs/validation.md). The engine waits when its queue is full, so a
+// queue of one is never left in flight.
 #include <algorithm>
 #include <optional>
 #include <set>
