@@ -14,8 +14,9 @@ const ProbeSpec& FioInstalledProbe() {
   return probe;
 }
 
-Argv FioArgv(const std::string& filename, const std::string& rw, long long size_mib, int seconds, const Argv& extra) {
-  Argv argv = {"/usr/bin/fio", "--name=clusterctl-accept", "--filename=" + filename, "--rw=" + rw, "--bs=1M",
+Argv FioArgv(const std::string& filename, const std::string& rw, long long size_mib, long long block_mib, int seconds,
+             const Argv& extra) {
+  Argv argv = {"/usr/bin/fio", "--name=clusterctl-accept", "--filename=" + filename, "--rw=" + rw, "--bs=" + std::to_string(block_mib) + "M",
                "--size=" + std::to_string(size_mib) + "M", "--runtime=" + std::to_string(seconds), "--time_based"};
   argv.insert(argv.end(), extra.begin(), extra.end());
   argv.push_back("--output-format=json");

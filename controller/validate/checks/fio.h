@@ -17,10 +17,11 @@ namespace clusterctl::checks {
 // test -x /usr/bin/fio (the acceptance-tools role installs it).
 const ProbeSpec& FioInstalledProbe();
 
-// fio's arguments for one time-based sequential job of 1 MiB blocks over a
-// `size_mib` file, `rw` ("write", "read") for `seconds`, `extra` options
-// (an engine's) before its JSON report.
-Argv FioArgv(const std::string& filename, const std::string& rw, long long size_mib, int seconds, const Argv& extra);
+// fio's arguments for one time-based sequential job of `block_mib` MiB
+// blocks over a `size_mib` file, `rw` ("write", "read") for `seconds`,
+// `extra` options (an engine's) before its JSON report.
+Argv FioArgv(const std::string& filename, const std::string& rw, long long size_mib, long long block_mib, int seconds,
+             const Argv& extra);
 
 // fio's bandwidth of `rw` in bytes per second from its JSON report; the
 // job's error or no report as the problem. fio may print warnings before

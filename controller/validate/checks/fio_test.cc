@@ -35,10 +35,11 @@ TEST_CASE("fio's report: the job's error, no report, no section are problems, ne
   CHECK(checks::FioBytesPerSecond("{\"jobs\": [{\"error\": 0}]}", "trim").status().message() == "fio's report has no trim.bw_bytes");
 }
 
-TEST_CASE("fio's job: time-based sequential 1 MiB blocks, the engine's options, the report in JSON last") {
-  CHECK(checks::FioArgv("fio-node02", "read", 64, 3, {"--ioengine=nfs", "--nfs_url=nfs://s/e"}) ==
-        Argv{"/usr/bin/fio", "--name=clusterctl-accept", "--filename=fio-node02", "--rw=read", "--bs=1M", "--size=64M",
+TEST_CASE("fio's job: time-based sequential blocks of the given size, the engine's options, the report in JSON last") {
+  CHECK(checks::FioArgv("fio-node02", "read", 64, 8, 3, {"--ioengine=nfs", "--nfs_url=nfs://s/e"}) ==
+        Argv{"/usr/bin/fio", "--name=clusterctl-accept", "--filename=fio-node02", "--rw=read", "--bs=8M", "--size=64M",
              "--runtime=3", "--time_based", "--ioengine=nfs", "--nfs_url=nfs://s/e", "--output-format=json"});
+  CHECK(checks::FioArgv("/var/tmp/f", "write", 16, 1, 2, {"--direct=1"})[4] == "--bs=1M");
 }
 
 }  // namespace

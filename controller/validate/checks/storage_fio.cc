@@ -29,7 +29,7 @@ std::string FileOf(const NodeView& view) {
 Argv JobArgv(const NodeView& view, const Job& job) {
   const bool direct = BoolVariable(view.vars, "validate_fio_direct").value_or(true);
   const long long size = IntegerVariable(view.vars, "validate_fio_size_mib").value_or(1024);
-  return FioArgv(FileOf(view), job.rw, size, MeasureSeconds(view), {std::string("--direct=") + (direct ? "1" : "0")});
+  return FioArgv(FileOf(view), job.rw, size, 1, MeasureSeconds(view), {std::string("--direct=") + (direct ? "1" : "0")});
 }
 
 void RunPhase(ClusterRun& run) {
