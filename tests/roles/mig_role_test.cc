@@ -62,16 +62,10 @@ TEST_CASE("nvidia-mig: a GPU node with a layout plans the layout step around a d
 }
 
 TEST_CASE("nvidia-mig, nvidia-driver: a maintenance reason the health check would take for its own is refused") {
-  const std::string problems = testing::InventoryVariableProblems(
-      "cluster: lab\nvars:\n  nvidia_driver_branch: \"550\"\n  nvidia_mig_reason: \"clusterctl: MIG\"\n"
-      "  nvidia_maintenance_reason: \"clusterctl: driver\"\n" R"(
-hosts:
-  head: {address: 10.0.0.1}
-  gpu01: {address: 10.0.0.11}
-groups:
-  controller: {hosts: [head]}
-  compute: {hosts: [gpu01]}
-)");
+  std::string text = MigInventory("[3g.40gb, 3g.40gb]");
+  text.insert(text.find("vars:\n") + 6,
+              "  nvidia_mig_reason: \"clusterctl: MIG\"\n  nvidia_maintenance_reason: \"clusterctl: driver\"\n");
+  const std::string problems = testing::InventoryVariableProblems(text);
   CHECK(problems.find("nvidia_mig_reason") != std::string::npos);
   CHECK(problems.find("nvidia_maintenance_reason") != std::string::npos);
   CHECK(problems.find("the health check's own drains") != std::string::npos);
