@@ -27,6 +27,7 @@
 #      one drain, apply (the SIMULATED nvidia-smi), gres file (MultipleFiles),
 #      resume; srun --gres=gpu:3g.40gb:1 gets one MIG device; a second deploy
 #      changes nothing; a changed layout is again one drain/apply/resume.
+#      About 20 s (measured twice on 2026-11-30: 20 s of 225 s and 219 s).
 #   4. A node with NVSwitches refuses a driver version its fabric manager
 #      does not have, naming both versions, before anything changes.
 #   5. An air-gapped site bundle: with the apt proxy and the local
