@@ -3,6 +3,7 @@
 #include "agent/resources/nvidia_mig_layout.h"
 #include "agent/resources/slurm_accounting_model.h"
 #include "common/strings.h"
+#include "controller/validate/slurm_output.h"
 #include "inventory/connection.h"
 
 namespace clusterctl {
@@ -188,6 +189,24 @@ std::string SlurmDescription(std::string_view text) {
   return "";
 }
 
+// The Slurm reason clusterctl drains a node with for maintenance (a driver
+// change, a MIG layout) and resumes it only with: one line of printable
+// ASCII, no space first or last (sinfo prints it padded, and it is compared
+// stripped), and not the health check's prefix, `clusterctl: `: the health
+// check resumes the drains with that prefix, its own, once its checks pass
+// (docs/health.md), which would undo the maintenance drain.
+std::string SlurmMaintenanceReason(std::string_view text) {
+  if (text.empty() || !PrintableLine(text) || text.front() == ' ' || text.back() == ' ') {
+    return "is not a Slurm reason (one line of printable ASCII, no space first or last)";
+  }
+  if (text.substr(0, kHealthDrainPrefix.size()) == kHealthDrainPrefix) {
+    return "starts '" + std::string(kHealthDrainPrefix) +
+           "', the health check's own drains, which it resumes once its checks pass: take another prefix "
+           "(clusterctl-maintenance: ...)";
+  }
+  return "";
+}
+
 // A directory root alone may write: an absolute path (the `path` syntax)
 // outside the directories every user may create entries in on Debian
 // (/tmp, /var/tmp, /dev/shm, /run/shm, /run/lock, /var/lock: 1777) and
@@ -225,6 +244,7 @@ const ValueSyntax kSyntaxes[] = {
     {"slurm-name", SlurmName}, {"slurm-tres", SlurmTres}, {"slurm-time", SlurmTime},
     {"gecos", Gecos}, {"login-shell", LoginShell}, {"slurm-description", SlurmDescription},
     {"root-directory", RootDirectory}, {"mig-layout", MigLayout},
+    {"slurm-maintenance-reason", SlurmMaintenanceReason},
 };
 
 }  // namespace

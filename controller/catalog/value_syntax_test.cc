@@ -114,6 +114,14 @@ TEST_CASE("value syntaxes for passwd's fields, sacctmgr's description and a dire
     CAPTURE(bad);
     CHECK_FALSE(Has("slurm-description", bad));
   }
+  CHECK(Has("slurm-maintenance-reason", "clusterctl-maintenance: MIG layout change"));
+  CHECK(Has("slurm-maintenance-reason", "site: GPU work"));
+  for (const char* bad : {"clusterctl: MIG layout change", "clusterctl: ", "", " lead", "trail ", "two\nlines", "nul\x01"}) {
+    CAPTURE(bad);
+    CHECK_FALSE(Has("slurm-maintenance-reason", bad));
+  }
+  CHECK(FindValueSyntax("slurm-maintenance-reason")->refuses("clusterctl: x").find("the health check's own drains") !=
+        std::string::npos);
   for (const char* good : {"/var/lib/prometheus/node-exporter", "/srv/tmp", "/tmpfiles", "/run/clusterctl/metrics"}) {
     CAPTURE(good);
     CHECK(Has("root-directory", good));

@@ -92,7 +92,7 @@ gpu_roles_checks() {
 mig_sequence() {
   {
     tb exec node01 cat /var/log/slurm/slurmctld.log |
-      sed -n 's/^\[\([^]]*\)\].*update_node: node node03 reason set to: clusterctl: MIG layout change.*/\1 drain/p;
+      sed -n 's/^\[\([^]]*\)\].*update_node: node node03 reason set to: clusterctl-maintenance: MIG layout change.*/\1 drain/p;
               s/^\[\([^]]*\)\].*update_node: node node03 state set to IDLE.*/\1 resume/p'
     tb exec node03 cat /var/log/nvidia-smi-simulated.log 2>/dev/null | awk '{print $1, "apply"}'
     echo "$(tb exec node03 date -r /etc/slurm/gres-mig.conf '+%Y-%m-%dT%H:%M:%S.%3N') gres"

@@ -4,7 +4,8 @@
 # AccountingStorageTRES lists gres/gpu and gres/gpu:h100, so a GPU job's
 # sacct line shows its GPUs; QoS gpu (MaxTRESPerUser=gres/gpu=2,
 # DenyOnLimit) refuses a 3-GPU job; QoS budget (GrpTRESMins=gres/gpu=1: one
-# GPU-minute) holds a job once spent. About 30-80 s: the spending job
+# GPU-minute) holds a job once spent; sreport's job report shows physics's
+# GPU time from the job records. About 30-80 s: the spending job
 # (16 s), then slurmctld (priority/multifactor) applies a finished job's
 # usage at its next PriorityCalcPeriod (1 minute here).
 tres_has() { grep -qE "(^|,)$1(,|$)" <<<"$2"; }  # tres_has NAME=COUNT TRES-LIST
@@ -17,9 +18,10 @@ alloc() { on01 "sacct -n -X -P -j '$gpu_job' -o AllocTRES"; }
 for _ in $(seq 20); do [ -n "$(alloc)" ] && break; sleep 0.5; done
 check "sacct shows alice's --gres=gpu:2 job holding gres/gpu=2 ($(alloc))" tres_has gres/gpu=2 "$(alloc)"
 check "... and gres/gpu:h100=2" tres_has gres/gpu:h100=2 "$(alloc)"
-# GPU time per account: sreport reads slurmdbd's hourly rollups, so a job of
-# this test shows there only after the hour; checked here is that the
-# database knows the TRES sreport is asked for (it refuses an unknown one).
+# sreport's cluster reports (AccountUtilizationByUser) read slurmdbd's hourly
+# rollups, which cover completed hours only: a job of this test shows there
+# after the hour (below, the job report). Checked here is that the database
+# knows the TRES sreport is asked for (it refuses an unknown one).
 report=$(on01 "sreport -n -P cluster AccountUtilizationByUser -T gres/gpu start=now-1hours end=now" 2>&1)
 check "sreport answers GPU time per account (-T gres/gpu) without an error (${report//$'\n'/ })" no_error "$report"
 over=$(on01 "cd /tmp && timeout 30 runuser -u alice -- srun --qos=gpu -N2 --gpus=3 true" 2>&1)
@@ -27,6 +29,22 @@ check "QoS gpu (MaxTRESPerUser=gres/gpu=2, DenyOnLimit) refuses alice's 3-GPU jo
   grep -q 'Job violates accounting/QOS policy' <<<"$over"
 start=$(now_ms)
 on01 "cd /tmp && runuser -u alice -- srun --qos=budget -N2 --gres=gpu:2 sleep 16"  # 64 GPU-seconds
+# GPU time per account at once: sreport's job report sums each job's elapsed
+# time times its GPUs from slurmdbd's job records, no rollup (one column per
+# job size, then "% of cluster", left out of the sum). physics's
+# GPU-seconds there are those of its jobs' own sacct lines (ElapsedRaw times
+# gres/gpu), at least the 64 of the job just done.
+physics_sacct() {
+  on01 "sacct -n -X -P -a -A physics -S now-2hours -E now -o ElapsedRaw,AllocTRES" |
+    awk -F'|' 'match($2, /gres\/gpu=[0-9]+/) { s += $1 * substr($2, RSTART + 9, RLENGTH - 9) } END { print s + 0 }'
+}
+physics_sreport() {
+  on01 "sreport -n -P -t seconds job SizesByAccount -T gres/gpu Accounts=physics start=now-2hours end=now+1hours" |
+    awk -F'|' '$2 == "physics" { for (i = 3; i <= NF; i++) if ($i !~ /%/) s += $i } END { print s + 0 }'
+}
+for _ in $(seq 20); do [ "$(physics_sreport)" -ge 64 ] && [ "$(physics_sreport)" = "$(physics_sacct)" ] && break; sleep 1; done
+check "sreport shows physics's GPU time (job SizesByAccount -T gres/gpu: $(physics_sreport) GPU-seconds, its jobs' sacct lines $(physics_sacct), at least the 64 of the last)" \
+  sh -c "[ '$(physics_sreport)' -ge 64 ] && [ '$(physics_sreport)' = '$(physics_sacct)' ]"
 # slurmctld's view of the QoS: GrpTRESMins=...,gres/gpu=1(USED MINUTES),...
 spent() { on01 "scontrol show assoc_mgr flags=qos qos=budget" | grep -oE 'GrpTRESMins=.*' | grep -oE 'gres/gpu=1\([0-9]+\)'; }
 for _ in $(seq 90); do [ "$(spent)" != "gres/gpu=1(0)" ] && [ -n "$(spent)" ] && break; sleep 1; done

@@ -1,6 +1,7 @@
 // The nvidia-mig role (issue 50, MIG): the inventory's layout checked when
 // it loads, and the plan of a GPU node with one: the nvidia_mig step that
-// drains before and restarts slurmd after a change, then the resume.
+// drains before and restarts slurmd after a change, then the resume the
+// change owes (a handler).
 #include <doctest/doctest.h>
 
 
@@ -37,7 +38,7 @@ TEST_CASE("nvidia-mig: the inventory's layout is checked when it loads, at its l
   CHECK(InventoryProblems("3g.40gb").find("must be a list") != std::string::npos);
 }
 
-TEST_CASE("nvidia-mig: a GPU node with a layout plans the layout step around a drain, then the resume") {
+TEST_CASE("nvidia-mig: a GPU node with a layout plans the layout step around a drain, owing the resume") {
   nlohmann::json facts = {{"os", {{"id", "debian"}, {"family", "debian"}}},
                           {"systemd", true},
                           {"pci", {{"gpu_count", 2}, {"hca_count", 0}, {"nvswitch_count", 0}}}};
@@ -48,11 +49,26 @@ TEST_CASE("nvidia-mig: a GPU node with a layout plans the layout step around a d
   const nlohmann::json& layout = planned.params.at("nvidia-mig/layout");
   CHECK(layout["layout"] == nlohmann::json::array({"3g.40gb", "3g.40gb"}));
   CHECK(layout["before"].dump().find("slurm-maintenance drain") != std::string::npos);
-  CHECK(layout["before"].back() == "clusterctl: MIG layout change");
+  // Not the health check's prefix: it would resume the node mid-change.
+  CHECK(layout["before"].back() == "clusterctl-maintenance: MIG layout change");
   CHECK(layout["after"].dump().find("systemctl restart slurmd.service") != std::string::npos);
-  const auto at = [&](const std::string& step) { return std::find(planned.steps.begin(), planned.steps.end(), step); };
-  CHECK(at("nvidia-mig/layout") < at("nvidia-mig/resume"));
+  // The resume is owed by a change of the layout, not a step of its own
+  // (a step runs only when its own input moves).
+  CHECK(std::find(planned.steps.begin(), planned.steps.end(), "nvidia-mig/resume") == planned.steps.end());
+  REQUIRE(std::find(planned.handlers.begin(), planned.handlers.end(), "nvidia-mig/resume") != planned.handlers.end());
+  CHECK(planned.notify.at("nvidia-mig/layout") == std::vector<std::string>{"resume"});
   CHECK(planned.params.at("nvidia-mig/resume")["argv"][1] == "resume");
+  CHECK(planned.params.at("nvidia-mig/resume")["argv"][3] == "clusterctl-maintenance: MIG layout change");
+}
+
+TEST_CASE("nvidia-mig, nvidia-driver: a maintenance reason the health check would take for its own is refused") {
+  std::string text = MigInventory("[3g.40gb, 3g.40gb]");
+  text.insert(text.find("vars:\n") + 6,
+              "  nvidia_mig_reason: \"clusterctl: MIG\"\n  nvidia_maintenance_reason: \"clusterctl: driver\"\n");
+  const std::string problems = testing::InventoryVariableProblems(text);
+  CHECK(problems.find("nvidia_mig_reason") != std::string::npos);
+  CHECK(problems.find("nvidia_maintenance_reason") != std::string::npos);
+  CHECK(problems.find("the health check's own drains") != std::string::npos);
 }
 
 TEST_CASE("nvidia-mig: where Slurm has no NVML the step writes the MIG devices' gres file the node's gres.conf includes") {
