@@ -2,17 +2,18 @@
 # The mixed-architecture testbed (issue 52), a heavy test: not in CI
 # (scripts/test.sh leaves out ctest's label `heavy`; `cd build && ctest -L
 # heavy` runs it). Its time and last result are in docs/building.md.
-#   - `testbed up 3 --arm64-nodes 1`: node03 is arm64 Debian under qemu-user,
-#     on the same bridge as the x86_64 node01 and node02; it boots to
-#     `running` (no failed unit: the 243/CREDENTIALS units are fixed)
-#   - the base and Slurm roles deploy on all three (node03 from Debian's
+#   - `testbed up 4 --arm64-nodes 1`: node04 is arm64 Debian under qemu-user,
+#     on the same bridge as the x86_64 node01 (head) and node02, node03
+#     (compute); it boots to `running` (no failed unit: the 243/CREDENTIALS
+#     units are fixed)
+#   - the base and Slurm roles deploy on all four (node04 from Debian's
 #     arm64 packages, with the aarch64 agent and health program), and
 #     `srun -N3 uname -m` on node01 prints both architectures
-#   - validate's node and Slurm checks pass on node03 as on node02
-#   - the second deploy changes nothing on node03
-#   - the deploy time of node03 against node02 (the emulation's cost: not a
+#   - validate's node and Slurm checks pass on node04 as on node02
+#   - the second deploy changes nothing on node04
+#   - the deploy time of node04 against node02 (the emulation's cost: not a
 #     product figure) is printed
-#   - node03 powers off cleanly: `systemctl poweroff` ends its container with
+#   - node04 powers off cleanly: `systemctl poweroff` ends its container with
 #     status 0, and nspawn's halt signal (SIGTERM to nspawn) halts it without
 #     rescue mode
 # The arm64 base image is built when it is not cached (about 15 minutes of
@@ -35,25 +36,25 @@ nspawn_exits() { grep -c "status $2" "$TESTBED_STATE/nodes/$1/exits.log" 2>/dev/
 
 tb down >/dev/null 2>&1
 start=$(date +%s)
-inventory=$(tb up 3 --arm64-nodes 1 2>"$WORK/up.err") || { tail -20 "$WORK/up.err"; echo "testbed up failed"; exit 1; }
-echo "# up 3 --arm64-nodes 1: $(seconds_since "$start") s ($(grep -o 'booted.*' "$WORK/up.err"))"
-check "node01 and node02 are x86_64" test "$(tb ssh node01 uname -m)$(tb ssh node02 uname -m)" = x86_64x86_64
-check "node03 is aarch64, Debian arm64 ($(tb ssh node03 uname -m), $(tb ssh node03 dpkg --print-architecture))" \
-  test "$(tb ssh node03 uname -m) $(tb ssh node03 dpkg --print-architecture)" = "aarch64 arm64"
-check "node03's systemd is running, no unit failed" test "$(tb ssh node03 systemctl is-system-running)" = running
+inventory=$(tb up 4 --arm64-nodes 1 2>"$WORK/up.err") || { tail -20 "$WORK/up.err"; echo "testbed up failed"; exit 1; }
+echo "# up 4 --arm64-nodes 1: $(seconds_since "$start") s ($(grep -o 'booted.*' "$WORK/up.err"))"
+check "node01..node03 are x86_64" test "$(for n in node01 node02 node03; do tb ssh $n uname -m; done | sort -u)" = x86_64
+check "node04 is aarch64, Debian arm64 ($(tb ssh node04 uname -m), $(tb ssh node04 dpkg --print-architecture))" \
+  test "$(tb ssh node04 uname -m) $(tb ssh node04 dpkg --print-architecture)" = "aarch64 arm64"
+check "node04's systemd is running, no unit failed" test "$(tb ssh node04 systemctl is-system-running)" = running
 
 start=$(date +%s)
 "$CLUSTERCTL" deploy "$inventory" --roles "$ROLES" --json >"$WORK/first.json" 2>"$WORK/first.err"
 rc=$?
 echo "# first deploy: exit $rc in $(seconds_since "$start") s"
 check "the first deploy converges" test "$rc" -eq 0 || { tail -20 "$WORK/first.err"; grep '"status":"failed"' "$WORK/first.json" | tail -3; }
-agent=$(tb ssh node03 'file -L /var/lib/clusterctl/agent/*/clusterctl-agent' 2>/dev/null)
-check "node03 runs the aarch64 agent" sh -c "echo '$agent' | grep -q 'ARM aarch64'"
-check "node03's slurmd is Debian's arm64 package ($(tb ssh node03 dpkg-query -W -f '\${Version}:\${Architecture}' slurmd))" \
-  test "$(tb ssh node03 dpkg-query -W -f '\${Architecture}' slurmd)" = arm64
-arm=$(host_seconds "$inventory" "$WORK/first.json" node03)
+agents=$(tb ssh node04 'sha256sum /var/lib/clusterctl/agent/*/clusterctl-agent' 2>/dev/null | cut -d' ' -f1 | sort -u)
+check "node04 got the aarch64 agent build" test "$agents" = "$(sha256sum "$E2E_ROOT/build/clusterctl-agent-aarch64" | cut -d' ' -f1)"
+check "node04's slurmd is Debian's arm64 package ($(tb ssh node04 dpkg-query -W -f '\${Version}:\${Architecture}' slurmd))" \
+  test "$(tb ssh node04 dpkg-query -W -f '\${Architecture}' slurmd)" = arm64
+arm=$(host_seconds "$inventory" "$WORK/first.json" node04)
 x86=$(host_seconds "$inventory" "$WORK/first.json" node02)
-echo "# EMULATION COST (not a product figure): node03 (arm64 under qemu-user) ${arm} s of recorded work, node02 (x86_64) ${x86} s, same roles"
+echo "# EMULATION COST (not a product figure): node04 (arm64 under qemu-user) ${arm} s of recorded work, node02 (x86_64) ${x86} s, same roles"
 
 archs=""
 for _ in $(seq 30); do
@@ -65,7 +66,7 @@ check "srun -N3 uname -m prints both architectures (got $archs)" test "$archs" =
   cat "$WORK/srun.err"
 
 "$CLUSTERCTL" validate "$inventory" --checks "$NODE_CHECKS" --json >"$WORK/validate.json" 2>"$WORK/validate.err"
-for host in node02 node03; do
+for host in node02 node04; do
   verdicts=$(python3 -c 'import json,sys
 rs=[r for r in json.load(open(sys.argv[1]))["results"] if r.get("subject")==sys.argv[2]]
 print(" ".join(sorted("%s=%s" % (r["check"], r["result"]) for r in rs)))' "$WORK/validate.json" "$host" 2>/dev/null)
@@ -77,19 +78,19 @@ start=$(date +%s)
 "$CLUSTERCTL" deploy "$inventory" --roles "$ROLES" --json >"$WORK/second.json" 2>&1
 rc=$?
 echo "# second deploy: exit $rc in $(seconds_since "$start") s"
-check "the second deploy changes nothing on node03 (changed: $(changed_steps "$WORK/second.json" node03))" \
-  test "$rc" -eq 0 -a -z "$(changed_steps "$WORK/second.json" node03)"
+check "the second deploy changes nothing on node04 (changed: $(changed_steps "$WORK/second.json" node04))" \
+  test "$rc" -eq 0 -a -z "$(changed_steps "$WORK/second.json" node04)"
 
 start=$(date +%s)
-tb ssh node03 systemctl poweroff >/dev/null 2>&1
-for _ in $(seq 120); do [ "$(nspawn_exits node03 0)" -ge 1 ] && break; sleep 1; done
-check "systemctl poweroff ends node03's container with status 0 ($(seconds_since "$start") s)" test "$(nspawn_exits node03 0)" -eq 1
-tb start node03 >/dev/null 2>&1
-check "node03 boots again to running" test "$(tb ssh node03 systemctl is-system-running)" = running
+tb ssh node04 systemctl poweroff >/dev/null 2>&1
+for _ in $(seq 120); do [ "$(nspawn_exits node04 0)" -ge 1 ] && break; sleep 1; done
+check "systemctl poweroff ends node04's container with status 0 ($(seconds_since "$start") s)" test "$(nspawn_exits node04 0)" -eq 1
+tb start node04 >/dev/null 2>&1
+check "node04 boots again to running" test "$(tb ssh node04 systemctl is-system-running)" = running
 start=$(date +%s)
-kill -TERM "$(cut -d' ' -f1 "$TESTBED_STATE/nodes/node03/nspawn.pid")"
-for _ in $(seq 120); do [ "$(nspawn_exits node03 0)" -ge 2 ] && break; sleep 1; done
-check "nspawn's halt (SIGTERM) stops node03 with status 0 ($(seconds_since "$start") s)" test "$(nspawn_exits node03 0)" -eq 2
-check "node03 never fell into rescue mode" sh -c "! grep -q 'rescue mode' '$TESTBED_STATE/nodes/node03/console.log'"
+kill -TERM "$(cut -d' ' -f1 "$TESTBED_STATE/nodes/node04/nspawn.pid")"
+for _ in $(seq 120); do [ "$(nspawn_exits node04 0)" -ge 2 ] && break; sleep 1; done
+check "nspawn's halt (SIGTERM) stops node04 with status 0 ($(seconds_since "$start") s)" test "$(nspawn_exits node04 0)" -eq 2
+check "node04 never fell into rescue mode" sh -c "! grep -q 'rescue mode' '$TESTBED_STATE/nodes/node04/console.log'"
 
 finish
