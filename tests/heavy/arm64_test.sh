@@ -24,7 +24,8 @@ source "$(dirname "$0")/../e2e/lib.sh"
 require_root_or_skip
 CLUSTERCTL="$E2E_ROOT/build/clusterctl"
 WORK=$(mktemp -d /tmp/clusterctl-heavy-arm64-XXXXXX)
-trap 'tb down >/dev/null 2>&1; rm -rf "$WORK"' EXIT
+# ARM64_TEST_KEEP=1 leaves the testbed up for a look (then: testbed down).
+trap '[ -n "${ARM64_TEST_KEEP:-}" ] || tb down >/dev/null 2>&1; rm -rf "$WORK"' EXIT
 [ -x "$E2E_ROOT/build/clusterctl-agent-aarch64" ] || { echo "SKIPPED: no aarch64 agent in build/ (g++-aarch64-linux-gnu)"; exit 77; }
 # The base and Slurm roles: what every compute node gets, without the MPI
 # and module stacks (an hour of emulated dpkg would buy nothing here).
@@ -47,7 +48,7 @@ start=$(date +%s)
 "$CLUSTERCTL" deploy "$inventory" --roles "$ROLES" --json >"$WORK/first.json" 2>"$WORK/first.err"
 rc=$?
 echo "# first deploy: exit $rc in $(seconds_since "$start") s"
-check "the first deploy converges" test "$rc" -eq 0 || { tail -20 "$WORK/first.err"; grep '"status":"failed"' "$WORK/first.json" | tail -3; }
+check "the first deploy converges" test "$rc" -eq 0 || { tail -20 "$WORK/first.err"; grep '"status":"failed"' "$WORK/first.json" | tail -3; finish; }
 agents=$(tb ssh node04 'sha256sum /var/lib/clusterctl/agent/*/clusterctl-agent' 2>/dev/null | cut -d' ' -f1 | sort -u)
 check "node04 got the aarch64 agent build" test "$agents" = "$(sha256sum "$E2E_ROOT/build/clusterctl-agent-aarch64" | cut -d' ' -f1)"
 check "node04's slurmd is Debian's arm64 package ($(tb ssh node04 dpkg-query -W -f '\${Version}:\${Architecture}' slurmd))" \
@@ -56,14 +57,14 @@ arm=$(host_seconds "$inventory" "$WORK/first.json" node04)
 x86=$(host_seconds "$inventory" "$WORK/first.json" node02)
 echo "# EMULATION COST (not a product figure): node04 (arm64 under qemu-user) ${arm} s of recorded work, node02 (x86_64) ${x86} s, same roles"
 
-archs=""
-for _ in $(seq 30); do
-  archs=$(tb ssh node01 "srun -N3 uname -m" 2>"$WORK/srun.err" | sort | paste -sd, -)
-  [ -n "$archs" ] && break
-  sleep 2
+# slurmd registers node04 a while after its start under emulation.
+for _ in $(seq 90); do
+  [ "$(tb ssh node01 "sinfo -h -N -o '%N %T'" | awk '$2 == "idle"' | wc -l)" = 3 ] && break
+  sleep 1
 done
+archs=$(tb ssh node01 "timeout 120 srun --immediate=60 -N3 uname -m" 2>"$WORK/srun.err" | sort | paste -sd, -)
 check "srun -N3 uname -m prints both architectures (got $archs)" test "$archs" = aarch64,x86_64,x86_64 ||
-  cat "$WORK/srun.err"
+  { cat "$WORK/srun.err"; tb ssh node01 sinfo -N; }
 
 "$CLUSTERCTL" validate "$inventory" --checks "$NODE_CHECKS" --json >"$WORK/validate.json" 2>"$WORK/validate.err"
 for host in node02 node04; do

@@ -20,6 +20,13 @@
 #   empties both lists: they then run as on a node given no credentials,
 #   which a testbed node never is. A unit installed later that names
 #   credentials still fails on an emulated node, visibly.
+# - chronyd without its seccomp filter (emulated_node_setup): qemu-user
+#   refuses a guest's seccomp filter (it would apply to qemu's own system
+#   calls), and Debian's /etc/default/chrony starts chronyd with -F 1, which
+#   then stops at once ("Fatal error : Failed to load seccomp rules"). A
+#   drop-in for chrony.service (installed later by the chrony role) starts
+#   it with -F 0 instead. systemd's own SystemCallFilter= and sshd's sandbox
+#   go on without a filter by themselves.
 # - The halt signal (emulated_nspawn_args): qemu-user maps the host's
 #   real-time signals to the guest's two numbers lower, so nspawn's
 #   SIGRTMIN+3 (halt) reached the node's systemd as SIGRTMIN+1 (rescue
@@ -67,6 +74,21 @@ LoadCredential=
 SetCredential=
 CONF
   done < <(grep -lE '^(LoadCredential|SetCredential)=' "$root"/lib/systemd/system/*.service 2>/dev/null)
+}
+
+# emulated_node_setup ROOT: what an emulated node needs in its own overlay
+# for packages a deploy installs (above).
+emulated_node_setup() {
+  local root=$1
+  mkdir -p "$root/etc/systemd/system/chrony.service.d"
+  cat >"$root/etc/systemd/system/chrony.service.d/50-testbed-qemu-user.conf" <<'CONF'
+# clusterctl testbed, emulated node (qemu-user): qemu-user refuses a guest's
+# seccomp filter, and chronyd -F 1 (Debian's /etc/default/chrony) then stops
+# at start. Without the filter here (tests/testbed/lib/emulation.sh).
+[Service]
+EnvironmentFile=
+Environment="DAEMON_OPTS=-F 0"
+CONF
 }
 
 # emulated_nspawn_args ARCH: nspawn's options for a node of ARCH.

@@ -24,6 +24,7 @@ prepare_node() {
   mkdir -p "$dir/upper" "$dir/work" "$root"
   mounted "$root" || mount -t overlay overlay \
     -o "lowerdir=$(base_root "$arch"),upperdir=$dir/upper,workdir=$dir/work" "$root"
+  [ "$arch" = "$(native_arch)" ] || emulated_node_setup "$root"
   cat >"$dir/node.env" <<ENV
 INDEX=$index
 ADDRESS=$(node_address "$index")
