@@ -36,12 +36,12 @@ NODE_CHECKS=reachable,clock.offset,node.disk,munge.decode,slurm.node,slurm.srun
 # Each host's recorded work in a deploy (seconds), from its history.
 host_seconds() { time_outside_steps "$1" "$2" | tr ' ' '\n' | sed -n "s/^$3=\(.*\)s$/\1/p"; }
 nspawn_exits() { local n; n=$(grep -c "status $2\$" "$TESTBED_STATE/nodes/$1/exits.log" 2>/dev/null); echo "${n:-0}"; }
-# The longest steps of a host in a run's history: "step=SECONDS ...".
+# The longest steps of a host in a run's history: "role/step=SECONDS ...".
 longest_steps() {
   "$CLUSTERCTL" history "$1" --run "$2" --json | python3 -c 'import json,sys
 steps=[s for s in json.load(sys.stdin)["steps"] if s["host"]==sys.argv[1]]
 steps.sort(key=lambda s: s["started_at"]-s["finished_at"])
-print(" ".join("%s=%.1f" % (s["step"], (s["finished_at"]-s["started_at"])/1000.0) for s in steps[:5]))' "$3"
+print(" ".join("%s/%s=%.1f" % (s["role"], s["step"], (s["finished_at"]-s["started_at"])/1000.0) for s in steps[:5]))' "$3"
 }
 
 tb down >/dev/null 2>&1
