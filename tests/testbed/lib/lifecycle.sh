@@ -197,6 +197,10 @@ cmd_prepare() {
       *) die "usage: testbed prepare [--release bookworm|trixie] [--arch $(native_arch)|${!QEMU_ARCH[*]}]" ;;
     esac
   done
+  local debian
+  for debian in "${!QEMU_ARCH[@]}"; do
+    [ "$arch" != "${QEMU_ARCH[$debian]}" ] || die "--arch takes Debian's names: $debian, not $arch"
+  done
   [ "$arch" = "$(native_arch)" ] || [ -n "${QEMU_ARCH[$arch]:-}" ] ||
     die "--arch must be $(native_arch) or one the testbed emulates: ${!QEMU_ARCH[*]} (Debian's names; got '$arch')"
   ensure_bridge
