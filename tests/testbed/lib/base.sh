@@ -1,18 +1,29 @@
 # The base root file system: debootstrap'ed once, cached under
 # $TESTBED_CACHE/base/<key> where the key hashes everything that shapes it
-# (suite, mirror, packages, setup below). Nodes mount it read-only as the
-# lower layer of an overlay, so `down` never touches it.
+# (suite, mirror, packages, setup below, and a foreign architecture's own
+# setup). Nodes mount it read-only as the lower layer of an overlay, so
+# `down` never touches it. An image of another architecture than the
+# machine's (arm64: `up --arm64-nodes`, `prepare --arch arm64`) is built and
+# booted under qemu-user (emulation.sh).
 
 BASE_PACKAGES=systemd,systemd-sysv,dbus,openssh-server,iproute2,python3,ca-certificates,sudo,kmod,procps,less
 # Bump when base_setup changes what it writes.
 BASE_SETUP_VERSION=4
 
+# The machine's own architecture, in Debian's names (amd64).
+native_arch() { dpkg --print-architecture; }
+
+# base_key [ARCH]: the machine's own architecture keeps the key it always
+# had (its cached images stay valid); another one adds its name and the
+# version of emulated_image_setup.
 base_key() {
-  echo "$TESTBED_SUITE $TESTBED_MIRROR $TESTBED_SECURITY_MIRROR $BASE_PACKAGES $BASE_SETUP_VERSION" |
+  local arch=${1:-$(native_arch)} extra=""
+  [ "$arch" = "$(native_arch)" ] || extra=" $arch $EMULATED_SETUP_VERSION"
+  echo "$TESTBED_SUITE $TESTBED_MIRROR $TESTBED_SECURITY_MIRROR $BASE_PACKAGES $BASE_SETUP_VERSION$extra" |
     sha256sum | cut -c1-16
 }
 
-base_root() { echo "$TESTBED_CACHE/base/$(base_key)/root"; }
+base_root() { echo "$TESTBED_CACHE/base/$(base_key "${1:-}")/root"; }
 
 # Site-independent setup shared by every node.
 base_setup() {
@@ -51,30 +62,55 @@ SOURCES
     log "warning: apt-get update in the base image failed; nodes fetch their lists at their first deploy"
 }
 
+# debootstrap_image ARCH TARGET LOG: the machine's own architecture in one
+# go; another in debootstrap's two stages, the second run in a chroot under
+# qemu-user (about 14 minutes of one core for arm64: docs/building.md).
+debootstrap_image() {
+  local arch=$1 target=$2 log=$3 started
+  if [ "$arch" = "$(native_arch)" ]; then
+    http_proxy=$(proxy_url) debootstrap --variant=minbase --include="$BASE_PACKAGES" \
+      "$TESTBED_SUITE" "$target" "$TESTBED_MIRROR" >"$log" 2>&1
+    return
+  fi
+  ensure_emulation "$arch"
+  started=$(date +%s)
+  http_proxy=$(proxy_url) debootstrap --arch="$arch" --foreign --variant=minbase --include="$BASE_PACKAGES" \
+    "$TESTBED_SUITE" "$target" "$TESTBED_MIRROR" >"$log" 2>&1 || return 1
+  log "$arch: debootstrap's first stage took $(($(date +%s) - started))s; its second stage runs under qemu-user"
+  started=$(date +%s)
+  chroot "$target" /debootstrap/debootstrap --second-stage >>"$log" 2>&1 || return 1
+  log "$arch: the second stage took $(($(date +%s) - started))s"
+}
+
+# ensure_base [ARCH]: the base image of the testbed's release for ARCH (the
+# machine's own unless given), built once.
 ensure_base() {
-  local root dir
-  root=$(base_root)
+  local arch=${1:-$(native_arch)} root dir lock=base.lock wait=900
+  root=$(base_root "$arch")
   dir=$(dirname "$root")
   [ -f "$dir/complete" ] && return 0
-  # One builder at a time, even across testbeds sharing the cache.
+  # One builder at a time, even across testbeds sharing the cache. An
+  # emulated image takes a quarter of an hour or more and has a lock of its
+  # own, so no x86_64 build waits for it.
+  if [ "$arch" != "$(native_arch)" ]; then lock=base-$arch.lock wait=3600; fi
   mkdir -p "$TESTBED_CACHE"
-  exec 8>"$TESTBED_CACHE/base.lock"
-  flock -w 900 8 || die "another testbed is building the base image"
+  exec 8>"$TESTBED_CACHE/$lock"
+  flock -w "$wait" 8 || die "another testbed is building the $arch base image"
   if [ -f "$dir/complete" ]; then exec 8>&-; return 0; fi
   command -v debootstrap >/dev/null || die "debootstrap is not installed (scripts/install-deps.sh --testbed)"
-  log "building the base image (once; cached in $dir)"
+  log "building the $arch base image (once; cached in $dir)"
   rm -rf "$dir"
   mkdir -p "$dir"
   local started
   started=$(date +%s)
-  if ! http_proxy=$(proxy_url) debootstrap --variant=minbase --include="$BASE_PACKAGES" \
-      "$TESTBED_SUITE" "$root.partial" "$TESTBED_MIRROR" >"$dir/debootstrap.log" 2>&1; then
+  if ! debootstrap_image "$arch" "$root.partial" "$dir/debootstrap.log"; then
     tail -20 "$dir/debootstrap.log" >&2
     die "debootstrap failed; see $dir/debootstrap.log"
   fi
   base_setup "$root.partial"
+  [ "$arch" = "$(native_arch)" ] || emulated_image_setup "$root.partial"
   mv "$root.partial" "$root"
   touch "$dir/complete"
   exec 8>&-
-  log "base image built in $(($(date +%s) - started))s"
+  log "$arch base image built in $(($(date +%s) - started))s"
 }

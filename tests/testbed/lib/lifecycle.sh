@@ -18,8 +18,19 @@ crashed_nodes() {
   done
 }
 
+# up --arm64-nodes A: the last A of the N nodes are arm64 (aarch64), run
+# under qemu-user (emulation.sh). Not with --gpus: the testbed's SIMULATED
+# NVIDIA packages and kernel are built for the machine's architecture only.
+check_arm64_nodes() {
+  local arm64=$1 count=$2 gpus=$3
+  [[ $arm64 =~ ^[0-9]+$ ]] && [ "$arm64" -le "$count" ] || die "--arm64-nodes must be 0-$count (the last nodes of the $count)"
+  [ "$arm64" -eq 0 ] || [ "$gpus" -eq 0 ] ||
+    die "--arm64-nodes with --gpus: the SIMULATED NVIDIA packages are built for $(native_arch) only"
+  [ "$arm64" -eq 0 ] || [ "$(native_arch)" != arm64 ] || die "--arm64-nodes: this machine is arm64 already"
+}
+
 cmd_up() {
-  local count="" gpus=0 hcas=0 services=0 nvswitches=0 gpu_model=h100 backup=0 outside=0 release="" bmc=0
+  local count="" gpus=0 hcas=0 services=0 nvswitches=0 gpu_model=h100 backup=0 outside=0 release="" bmc=0 arm64=0
   while [ $# -gt 0 ]; do
     case "$1" in
       --release) release=${2:?--release needs bookworm or trixie}; shift 2 ;;
@@ -31,12 +42,14 @@ cmd_up() {
       --backup-controller) backup=1; shift ;;
       --outside) outside=1; shift ;;
       --bmc) bmc=1; shift ;;
+      --arm64-nodes) arm64=${2:?--arm64-nodes needs a number}; shift 2 ;;
       -*) die "unknown option $1" ;;
       *) count=$1; shift ;;
     esac
   done
   [[ $count =~ ^[0-9]+$ ]] && [ "$count" -ge 1 ] && [ "$count" -le $MAX_NODES ] ||
-    die "usage: testbed up N [--release bookworm|trixie] [--gpus K [--gpu-model MODEL]] [--hcas M] [--nvswitches S] [--services] [--backup-controller] [--outside] [--bmc] (1 <= N <= $MAX_NODES)"
+    die "usage: testbed up N [--release bookworm|trixie] [--gpus K [--gpu-model MODEL]] [--hcas M] [--nvswitches S] [--services] [--backup-controller] [--outside] [--bmc] [--arm64-nodes A] (1 <= N <= $MAX_NODES)"
+  check_arm64_nodes "$arm64" "$count" "$gpus"
   [[ $gpus =~ ^[0-9]+$ ]] && [ "$gpus" -le 16 ] || die "--gpus must be 0-16"
   [[ $hcas =~ ^[0-9]+$ ]] && [ "$hcas" -le 8 ] || die "--hcas must be 0-8"
   [[ $nvswitches =~ ^[0-9]+$ ]] && [ "$nvswitches" -le 4 ] || die "--nvswitches must be 0-4"
@@ -54,6 +67,7 @@ cmd_up() {
   ensure_bridge
   ensure_proxy
   ensure_base
+  [ "$arm64" -eq 0 ] || ensure_base arm64
   ensure_ssh_key
   echo "$TESTBED_SUITE" >"$TESTBED_STATE/release"
   if [ "$services" -eq 1 ]; then touch "$TESTBED_STATE/services"; fi
@@ -69,7 +83,10 @@ cmd_up() {
     if [ -d "$(node_dir "$node")" ]; then continue; fi
     local node_gpus=$gpus node_hcas=$hcas node_nvswitches=$nvswitches
     if [ "$i" -eq 1 ] && [ "$count" -gt 1 ]; then node_gpus=0 node_nvswitches=0; fi  # node01 is the head node: fabric, no GPUs
-    prepare_node "$node" "$i" "$node_gpus" "$node_hcas" "$node_nvswitches" "$gpu_model" "$outside"
+    local node_arch
+    node_arch=$(native_arch)
+    [ "$i" -le $((count - arm64)) ] || node_arch=arm64  # --arm64-nodes A: the last A nodes
+    prepare_node "$node" "$i" "$node_gpus" "$node_hcas" "$node_nvswitches" "$gpu_model" "$outside" "$node_arch"
     start_supervisor "$node"
     new+=("$node")
   done
@@ -171,16 +188,26 @@ use_release() {
 cmd_prepare() {
   # Another release's image than the running nodes' may be built: nodes
   # mount their own release's image, which this leaves alone.
-  case "${1:-}" in
-    --release) check_release "${2:-}"; TESTBED_SUITE=$2 ;;
-    "") ;;
-    *) die "usage: testbed prepare [--release bookworm|trixie]" ;;
-  esac
+  local arch
+  arch=$(native_arch)
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --release) check_release "${2:-}"; TESTBED_SUITE=$2; shift 2 ;;
+      --arch) arch=${2:-}; shift 2 ;;
+      *) die "usage: testbed prepare [--release bookworm|trixie] [--arch $(native_arch)|${!QEMU_ARCH[*]}]" ;;
+    esac
+  done
+  local debian
+  for debian in "${!QEMU_ARCH[@]}"; do
+    [ "$arch" != "${QEMU_ARCH[$debian]}" ] || die "--arch takes Debian's names: $debian, not $arch"
+  done
+  [ "$arch" = "$(native_arch)" ] || [ -n "${QEMU_ARCH[$arch]:-}" ] ||
+    die "--arch must be $(native_arch) or one the testbed emulates: ${!QEMU_ARCH[*]} (Debian's names; got '$arch')"
   ensure_bridge
   ensure_proxy
-  ensure_base
+  ensure_base "$arch"
   [ -n "$(existing_nodes)" ] || teardown
-  log "base image ready in $(dirname "$(base_root)")"
+  log "$arch base image ready in $(dirname "$(base_root "$arch")")"
 }
 
 cmd_down() {
@@ -200,11 +227,11 @@ cmd_status() {
   if [ -e "$TESTBED_STATE/backup-controller" ]; then
     echo "SIMULATED shared storage $(shared_dir) at $SHARED_MOUNT on node01 and node02 (--backup-controller)"
   fi
-  printf '%-8s %-14s %-12s %-11s %-11s %-9s %-8s %-5s %s\n' NODE ADDRESS STATE SUPERVISOR NSPAWN INIT GPUS HCAS BMC
-  local node dir state init INDEX ADDRESS GPUS HCAS GPU_MODEL
+  printf '%-8s %-14s %-12s %-11s %-11s %-9s %-8s %-5s %-8s %s\n' NODE ADDRESS STATE SUPERVISOR NSPAWN INIT GPUS HCAS ARCH BMC
+  local node dir state init INDEX ADDRESS GPUS HCAS GPU_MODEL ARCH
   for node in $nodes; do
     dir=$(node_dir "$node")
-    GPU_MODEL=h100
+    GPU_MODEL=h100 ARCH=$(native_arch)
     source "$dir/node.env"
     init=$(node_init_pid "$node" 2>/dev/null || echo -)
     if node_running "$node"; then
@@ -217,8 +244,8 @@ cmd_status() {
     else
       state=crashed
     fi
-    printf '%-8s %-14s %-12s %-11s %-11s %-9s %-8s %-5s %s\n' "$node" "$ADDRESS" "$state" \
+    printf '%-8s %-14s %-12s %-11s %-11s %-9s %-8s %-5s %-8s %s\n' "$node" "$ADDRESS" "$state" \
       "$(read_pid "$dir/supervisor.pid" | grep . || echo -)" "$(read_pid "$dir/nspawn.pid" | grep . || echo -)" \
-      "$init" "$GPUS$([ "$GPUS" -gt 0 ] && echo "x$GPU_MODEL")" "$HCAS" "$(bmc_status "$node")"
+      "$init" "$GPUS$([ "$GPUS" -gt 0 ] && echo "x$GPU_MODEL")" "$HCAS" "$ARCH" "$(bmc_status "$node")"
   done
 }

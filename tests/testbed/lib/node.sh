@@ -3,7 +3,7 @@
 # power-cut, and removal. Per-node records live in $TESTBED_STATE/nodes/NODE:
 #   root/ upper/ work/   the overlay (lower = base image)
 #   hw/                  simulated hardware (pci/, dev/)
-#   node.env             index, address, gpus, hcas, nvswitches, gpu model
+#   node.env             index, address, gpus, hcas, nvswitches, gpu model, architecture (Debian's name)
 #   sysmodule/           GPU nodes: their SIMULATED /sys/module, derived at each boot (nvidia_repo.sh)
 #   supervisor.pid nspawn.pid   the processes the testbed started
 #   bmc/                 up --bmc: the node's simulated BMC (bmc.sh)
@@ -14,13 +14,17 @@
 mounted() { grep -q " $1 " /proc/self/mounts; }
 
 prepare_node() {
-  local node=$1 index=$2 gpus=$3 hcas=$4 nvswitches=${5:-0} gpu_model=${6:-h100} outside=${7:-0}
+  local node=$1 index=$2 gpus=$3 hcas=$4 nvswitches=${5:-0} gpu_model=${6:-h100} outside=${7:-0} arch=${8:-$(native_arch)}
   local dir root
   dir=$(node_dir "$node")
   root="$dir/root"
+  # An emulated node (another architecture than the machine's) runs its
+  # programs through binfmt_misc, here already (the chown below) and at boot.
+  [ "$arch" = "$(native_arch)" ] || ensure_emulation "$arch"
   mkdir -p "$dir/upper" "$dir/work" "$root"
   mounted "$root" || mount -t overlay overlay \
-    -o "lowerdir=$(base_root),upperdir=$dir/upper,workdir=$dir/work" "$root"
+    -o "lowerdir=$(base_root "$arch"),upperdir=$dir/upper,workdir=$dir/work" "$root"
+  [ "$arch" = "$(native_arch)" ] || emulated_node_setup "$root"
   cat >"$dir/node.env" <<ENV
 INDEX=$index
 ADDRESS=$(node_address "$index")
@@ -28,6 +32,7 @@ GPUS=$gpus
 HCAS=$hcas
 NVSWITCHES=$nvswitches
 GPU_MODEL=$gpu_model
+ARCH=$arch
 ENV
   echo "$node" >"$root/etc/hostname"
   printf '127.0.0.1\tlocalhost\n127.0.1.1\t%s\n' "$node" >"$root/etc/hosts"
@@ -127,8 +132,11 @@ supervise_node() {
   enter_node_cgroup "$node"
   local -a hardware
   mapfile -t hardware < <(hardware_nspawn_args "$dir/hw")
-  local INDEX GPUS HCAS ADDRESS NVSWITCHES=0
+  local INDEX GPUS HCAS ADDRESS NVSWITCHES=0 ARCH
+  ARCH=$(native_arch)
   source "$dir/node.env"
+  local -a emulated
+  mapfile -t emulated < <(emulated_nspawn_args "$ARCH")
   local -a storage
   mapfile -t storage < <(storage_nspawn_args "$dir" "$INDEX")
   mapfile -t -O "${#storage[@]}" storage < <(shared_nspawn_args "$INDEX")
@@ -155,7 +163,7 @@ supervise_node() {
       --capability=CAP_NET_ADMIN --system-call-filter=@keyring \
       --rlimit=MEMLOCK=infinity --rlimit=NOFILE=1048576 \
       --resolv-conf=off --timezone=off --link-journal=no --console=read-only \
-      -M "$node" "${hardware[@]}" "${storage[@]}" "${modules[@]}" -b </dev/null &
+      -M "$node" "${hardware[@]}" "${storage[@]}" "${modules[@]}" "${emulated[@]}" -b </dev/null &
     record_pid "$dir/nspawn.pid" $!
     rc=0
     wait $! || rc=$?
@@ -338,11 +346,12 @@ cmd_start() {
   require_node "$node"
   if node_running "$node"; then log "$node: already running"; return 0; fi
   if [ -e "$(node_dir "$node")/hung" ]; then power_off_node "$node"; fi  # its hung supervisor ends first
-  local INDEX GPUS HCAS ADDRESS NVSWITCHES=0 GPU_MODEL=h100
+  local INDEX GPUS HCAS ADDRESS NVSWITCHES=0 GPU_MODEL=h100 ARCH
+  ARCH=$(native_arch)
   source "$(node_dir "$node")/node.env"
   ensure_bridge
   ensure_proxy
-  prepare_node "$node" "$INDEX" "$GPUS" "$HCAS" "$NVSWITCHES" "$GPU_MODEL"
+  prepare_node "$node" "$INDEX" "$GPUS" "$HCAS" "$NVSWITCHES" "$GPU_MODEL" 0 "$ARCH"
   start_supervisor "$node"
   wait_ready "$node"
   bmc_follow_start "$node"
