@@ -31,11 +31,38 @@ struct NodeShape {
   bool nvml;             // gres.conf: AutoDetect=nvml instead of File=
   std::map<std::string, int64_t> mig = {};  // MIG profile -> devices, for a node with a MIG layout
   bool mig_files = false;                   // MIG without NVML: its gres.conf lines are the node's own file
+  std::string arch = "";                     // the kernel's machine name (x86_64, aarch64); "" unknown
   bool operator<(const NodeShape& o) const {
-    return std::tie(cpus, sockets, cores, threads, real_memory, gpus, gpu_type, nvml, mig, mig_files) <
-           std::tie(o.cpus, o.sockets, o.cores, o.threads, o.real_memory, o.gpus, o.gpu_type, o.nvml, o.mig, o.mig_files);
+    return std::tie(cpus, sockets, cores, threads, real_memory, gpus, gpu_type, nvml, mig, mig_files, arch) <
+           std::tie(o.cpus, o.sockets, o.cores, o.threads, o.real_memory, o.gpus, o.gpu_type, o.nvml, o.mig, o.mig_files,
+                    o.arch);
   }
 };
+
+// The node's architecture as the agent reports it (facts.kernel.arch, `uname
+// -m`), when it is a word slurm.conf can take as a feature name (lower-case
+// letters, digits, '_'; at most 32); else "" (unknown: no feature).
+std::string NodeArch(const nlohmann::json& facts) {
+  if (!facts.is_object() || !facts.contains("kernel") || !facts["kernel"].is_object()) return "";
+  const nlohmann::json& arch = facts["kernel"].value("arch", nlohmann::json());
+  if (!arch.is_string()) return "";
+  const std::string text = arch.get<std::string>();
+  const bool word = !text.empty() && text.size() <= 32 && std::all_of(text.begin(), text.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+  });
+  return word ? text : "";
+}
+
+// A cluster of more than one architecture (Grace compute nodes beside x86
+// ones): each node gets its architecture as a Slurm feature, so a job asks
+// for one (`sbatch -C aarch64`). A cluster of one has none: nothing to choose.
+bool MixedArchitectures(const std::map<NodeShape, std::vector<std::string>>& classes) {
+  std::set<std::string> seen;
+  for (const auto& entry : classes) {
+    if (!entry.first.arch.empty()) seen.insert(entry.first.arch);
+  }
+  return seen.size() > 1;
+}
 
 std::string GpuFiles(int64_t gpus) {
   return gpus == 1 ? "/dev/nvidia0" : "/dev/nvidia[0-" + std::to_string(gpus - 1) + "]";
@@ -99,9 +126,11 @@ std::string AddMig(NodeShape& shape, const nlohmann::json& host_vars, const nloh
   return "";
 }
 
-// A class of nodes as slurm.conf's NodeName line and gres.conf read it.
-nlohmann::json NodeLine(const NodeShape& shape, const std::vector<std::string>& names) {
+// A class of nodes as slurm.conf's NodeName line and gres.conf read it;
+// `features`: its architecture as a feature (a mixed cluster).
+nlohmann::json NodeLine(const NodeShape& shape, const std::vector<std::string>& names, bool features) {
   return {{"names", CollapseHostList(names)},
+          {"features", features && !shape.arch.empty() ? nlohmann::json(shape.arch) : nlohmann::json(nullptr)},
           {"cpus", shape.cpus},
           {"sockets", shape.sockets},
           {"cores_per_socket", shape.cores},
@@ -175,7 +204,7 @@ Result<nlohmann::json> BuildSlurmView(const Inventory& inventory, const std::map
     const nlohmann::json& f = it == facts.end() ? no_facts : it->second;
     NodeShape shape{IntAt(f, "cpu", "cpus"), IntAt(f, "cpu", "sockets"), IntAt(f, "cpu", "cores_per_socket"),
                     IntAt(f, "cpu", "threads_per_core"), IntAt(f, "memory", "total_mib"), IntAt(f, "pci", "gpu_count"),
-                    NodeGpuType(f), false, {}};
+                    NodeGpuType(f), false, {}, false, NodeArch(f)};
     shape.nvml = shape.gpus > 0 && autodetect && NvmlUsable(f);
     if (shape.cpus <= 0 || shape.sockets <= 0 || shape.cores <= 0 || shape.threads <= 0 || shape.real_memory <= 0 ||
         shape.gpus < 0) {
@@ -206,8 +235,9 @@ Result<nlohmann::json> BuildSlurmView(const Inventory& inventory, const std::map
 
   nlohmann::json nodes = nlohmann::json::array();
   nlohmann::json per_host = nlohmann::json::object();
+  const bool mixed = MixedArchitectures(classes);
   for (const auto& [shape, names] : classes) {
-    nodes.push_back(NodeLine(shape, names));
+    nodes.push_back(NodeLine(shape, names, mixed));
     for (const std::string& name : names) {
       if (shape.mig_files) per_host[name] = {{"mig_gres_file", kMigGresFile}};
     }

@@ -300,4 +300,35 @@ groups:
   CHECK(on_gpu02.substr(0, on_gpu02.find("# This node's MIG devices")) == elsewhere);
 }
 
+// Grace compute nodes beside x86 ones: each node's architecture (facts'
+// kernel.arch) is a Slurm feature, so `sbatch -C aarch64` picks the Arm
+// nodes; a cluster of one architecture gets no feature; a value slurm.conf
+// could not take as a feature name gives none.
+TEST_CASE("slurm.conf: a cluster of two architectures gives each node its architecture as a feature (issue 52)") {
+  const auto with_arch = [](nlohmann::json facts, const std::string& arch) {
+    facts["kernel"] = {{"release", "6.1.0-57"}, {"arch", arch}};
+    return facts;
+  };
+  std::map<std::string, nlohmann::json> facts = {{"head", with_arch(Facts(16, 65536, 0), "x86_64")},
+                                                 {"gpu01", with_arch(Facts(64, 1031891, 0), "x86_64")},
+                                                 {"gpu02", with_arch(Facts(64, 1031891, 0), "x86_64")},
+                                                 {"gpu03", with_arch(Facts(64, 1031891, 0), "aarch64")},
+                                                 {"gpu04", with_arch(Facts(64, 1031891, 0), "x86_64 Features=evil")},
+                                                 {"fat01", with_arch(Facts(128, 2063782, 0), "x86_64")}};
+  auto view = BuildSlurmView(InventoryFromText(kInventory), facts);
+  REQUIRE(view.ok());
+  const std::string conf = RenderRoleTemplate("slurm.conf.mustache", *view);
+  CHECK(conf.find("\nNodeName=gpu[01-02] CPUs=64 Sockets=2 CoresPerSocket=16 ThreadsPerCore=2 RealMemory=1011254 "
+                  "Features=x86_64 State=UNKNOWN\n") != std::string::npos);
+  CHECK(conf.find("\nNodeName=gpu03 CPUs=64 Sockets=2 CoresPerSocket=16 ThreadsPerCore=2 RealMemory=1011254 "
+                  "Features=aarch64 State=UNKNOWN\n") != std::string::npos);
+  CHECK(conf.find("\nNodeName=gpu04 CPUs=64 Sockets=2 CoresPerSocket=16 ThreadsPerCore=2 RealMemory=1011254 "
+                  "State=UNKNOWN\n") != std::string::npos);  // an architecture no feature can name: none
+  CHECK(conf.find("evil") == std::string::npos);
+  facts["gpu03"] = with_arch(Facts(64, 1031891, 0), "x86_64");
+  auto one = BuildSlurmView(InventoryFromText(kInventory), facts);
+  REQUIRE(one.ok());
+  CHECK(RenderRoleTemplate("slurm.conf.mustache", *one).find("Features=") == std::string::npos);
+}
+
 }  // namespace clusterctl

@@ -79,6 +79,12 @@ done
 archs=$(tb ssh node01 "timeout 120 srun --immediate=60 -N3 uname -m" 2>"$WORK/srun.err" | sort | paste -sd, -)
 check "srun -N3 uname -m prints both architectures (got $archs)" test "$archs" = aarch64,x86_64,x86_64 ||
   { cat "$WORK/srun.err"; tb ssh node01 sinfo -N; }
+# A cluster of two architectures: each node's is its Slurm feature.
+features=$(tb ssh node01 "sinfo -h -N -o '%N %f'" | sort -u | paste -sd, -)
+check "Slurm lists each compute node's architecture as its feature (got $features)" \
+  test "$features" = "node02 x86_64,node03 x86_64,node04 aarch64"
+arm=$(tb ssh node01 "timeout 120 srun --immediate=60 -C aarch64 uname -m" 2>>"$WORK/srun.err")
+check "srun -C aarch64 runs on the arm64 node (got $arm)" test "$arm" = aarch64
 
 "$CLUSTERCTL" validate "$inventory" --checks "$NODE_CHECKS" --json >"$WORK/validate.json" 2>"$WORK/validate.err"
 for host in node02 node04; do
