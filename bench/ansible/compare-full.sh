@@ -88,7 +88,8 @@ write_ansible_hosts
 cp bench/ansible/ansible.cfg bench/ansible/*.yml bench/ansible/chrony.conf.j2 "$WORK/"
 cd "$WORK"
 read -r afirst afirst_cpu arc < <(timed_cpu ansible-playbook -i hosts.ini "$PLAYBOOK")
-[ "$arc" = 0 ] || { echo "ansible first deploy failed"; tail -30 last.out; exit 1; }
+# The failing tasks first (their "fatal:" lines and the message after), then the recap.
+[ "$arc" = 0 ] || { echo "ansible first deploy failed"; grep -A3 -E '^fatal: |FAILED!' last.out | head -40; tail -30 last.out; exit 1; }
 aworks=$(cluster_works)
 : >anoop
 for _ in $(seq "$RUNS"); do timed_cpu ansible-playbook -i hosts.ini "$PLAYBOOK" >>anoop; done
