@@ -43,10 +43,8 @@ struct NodeShape {
 // -m`), when it is a word slurm.conf can take as a feature name (lower-case
 // letters, digits, '_'; at most 32); else "" (unknown: no feature).
 std::string NodeArch(const nlohmann::json& facts) {
-  if (!facts.is_object() || !facts.contains("kernel") || !facts["kernel"].is_object()) return "";
-  const nlohmann::json& arch = facts["kernel"].value("arch", nlohmann::json());
-  if (!arch.is_string()) return "";
-  const std::string text = arch.get<std::string>();
+  const nlohmann::json* kernel = MemberOf(facts, "kernel");
+  const std::string text = kernel != nullptr ? TextAt(*kernel, "arch") : "";
   const bool word = !text.empty() && text.size() <= 32 && std::all_of(text.begin(), text.end(), [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
   });
