@@ -3,6 +3,7 @@
 #include <map>
 #include <optional>
 #include <regex>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -90,22 +91,24 @@ std::string GpuOf(const json& result) {
   return "";
 }
 
-void AddMessages(const json& result, const std::string& gpu, std::vector<std::string>& lines) {
-  const std::string who = gpu.empty() ? "" : "GPU " + gpu + ": ";
+// A result's warnings and info, as printed ("info: " before an info).
+std::vector<std::string> MessagesOf(const json& result) {
+  std::vector<std::string> messages;
   if (result.contains("warnings") && result["warnings"].is_array()) {
     for (const json& w : result["warnings"]) {
       if (w.is_object() && w.contains("warning") && w["warning"].is_string()) {
-        lines.push_back(who + w["warning"].get<std::string>());
+        messages.push_back(w["warning"].get<std::string>());
       }
     }
   }
   const json* info = result.contains("info") ? &result["info"] : nullptr;
-  if (info != nullptr && info->is_string()) lines.push_back(who + "info: " + info->get<std::string>());
+  if (info != nullptr && info->is_string()) messages.push_back("info: " + info->get<std::string>());
   if (info != nullptr && info->is_array()) {
     for (const json& i : *info) {
-      if (i.is_string()) lines.push_back(who + "info: " + i.get<std::string>());
+      if (i.is_string()) messages.push_back("info: " + i.get<std::string>());
     }
   }
+  return messages;
 }
 
 // One test of the JSON report, or nullopt for a null or nameless entry.
@@ -113,6 +116,7 @@ std::optional<DcgmTest> TestOf(const std::string& category, const json& test) {
   if (!test.is_object() || !test.contains("name") || !test["name"].is_string()) return std::nullopt;
   DcgmTest out{.section = category, .name = test["name"].get<std::string>(), .result = "Skip", .result_text = "", .lines = {}};
   std::map<std::string, std::vector<std::string>> gpus_by_word;
+  std::set<std::string> said;  // the messages of the GPUs' results
   bool any = false;
   if (test.contains("results") && test["results"].is_array()) {
     for (const json& r : test["results"]) {
@@ -122,13 +126,20 @@ std::optional<DcgmTest> TestOf(const std::string& category, const json& test) {
       if (!any || Severity(word) > Severity(out.result)) out.result = word;
       any = true;
       if (!gpu.empty()) gpus_by_word[word].push_back(gpu);
-      AddMessages(r, gpu, out.lines);
+      for (const std::string& m : MessagesOf(r)) {
+        out.lines.push_back(gpu.empty() ? m : "GPU " + gpu + ": " + m);
+        said.insert(m);
+      }
     }
   }
-  if (test.contains("test_summary")) {  // DCGM 4: the test's own verdict, with the errors of no GPU
+  // DCGM 4: the test's own verdict, with the messages of no GPU (4.5 repeats the GPUs' there too).
+  if (test.contains("test_summary") && test["test_summary"].is_object()) {
     const std::string word = StatusWord(test["test_summary"]);
     if (!word.empty() && (!any || Severity(word) > Severity(out.result))) out.result = word;
     any = any || !word.empty();
+    for (const std::string& m : MessagesOf(test["test_summary"])) {
+      if (said.insert(m).second) out.lines.push_back(m);
+    }
   }
   out.result_text = out.result;
   const auto& gpus = gpus_by_word[out.result];

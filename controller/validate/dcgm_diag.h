@@ -37,7 +37,9 @@ Result<std::vector<DcgmTest>> ParseDcgmDiag(std::string_view text);
 // A test's result is its worst: Fail, else Warn, else Pass, else Skip
 // (statuses read in any case: nvvs writes "PASS", dcgmi "Pass"); its
 // result_text names the GPUs of a Fail or Warn ("Fail - GPU: 0, 3"); its
-// lines are the warnings and info, each prefixed with its GPU. Null entries
+// lines are the warnings and info, each prefixed with its GPU, then those of
+// the test_summary that no GPU's result already gave (DCGM 4.5 repeats the
+// GPUs' there; an info of no GPU is only there). Null entries
 // in the arrays (nvvs writes them) and text before the first '{' (a
 // warning dcgmi printed first) are passed over. An error for no JSON, for
 // neither root, for the diagnostic's own "runtime_error", and for no test.
@@ -45,7 +47,9 @@ Result<std::vector<DcgmTest>> ParseDcgmDiagJson(std::string_view text);
 
 // The judgement of a dcgmi diag run (gpu.dcgm's table, gpu.dcgm_diag's
 // JSON; `command` as the evidence names it): every test Pass or Skip, at
-// least one Pass, exit 0. A parse error fails with the tool's output as
+// least one Pass, exit 0; where the run has tests beyond Deployment (level 2
+// and up), not all of those Skip: DCGM skips its plugins without a word on a
+// GPU that is not on its list for them (a GB10 at 4.5.2). A parse error fails with the tool's output as
 // evidence. (gpu_verdicts.cc.)
 CheckResult JudgeDcgmTests(const std::string& check, const std::string& command, const std::string& host,
                            const ToolOutput& diag, const Result<std::vector<DcgmTest>>& tests);

@@ -483,21 +483,28 @@ CheckResult JudgeDcgmTests(const std::string& check, const std::string& command,
     failed.measured = "unknown";
     return failed;
   }
-  std::vector<std::string> failing, evidence;
-  int passed = 0;
+  std::vector<std::string> failing, evidence, skipped_beyond;  // beyond Deployment: the plugins that test the GPU
+  int passed = 0, judged_beyond = 0;
   for (const DcgmTest& test : *tests) {
+    const bool beyond = test.section != "Deployment";
     if (test.result == "Pass") ++passed;
+    if (beyond && test.result == "Skip") skipped_beyond.push_back(test.name);
+    if (beyond && test.result != "Skip") ++judged_beyond;
     if (test.result == "Pass" || test.result == "Skip") continue;
     failing.push_back(test.name + ": " + test.result_text);
     for (const std::string& line : test.lines) {
       if (evidence.size() < 12) evidence.push_back(line);
     }
   }
+  if (passed == 0 && failing.empty()) {
+    failing.push_back("no test passed (every test skipped)");
+  } else if (judged_beyond == 0 && !skipped_beyond.empty()) {  // e.g. a GPU not on DCGM's list for its plugins
+    failing.push_back("no test beyond Deployment ran (" + Join(skipped_beyond, ", ") + ": Skip)");
+  }
   if (!diag.Succeeded()) {
     failing.push_back("dcgmi " + ExitDescription(diag));
     evidence.push_back(command + ": " + ExitDescription(diag));
   }
-  if (passed == 0 && failing.empty()) failing.push_back("no test passed (every test skipped)");
   std::string measured = std::to_string(passed) + "/" + std::to_string(tests->size()) + " pass";
   if (!failing.empty()) return Fail(check, kNode, host, Join(failing, "; "), evidence, measured, threshold);
   return Pass(check, kNode, host, measured, threshold);

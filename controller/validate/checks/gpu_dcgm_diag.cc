@@ -2,7 +2,8 @@
 // <validate_dcgm_diag_level> -j` (default 3: the stress, memory and PCIe
 // plugins, 30 min or more on 8 GPUs), on every selected node with GPUs at
 // once, its JSON judged like gpu.dcgm's table (every test Pass or Skip, at
-// least one Pass, exit 0; DCGM 3.x and 4.x shapes: dcgm_diag.h). A failure
+// least one Pass, not every test beyond Deployment Skip, exit 0; DCGM 3.x and
+// 4.x shapes: dcgm_diag.h). A failure
 // names each failed test with its GPUs and carries DCGM's warnings.
 // The testbed's DCGM is a SIMULATED package with no dcgmi that works: its
 // output is never a reading, so the check never passes there.

@@ -1,12 +1,15 @@
-// gpu.dcgm_diag: dcgmi diag -r 3 -j read and judged. The pass is a real
-// DCGM 3.1.0 output (tests/fixtures/captured/SOURCES.md: NVIDIA's own nvvs
-// unit test keeps it, with the warning line before the JSON and the null
-// entries nvvs writes). No public real FAILING JSON capture was found (the
-// issue attachments that hold some, NVIDIA/DCGM#139 and #215, are not
-// stored): the failing reports here are built in the shapes dcgmi writes
-// (dcgmi/Diag.cpp, HelperJsonAddResult: 3.x at a33560c9, 4.x at 72fa3fe),
-// with the findings of the real r3 table capture
-// dcgmi-diag-r3--8xH100--fail-gpu-memory-cuinit--1.txt.
+// gpu.dcgm_diag: dcgmi diag -r 3 -j read and judged, on real captures
+// (tests/fixtures/captured/SOURCES.md): the pass is DCGM 3.1.0's (NVIDIA's own
+// nvvs unit test keeps it, with the warning line before the JSON and the null
+// entries nvvs writes); the failures are two DCGM 4.5.2 `dcgmi diag -r 2 -j`
+// documents from a GB10 DGX Spark (baldwinSPC/glimmer-burnin's testdata,
+// kept verbatim there: the software test Fails on persistence mode, memory
+// and pcie Pass or, without -p ...is_allowed, Skip; dcgmi exited 226). The
+// other failing reports here are EDITED, built in the shapes dcgmi writes
+// (dcgmi/Diag.cpp, HelperJsonAddResult: 3.x at a33560c9, 4.x at 72fa3fe) with
+// the findings of the real r3 table capture
+// dcgmi-diag-r3--8xH100--fail-gpu-memory-cuinit--1.txt: they add a 3.x failing
+// document, a failure on one GPU of several, and hardware findings.
 #include <doctest/doctest.h>
 
 #include "controller/validate/checks/spec_test_util.h"
@@ -62,7 +65,72 @@ TEST_CASE("dcgmi diag -j: the real DCGM 3.1.0 report passes: ten tests, the lead
   CHECK(r.measured == "10/10 pass");
 }
 
-TEST_CASE("dcgmi diag -j: a failed test fails the node naming the test, its GPUs and DCGM's warning (3.x and 4.x)") {
+const char* kPersistence =
+    "Persistence Mode: Persistence mode for GPU 0 is disabled. Enable persistence mode by running \"nvidia-smi -i "
+    "<gpuId> -pm 1 \" as root.";
+const char* kSram =
+    "info: Error getting the SRAM Threshold Count for GPU 0. Status = 0. Value = 9223372036854775794. SRAM Threshold "
+    "checking was skipped.";
+
+// The two real DCGM 4.5.2 reports of a GB10, memory and pcie "pass" or "skip".
+std::string Gb10(const std::string& memory_pcie) {
+  return testing::CapturedFixture("dcgmi-diag-r-json--GB10-DCGM-4.5.2-r2--fail-software-memory-pcie-" + memory_pcie +
+                                  "--1.json");
+}
+
+// "category/name: result_text" of each test.
+std::vector<std::string> Results(const std::vector<DcgmTest>& tests) {
+  std::vector<std::string> out;
+  for (const DcgmTest& t : tests) out.push_back(t.section + "/" + t.name + ": " + t.result_text);
+  return out;
+}
+
+// gpu.dcgm_diag's verdict on a level-2 report that dcgmi gave with `exit_code`.
+CheckResult Judge(const std::string& text, int exit_code) {
+  return JudgeDcgmTests("gpu.dcgm_diag", "dcgmi diag -r 2 -j", "spark", Output(text, exit_code), ParseDcgmDiagJson(text));
+}
+
+TEST_CASE("dcgmi diag -j: the real DCGM 4.5.2 GB10 report fails on its software test, its memory and pcie passing") {
+  const std::string text = Gb10("pass");
+  auto tests = ParseDcgmDiagJson(text);
+  REQUIRE(tests.ok());
+  CHECK(Results(*tests) ==
+        std::vector<std::string>{"Deployment/software: Fail - GPU: 0", "Hardware/memory: Pass", "Integration/pcie: Pass"});
+  // The GPU's warning, then the summary's info of no GPU; the summary's copy of the warning once.
+  CHECK((*tests)[0].lines == std::vector<std::string>{std::string("GPU 0: ") + kPersistence, kSram});
+  CHECK((*tests)[1].lines == std::vector<std::string>{"GPU 0: info: Allocated 112427837082 bytes (87.5%)"});
+  CHECK((*tests)[2].lines.size() == 6);
+  CheckResult r = Judge(text, 226);
+  CHECK(r.outcome == CheckOutcome::kFail);
+  CHECK(r.detail == "software: Fail - GPU: 0; dcgmi exit 226");
+  CHECK(r.measured == "2/3 pass");
+  CHECK(r.evidence ==
+        std::vector<std::string>{std::string("GPU 0: ") + kPersistence, kSram, "dcgmi diag -r 2 -j: exit 226"});
+}
+
+TEST_CASE("dcgmi diag -j: the real GB10 report without the plugins allowed: software Fail, memory and pcie Skip; EDITED to a passing software test, still no pass") {
+  std::string text = Gb10("skip");
+  auto tests = ParseDcgmDiagJson(text);
+  REQUIRE(tests.ok());
+  CHECK((*tests)[1].lines.empty());  // DCGM says no reason for the skip
+  CHECK(Results(*tests) ==
+        std::vector<std::string>{"Deployment/software: Fail - GPU: 0", "Hardware/memory: Skip", "Integration/pcie: Skip"});
+  CheckResult r = Judge(text, 226);
+  CHECK(r.outcome == CheckOutcome::kFail);
+  CHECK(r.measured == "0/3 pass");
+  CHECK(r.detail == "software: Fail - GPU: 0; no test beyond Deployment ran (memory, pcie: Skip); dcgmi exit 226");
+
+  // EDITED (every "Fail" made "Pass"): persistence mode on, the run would still have tested nothing of the GPU.
+  for (size_t at; (at = text.find("\"status\" : \"Fail\"")) != std::string::npos;) {
+    text.replace(at, 17, "\"status\" : \"Pass\"");
+  }
+  CheckResult edited = Judge(text, 0);
+  CHECK(edited.outcome == CheckOutcome::kFail);
+  CHECK(edited.measured == "1/3 pass");
+  CHECK(edited.detail == "no test beyond Deployment ran (memory, pcie: Skip)");
+}
+
+TEST_CASE("dcgmi diag -j: EDITED reports: a failed test fails the node naming the test, its GPUs and DCGM's warning (3.x and 4.x)") {
   auto three = ParseDcgmDiagJson(Dcgm3Failing());
   REQUIRE(three.ok());
   CheckResult r3 = JudgeDcgmTests("gpu.dcgm_diag", "dcgmi diag -r 3 -j", "h100", Output(Dcgm3Failing(), 226), three);
@@ -109,7 +177,7 @@ struct DiagBench : testing::FakeClusterRun {
     }
     Node("cpu01");
     probed.push_back({"cpu01", true, true, ""});
-    answer = [this](const HostCommand& c) { return Output(c.host == "gpu02" ? Dcgm3Failing() : report, c.host == "gpu02" ? 226 : 0); };
+    answer = [this](const HostCommand& c) { return Output(c.host == "gpu02" ? Gb10("pass") : report, c.host == "gpu02" ? 226 : 0); };
   }
 };
 
@@ -121,7 +189,8 @@ TEST_CASE("gpu.dcgm_diag: every GPU node runs dcgmi diag -r 3 -j at once; the fa
   CHECK(run.ran[0].timeout_s == 7200);
   CHECK(run.Of("gpu01").outcome == CheckOutcome::kPass);
   CHECK(run.Of("gpu02").outcome == CheckOutcome::kFail);
-  CHECK(run.Of("gpu02").detail == "GPU Memory: Fail - GPU: 0; dcgmi exit 226");
+  CHECK(run.Of("gpu02").detail == "software: Fail - GPU: 0; dcgmi exit 226");  // the real GB10 report
+  CHECK(run.Of("gpu02").evidence.at(0) == std::string("GPU 0: ") + kPersistence);
   CHECK(run.Count("cpu01") == 0);  // the node phase skipped it: no NVIDIA GPUs on its PCI bus
   CHECK(run.progress == std::vector<std::string>{"gpu.dcgm_diag: dcgmi diag -r 3 on 2 nodes"});
 }
