@@ -10,8 +10,9 @@ BASE_PACKAGES=systemd,systemd-sysv,dbus,openssh-server,iproute2,python3,ca-certi
 # An emulated image leaves python3 out: on a node it serves only the
 # SIMULATED GPU tools, which are built for the machine's architecture (`up
 # --arm64-nodes` refuses --gpus), and a role that needs it installs it
-# (slurm-exporter). Under qemu-user its byte-compiling was 111 s of the
-# arm64 image's second stage (365 s with it, 254 s without: docs/building.md).
+# (slurm-exporter). Under qemu-user its byte-compiling is a large part of
+# the arm64 image's second stage (254 s without it on an idle machine; 365 s
+# with it, measured at load 2-7: docs/building.md).
 EMULATED_BASE_PACKAGES=${BASE_PACKAGES/,python3/}
 # Bump when base_setup changes what it writes.
 BASE_SETUP_VERSION=4
