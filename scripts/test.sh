@@ -20,8 +20,13 @@ root=$([ "$(id -u)" -eq 0 ] && echo yes || echo no)
 status=0
 
 phase dependencies scripts/install-deps.sh --testbed --fuzz --daemon
-# Both releases: e2e_trixie boots Debian 13 (issue 49).
-prepare_testbed() { source tests/e2e/env.sh && tests/testbed/testbed prepare && tests/testbed/testbed prepare --release trixie; }
+# Both releases: e2e_trixie boots Debian 13 (issue 49); and Debian 12's
+# arm64 image, built under qemu-user (e2e_arm64, issue 52: about 5 minutes
+# of one core, docs/building.md).
+prepare_testbed() {
+  source tests/e2e/env.sh && tests/testbed/testbed prepare && tests/testbed/testbed prepare --release trixie &&
+    tests/testbed/testbed prepare --arch arm64
+}
 [ "$root" = yes ] && phase_start_background "testbed: base image" prepare_testbed
 phase "build: build/" scripts/build.sh
 if [ "$root" = yes ]; then phase_wait_background "testbed: base image" || status=1; fi

@@ -7,6 +7,13 @@
 # booted under qemu-user (emulation.sh).
 
 BASE_PACKAGES=systemd,systemd-sysv,dbus,openssh-server,iproute2,python3,ca-certificates,sudo,kmod,procps,less
+# An emulated image leaves python3 out: on a node it serves only the
+# SIMULATED GPU tools, which are built for the machine's architecture (`up
+# --arm64-nodes` refuses --gpus), and a role that needs it installs it
+# (slurm-exporter). Under qemu-user its byte-compiling is a large part of
+# the arm64 image's second stage (254 s without it on an idle machine; 365 s
+# with it, measured at load 2-7: docs/building.md).
+EMULATED_BASE_PACKAGES=${BASE_PACKAGES/,python3/}
 # Bump when base_setup changes what it writes.
 BASE_SETUP_VERSION=4
 
@@ -19,8 +26,13 @@ native_arch() { dpkg --print-architecture; }
 base_key() {
   local arch=${1:-$(native_arch)} extra=""
   [ "$arch" = "$(native_arch)" ] || extra=" $arch $EMULATED_SETUP_VERSION"
-  echo "$TESTBED_SUITE $TESTBED_MIRROR $TESTBED_SECURITY_MIRROR $BASE_PACKAGES $BASE_SETUP_VERSION$extra" |
+  echo "$TESTBED_SUITE $TESTBED_MIRROR $TESTBED_SECURITY_MIRROR $(base_packages "$arch") $BASE_SETUP_VERSION$extra" |
     sha256sum | cut -c1-16
+}
+
+# base_packages ARCH: what debootstrap includes for ARCH (above).
+base_packages() {
+  if [ "$1" = "$(native_arch)" ]; then echo "$BASE_PACKAGES"; else echo "$EMULATED_BASE_PACKAGES"; fi
 }
 
 base_root() { echo "$TESTBED_CACHE/base/$(base_key "${1:-}")/root"; }
@@ -64,7 +76,7 @@ SOURCES
 
 # debootstrap_image ARCH TARGET LOG: the machine's own architecture in one
 # go; another in debootstrap's two stages, the second run in a chroot under
-# qemu-user (about 14 minutes of one core for arm64: docs/building.md).
+# qemu-user (about 5 minutes of one core for arm64: docs/building.md).
 debootstrap_image() {
   local arch=$1 target=$2 log=$3 started
   if [ "$arch" = "$(native_arch)" ]; then
@@ -74,7 +86,7 @@ debootstrap_image() {
   fi
   ensure_emulation "$arch"
   started=$(date +%s)
-  http_proxy=$(proxy_url) debootstrap --arch="$arch" --foreign --variant=minbase --include="$BASE_PACKAGES" \
+  http_proxy=$(proxy_url) debootstrap --arch="$arch" --foreign --variant=minbase --include="$EMULATED_BASE_PACKAGES" \
     "$TESTBED_SUITE" "$target" "$TESTBED_MIRROR" >"$log" 2>&1 || return 1
   log "$arch: debootstrap's first stage took $(($(date +%s) - started))s; its second stage runs under qemu-user"
   started=$(date +%s)
@@ -90,8 +102,8 @@ ensure_base() {
   dir=$(dirname "$root")
   [ -f "$dir/complete" ] && return 0
   # One builder at a time, even across testbeds sharing the cache. An
-  # emulated image takes a quarter of an hour or more and has a lock of its
-  # own, so no x86_64 build waits for it.
+  # emulated image takes several times the x86_64 image's minutes and has a
+  # lock of its own, so no x86_64 build waits for it.
   if [ "$arch" != "$(native_arch)" ]; then lock=base-$arch.lock wait=3600; fi
   mkdir -p "$TESTBED_CACHE"
   exec 8>"$TESTBED_CACHE/$lock"
