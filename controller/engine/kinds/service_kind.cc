@@ -11,7 +11,8 @@
 // A new invocation still starting or stopping (the interrupted run's restart
 // in flight: a Type=notify daemon can take seconds) is looked at again until
 // it settles. A new invocation that is not running means the earlier
-// restart failed: the restart is still owed. `plan` cannot know whether a
+// restart failed: the restart is still owed; so does a unit whose files
+// changed on disk since it started (a handler with daemon_reload). `plan` cannot know whether a
 // package's maintainer script will start its unit, so it shows every owed
 // restart (docs/roles.md, Handlers and follow-ups).
 #include "controller/engine/kinds/step_kind.h"
@@ -77,7 +78,11 @@ class ServiceKind final : public StepKind {
       const agent_protocol::UnitState unit = probe.unit.value_or(agent_protocol::UnitState{});
       current = unit.invocation_before;
       const bool new_invocation = !before.empty() && !current.empty() && current != before;
-      if (new_invocation && (unit.active_state == "active" || unit.active_state == "reloading")) {
+      // Beyond the restart itself, the check may find unit files changed
+      // on disk (a handler with daemon_reload): the unit started before
+      // they were read, so the handler still runs.
+      const bool only_the_restart = probe.differences.size() <= 1;
+      if (new_invocation && only_the_restart && (unit.active_state == "active" || unit.active_state == "reloading")) {
         co_return OwedProbe::kDone;
       }
       const bool settling = unit.active_state == "activating" || unit.active_state == "deactivating";

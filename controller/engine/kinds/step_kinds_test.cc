@@ -197,6 +197,13 @@ TEST_CASE("service: a change records the unit's process before it; a unit starte
   after_unknown.answers = {running};
   CHECK(RunTask(service.HandlerAlreadyDone(after_unknown, f.planned, intent)) == OwedProbe::kNotDone);
 
+  RecordingHost reload_needed;  // started since, but its unit file changed after: daemon-reload and restart
+  intent.detail = {{"invocation_before", "not running"}};
+  ResourceResult stale = running;
+  stale.differences = {"unit files changed on disk (daemon-reload)", "restart"};
+  reload_needed.answers = {stale};
+  CHECK(RunTask(service.HandlerAlreadyDone(reload_needed, f.planned, intent)) == OwedProbe::kNotDone);
+
   RecordingHost not_a_restart;  // a handler that starts or stops: nothing probed
   PlannedFixture start("service", {{"name", "web"}, {"state", "running"}});
   CHECK(RunTask(service.HandlerNotified(not_a_restart, start.planned, intent)));
