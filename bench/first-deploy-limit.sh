@@ -13,8 +13,12 @@
 # the apt commands each side ran; with BENCH_RESULTS=FILE also appends the
 # rows there, with BENCH_DEPLOY_LOG=FILE keeps the deploy's --json events
 # (and FILE.history.json, its `history --run N --json`).
+# PAIRS (default 1) measures the deploy and the limit that many times, in
+# turn, each on a fresh testbed, and prints each pair and the medians: on a
+# 2-core machine one pair's ratio moved between 1.08x and 1.30x from run to
+# run of the same tree (docs/performance.md), the medians less.
 # Run as root:
-#   sudo bench/first-deploy-limit.sh [NODES]
+#   sudo [PAIRS=3] bench/first-deploy-limit.sh [NODES]
 # What the limit leaves out by design: configuration, services, the GPU
 # nodes' reboot (the testbed's simulated driver needs one), validation.
 set -u
@@ -62,27 +66,28 @@ for n in $(nodes); do
   [ -s "$WORK/$n.packages" ] || { echo "$n: the deploy left no package installed?"; exit 1; }
 done
 
-# 1. The deploy.
-fresh_testbed "${STACK[@]}"
-cpu_before=$(cpu_ms)
-acct_on deploy
-read -r deploy_ms rc < <(timed timeout 1800 "$CLUSTERCTL" deploy "$INV" --json)
-acct_off
-deploy_cpu=$(cpu_spent "$cpu_before" "$(cpu_ms)")
-[ "$rc" = 0 ] || { echo "the measured deploy failed"; tail -20 "$WORK/last.out"; exit 1; }
-[ -z "${BENCH_DEPLOY_LOG:-}" ] || cp "$WORK/last.out" "$BENCH_DEPLOY_LOG"
-# Its time outside its recorded steps and up-front installs (issue 55).
-cp "$WORK/last.out" "$WORK/deploy.json"
-run=$(python3 tests/e2e/time_outside_steps.py --run-of "$WORK/deploy.json")
-"$CLUSTERCTL" history "$INV" --run "$run" --json >"$WORK/history.json"
-outside=$(python3 tests/e2e/time_outside_steps.py "$WORK/history.json" "$WORK/deploy.json")
-[ -z "${BENCH_DEPLOY_LOG:-}" ] || cp "$WORK/history.json" "$BENCH_DEPLOY_LOG.history.json"
-# apt's own record of the deploy: its transactions per node (history.log).
-transactions=$(for n in $(nodes); do printf '%s=%s ' "$n" "$($TB exec "$n" grep -c '^Start-Date' /var/log/apt/history.log)"; done)
+# 1. The deploy (measure_deploy: sets deploy_ms, deploy_cpu, outside, transactions).
+measure_deploy() {
+  fresh_testbed "${STACK[@]}"
+  cpu_before=$(cpu_ms)
+  acct_on deploy
+  read -r deploy_ms rc < <(timed timeout 1800 "$CLUSTERCTL" deploy "$INV" --json)
+  acct_off
+  deploy_cpu=$(cpu_spent "$cpu_before" "$(cpu_ms)")
+  [ "$rc" = 0 ] || { echo "the measured deploy failed"; tail -20 "$WORK/last.out"; exit 1; }
+  [ -z "${BENCH_DEPLOY_LOG:-}" ] || cp "$WORK/last.out" "$BENCH_DEPLOY_LOG"
+  # Its time outside its recorded steps and up-front installs (issue 55).
+  cp "$WORK/last.out" "$WORK/deploy.json"
+  run=$(python3 tests/e2e/time_outside_steps.py --run-of "$WORK/deploy.json")
+  "$CLUSTERCTL" history "$INV" --run "$run" --json >"$WORK/history.json"
+  outside=$(python3 tests/e2e/time_outside_steps.py "$WORK/history.json" "$WORK/deploy.json")
+  [ -z "${BENCH_DEPLOY_LOG:-}" ] || cp "$WORK/history.json" "$BENCH_DEPLOY_LOG.history.json"
+  # apt's own record of the deploy: its transactions per node (history.log).
+  transactions=$(for n in $(nodes); do printf '%s=%s ' "$n" "$($TB exec "$n" grep -c '^Start-Date' /var/log/apt/history.log)"; done)
+}
 
-# 2. The limit: the same packages, one transaction per node, all nodes at once.
-fresh_testbed "${STACK[@]}"
-for n in $(nodes); do $TB exec "$n" tar -xf - -C / <"$WORK/$n.apt.tar"; done
+# 2. The limit: the same packages, one transaction per node, all nodes at once
+#    (measure_limit, below).
 # apt as the deploy runs it (agent/resources/package.cc: AptUpdate, the
 # install in PackageResource, RunApt's lock timeout): no Recommends, the
 # node's configuration files kept. A limit that installs Recommends does
@@ -106,18 +111,35 @@ install_all() {
   for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
   return $failed
 }
-cpu_before=$(cpu_ms)
-acct_on limit
-read -r limit_ms rc < <(timed install_all)
-acct_off
-limit_cpu=$(cpu_spent "$cpu_before" "$(cpu_ms)")
-[ "$rc" = 0 ] || { echo "the one-transaction install failed"; tail -5 "$WORK"/node*.limit.out; exit 1; }
+# measure_limit: sets limit_ms, limit_cpu.
+measure_limit() {
+  local n cpu_before rc
+  fresh_testbed "${STACK[@]}"
+  for n in $(nodes); do $TB exec "$n" tar -xf - -C / <"$WORK/$n.apt.tar"; done
+  cpu_before=$(cpu_ms)
+  acct_on limit
+  read -r limit_ms rc < <(timed install_all)
+  acct_off
+  limit_cpu=$(cpu_spent "$cpu_before" "$(cpu_ms)")
+  [ "$rc" = 0 ] || { echo "the one-transaction install failed"; tail -5 "$WORK"/node*.limit.out; exit 1; }
+}
 
-ratio=$(awk -v a="$deploy_ms" -v b="$limit_ms" 'BEGIN { printf "%.2fx", a / b }')
+ratio_of() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", a / b }'; }
+median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+deploys=() limits=() pair_lines=()
+for pair in $(seq "${PAIRS:-1}"); do
+  measure_deploy
+  measure_limit
+  deploys+=("$deploy_ms") limits+=("$limit_ms")
+  pair_lines+=("$(printf '%-5s %-44s %10s %10s %7s' "$NODES" "pair $pair of ${PAIRS:-1}" "$(seconds "$deploy_ms")" "$(seconds "$limit_ms")" "$(ratio_of "$deploy_ms" "$limit_ms")")")
+done
+deploy_ms=$(median "${deploys[@]}") limit_ms=$(median "${limits[@]}")
+ratio=$(ratio_of "$deploy_ms" "$limit_ms")
 {
   printf '%-5s %-44s %10s %10s %7s\n' NODES MEASURE "DEPLOY s" "LIMIT s" RATIO
   printf '%-5s %-44s %10s %10s %7s\n' "$NODES" "full-stack first deploy vs one apt per node" \
     "$(seconds "$deploy_ms")" "$(seconds "$limit_ms")" "$ratio"
+  [ "${PAIRS:-1}" -eq 1 ] || printf '%s\n' "${pair_lines[@]}" "$NODES     (the first line: medians of the ${PAIRS} pairs; the lines below it: the last pair)"
   printf '%-5s packages per node (explicit): %s\n' "$NODES" "$(for n in $(nodes); do printf '%s=%s ' "$n" "$(wc -l <"$WORK/$n.packages")"; done)"
   printf '%-5s apt transactions of the deploy per node: %s\n' "$NODES" "$transactions"
   printf '%-5s seconds outside recorded steps and up-front installs, then each host'"'"'s recorded work: %s\n' "$NODES" "$outside"

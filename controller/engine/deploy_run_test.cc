@@ -98,7 +98,7 @@ TEST_CASE("a first deploy converges every host; a re-run contacts no node and ch
   DeployHarness h(Roles{{"web", kWebRole}});
   DeploymentResult first = h.Deploy();
   REQUIRE(first.converged());
-  CHECK(first.changed == 9);  // config, service and the restart the new config owes, on 3 hosts
+  CHECK(first.changed == 6);  // config and service on 3 hosts; web started after its config owes no restart
   CHECK(h.fleet.node("node02").files.at("/etc/web.conf") == "port=80\n");
   CHECK(h.fleet.node("node02").services.at("web").active);
   CHECK(h.Events("recap").size() == 1);
@@ -113,14 +113,73 @@ TEST_CASE("a first deploy converges every host; a re-run contacts no node and ch
   for (const HostReport& r : again.hosts) CHECK_FALSE(r.contacted);
 }
 
+// web's service step starts the unit after its config, then a drop-in
+// written while it runs owes a restart again.
+const char* kWebLateDropIn = R"(description: a config, the service, then a drop-in while it runs
+applies_to: [all]
+steps:
+  - name: config
+    file: {path: /etc/web.conf, content: "port=80\n"}
+    notify: [restart web]
+  - name: service
+    service: {name: web, state: running, enabled: true}
+  - name: drop-in
+    file: {path: /etc/web.d/late.conf, content: "late=1\n"}
+    notify: [restart web]
+handlers:
+  - name: restart web
+    service: {name: web, state: restarted}
+)";
+
+TEST_CASE("a unit that starts after the change that owed its restart is not restarted; plan still shows the restart") {
+  DeployHarness h(Roles{{"web", kWebRole}});
+  DeploymentOptions plan;
+  plan.check = true;
+  DeploymentResult planned = h.Deploy(plan);
+  bool plan_restarts = false;
+  for (const StepReport& s : ReportOf(planned, "node02").steps) {
+    plan_restarts = plan_restarts || (s.identity == "web/restart web" && s.status == StepStatus::kWouldChange);
+  }
+  CHECK(plan_restarts);  // plan cannot know what starts the unit first (a package's maintainer script may)
+  DeploymentResult first = h.Deploy();
+  REQUIRE(first.converged());
+  for (const char* node : {"node01", "node02", "node03"}) {
+    CHECK(h.fleet.node(node).services.at("web").active);
+    CHECK(Restarts(h.fleet, node) == 0);  // started once, by the service step, after the config was written
+  }
+  bool said = false;
+  for (const StepReport& s : ReportOf(first, "node02").steps) {
+    said = said || (s.identity == "web/restart web" && s.status == StepStatus::kOk &&
+                    s.differences == std::vector<std::string>{"not needed: started since the change that owed it"});
+  }
+  CHECK(said);
+  CHECK(h.OpenIntents().empty());
+}
+
+TEST_CASE("a change made while the unit runs owes the restart again, though the unit started after an earlier one") {
+  DeployHarness h(Roles{{"web", kWebLateDropIn}});
+  DeploymentResult first = h.Deploy();
+  REQUIRE(first.converged());
+  for (const char* node : {"node01", "node02", "node03"}) CHECK(Restarts(h.fleet, node) == 1);
+  CHECK(h.OpenIntents().empty());
+}
+
+TEST_CASE("a unit that runs before the change is restarted after it, once") {
+  DeployHarness h(Roles{{"web", kWebRole}});
+  h.fleet.node("node02").services["web"].active = true;  // installed and started before this run (its package)
+  REQUIRE(h.Deploy().converged());
+  CHECK(Restarts(h.fleet, "node02") == 1);
+  CHECK(Restarts(h.fleet, "node01") == 0);
+}
+
 TEST_CASE("a changed file owes its restart, recorded before the change, and the restart runs once") {
   DeployHarness h(Roles{{"web", kWebRole}});
   REQUIRE(h.Deploy().converged());
-  REQUIRE(Restarts(h.fleet, "node02") == 1);
+  REQUIRE(Restarts(h.fleet, "node02") == 0);
   h.SetInventory(WithPort(8080));
   DeploymentResult changed = h.Deploy();
   REQUIRE(changed.converged());
-  for (const char* node : {"node01", "node02", "node03"}) CHECK(Restarts(h.fleet, node) == 2);
+  for (const char* node : {"node01", "node02", "node03"}) CHECK(Restarts(h.fleet, node) == 1);
   CHECK(h.Events("intent_opened").size() == 3);
   CHECK(h.Events("intent_closed").size() == 3);
   CHECK(h.OpenIntents().empty());
@@ -137,16 +196,19 @@ TEST_CASE("a crash before the restart leaves it owed; the next run restarts exac
   DeployHarness h(Roles{{"web", kWebRole}});
   REQUIRE(h.Deploy().converged());
   h.SetInventory(WithPort(8080));
-  // node02 goes away when its restart is about to be checked.
-  h.fleet.node("node02").intercept = [](const IncomingRequest& in) -> Interception {
-    if (IsRestart(in, false)) return Status::Unavailable("connection reset by peer");
+  // node02 goes away when its restart is about to be checked (after the
+  // change; the check before it records the unit's invocation).
+  bool changed = false;
+  h.fleet.node("node02").intercept = [&changed](const IncomingRequest& in) -> Interception {
+    changed = changed || IsFileApply(in);
+    if (changed && IsRestart(in, false)) return Status::Unavailable("connection reset by peer");
     return {};
   };
   DeploymentResult cut = h.Deploy();
   CHECK(ReportOf(cut, "node02").outcome == HostOutcome::kUnreachable);
   CHECK(ReportOf(cut, "node01").outcome == HostOutcome::kOk);
   CHECK(h.fleet.node("node02").files.at("/etc/web.conf") == "port=8080\n");
-  CHECK(Restarts(h.fleet, "node02") == 1);  // the first deploy's only
+  CHECK(Restarts(h.fleet, "node02") == 0);  // the first deploy started web after its config: no restart
   std::vector<Intent> owed = h.OpenIntents();
   REQUIRE(owed.size() == 1);
   CHECK(owed[0].host == "node02");
@@ -155,11 +217,11 @@ TEST_CASE("a crash before the restart leaves it owed; the next run restarts exac
   h.fleet.node("node02").intercept = nullptr;
   DeploymentResult resumed = h.Deploy();
   REQUIRE(resumed.converged());
-  CHECK(Restarts(h.fleet, "node02") == 2);
-  CHECK(Restarts(h.fleet, "node01") == 2);  // restarted by the cut run, not again
+  CHECK(Restarts(h.fleet, "node02") == 1);
+  CHECK(Restarts(h.fleet, "node01") == 1);  // restarted by the cut run, not again
   CHECK(h.OpenIntents().empty());
   REQUIRE(h.Deploy().converged());
-  CHECK(Restarts(h.fleet, "node02") == 2);
+  CHECK(Restarts(h.fleet, "node02") == 1);
 }
 
 TEST_CASE("a crash after the restart but before its answer: the next run sees it done and does not restart again") {
@@ -175,16 +237,16 @@ TEST_CASE("a crash after the restart but before its answer: the next run sees it
   DeploymentResult killed = h.Deploy({}, &crash);
   CHECK(killed.stopped);
   CHECK(ReportOf(killed, "node03").outcome == HostOutcome::kStopped);
-  CHECK(Restarts(h.fleet, "node03") == 2);
+  CHECK(Restarts(h.fleet, "node03") == 1);
   REQUIRE(h.OpenIntents().size() >= 1);
 
   h.fleet.node("node03").intercept = nullptr;
   DeploymentResult resumed = h.Deploy();
   REQUIRE(resumed.converged());
-  CHECK(Restarts(h.fleet, "node03") == 2);
+  CHECK(Restarts(h.fleet, "node03") == 1);
   bool said_done = false;
   for (const StepReport& s : ReportOf(resumed, "node03").steps) {
-    said_done = said_done || (s.identity == "web/restart web" && s.differences == std::vector<std::string>{"already done by an interrupted run"});
+    said_done = said_done || (s.identity == "web/restart web" && s.differences == std::vector<std::string>{"not needed: started since the change that owed it"});
   }
   CHECK(said_done);
   CHECK(h.OpenIntents().empty());
@@ -202,13 +264,13 @@ TEST_CASE("a restart still starting when the next run looks is waited for, not d
   };
   DeploymentResult killed = h.Deploy({}, &crash);
   REQUIRE(killed.stopped);
-  REQUIRE(Restarts(h.fleet, "node03") == 2);
+  REQUIRE(Restarts(h.fleet, "node03") == 1);
   // The interrupted restart is still in flight: the unit is activating.
   h.fleet.node("node03").services.at("web").activating_looks = 3;
   h.fleet.node("node03").intercept = nullptr;
   DeploymentResult resumed = h.Deploy();
   REQUIRE(resumed.converged());
-  CHECK(Restarts(h.fleet, "node03") == 2);
+  CHECK(Restarts(h.fleet, "node03") == 1);
   CHECK(h.fleet.node("node03").services.at("web").activating_looks == 0);
   CHECK(h.OpenIntents().empty());
 }
@@ -573,7 +635,7 @@ TEST_CASE("a stop before the run starts nothing; a stop mid-run starts no new st
   CHECK(stopped.stopped);
   CHECK(ReportOf(stopped, "node01").outcome == HostOutcome::kStopped);
   CHECK(h.fleet.node("node01").files.at("/etc/web.conf") == "port=9090\n");
-  CHECK(Restarts(h.fleet, "node01") == 1);  // the first deploy's only
+  CHECK(Restarts(h.fleet, "node01") == 0);  // the first deploy started web after its config: none
   bool owed_on_node01 = false;
   for (const Intent& i : h.OpenIntents()) owed_on_node01 = owed_on_node01 || (i.host == "node01" && i.target == "web/restart web");
   CHECK(owed_on_node01);

@@ -44,34 +44,53 @@ HostRun::Owed HostRun::OwedBy(const PlannedStep& step) const {
   return owed;
 }
 
+// A handler of this host's plan by its identity (null when none).
+const PlannedStep* HostRun::HandlerNamed(const std::string& identity) const {
+  for (const PlannedStep& handler : plan_.handlers) {
+    if (handler.Identity() == identity) return &handler;
+  }
+  return nullptr;
+}
+
 Task<bool> HostRun::OpenIntents(const Owed& owed, const PlannedStep& cause) {
   // No structured bindings here: g++ 12 miscompiles them in coroutines
   // when a lambda captures them.
   for (const auto& entry : owed) {
     const std::string kind = entry.first;
     const std::string target = entry.second;
-    if (intents_.count(target)) continue;
-    std::string host = report_.host;
-    int64_t run = context_.run_id;
-    std::string reason = "changed by " + cause.Identity();
-    auto id = std::make_shared<int64_t>(0);
-    // A named function, not a temporary in the co_await: g++ 12 destroys
-    // such temporaries twice.
-    StateWriter::Write open = [id, run, host, kind, target, reason](StateStore& s) -> Status {
-      auto opened = s.OpenIntent(run, host, kind, target, reason);
-      if (!opened.ok()) return opened.status();
-      *id = *opened;
-      return Status::Ok();
-    };
-    Status committed = co_await context_.writer->Commit(std::move(open), boost::asio::use_awaitable);
-    if (!committed.ok()) {
-      StepReport r = FailedStep(cause.Identity(), false, "cannot record the follow-up it owes: " + committed.message());
-      Fail(std::move(r));
+    if (!intents_.count(target) && !co_await OpenIntent(kind, target, cause)) co_return false;
+    // Each change tells a handler's kind (again): what it records is what
+    // the handler's target was like before the latest change.
+    const PlannedStep* handler = kind == "handler" ? HandlerNamed(target) : nullptr;
+    if (handler && !co_await FindStepKind(handler->kind).HandlerNotified(*this, *handler, intents_[target])) {
       co_return false;
     }
-    intents_[target] = Intent{*id, report_.host, kind, target, reason, nullptr};
-    Emit(IntentEvent{report_.host, kind, target, reason, true});
   }
+  co_return true;
+}
+
+// Opens (records, durably) the intent `cause` owes `target`.
+Task<bool> HostRun::OpenIntent(std::string kind, std::string target, const PlannedStep& cause) {
+  std::string host = report_.host;
+  int64_t run = context_.run_id;
+  std::string reason = "changed by " + cause.Identity();
+  auto id = std::make_shared<int64_t>(0);
+  // A named function, not a temporary in the co_await: g++ 12 destroys
+  // such temporaries twice.
+  StateWriter::Write open = [id, run, host, kind, target, reason](StateStore& s) -> Status {
+    auto opened = s.OpenIntent(run, host, kind, target, reason);
+    if (!opened.ok()) return opened.status();
+    *id = *opened;
+    return Status::Ok();
+  };
+  Status committed = co_await context_.writer->Commit(std::move(open), boost::asio::use_awaitable);
+  if (!committed.ok()) {
+    StepReport r = FailedStep(cause.Identity(), false, "cannot record the follow-up it owes: " + committed.message());
+    Fail(std::move(r));
+    co_return false;
+  }
+  intents_[target] = Intent{*id, report_.host, kind, target, reason, nullptr};
+  Emit(IntentEvent{report_.host, kind, target, reason, true});
   co_return true;
 }
 
@@ -129,9 +148,9 @@ Task<bool> HostRun::RunHandler(const PlannedStep& handler) {
     const OwedProbe probe = co_await FindStepKind(handler.kind).HandlerAlreadyDone(*this, handler, intent);
     if (probe == OwedProbe::kFailed) co_return false;
     if (probe == OwedProbe::kDone) {
-      CloseIntent(target);  // the restart happened before the previous run was interrupted
+      CloseIntent(target);  // restarted by an interrupted run, or started after the change
       ++report_.ok;
-      StepReport r = FollowUpReport(target, StepStatus::kOk, true, "already done by an interrupted run");
+      StepReport r = FollowUpReport(target, StepStatus::kOk, true, "not needed: started since the change that owed it");
       Emit(r);
       report_.steps.push_back(std::move(r));
       co_return true;

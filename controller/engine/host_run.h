@@ -92,6 +92,8 @@ class HostRun final : public KindHost, public KindTransport, public KindIntents,
   // host_followups.cc
   Owed OwedBy(const PlannedStep& step) const;
   Task<bool> OpenIntents(const Owed& owed, const PlannedStep& cause);
+  Task<bool> OpenIntent(std::string kind, std::string target, const PlannedStep& cause);
+  const PlannedStep* HandlerNamed(const std::string& identity) const;
   Task<bool> RunHandler(const PlannedStep& handler);
   Task<bool> PlanHandler(const PlannedStep& handler);
   bool HandlerDue(const PlannedStep& handler) const;

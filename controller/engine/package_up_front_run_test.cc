@@ -109,6 +109,13 @@ struct FakePackages {
 
 int Restarts(DeployHarness& h, const std::string& node) { return h.fleet.node(node).services.at("daemon").restarts; }
 
+// The daemon's older version runs on the compute nodes before the run, so
+// its package's change owes a restart (a unit that starts after the change
+// would owe none: deploy_run_test.cc).
+void DaemonRunsAlready(DeployHarness& h) {
+  for (const char* node : {"node02", "node03"}) h.fleet.node(node).services["daemon"].active = true;
+}
+
 std::vector<std::string> StepsWithStatus(DeployHarness& h, const std::string& host, const std::string& status) {
   std::vector<std::string> steps;
   for (const auto& e : h.Events("step")) {
@@ -123,6 +130,7 @@ TEST_CASE("packages up front: one install per host; each leading step credited i
   DeployHarness h(Roles{{"tools", kToolsRole}, {"daemon", kDaemonRole}});
   FakePackages packages;
   for (const char* node : {"node01", "node02", "node03"}) packages.Attach(h.fleet.node(node));
+  DaemonRunsAlready(h);
   DeploymentResult first = h.Deploy();
   REQUIRE(first.converged());
   // node02: the leading steps' packages in one request, then the late one alone.
@@ -150,6 +158,7 @@ TEST_CASE("packages up front: the node lost in the middle of the install; the ne
   DeployHarness h(Roles{{"tools", kToolsRole}, {"daemon", kDaemonRole}});
   FakePackages packages;
   for (const char* node : {"node01", "node02", "node03"}) packages.Attach(h.fleet.node(node));
+  DaemonRunsAlready(h);
   // node02 installs, but its answer is lost: the controller's end of a kill -9.
   h.fleet.node("node02").intercept = [](const IncomingRequest& in) -> Interception {
     auto* r = std::get_if<ResourceRequest>(&in.request);
@@ -175,6 +184,7 @@ TEST_CASE("a run of package steps (headers, pinned driver): one install at the p
   DeployHarness h(Roles{{"driver", kDriverRole}});
   FakePackages packages;
   for (const char* node : {"node01", "node02", "node03"}) packages.Attach(h.fleet.node(node));
+  DaemonRunsAlready(h);
   DeploymentResult first = h.Deploy();
   REQUIRE(first.converged());
   CHECK(packages.installs["node02"] ==
@@ -192,6 +202,7 @@ TEST_CASE("plan predicts the steps a deploy with packages up front changes") {
   DeployHarness h(Roles{{"tools", kToolsRole}, {"daemon", kDaemonRole}});
   FakePackages packages;
   for (const char* node : {"node01", "node02", "node03"}) packages.Attach(h.fleet.node(node));
+  DaemonRunsAlready(h);
   DeploymentOptions plan;
   plan.check = true;
   REQUIRE(h.Deploy(plan).converged());

@@ -211,8 +211,19 @@ class StepKind {
   // (a repository leading its role), credited in its place like a package.
   virtual bool JoinsUpFrontAsSource() const { return false; }
 
-  // A handler owed by an intent, before it runs: whether an interrupted run
-  // already did it (kDone), or kFailed after reporting why through `host`.
+  // Deploy (not plan): a change about to be made owes `handler` (its intent
+  // is open). What the kind records of the handler's target now, durably,
+  // before the change (service: the unit's invocation, so that a unit that
+  // starts after the change owes no restart). False: the host stops (the
+  // kind reported why).
+  virtual Task<bool> HandlerNotified(KindHost& /*host*/, const PlannedStep& /*handler*/, Intent& /*intent*/) const {
+    co_return true;
+  }
+
+  // A handler owed by an intent, before it runs: whether what it does has
+  // happened since the change that owed it (kDone: a restart by an
+  // interrupted run, or a unit that started after the change), or kFailed
+  // after reporting why through `host`.
   virtual Task<OwedProbe> HandlerAlreadyDone(KindHost& /*host*/, const PlannedStep& /*handler*/,
                                              Intent& /*intent*/) const {
     co_return OwedProbe::kNotDone;

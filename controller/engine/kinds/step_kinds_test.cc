@@ -138,17 +138,76 @@ TEST_CASE("service: an owed restart is done when the unit runs a new invocation;
   CHECK(RunTask(service.HandlerAlreadyDone(restarted, f.planned, intent)) == OwedProbe::kDone);
   CHECK(restarted.saved_details.empty());
 
-  RecordingHost same;
+  RecordingHost same;  // the process of the change's time: restart, its invocation recorded already
   probe.unit = agent_protocol::UnitState{"inv-1", "active", ""};
   same.answers = {probe};
   CHECK(RunTask(service.HandlerAlreadyDone(same, f.planned, intent)) == OwedProbe::kNotDone);
-  REQUIRE(same.saved_details.size() == 1);
-  CHECK(same.saved_details[0] == nlohmann::json{{"invocation_before", "inv-1"}});
+  CHECK(same.saved_details.empty());
+
+  RecordingHost unrecorded;  // an intent of an older clusterctl: the invocation is recorded before the restart
+  Intent old_intent;
+  unrecorded.answers = {probe};
+  CHECK(RunTask(service.HandlerAlreadyDone(unrecorded, f.planned, old_intent)) == OwedProbe::kNotDone);
+  REQUIRE(unrecorded.saved_details.size() == 1);
+  CHECK(unrecorded.saved_details[0] == nlohmann::json{{"invocation_before", "inv-1"}});
 
   RecordingHost started;  // not a restart: nothing probed
   PlannedFixture start("service", {{"name", "web"}, {"state", "running"}});
   CHECK(RunTask(service.HandlerAlreadyDone(started, start.planned, intent)) == OwedProbe::kNotDone);
   CHECK(started.calls.empty());
+}
+
+TEST_CASE("service: a change records the unit's process before it; a unit started since owes no restart") {
+  const StepKind& service = FindStepKind("service");
+  PlannedFixture f("service", {{"name", "slurmctld"}, {"state", "restarted"}});
+  ResourceResult absent, running, failed;
+  absent.unit = agent_protocol::UnitState{"", "inactive", ""};  // the package is not installed yet
+  running.unit = agent_protocol::UnitState{"inv-7", "active", ""};
+  failed.Fail("systemctl show failed");
+
+  Intent intent;
+  RecordingHost before_package;
+  before_package.answers = {absent};
+  CHECK(RunTask(service.HandlerNotified(before_package, f.planned, intent)));
+  REQUIRE(before_package.calls.size() == 1);
+  CHECK_FALSE(before_package.calls[0].second);  // a check, never an apply
+  REQUIRE(before_package.saved_details.size() == 1);
+  CHECK(before_package.saved_details[0] == nlohmann::json{{"invocation_before", "not running"}});
+  intent.detail = before_package.saved_details[0];
+  RecordingHost due;  // the package started it after the change
+  due.answers = {running};
+  CHECK(RunTask(service.HandlerAlreadyDone(due, f.planned, intent)) == OwedProbe::kDone);
+
+  RecordingHost later_change;  // a change while inv-7 runs: inv-7 must be restarted
+  later_change.answers = {running};
+  CHECK(RunTask(service.HandlerNotified(later_change, f.planned, intent)));
+  REQUIRE(later_change.saved_details.size() == 1);
+  intent.detail = later_change.saved_details[0];
+  RecordingHost still_due;
+  still_due.answers = {running};
+  CHECK(RunTask(service.HandlerAlreadyDone(still_due, f.planned, intent)) == OwedProbe::kNotDone);
+
+  RecordingHost unknown;  // a probe that fails records nothing it cannot know: the restart stays owed
+  unknown.answers = {failed};
+  CHECK(RunTask(service.HandlerNotified(unknown, f.planned, intent)));
+  REQUIRE(unknown.saved_details.size() == 1);
+  CHECK(unknown.saved_details[0] == nlohmann::json{{"invocation_before", ""}});
+  intent.detail = unknown.saved_details[0];
+  RecordingHost after_unknown;
+  after_unknown.answers = {running};
+  CHECK(RunTask(service.HandlerAlreadyDone(after_unknown, f.planned, intent)) == OwedProbe::kNotDone);
+
+  RecordingHost reload_needed;  // started since, but its unit file changed after: daemon-reload and restart
+  intent.detail = {{"invocation_before", "not running"}};
+  ResourceResult stale = running;
+  stale.differences = {"unit files changed on disk (daemon-reload)", "restart"};
+  reload_needed.answers = {stale};
+  CHECK(RunTask(service.HandlerAlreadyDone(reload_needed, f.planned, intent)) == OwedProbe::kNotDone);
+
+  RecordingHost not_a_restart;  // a handler that starts or stops: nothing probed
+  PlannedFixture start("service", {{"name", "web"}, {"state", "running"}});
+  CHECK(RunTask(service.HandlerNotified(not_a_restart, start.planned, intent)));
+  CHECK(not_a_restart.calls.empty());
 }
 
 TEST_CASE("reboot follows the steps its `after` names, or any earlier change without it") {
