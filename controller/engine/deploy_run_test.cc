@@ -88,6 +88,15 @@ bool IsFileApply(const IncomingRequest& in) {
 
 int Restarts(FakeFleet& fleet, const std::string& node) { return fleet.node(node).services.at("web").restarts; }
 
+// Whether `host`'s report has `identity` with `status` and exactly `why` as its differences.
+bool Reported(const DeploymentResult& result, const std::string& host, const std::string& identity, StepStatus status,
+              const std::string& why) {
+  for (const StepReport& s : ReportOf(result, host).steps) {
+    if (s.identity == identity && s.status == status && s.differences == std::vector<std::string>{why}) return true;
+  }
+  return false;
+}
+
 std::string WithPort(int port) {
   return std::string(kInventory) + "vars:\n  web_port: " + std::to_string(port) + "\n";
 }
@@ -147,12 +156,7 @@ TEST_CASE("a unit that starts after the change that owed its restart is not rest
     CHECK(h.fleet.node(node).services.at("web").active);
     CHECK(Restarts(h.fleet, node) == 0);  // started once, by the service step, after the config was written
   }
-  bool said = false;
-  for (const StepReport& s : ReportOf(first, "node02").steps) {
-    said = said || (s.identity == "web/restart web" && s.status == StepStatus::kOk &&
-                    s.differences == std::vector<std::string>{"not needed: started since the change that owed it"});
-  }
-  CHECK(said);
+  CHECK(Reported(first, "node02", "web/restart web", StepStatus::kOk, "not needed: started since the change that owed it"));
   CHECK(h.OpenIntents().empty());
 }
 
@@ -244,11 +248,7 @@ TEST_CASE("a crash after the restart but before its answer: the next run sees it
   DeploymentResult resumed = h.Deploy();
   REQUIRE(resumed.converged());
   CHECK(Restarts(h.fleet, "node03") == 1);
-  bool said_done = false;
-  for (const StepReport& s : ReportOf(resumed, "node03").steps) {
-    said_done = said_done || (s.identity == "web/restart web" && s.differences == std::vector<std::string>{"not needed: started since the change that owed it"});
-  }
-  CHECK(said_done);
+  CHECK(Reported(resumed, "node03", "web/restart web", StepStatus::kOk, "not needed: started since the change that owed it"));
   CHECK(h.OpenIntents().empty());
 }
 
@@ -368,12 +368,7 @@ TEST_CASE("a reboot waits for a new boot id, through the old boot and refused co
   CHECK(h.fleet.node("node02").boot_id == "boot-2");
   // The first session, the one that still saw boot-1, two refused, the one that saw boot-2.
   CHECK(h.fleet.node("node02").opens == 5);
-  bool rebooted = false;
-  for (const StepReport& s : ReportOf(result, "node02").steps) {
-    rebooted = rebooted || (s.identity == "kernel/reboot" && s.status == StepStatus::kChanged &&
-                            s.differences == std::vector<std::string>{"rebooted (boot id boot-1 -> boot-2)"});
-  }
-  CHECK(rebooted);
+  CHECK(Reported(result, "node02", "kernel/reboot", StepStatus::kChanged, "rebooted (boot id boot-1 -> boot-2)"));
   CHECK(h.OpenIntents().empty());
   CHECK(h.fleet.node("node01").reboots == 0);  // not a compute node
 
