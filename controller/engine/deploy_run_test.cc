@@ -122,23 +122,15 @@ TEST_CASE("a first deploy converges every host; a re-run contacts no node and ch
   for (const HostReport& r : again.hosts) CHECK_FALSE(r.contacted);
 }
 
-// web's service step starts the unit after its config, then a drop-in
-// written while it runs owes a restart again.
-const char* kWebLateDropIn = R"(description: a config, the service, then a drop-in while it runs
-applies_to: [all]
-steps:
-  - name: config
-    file: {path: /etc/web.conf, content: "port=80\n"}
-    notify: [restart web]
-  - name: service
-    service: {name: web, state: running, enabled: true}
-  - name: drop-in
+// web, then a drop-in written while the unit runs: it owes a restart again.
+std::string WebWithLateDropIn() {
+  std::string role = kWebRole;
+  role.insert(role.find("handlers:"), R"(  - name: drop-in
     file: {path: /etc/web.d/late.conf, content: "late=1\n"}
     notify: [restart web]
-handlers:
-  - name: restart web
-    service: {name: web, state: restarted}
-)";
+)");
+  return role;
+}
 
 TEST_CASE("a unit that starts after the change that owed its restart is not restarted; plan still shows the restart") {
   DeployHarness h(Roles{{"web", kWebRole}});
@@ -161,7 +153,7 @@ TEST_CASE("a unit that starts after the change that owed its restart is not rest
 }
 
 TEST_CASE("a change made while the unit runs owes the restart again, though the unit started after an earlier one") {
-  DeployHarness h(Roles{{"web", kWebLateDropIn}});
+  DeployHarness h(Roles{{"web", WebWithLateDropIn()}});
   DeploymentResult first = h.Deploy();
   REQUIRE(first.converged());
   for (const char* node : {"node01", "node02", "node03"}) CHECK(Restarts(h.fleet, node) == 1);
