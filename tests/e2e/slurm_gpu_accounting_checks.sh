@@ -44,7 +44,12 @@ physics_sreport() {
 }
 for _ in $(seq 20); do [ "$(physics_sreport)" -ge 64 ] && [ "$(physics_sreport)" = "$(physics_sacct)" ] && break; sleep 1; done
 check "sreport shows physics's GPU time (job SizesByAccount -T gres/gpu: $(physics_sreport) GPU-seconds, its jobs' sacct lines $(physics_sacct), at least the 64 of the last)" \
-  sh -c "[ '$(physics_sreport)' -ge 64 ] && [ '$(physics_sreport)' = '$(physics_sacct)' ]"
+  sh -c "[ '$(physics_sreport)' -ge 64 ] && [ '$(physics_sreport)' = '$(physics_sacct)' ]" || {
+  echo "# sreport job SizesByAccount (-P):"; on01 "sreport -P -t seconds job SizesByAccount -T gres/gpu Accounts=physics start=now-2hours end=now+1hours" 2>&1 | sed 's/^/#   /'
+  echo "# without Accounts=:"; on01 "sreport -P -t seconds job SizesByAccount -T gres/gpu start=now-2hours end=now+1hours" 2>&1 | sed 's/^/#   /'
+  echo "# sacct (physics, -X):"; on01 "sacct -X -P -a -A physics -S now-2hours -E now -o JobID,Account,User,State,Start,End,ElapsedRaw,AllocTRES" 2>&1 | sed 's/^/#   /'
+  echo "# associations:"; on01 "sacctmgr -n -P show assoc format=Cluster,Account,User,ID,ParentName" 2>&1 | sed 's/^/#   /'
+}
 # slurmctld's view of the QoS: GrpTRESMins=...,gres/gpu=1(USED MINUTES),...
 spent() { on01 "scontrol show assoc_mgr flags=qos qos=budget" | grep -oE 'GrpTRESMins=.*' | grep -oE 'gres/gpu=1\([0-9]+\)'; }
 for _ in $(seq 90); do [ "$(spent)" != "gres/gpu=1(0)" ] && [ -n "$(spent)" ] && break; sleep 1; done
