@@ -33,20 +33,27 @@ on01 "cd /tmp && runuser -u alice -- srun --qos=budget -N2 --gres=gpu:2 sleep 16
 # time times its GPUs from slurmdbd's job records, no rollup (one column per
 # job size, then "% of cluster", left out of the sum). physics's
 # GPU-seconds there are those of its jobs' own sacct lines (ElapsedRaw times
-# gres/gpu), at least the 64 of the job just done.
+# gres/gpu), at least the 64 of the job just done. FlatView: one row per
+# account, each job counted under its account's name. Without it the rows
+# are the associations under the account asked for, and a job counts where
+# its association lies strictly inside one (Slurm 22.05's
+# job_report_functions.c): physics's row came out 0 GPU-seconds against
+# sacct's 66 in one run of 2026-11-30 and 64 in the next. sreport rounds
+# the window to whole hours (end=now+1hours ended at 09:59:59 at 09:54), so
+# the end is two hours ahead: a job ending just after the hour still counts.
 physics_sacct() {
   on01 "sacct -n -X -P -a -A physics -S now-2hours -E now -o ElapsedRaw,AllocTRES" |
     awk -F'|' 'match($2, /gres\/gpu=[0-9]+/) { s += $1 * substr($2, RSTART + 9, RLENGTH - 9) } END { print s + 0 }'
 }
 physics_sreport() {
-  on01 "sreport -n -P -t seconds job SizesByAccount -T gres/gpu Accounts=physics start=now-2hours end=now+1hours" |
+  on01 "sreport -n -P -t seconds job SizesByAccount FlatView -T gres/gpu start=now-2hours end=now+2hours" |
     awk -F'|' '$2 == "physics" { for (i = 3; i <= NF; i++) if ($i !~ /%/) s += $i } END { print s + 0 }'
 }
 for _ in $(seq 20); do [ "$(physics_sreport)" -ge 64 ] && [ "$(physics_sreport)" = "$(physics_sacct)" ] && break; sleep 1; done
-check "sreport shows physics's GPU time (job SizesByAccount -T gres/gpu: $(physics_sreport) GPU-seconds, its jobs' sacct lines $(physics_sacct), at least the 64 of the last)" \
+check "sreport shows physics's GPU time (job SizesByAccount FlatView -T gres/gpu: $(physics_sreport) GPU-seconds, its jobs' sacct lines $(physics_sacct), at least the 64 of the last)" \
   sh -c "[ '$(physics_sreport)' -ge 64 ] && [ '$(physics_sreport)' = '$(physics_sacct)' ]" || {
-  echo "# sreport job SizesByAccount (-P):"; on01 "sreport -P -t seconds job SizesByAccount -T gres/gpu Accounts=physics start=now-2hours end=now+1hours" 2>&1 | sed 's/^/#   /'
-  echo "# without Accounts=:"; on01 "sreport -P -t seconds job SizesByAccount -T gres/gpu start=now-2hours end=now+1hours" 2>&1 | sed 's/^/#   /'
+  echo "# sreport job SizesByAccount FlatView (-P):"; on01 "sreport -P -t seconds job SizesByAccount FlatView -T gres/gpu start=now-2hours end=now+2hours" 2>&1 | sed 's/^/#   /'
+  echo "# with Accounts=physics:"; on01 "sreport -P -t seconds job SizesByAccount -T gres/gpu Accounts=physics start=now-2hours end=now+1hours" 2>&1 | sed 's/^/#   /'
   echo "# sacct (physics, -X):"; on01 "sacct -X -P -a -A physics -S now-2hours -E now -o JobID,Account,User,State,Start,End,ElapsedRaw,AllocTRES" 2>&1 | sed 's/^/#   /'
   echo "# associations:"; on01 "sacctmgr -n -P show assoc format=Cluster,Account,User,ID,ParentName" 2>&1 | sed 's/^/#   /'
 }
