@@ -34,25 +34,28 @@ on01 "cd /tmp && runuser -u alice -- srun --qos=budget -N2 --gres=gpu:2 sleep 16
 # job size, then "% of cluster", left out of the sum). physics's
 # GPU-seconds there are those of its jobs' own sacct lines (ElapsedRaw times
 # gres/gpu), at least the 64 of the job just done. FlatView: one row per
-# account, each job counted under its account's name. Without it the rows
-# are the associations under the account asked for, and a job counts where
-# its association lies strictly inside one (Slurm 22.05's
-# job_report_functions.c): physics's row came out 0 GPU-seconds against
-# sacct's 66 in one run of 2026-11-30 and 64 in the next. sreport rounds
-# the window to whole hours (end=now+1hours ended at 09:59:59 at 09:54), so
-# the end is two hours ahead: a job ending just after the hour still counts.
+# account, each job counted under its account's name (without it, a job
+# counts only where its association lies strictly inside a listed one).
+# The window: sreport clamps its end to now and rounds both ends to the
+# nearest hour of local time (slurmdb_report_set_start_end_time), so at
+# minute 0-29 of an hour the report ends at that hour's start and leaves
+# this test's jobs out (0 GPU-seconds against sacct's 66 at 09:18 UTC, 64 =
+# 64 at 09:54). sreport_tz gives sreport a zone half an hour ahead of UTC
+# when the UTC minute is under 30, so its "now" always rounds up to the next
+# hour: the report then covers every job up to now.
+sreport_tz() { if [ "$(date -u +%-M)" -lt 30 ]; then echo UTC-00:30; else echo UTC; fi; }
 physics_sacct() {
   on01 "sacct -n -X -P -a -A physics -S now-2hours -E now -o ElapsedRaw,AllocTRES" |
     awk -F'|' 'match($2, /gres\/gpu=[0-9]+/) { s += $1 * substr($2, RSTART + 9, RLENGTH - 9) } END { print s + 0 }'
 }
 physics_sreport() {
-  on01 "sreport -n -P -t seconds job SizesByAccount FlatView -T gres/gpu start=now-2hours end=now+2hours" |
+  on01 "TZ=$(sreport_tz) sreport -n -P -t seconds job SizesByAccount FlatView -T gres/gpu start=now-2hours end=now" |
     awk -F'|' '$2 == "physics" { for (i = 3; i <= NF; i++) if ($i !~ /%/) s += $i } END { print s + 0 }'
 }
 for _ in $(seq 20); do [ "$(physics_sreport)" -ge 64 ] && [ "$(physics_sreport)" = "$(physics_sacct)" ] && break; sleep 1; done
 check "sreport shows physics's GPU time (job SizesByAccount FlatView -T gres/gpu: $(physics_sreport) GPU-seconds, its jobs' sacct lines $(physics_sacct), at least the 64 of the last)" \
   sh -c "[ '$(physics_sreport)' -ge 64 ] && [ '$(physics_sreport)' = '$(physics_sacct)' ]" || {
-  echo "# sreport job SizesByAccount FlatView (-P):"; on01 "sreport -P -t seconds job SizesByAccount FlatView -T gres/gpu start=now-2hours end=now+2hours" 2>&1 | sed 's/^/#   /'
+  echo "# sreport job SizesByAccount FlatView (-P, TZ=$(sreport_tz)):"; on01 "TZ=$(sreport_tz) sreport -P -t seconds job SizesByAccount FlatView -T gres/gpu start=now-2hours end=now" 2>&1 | sed 's/^/#   /'
   echo "# with Accounts=physics:"; on01 "sreport -P -t seconds job SizesByAccount -T gres/gpu Accounts=physics start=now-2hours end=now+1hours" 2>&1 | sed 's/^/#   /'
   echo "# sacct (physics, -X):"; on01 "sacct -X -P -a -A physics -S now-2hours -E now -o JobID,Account,User,State,Start,End,ElapsedRaw,AllocTRES" 2>&1 | sed 's/^/#   /'
   echo "# associations:"; on01 "sacctmgr -n -P show assoc format=Cluster,Account,User,ID,ParentName" 2>&1 | sed 's/^/#   /'
