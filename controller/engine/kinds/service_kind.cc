@@ -12,9 +12,9 @@
 // in flight: a Type=notify daemon can take seconds) is looked at again until
 // it settles. A new invocation that is not running means the earlier
 // restart failed: the restart is still owed; so does a unit whose files
-// changed on disk since it started (a handler with daemon_reload). `plan` cannot know whether a
-// package's maintainer script will start its unit, so it shows every owed
-// restart (docs/roles.md, Handlers and follow-ups).
+// changed on disk since it started (a handler with daemon_reload). `plan`
+// cannot know whether a package's maintainer script will start its unit,
+// so it shows every owed restart (docs/roles.md, Handlers and follow-ups).
 #include "controller/engine/kinds/step_kind.h"
 #include "controller/remote/sleep.h"
 
