@@ -30,7 +30,7 @@ HostRun::Owed HostRun::OwedBy(const PlannedStep& step) const {
     const HandlerRef ref = ParseHandlerRef(notify, step.role->name);
     // Another role's handler counts only where that role runs too.
     const PlannedStep* target = plan_.FindHandler(ref.role, ref.handler);
-    if (target && !target->skipped) owed.emplace_back("handler", target->Identity());
+    if (target && !target->skipped) owed.emplace_back("handler", target);
   }
   bool after = false;
   for (const PlannedStep& s : plan_.steps) {
@@ -38,18 +38,10 @@ HostRun::Owed HostRun::OwedBy(const PlannedStep& step) const {
     if (!after || s.role != step.role || s.skipped) continue;
     const StepKind& kind = FindStepKind(s.kind);
     if (!kind.IsFollowUp()) continue;
-    if (kind.Follows(s, step)) owed.emplace_back(s.kind, s.Identity());
+    if (kind.Follows(s, step)) owed.emplace_back(s.kind, &s);
     break;
   }
   return owed;
-}
-
-// A handler of this host's plan by its identity (null when none).
-const PlannedStep* HostRun::HandlerNamed(const std::string& identity) const {
-  for (const PlannedStep& handler : plan_.handlers) {
-    if (handler.Identity() == identity) return &handler;
-  }
-  return nullptr;
 }
 
 Task<bool> HostRun::OpenIntents(const Owed& owed, const PlannedStep& cause) {
@@ -57,12 +49,13 @@ Task<bool> HostRun::OpenIntents(const Owed& owed, const PlannedStep& cause) {
   // when a lambda captures them.
   for (const auto& entry : owed) {
     const std::string kind = entry.first;
-    const std::string target = entry.second;
+    const PlannedStep& follow_up = *entry.second;
+    const std::string target = follow_up.Identity();
     if (!intents_.count(target) && !co_await OpenIntent(kind, target, cause)) co_return false;
     // Each change tells a handler's kind (again): what it records is what
     // the handler's target was like before the latest change.
-    const PlannedStep* handler = kind == "handler" ? HandlerNamed(target) : nullptr;
-    if (handler && !co_await FindStepKind(handler->kind).HandlerNotified(*this, *handler, intents_[target])) {
+    if (kind == "handler" &&
+        !co_await FindStepKind(follow_up.kind).HandlerNotified(*this, follow_up, intents_[target])) {
       co_return false;
     }
   }

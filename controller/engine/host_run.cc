@@ -365,7 +365,7 @@ Task<bool> HostRun::RunStep(const PlannedStep& step, bool& role_changed) {
     role_changed = true;
     ++report_.changed;
     if (check) {
-      for (const auto& entry : owed) notified_in_plan_.emplace(entry.second, step.Identity());  // the first notifier
+      for (const auto& entry : owed) notified_in_plan_.emplace(entry.second->Identity(), step.Identity());  // the first notifier
     }
   } else {
     ++report_.ok;

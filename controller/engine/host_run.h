@@ -62,7 +62,7 @@ class HostRun final : public KindHost, public KindTransport, public KindIntents,
   void Event(const std::string& level, const std::string& kind, const std::string& message) override;
 
  private:
-  using Owed = std::vector<std::pair<std::string, std::string>>;  // intent kind, target
+  using Owed = std::vector<std::pair<std::string, const PlannedStep*>>;  // intent kind, the follow-up owed
 
   // host_run.cc
   Task<bool> Connect();
@@ -93,7 +93,6 @@ class HostRun final : public KindHost, public KindTransport, public KindIntents,
   Owed OwedBy(const PlannedStep& step) const;
   Task<bool> OpenIntents(const Owed& owed, const PlannedStep& cause);
   Task<bool> OpenIntent(std::string kind, std::string target, const PlannedStep& cause);
-  const PlannedStep* HandlerNamed(const std::string& identity) const;
   Task<bool> RunHandler(const PlannedStep& handler);
   Task<bool> PlanHandler(const PlannedStep& handler);
   bool HandlerDue(const PlannedStep& handler) const;

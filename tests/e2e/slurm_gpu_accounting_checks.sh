@@ -48,15 +48,15 @@ physics_sacct() {
   on01 "sacct -n -X -P -a -A physics -S now-2hours -E now -o ElapsedRaw,AllocTRES" |
     awk -F'|' 'match($2, /gres\/gpu=[0-9]+/) { s += $1 * substr($2, RSTART + 9, RLENGTH - 9) } END { print s + 0 }'
 }
+gpu_sizes_report() { on01 "TZ=$(sreport_tz) sreport $* -P -t seconds job SizesByAccount FlatView -T gres/gpu start=now-2hours end=now"; }
 physics_sreport() {
-  on01 "TZ=$(sreport_tz) sreport -n -P -t seconds job SizesByAccount FlatView -T gres/gpu start=now-2hours end=now" |
+  gpu_sizes_report -n |
     awk -F'|' '$2 == "physics" { for (i = 3; i <= NF; i++) if ($i !~ /%/) s += $i } END { print s + 0 }'
 }
 for _ in $(seq 20); do [ "$(physics_sreport)" -ge 64 ] && [ "$(physics_sreport)" = "$(physics_sacct)" ] && break; sleep 1; done
 check "sreport shows physics's GPU time (job SizesByAccount FlatView -T gres/gpu: $(physics_sreport) GPU-seconds, its jobs' sacct lines $(physics_sacct), at least the 64 of the last)" \
   sh -c "[ '$(physics_sreport)' -ge 64 ] && [ '$(physics_sreport)' = '$(physics_sacct)' ]" || {
-  echo "# sreport job SizesByAccount FlatView (-P, TZ=$(sreport_tz)):"; on01 "TZ=$(sreport_tz) sreport -P -t seconds job SizesByAccount FlatView -T gres/gpu start=now-2hours end=now" 2>&1 | sed 's/^/#   /'
-  echo "# with Accounts=physics:"; on01 "sreport -P -t seconds job SizesByAccount -T gres/gpu Accounts=physics start=now-2hours end=now+1hours" 2>&1 | sed 's/^/#   /'
+  echo "# sreport job SizesByAccount FlatView (-P, TZ=$(sreport_tz)):"; gpu_sizes_report 2>&1 | sed 's/^/#   /'
   echo "# sacct (physics, -X):"; on01 "sacct -X -P -a -A physics -S now-2hours -E now -o JobID,Account,User,State,Start,End,ElapsedRaw,AllocTRES" 2>&1 | sed 's/^/#   /'
   echo "# associations:"; on01 "sacctmgr -n -P show assoc format=Cluster,Account,User,ID,ParentName" 2>&1 | sed 's/^/#   /'
 }

@@ -80,13 +80,13 @@ SOURCES
 debootstrap_image() {
   local arch=$1 target=$2 log=$3 started
   if [ "$arch" = "$(native_arch)" ]; then
-    http_proxy=$(proxy_url) debootstrap --variant=minbase --include="$BASE_PACKAGES" \
+    http_proxy=$(proxy_url) debootstrap --variant=minbase --include="$(base_packages "$arch")" \
       "$TESTBED_SUITE" "$target" "$TESTBED_MIRROR" >"$log" 2>&1
     return
   fi
   ensure_emulation "$arch"
   started=$(date +%s)
-  http_proxy=$(proxy_url) debootstrap --arch="$arch" --foreign --variant=minbase --include="$EMULATED_BASE_PACKAGES" \
+  http_proxy=$(proxy_url) debootstrap --arch="$arch" --foreign --variant=minbase --include="$(base_packages "$arch")" \
     "$TESTBED_SUITE" "$target" "$TESTBED_MIRROR" >"$log" 2>&1 || return 1
   log "$arch: debootstrap's first stage took $(($(date +%s) - started))s; its second stage runs under qemu-user"
   started=$(date +%s)
