@@ -19,6 +19,9 @@ struct ToolOutput {
   std::string err;
   bool timed_out = false;
   bool truncated = false;  // the agent cut the output at its limit (16 MiB a stream)
+  // A probe read again after its settle command (ProbeSpec::settle) and still
+  // not settled: what that command printed, for the verdict's evidence.
+  std::string settle_out;
   std::string Both() const { return out + (err.empty() ? "" : "\n" + err); }
   // Ran, finished in time and exited 0.
   bool Succeeded() const { return started && !timed_out && signal == 0 && exit_code == 0; }

@@ -114,8 +114,8 @@ NodeView Validator::ViewOf(const Host& host) const {
 // ---------------------------------------------------------------- phase 1
 
 // A probe's reading: the first of its commands that is installed, read again
-// after `settle` when it is not settled yet; "not installed" when its
-// executable is missing.
+// after `settle` when it is not settled yet (the settle's output kept with it
+// when it still is not); "not installed" when its executable is missing.
 Task<ToolOutput> Validator::RunProbe(AgentSession& agent, const ProbeSpec& probe, const NodeView& view, size_t& used) {
   const std::string none;
   ToolOutput output = NotRunOutput();
@@ -128,8 +128,8 @@ Task<ToolOutput> Validator::RunProbe(AgentSession& agent, const ProbeSpec& probe
   if (used == commands.size()) co_return output;
   if (probe.settled != nullptr && !probe.settled(output)) {
     ToolOutput waited = co_await ExecOnNode(agent, probe.settle, none, Limit(probe.settle_timeout_s));
-    (void)waited;
     output = co_await ExecOnNode(agent, commands[used], none, Limit(probe.timeout_s));
+    if (!probe.settled(output)) output.settle_out = waited.Both();
   }
   co_return output;
 }

@@ -17,6 +17,7 @@
 #include "controller/engine/fake_fleet.h"
 #include "controller/state/test_util.h"
 #include "controller/validate/catalogue.h"
+#include "controller/validate/check_spec.h"
 #include "controller/validate/check_test_util.h"
 #include "controller/validate/verdicts.h"
 #include "controller/validate/scontrol_nodes.h"
@@ -76,6 +77,21 @@ class ValidationHarness {
       auto it = exec == nullptr ? replies.end() : replies.find(exec->argv);
       if (it == replies.end()) return testing::Interception{};
       return testing::Interception{agent_protocol::EncodeExecReply(in.id, it->second)};
+    };
+  }
+
+  // `host` answers each command of `replies` with its replies in turn (the
+  // last one again after them), every other command as usual; `asked`
+  // counts how often each of those was asked.
+  using Argv = std::vector<std::string>;
+  void AnswerInTurn(const std::string& host, std::map<Argv, std::vector<agent_protocol::ExecReply>> replies,
+                    std::map<Argv, size_t>* asked) {
+    fleet_.node(host).intercept = [replies = std::move(replies), asked](const agent_protocol::IncomingRequest& in) {
+      const auto* exec = std::get_if<agent_protocol::ExecRequest>(&in.request);
+      auto it = exec == nullptr ? replies.end() : replies.find(exec->argv);
+      if (it == replies.end()) return testing::Interception{};
+      size_t turn = std::min((*asked)[it->first]++, it->second.size() - 1);
+      return testing::Interception{agent_protocol::EncodeExecReply(in.id, it->second[turn])};
     };
   }
 
@@ -244,6 +260,46 @@ TEST_CASE("validate: a host outside --limit runs only what the selected hosts' c
   CHECK(ran(head, "sha256sum"));
   CHECK_FALSE(ran(head, "chronyc"));
   CHECK_FALSE(ran(head, "df"));
+}
+
+// clock.offset's probe on a chronyd not synchronised yet: read again after
+// its settle (bursts and waitsync); still not synchronised, the settle's
+// report of the sources is the failure's evidence.
+TEST_CASE("validate: a reading not settled is read again after the probe's settle, whose output a failure keeps") {
+  const ProbeSpec* probe = FindCheckSpec("clock.offset")->probes.at(0);
+  const std::vector<std::string> tracking = probe->commands.at(0);
+  const std::string synced =
+      "Reference ID    : 0A090001 (10.9.0.1)\nStratum         : 11\n"
+      "System time     : 0.000005916 seconds slow of NTP time\nLeap status     : Normal\n";
+  const std::string unsynced =
+      "Reference ID    : 00000000 ()\nStratum         : 0\n"
+      "System time     : 0.000000000 seconds fast of NTP time\nLeap status     : Not synchronised\n";
+  const std::string sources = "^? 10.9.0.1                      0   7     0     -     +0ns[   +0ns] +/-    0ns";
+
+  ValidationHarness harness;
+  std::map<std::vector<std::string>, size_t> asked;
+  harness.AnswerInTurn("dgx01", {{tracking, {Reply(unsynced), Reply(synced)}}, {probe->settle, {Reply("")}}}, &asked);
+  ValidationOutcome first = harness.Validate("dgx01", {"clock.offset"});
+  const CheckResult* settled = Find(first, "clock.offset", "dgx01");
+  REQUIRE(settled != nullptr);
+  CHECK_MESSAGE(settled->outcome == CheckOutcome::kPass, settled->detail);
+  CHECK(asked[tracking] == 2);
+  CHECK(asked[probe->settle] == 1);
+
+  asked.clear();
+  harness.AnswerInTurn("dgx01",
+                       {{tracking, {Reply(unsynced)}},
+                        {probe->settle, {Reply("not synchronised after 4 bursts of measurements\n" + sources + "\n", 1)}}},
+                       &asked);
+  ValidationOutcome second = harness.Validate("dgx01", {"clock.offset"});
+  const CheckResult* failed = Find(second, "clock.offset", "dgx01");
+  REQUIRE(failed != nullptr);
+  CHECK(failed->outcome == CheckOutcome::kFail);
+  CHECK(failed->detail == "clock not synchronised (Leap status: Not synchronised)");
+  REQUIRE_MESSAGE(!failed->evidence.empty(), failed->detail);
+  CHECK(std::find(failed->evidence.begin(), failed->evidence.end(), sources) != failed->evidence.end());
+  CHECK(failed->evidence.front() == "Reference ID    : 00000000 ()");
+  CHECK(asked[tracking] == 2);
 }
 
 TEST_CASE("validate: every host unreachable fails the run whatever --checks selects (issue 30, 2)") {

@@ -1,17 +1,21 @@
 # Phase timing for scripts/test.sh: each phase's wall time and outcome, and
 # a table of them at the end (docs/building.md keeps the before/after).
 #
-#   phase NAME CMD...             runs CMD in the foreground, records its seconds
+#   phase NAME CMD...             runs CMD in the foreground, records its seconds;
+#                                 its output also goes to build-logs/NAME.log
 #   phase_start_background NAME CMD...   starts CMD in the background, output to
 #                                 build-logs/NAME.log (NAME as a file name)
 #   phase_wait_background NAME    waits for it; prints its log's tail on failure
 #   phase_record NAME SECONDS STATUS   adds a row measured elsewhere (ctest's tests)
-#   phase_report                  prints the table
+#   phase_report                  prints the table, then the last lines of each
+#                                 failed phase's log (a CI log shown cut in its
+#                                 middle still names what failed)
 #
 # A phase's status is ok or FAILED (exit N); the script decides what a
 # failure means (test.sh goes on and fails at the end).
 
 PHASE_ROWS=()
+PHASE_FAILED_LOGS=()  # "NAME<TAB>LOG" of each failed phase with a log
 PHASE_STARTED_AT=$(date +%s)
 declare -A PHASE_BACKGROUND_PID=() PHASE_BACKGROUND_START=()
 
@@ -20,12 +24,18 @@ phase_log() { echo "build-logs/$(tr -cs 'A-Za-z0-9' '-' <<<"$1" | sed 's/-$//').
 phase_record() { PHASE_ROWS+=("$1"$'\t'"$2"$'\t'"$3"); }
 
 phase() {
-  local name=$1 start rc=0
+  local name=$1 start rc=0 log
   shift
   echo "== $name"
+  mkdir -p build-logs
+  log=$(phase_log "$name")
+  rm -f "$log.rc"
   start=$(date +%s)
-  "$@" || rc=$?
+  # CMD's exit status through the pipe to tee, whatever pipefail says.
+  { "$@" || echo $? >"$log.rc"; } 2>&1 | tee "$log"
+  [ -f "$log.rc" ] && rc=$(cat "$log.rc") && rm -f "$log.rc"
   phase_record "$name" $(($(date +%s) - start)) "$([ $rc -eq 0 ] && echo ok || echo "FAILED (exit $rc)")"
+  [ $rc -ne 0 ] && PHASE_FAILED_LOGS+=("$name"$'\t'"$log")
   return $rc
 }
 
@@ -55,6 +65,7 @@ phase_wait_background() {
   if [ $rc -ne 0 ]; then
     echo "== $name FAILED (exit $rc); the end of $(phase_log "$name"):"
     tail -30 "$(phase_log "$name")"
+    PHASE_FAILED_LOGS+=("$name"$'\t'"$(phase_log "$name")")
   fi
   return $rc
 }
@@ -69,4 +80,10 @@ phase_report() {
     printf '%-48s %8s  %s\n' "$name" "$seconds" "$status"
   done
   printf '%-48s %8s\n' "total" "$total"
+  for row in "${PHASE_FAILED_LOGS[@]}"; do
+    IFS=$'\t' read -r name log <<<"$row"
+    echo
+    echo "== $name FAILED; the last 15 lines of $log:"
+    tail -15 "$log"
+  done
 }

@@ -10,24 +10,38 @@ namespace clusterctl::checks {
 namespace {
 
 // A chronyd that runs but has not synchronised yet (just started, as right
-// after a deploy) gets up to 30 s to do so, as an admin would give it with
-// chronyc burst and waitsync, before its state is judged. The burst asks
-// for four measurements now: a client whose iburst went out before its
-// server served (the head node's chrony configured later in the same
-// deploy) would otherwise wait for its next poll, a minute or more, and
-// need several to synchronise. It changes nothing but when chronyd measures.
+// after a deploy) gets about 35 s to do so, as an admin would give it with
+// chronyc burst and waitsync, before its state is judged. A burst asks for
+// four measurements now: a client whose iburst went out before its server
+// served (the head node's chrony configured later in the same deploy) would
+// otherwise wait for its next poll, a minute or more, and need several to
+// synchronise. The burst is asked again each round: one asked while an
+// earlier burst runs is ignored, and one whose replies were all rejected
+// would leave the client to its poll. It changes nothing but when chronyd
+// measures. Still not synchronised, the settle prints what the client saw
+// of its sources (reach, the NTP tests each reply passed, the packet
+// counts), which the verdict keeps as evidence.
 bool Synchronised(const ToolOutput& tracking) {
   auto parsed = ParseChronyTracking(tracking.out);
   return !parsed.ok() || parsed->leap_status == "Normal";
 }
 
+constexpr const char* kBurstAndWait = R"(for round in 1 2 3 4; do
+  chronyc -a burst 4/4 >/dev/null 2>&1
+  chronyc -n waitsync 5 0 0 2 >/dev/null 2>&1 && exit 0
+done
+echo "not synchronised after 4 bursts of measurements; chronyc sources, activity and ntpdata:"
+chronyc -n sources 2>&1 | tail -n +3
+chronyc -n activity 2>&1 | grep -E 'sources (online|offline)'
+chronyc -n ntpdata 2>&1 | grep -E '^(Remote address|Leap status|Stratum|NTP tests|Total)'
+exit 1)";
+
 const ProbeSpec kChronyTracking{.id = "chronyc tracking",
                                 .commands = {{"chronyc", "-n", "tracking"}},
                                 .timeout_s = 15,
                                 .settled = Synchronised,
-                                .settle = {"sh", "-c",
-                                           "chronyc -a burst 4/4 >/dev/null 2>&1; exec chronyc -n waitsync 15 0 0 2"},
-                                .settle_timeout_s = 40};
+                                .settle = {"sh", "-c", kBurstAndWait},
+                                .settle_timeout_s = 50};
 
 CheckResult Judge(const NodeView& v) {
   const std::string check = "clock.offset";
@@ -48,8 +62,10 @@ CheckResult Judge(const NodeView& v) {
   std::string measured = FormatNumber(offset_ms) + " ms";
   if (offset_ms < 0.01) measured = FormatNumber(offset_ms * 1000.0) + " us";
   if (tracking->leap_status != "Normal") {
+    std::vector<std::string> evidence = tracking->lines;
+    for (std::string& line : TailLines(output.settle_out, 20)) evidence.push_back(std::move(line));
     return Fail(check, kNode, host, "clock not synchronised (Leap status: " + tracking->leap_status + ")",
-                tracking->lines, measured, threshold);
+                evidence, measured, threshold);
   }
   if (offset_ms > max_ms) {
     return Fail(check, kNode, host, "clock offset " + measured + " above " + FormatNumber(max_ms) + " ms",
