@@ -51,7 +51,9 @@ ctest_phase() {
 ctest_phase build "ctest build/" --timeout 3600 -LE heavy || status=1  # heavy: tests/CMakeLists.txt
 
 phase "build: build-sanitize/" scripts/build.sh --sanitize || status=1
-ctest_phase build-sanitize "ctest build-sanitize/ (ASan+UBSan)" -R '^(unit|cli)$' || status=1
+# unit and cli side by side (-j2): each is one process on one core, and
+# neither touches what the other does (temporary directories of their own).
+ctest_phase build-sanitize "ctest build-sanitize/ (ASan+UBSan)" -R '^(unit|cli)$' -j2 || status=1
 
 phase "build: build-fuzz/" scripts/fuzz.sh --build-only || status=1
 phase "fuzz: ${FUZZ_SECONDS:-20} s per target" scripts/fuzz.sh "${FUZZ_SECONDS:-20}" || status=1
