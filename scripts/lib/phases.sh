@@ -3,6 +3,7 @@
 #
 #   phase NAME CMD...             runs CMD in the foreground, records its seconds;
 #                                 its output also goes to build-logs/NAME.log
+#                                 (CMD runs in a subshell: what it sets stays there)
 #   phase_start_background NAME CMD...   starts CMD in the background, output to
 #                                 build-logs/NAME.log (NAME as a file name)
 #   phase_wait_background NAME    waits for it; prints its log's tail on failure
