@@ -29,6 +29,8 @@ ToolOutput OutOfBudget() {
 // A probe's reading, the way validate reads it (validation_run.cc's
 // RunProbe): the first of its commands that is installed, read again after
 // its settle step when not settled yet; each within what is left of the budget.
+// Unlike validate it keeps no settle output (ToolOutput::settle_out): cut at
+// 10 s, chrony's settle is still in its rounds then and has printed nothing.
 ToolOutput ReadProbe(const ProbeSpec& probe, const NodeView& view, NodeCommands& commands, SteadyClock::time_point end) {
   auto limit = [&](int own_s) {
     auto left = std::chrono::duration_cast<std::chrono::seconds>(end - kMachineClock.Monotonic());

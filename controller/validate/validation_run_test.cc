@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <fstream>
 #include <map>
+#include <memory>
 
 #include "common/strings.h"
 #include "controller/engine/fake_fleet.h"
@@ -70,27 +71,28 @@ class ValidationHarness {
     }
   }
 
+  using Argv = std::vector<std::string>;
+
   // `host` answers each command of `replies` with its reply instead of exit 0 and no output.
-  void Answer(const std::string& host, std::map<std::vector<std::string>, agent_protocol::ExecReply> replies) {
-    fleet_.node(host).intercept = [replies = std::move(replies)](const agent_protocol::IncomingRequest& in) {
-      const auto* exec = std::get_if<agent_protocol::ExecRequest>(&in.request);
-      auto it = exec == nullptr ? replies.end() : replies.find(exec->argv);
-      if (it == replies.end()) return testing::Interception{};
-      return testing::Interception{agent_protocol::EncodeExecReply(in.id, it->second)};
-    };
+  void Answer(const std::string& host, const std::map<Argv, agent_protocol::ExecReply>& replies) {
+    std::map<Argv, std::vector<agent_protocol::ExecReply>> in_turn;
+    for (const auto& entry : replies) in_turn[entry.first] = {entry.second};
+    AnswerInTurn(host, std::move(in_turn));
   }
 
   // `host` answers each command of `replies` with its replies in turn (the
-  // last one again after them), every other command as usual; `asked`
-  // counts how often each of those was asked.
-  using Argv = std::vector<std::string>;
+  // last one again after them), every other command as usual; `asked`, if
+  // given, counts how often each of those was asked.
   void AnswerInTurn(const std::string& host, std::map<Argv, std::vector<agent_protocol::ExecReply>> replies,
-                    std::map<Argv, size_t>* asked) {
-    fleet_.node(host).intercept = [replies = std::move(replies), asked](const agent_protocol::IncomingRequest& in) {
+                    std::map<Argv, size_t>* asked = nullptr) {
+    auto own_counts = std::make_shared<std::map<Argv, size_t>>();
+    std::map<Argv, size_t>* counts = asked != nullptr ? asked : own_counts.get();
+    fleet_.node(host).intercept = [replies = std::move(replies), own_counts,
+                                   counts](const agent_protocol::IncomingRequest& in) {
       const auto* exec = std::get_if<agent_protocol::ExecRequest>(&in.request);
       auto it = exec == nullptr ? replies.end() : replies.find(exec->argv);
       if (it == replies.end()) return testing::Interception{};
-      size_t turn = std::min((*asked)[it->first]++, it->second.size() - 1);
+      size_t turn = std::min((*counts)[it->first]++, it->second.size() - 1);
       return testing::Interception{agent_protocol::EncodeExecReply(in.id, it->second[turn])};
     };
   }
